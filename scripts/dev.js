@@ -1,0 +1,190 @@
+'use strict';
+// `npm run dev`: the whole stack on this machine, supervised until Ctrl-C / SIGTERM.
+//
+// Policy: a child that dies on its own is reported with the end of its log and the whole stack stops (exit 1), so a
+// broken process is never hidden behind a half-working stack.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const log = require('./lib/log');
+const { bootstrap, loadProjectConfig } = require('./lib/bootstrap');
+const { Supervisor } = require('./lib/supervisor');
+const { startInfrastructure } = require('./lib/infrastructure');
+const { requireFreePorts, waitForHttp } = require('./lib/ports');
+const app = require('./lib/app');
+
+/** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
+function planFrom(config, binaries) {
+  const managed = {
+    postgres: !process.env.DATABASE_URL,
+    temporal: !process.env.TEMPORAL_ADDRESS,
+    minio: !process.env.MINIO_ENDPOINT,
+  };
+  return {
+    managed,
+    logDir: path.join(config.dataDir, 'logs'),
+    postgres: managed.postgres
+      ? { binDir: binaries.postgresBinDir, dataDir: path.join(config.dataDir, 'postgres'), port: config.database.port }
+      : null,
+    temporal: managed.temporal
+      ? {
+          binary: binaries.temporalCli,
+          port: config.temporal.port,
+          uiPort: config.temporal.uiPort,
+          dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
+          namespace: config.temporal.namespace,
+        }
+      : null,
+    minio: managed.minio
+      ? {
+          binary: binaries.minio,
+          dataDir: path.join(config.dataDir, 'minio'),
+          port: config.minio.port,
+          consolePort: config.minio.consolePort,
+          user: config.minio.accessKey,
+          password: config.minio.secretKey,
+        }
+      : null,
+  };
+}
+
+function childEnv(config) {
+  return {
+    ...process.env,
+    NODE_ENV: process.env.NODE_ENV || 'development',
+    GENMEDIA_DATA_DIR: config.dataDir,
+    API_HOST: config.api.host,
+    PORT: String(config.api.port),
+    DATABASE_URL: config.database.url,
+    TEMPORAL_ADDRESS: config.temporal.address,
+    TEMPORAL_NAMESPACE: config.temporal.namespace,
+    MINIO_ENDPOINT: config.minio.endpoint,
+    MINIO_ROOT_USER: config.minio.accessKey,
+    MINIO_ROOT_PASSWORD: config.minio.secretKey,
+  };
+}
+
+function portsToCheck(config, managed) {
+  const ports = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
+  if (managed.postgres) ports.push({ name: 'PostgreSQL', port: config.database.port, variable: 'PG_PORT' });
+  if (managed.temporal) {
+    ports.push({ name: 'Temporal', port: config.temporal.port, variable: 'TEMPORAL_PORT' });
+    ports.push({ name: 'Temporal UI', port: config.temporal.uiPort, variable: 'TEMPORAL_UI_PORT' });
+  }
+  if (managed.minio) {
+    ports.push({ name: 'MinIO', port: config.minio.port, variable: 'MINIO_PORT' });
+    ports.push({ name: 'MinIO console', port: config.minio.consolePort, variable: 'MINIO_CONSOLE_PORT' });
+  }
+  return ports;
+}
+
+/** Migrates and seeds; returns the dev credentials, or null when the entrypoints are not there yet. */
+function prepareDatabase(env) {
+  if (!app.exists('prismaCli')) {
+    log.warn(`not migrating: ${app.FILES.prismaCli} does not exist yet`);
+    return null;
+  }
+  log.info('database: node prisma/cli.js migrate deploy');
+  app.migrate(env);
+  if (!app.exists('seed')) {
+    log.warn(`not seeding: ${app.FILES.seed} does not exist yet`);
+    return null;
+  }
+  log.info('database: seeding catalog and dev account');
+  const credentials = app.seed(env, { dev: true });
+  if (!credentials || !credentials.apiKey) throw new Error(`${app.FILES.seed} --dev printed no {"accountId","apiKey"} line`);
+  return credentials;
+}
+
+function startApplication(supervisor, env, logDir) {
+  const started = { api: false, workers: [] };
+  if (app.exists('workers')) {
+    supervisor.start(app.workflowWorkerService(env, logDir));
+    started.workers.push('workflows');
+    for (const id of app.listProviders(env)) {
+      supervisor.start(app.providerWorkerService(id, env, logDir));
+      started.workers.push(id);
+    }
+  } else {
+    log.warn(`workers not started: ${app.FILES.workers} does not exist yet`);
+  }
+  if (app.exists('api')) {
+    supervisor.start(app.apiService(env, logDir));
+    started.api = true;
+  } else {
+    log.warn(`API not started: ${app.FILES.api} does not exist yet`);
+  }
+  return started;
+}
+
+function printSummary(config, started, credentials, startedAt) {
+  const b = log.colors.bold;
+  const lines = [
+    '',
+    b(`genmedia dev stack is up (${log.seconds(Date.now() - startedAt)})`),
+    `  API             ${started.api ? config.api.publicBaseUrl : '(not started)'}`,
+    `  OpenAPI         ${started.api ? `${config.api.publicBaseUrl}/openapi.json` : '(not started)'}`,
+    `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace})`,
+    `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
+    `  PostgreSQL      ${config.database.url}`,
+    `  Workers         ${started.workers.length > 0 ? started.workers.join(', ') : '(not started)'}`,
+  ];
+  if (credentials) {
+    lines.push(`  Dev account     ${credentials.accountId}`);
+    lines.push(`  Dev API key     ${credentials.apiKey}`);
+    lines.push('', `  try: curl -H 'x-api-key: ${credentials.apiKey}' ${config.api.publicBaseUrl}/v1/models`);
+  }
+  lines.push(`  Logs            ${path.join(config.dataDir, 'logs')}`, '', 'Ctrl-C stops everything.', '');
+  console.log(lines.join('\n'));
+}
+
+async function dev() {
+  const startedAt = Date.now();
+  const binaries = bootstrap();
+  const config = loadProjectConfig();
+  const plan = planFrom(config, binaries);
+  await requireFreePorts(portsToCheck(config, plan.managed));
+  fs.mkdirSync(plan.logDir, { recursive: true });
+
+  const supervisor = new Supervisor();
+  let stopping = null;
+  const shutdown = (code) => {
+    if (stopping === null) {
+      stopping = supervisor.stopAll().then(() => {
+        log.info('everything stopped');
+        process.exit(code);
+      });
+    }
+    return stopping;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => {
+      log.info(`${signal} received, stopping the stack`);
+      shutdown(0);
+    });
+  }
+  supervisor.onUnexpectedExit((service) => {
+    log.error(`${service.name} ${service.describeExit()}; stopping the stack`);
+    const tail = service.tail(30);
+    if (tail) console.error(tail);
+    shutdown(1);
+  });
+
+  try {
+    await startInfrastructure(supervisor, plan);
+    const env = childEnv(config);
+    const credentials = prepareDatabase(env);
+    const started = startApplication(supervisor, env, plan.logDir);
+    if (started.api) {
+      log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
+      await waitForHttp(`http://${config.api.host}:${config.api.port}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });
+    }
+    if (stopping === null) printSummary(config, started, credentials, startedAt);
+  } catch (err) {
+    if (stopping !== null) return;
+    log.error(err.message);
+    await shutdown(1);
+  }
+}
+
+module.exports = { dev };

@@ -1,0 +1,91 @@
+'use strict';
+// Makes sure everything the stack needs is on this machine, installing only what is missing.
+
+const fs = require('node:fs');
+const log = require('./log');
+const { which } = require('./proc');
+const nodeDeps = require('./node-deps');
+const { ensureDebianPackages } = require('./debian');
+const postgres = require('./postgres');
+const temporal = require('./temporal');
+const minio = require('./minio');
+
+class Report {
+  constructor() {
+    this.cachedItems = [];
+    this.installedItems = [];
+    this.missingItems = [];
+  }
+
+  cached(name, detail) {
+    this.cachedItems.push(name);
+    log.ok(`${name}: ${detail}`);
+  }
+
+  installing(name, detail) {
+    log.info(`${name}: installing (${detail})`);
+  }
+
+  installed(name, detail) {
+    this.installedItems.push(name);
+    log.ok(`${name}: installed${detail ? ` (${detail})` : ''}`);
+  }
+
+  /** Something the project itself has not provided yet; not fatal for the bootstrap. */
+  missing(name, detail) {
+    this.missingItems.push(name);
+    log.warn(`${name}: ${detail}`);
+  }
+}
+
+/**
+ * @param {object} [options]
+ * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
+ * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, installed: string[], cached: string[], missing: string[], elapsedMs: number }}
+ */
+function bootstrap({ managedPostgres = !process.env.DATABASE_URL } = {}) {
+  const started = Date.now();
+  const report = new Report();
+  log.info('bootstrap: checking what this machine has');
+
+  nodeDeps.ensureNodeModules(report);
+  nodeDeps.ensurePrismaClient(report, process.env.DATABASE_URL || postgres.databaseUrl(54329));
+
+  const packages = [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }];
+  if (managedPostgres) {
+    packages.unshift({ pkg: 'postgresql', label: 'postgresql server', present: () => postgres.findBinDir() !== null });
+  }
+  ensureDebianPackages(report, packages);
+
+  const temporalCli = temporal.ensureTemporalCli(report);
+  const minioBinary = minio.ensureMinio(report);
+
+  const elapsedMs = Date.now() - started;
+  const summary =
+    report.installedItems.length === 0
+      ? `everything cached, nothing installed (${log.seconds(elapsedMs)})`
+      : `installed ${report.installedItems.join(', ')} (${log.seconds(elapsedMs)})`;
+  log.info(`bootstrap: ${summary}`);
+  return {
+    postgresBinDir: managedPostgres ? postgres.findBinDir() : null,
+    temporalCli,
+    minio: minioBinary,
+    installed: report.installedItems,
+    cached: report.cachedItems,
+    missing: report.missingItems,
+    elapsedMs,
+  };
+}
+
+/** Loads src/config.ts through tsx (available once node packages are installed), so defaults live in one place. */
+function loadProjectConfig(env = process.env) {
+  const { REPO_ROOT } = require('./paths');
+  const path = require('node:path');
+  const configFile = path.join(REPO_ROOT, 'src', 'config.ts');
+  if (!fs.existsSync(configFile)) throw new log.SetupError('src/config.ts is missing', 'restore it from version control');
+  const tsx = require(require.resolve('tsx/cjs/api', { paths: [REPO_ROOT] }));
+  const { loadConfig } = tsx.require(configFile, __filename);
+  return loadConfig(env);
+}
+
+module.exports = { bootstrap, loadProjectConfig, Report };

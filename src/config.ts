@@ -1,0 +1,157 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/** Repository root: every default path is relative to it. */
+export const REPO_ROOT = path.resolve(__dirname, '..');
+
+const bool = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .transform((v) => v === '1' || v === 'true');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Where local state (Postgres cluster, Temporal db, MinIO data) lives. */
+  GENMEDIA_DATA_DIR: z.string().default(path.join(REPO_ROOT, '.data')),
+
+  // HTTP API
+  API_HOST: z.string().default('127.0.0.1'),
+  PORT: port.default(3000),
+  /** Public base URL of the API, used in Location headers and file URLs. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+
+  // PostgreSQL
+  PG_PORT: port.default(54329),
+  DATABASE_URL: z.string().optional(),
+
+  // Temporal
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  JOBS_TASK_QUEUE: z.string().default('jobs'),
+
+  // MinIO
+  MINIO_PORT: port.default(9000),
+  MINIO_CONSOLE_PORT: port.default(9001),
+  MINIO_ENDPOINT: z.string().url().optional(),
+  MINIO_ROOT_USER: z.string().default('genmedia'),
+  MINIO_ROOT_PASSWORD: z.string().default('genmedia-dev-secret'),
+  MINIO_REGION: z.string().default('us-east-1'),
+  UPLOADS_BUCKET: z.string().default('genmedia-uploads'),
+  OUTPUTS_BUCKET: z.string().default('genmedia-outputs'),
+
+  // Uploads
+  UPLOAD_PUT_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+  UPLOAD_LIFETIME_SECONDS: z.coerce.number().int().positive().default(60 * 60),
+
+  // Providers
+  /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
+  PROVIDER_TIME_SCALE: z.coerce.number().positive().default(0.1),
+
+  // Webhooks
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** Comma-separated delays in seconds between delivery attempts (Standard Webhooks schedule). */
+  WEBHOOK_RETRY_SCHEDULE: z.string().default('0,5,300,1800,7200,18000,36000,50400,72000,86400'),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** How long after a secret rotation deliveries are also signed with the previous secret. */
+  WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS: z.coerce.number().int().min(0).default(24 * 60 * 60),
+  /** At most this many bytes of a receiver's response body are read. */
+  WEBHOOK_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).default(4096),
+  /** Upper bound of a serialized webhook payload; large `input` fields are truncated to fit. */
+  WEBHOOK_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(2048).default(20 * 1024),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  logLevel: Env['LOG_LEVEL'];
+  dataDir: string;
+  api: { host: string; port: number; publicBaseUrl: string };
+  database: { url: string; port: number; managed: boolean };
+  temporal: { address: string; port: number; uiPort: number; uiUrl: string; namespace: string; jobsTaskQueue: string };
+  minio: {
+    endpoint: string;
+    port: number;
+    consolePort: number;
+    consoleUrl: string;
+    accessKey: string;
+    secretKey: string;
+    region: string;
+    uploadsBucket: string;
+    outputsBucket: string;
+  };
+  uploads: { putWindowSeconds: number; lifetimeSeconds: number };
+  providers: { timeScale: number };
+  webhooks: {
+    allowPrivate: boolean;
+    retryScheduleSeconds: number[];
+    timeoutMs: number;
+    secretRotationWindowSeconds: number;
+    maxResponseBytes: number;
+    maxPayloadBytes: number;
+  };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Invalid environment: ${problems}`);
+  }
+  const e = parsed.data;
+  const schedule = e.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
+  if (schedule.length === 0 || schedule.some((n) => !Number.isFinite(n) || n < 0)) {
+    throw new ConfigError('Invalid environment: WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds');
+  }
+  const apiHost = e.API_HOST;
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    dataDir: e.GENMEDIA_DATA_DIR,
+    api: {
+      host: apiHost,
+      port: e.PORT,
+      publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
+    },
+    database: {
+      url: e.DATABASE_URL ?? `postgresql://genmedia:genmedia@127.0.0.1:${e.PG_PORT}/genmedia`,
+      port: e.PG_PORT,
+      managed: e.DATABASE_URL === undefined,
+    },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.TEMPORAL_PORT}`,
+      port: e.TEMPORAL_PORT,
+      uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`,
+      namespace: e.TEMPORAL_NAMESPACE,
+      jobsTaskQueue: e.JOBS_TASK_QUEUE,
+    },
+    minio: {
+      endpoint: (e.MINIO_ENDPOINT ?? `http://127.0.0.1:${e.MINIO_PORT}`).replace(/\/$/, ''),
+      port: e.MINIO_PORT,
+      consolePort: e.MINIO_CONSOLE_PORT,
+      consoleUrl: `http://127.0.0.1:${e.MINIO_CONSOLE_PORT}`,
+      accessKey: e.MINIO_ROOT_USER,
+      secretKey: e.MINIO_ROOT_PASSWORD,
+      region: e.MINIO_REGION,
+      uploadsBucket: e.UPLOADS_BUCKET,
+      outputsBucket: e.OUTPUTS_BUCKET,
+    },
+    uploads: { putWindowSeconds: e.UPLOAD_PUT_WINDOW_SECONDS, lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS },
+    providers: { timeScale: e.PROVIDER_TIME_SCALE },
+    webhooks: {
+      allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+      retryScheduleSeconds: schedule,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      secretRotationWindowSeconds: e.WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS,
+      maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
+      maxPayloadBytes: e.WEBHOOK_MAX_PAYLOAD_BYTES,
+    },
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * Every write that changes a job's status or money, each in one PostgreSQL transaction.
+ * PostgreSQL arbitrates races: a transition happens only from the status it expects (compare-and-set),
+ * and the ledger's unique (job_id, kind) makes a second charge or refund for a job impossible.
+ * Lock order is always account row first, then job row.
+ */
+import type { Prisma, PrismaClient } from '@prisma/client';
+import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
+import { toNumber } from '../shared/money';
+
+type Tx = Prisma.TransactionClient;
+
+/** A business rule refused the transition; `code` is an API error code or a job failure type. */
+export class JobRuleError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobRuleError';
+  }
+}
+
+interface LockedAccount {
+  balance: bigint;
+  maxConcurrentJobs: number;
+  now: Date;
+}
+
+async function lockAccount(tx: Tx, accountId: string): Promise<LockedAccount> {
+  const rows = await tx.$queryRaw<{ balance: bigint; max_concurrent_jobs: number; now: Date }[]>`
+    SELECT balance_micro_cents AS balance, max_concurrent_jobs, now() AS now
+    FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  const row = rows[0];
+  if (!row) throw new JobRuleError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
+  return { balance: row.balance, maxConcurrentJobs: row.max_concurrent_jobs, now: row.now };
+}
+
+/**
+ * Appends a ledger entry for the job unless one of that kind exists, and moves the balance with it.
+ * Returns false when the entry already existed (a retried step): the balance is left alone.
+ */
+async function appendLedger(
+  tx: Tx,
+  account: LockedAccount,
+  accountId: string,
+  jobId: string,
+  kind: 'charge' | 'refund',
+  amount: bigint,
+  note: string,
+): Promise<boolean> {
+  const balanceAfter = account.balance + amount;
+  const inserted = await tx.$queryRaw<{ id: bigint }[]>`
+    INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
+    VALUES (${accountId}, ${kind}::ledger_kind, ${amount}, ${balanceAfter}, ${jobId}, ${note}, now())
+    ON CONFLICT (job_id, kind) DO NOTHING
+    RETURNING id`;
+  if (inserted.length === 0) return false;
+  if (amount !== 0n) {
+    await tx.$executeRaw`UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now() WHERE id = ${accountId}`;
+    account.balance = balanceAfter;
+  }
+  return true;
+}
+
+function admissionOf(job: { id: string; costMicroCents: bigint; estimatedCompletionTime: Date; createdAt: Date }): AdmissionResult {
+  return {
+    jobId: job.id,
+    status: 'pending',
+    costMicroCents: toNumber(job.costMicroCents),
+    estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
+    createdAt: job.createdAt.toISOString(),
+  };
+}
+
+export interface JobStore {
+  admit(input: JobWorkflowInput): Promise<AdmissionResult>;
+  voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
+  cancelPending(jobId: string): Promise<{ refundedMicroCents: number }>;
+  claim(jobId: string, expectedProcessingSeconds: number): Promise<ClaimResult>;
+  recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
+  complete(jobId: string, outputs: JobOutput[]): Promise<void>;
+  fail(jobId: string, error: JobError): Promise<{ refundedMicroCents: number }>;
+}
+
+export type ClaimResult =
+  | { claimed: true; startedAt: Date; resumed: boolean }
+  | { claimed: false; status: JobStatus };
+
+export function createJobStore(prisma: PrismaClient): JobStore {
+  return {
+    /**
+     * Charges the account and creates the pending job, or refuses. Idempotent: a retry after a commit whose
+     * answer was lost returns the same admission.
+     */
+    async admit(input) {
+      return prisma.$transaction(async (tx) => {
+        const account = await lockAccount(tx, input.accountId);
+        const existing = await tx.job.findUnique({ where: { id: input.jobId } });
+        if (existing) return admissionOf(existing);
+
+        const voided = await tx.ledgerEntry.findUnique({ where: { jobId_kind: { jobId: input.jobId, kind: 'refund' } } });
+        if (voided || account.now.getTime() > Date.parse(input.admitBefore)) {
+          throw new JobRuleError('ADMISSION_VOIDED', 'The submission was abandoned before it could be admitted');
+        }
+
+        const active = await tx.job.count({
+          where: { accountId: input.accountId, status: { in: ['pending', 'processing'] } },
+        });
+        if (active >= account.maxConcurrentJobs) {
+          throw new JobRuleError(
+            'CONCURRENT_JOBS_EXCEEDED',
+            `The plan allows ${account.maxConcurrentJobs} concurrent jobs and ${active} are pending or processing`,
+          );
+        }
+        const cost = BigInt(input.costMicroCents);
+        if (account.balance < cost) {
+          throw new JobRuleError(
+            'INSUFFICIENT_BALANCE',
+            `The job costs ${cost} micro-cents and the balance is ${account.balance} micro-cents`,
+          );
+        }
+
+        const job = await tx.job.create({
+          data: {
+            id: input.jobId,
+            accountId: input.accountId,
+            apiKeyId: input.apiKeyId,
+            modelSlug: input.modelSlug,
+            modelId: input.modelId,
+            versionId: input.versionId,
+            providerId: input.providerId,
+            status: 'pending',
+            input: input.input as Prisma.InputJsonValue,
+            webhookUrl: input.webhookUrl,
+            costMicroCents: cost,
+            estimatedCompletionTime: new Date(account.now.getTime() + input.expectedProcessingSeconds * 1000),
+            requestId: input.requestId,
+            createdAt: account.now,
+          },
+        });
+        await appendLedger(tx, account, input.accountId, input.jobId, 'charge', -cost, `job ${input.modelSlug}`);
+        return admissionOf(job);
+      });
+    },
+
+    /**
+     * Settles an admission whose outcome the API could not learn: returns it when it happened,
+     * otherwise makes sure it never will (a zero refund entry the admission checks for).
+     */
+    async voidAdmission(accountId, jobId) {
+      return prisma.$transaction(async (tx) => {
+        const account = await lockAccount(tx, accountId);
+        const existing = await tx.job.findUnique({ where: { id: jobId } });
+        if (existing) return admissionOf(existing);
+        await appendLedger(tx, account, accountId, jobId, 'refund', 0n, 'admission voided');
+        return null;
+      });
+    },
+
+    async cancelPending(jobId) {
+      return prisma.$transaction(async (tx) => {
+        const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
+        if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
+        const account = await lockAccount(tx, job.accountId);
+        const moved = await tx.$queryRaw<{ cost: bigint }[]>`
+          UPDATE jobs SET status = 'cancelled', refunded_micro_cents = cost_micro_cents,
+                 completed_at = now(), updated_at = now()
+          WHERE id = ${jobId} AND status = 'pending'
+          RETURNING cost_micro_cents AS cost`;
+        if (moved.length === 0) {
+          const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+          // A retried step after its commit: same answer.
+          if (current.status === 'cancelled') return { refundedMicroCents: toNumber(current.refundedMicroCents) };
+          throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', `Job is ${current.status}; only pending jobs can be cancelled`);
+        }
+        const cost = moved[0].cost;
+        await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, 'job cancelled');
+        return { refundedMicroCents: toNumber(cost) };
+      });
+    },
+
+    /** pending → processing, unless a cancel committed first. A retried attempt finds its own claim. */
+    async claim(jobId, expectedProcessingSeconds) {
+      const seconds = Math.max(1, Math.round(expectedProcessingSeconds));
+      const moved = await prisma.$queryRaw<{ started_at: Date }[]>`
+        UPDATE jobs SET status = 'processing', started_at = now(),
+               estimated_completion_time = now() + make_interval(secs => ${seconds}), updated_at = now()
+        WHERE id = ${jobId} AND status = 'pending'
+        RETURNING started_at`;
+      if (moved.length > 0) return { claimed: true, startedAt: moved[0].started_at, resumed: false };
+      const current = await prisma.job.findUnique({ where: { id: jobId }, select: { status: true, startedAt: true } });
+      if (!current) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
+      if (current.status === 'processing') return { claimed: true, startedAt: current.startedAt ?? new Date(), resumed: true };
+      return { claimed: false, status: current.status };
+    },
+
+    async recordProgress(jobId, progress, estimatedCompletionTime) {
+      const value = Math.max(0, Math.min(99, Math.floor(progress)));
+      await prisma.$executeRaw`
+        UPDATE jobs SET progress = GREATEST(progress, ${value}), estimated_completion_time = ${estimatedCompletionTime}, updated_at = now()
+        WHERE id = ${jobId} AND status = 'processing'`;
+    },
+
+    async complete(jobId, outputs) {
+      const moved = await prisma.$executeRaw`
+        UPDATE jobs SET status = 'completed', progress = 100, completed_at = now(), estimated_completion_time = now(),
+               outputs = ${JSON.stringify(outputs)}::jsonb, updated_at = now()
+        WHERE id = ${jobId} AND status IN ('pending', 'processing')`;
+      if (moved > 0) return;
+      const current = await prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
+      if (current?.status !== 'completed') {
+        throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current?.status ?? 'missing'}, cannot complete it`);
+      }
+    },
+
+    /** Marks the job failed and refunds its whole charge: failures are never billed. */
+    async fail(jobId, error) {
+      return prisma.$transaction(async (tx) => {
+        const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
+        if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
+        const account = await lockAccount(tx, job.accountId);
+        const moved = await tx.$queryRaw<{ cost: bigint }[]>`
+          UPDATE jobs SET status = 'failed', error_code = ${error.code}, error_message = ${error.message.slice(0, 2000)},
+                 refunded_micro_cents = cost_micro_cents, completed_at = now(), updated_at = now()
+          WHERE id = ${jobId} AND status IN ('pending', 'processing')
+          RETURNING cost_micro_cents AS cost`;
+        if (moved.length === 0) {
+          const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+          if (current.status === 'failed') return { refundedMicroCents: toNumber(current.refundedMicroCents) };
+          throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current.status}, cannot fail it`);
+        }
+        const cost = moved[0].cost;
+        await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, `job failed: ${error.code}`);
+        return { refundedMicroCents: toNumber(cost) };
+      });
+    },
+  };
+}

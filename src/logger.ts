@@ -1,0 +1,11 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+let root: Logger | undefined;
+
+/** The one structured logger; children carry a `component` field (and job/request ids where relevant). */
+export function createLogger(component: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  root ??= pino({ level, base: { pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime });
+  return root.child({ component });
+}

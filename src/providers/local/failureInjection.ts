@@ -1,0 +1,65 @@
+import { ProviderError } from '../types';
+
+/**
+ * Failure injection for tests and demos: a token in the prompt makes the local provider fail
+ * half-way through its processing time.
+ *
+ *   [fail:transient]      first attempt fails with a retryable INJECTED_FAILURE
+ *   [fail:transient:N]    attempts 1..N fail (retryable), attempt N+1 succeeds
+ *   [fail:permanent]      every attempt fails with a non-retryable INJECTED_FAILURE
+ *   [fail:policy]         every attempt fails with a non-retryable CONTENT_POLICY_VIOLATION
+ *   [fail:bad-output]     the rendered file is corrupted, so output checks fail with a non-retryable BAD_OUTPUT
+ *
+ * Tokens are case-insensitive and removed from the text rendered into the media.
+ */
+export type InjectedFailure =
+  | { kind: 'transient'; attempts: number }
+  | { kind: 'permanent' }
+  | { kind: 'policy' }
+  | { kind: 'bad-output' };
+
+const TOKEN = /\[fail:(transient|permanent|policy|bad-output)(?::(\d{1,3}))?\]/gi;
+
+export function parseInjectedFailures(prompt: string): InjectedFailure[] {
+  const found: InjectedFailure[] = [];
+  for (const match of prompt.matchAll(TOKEN)) {
+    const kind = match[1].toLowerCase();
+    if (kind === 'transient') found.push({ kind, attempts: match[2] === undefined ? 1 : Number(match[2]) });
+    else found.push({ kind: kind as 'permanent' | 'policy' | 'bad-output' });
+  }
+  return found;
+}
+
+export function stripFailureTokens(prompt: string): string {
+  return prompt.replace(TOKEN, '').replace(/\s{2,}/g, ' ').trim();
+}
+
+/** The error this attempt must fail with, or undefined when it should proceed. `bad-output` is handled after rendering. */
+export function injectedErrorFor(failures: readonly InjectedFailure[], attempt: number): ProviderError | undefined {
+  for (const failure of failures) {
+    switch (failure.kind) {
+      case 'permanent':
+        return new ProviderError('INJECTED_FAILURE', 'Injected permanent failure ([fail:permanent])', { retryable: false });
+      case 'policy':
+        return new ProviderError('CONTENT_POLICY_VIOLATION', 'Injected content policy rejection ([fail:policy])', {
+          retryable: false,
+        });
+      case 'transient':
+        if (attempt <= failure.attempts) {
+          return new ProviderError(
+            'INJECTED_FAILURE',
+            `Injected transient failure on attempt ${attempt} of ${failure.attempts} ([fail:transient:${failure.attempts}])`,
+            { retryable: true },
+          );
+        }
+        break;
+      case 'bad-output':
+        break;
+    }
+  }
+  return undefined;
+}
+
+export function wantsBadOutput(failures: readonly InjectedFailure[]): boolean {
+  return failures.some((f) => f.kind === 'bad-output');
+}

@@ -1,0 +1,57 @@
+/**
+ * Every error code the API can answer, with its HTTP status.
+ * Activities throw `ApplicationFailure` with `type` set to one of these codes,
+ * so the API maps workflow failures and its own errors through one table.
+ */
+export const ERROR_STATUS = {
+  // generic
+  VALIDATION_ERROR: 400,
+  NOT_FOUND: 404,
+  UNAUTHORIZED: 401,
+  INSUFFICIENT_SCOPE: 403,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  RATE_LIMIT_EXCEEDED: 429,
+  // jobs
+  MODEL_NOT_FOUND: 404,
+  INSUFFICIENT_BALANCE: 402,
+  INVALID_INPUT: 400,
+  CONCURRENT_JOBS_EXCEEDED: 429,
+  MODEL_ACCESS_DENIED: 403,
+  PUBSUB_PUBLISH_FAILED: 503,
+  JOB_NOT_FOUND: 404,
+  UNAUTHORIZED_ACCESS: 403,
+  JOB_CANNOT_BE_CANCELLED: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  IDEMPOTENCY_KEY_IN_PROGRESS: 409,
+  INVALID_CURSOR: 400,
+  // uploads
+  INVALID_CONTENT_TYPE: 400,
+  UPLOAD_NOT_FOUND: 404,
+  // catalog
+  PROVIDER_NOT_FOUND: 404,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && value in ERROR_STATUS;
+}
+
+/** A domain error the API turns into the documented error body. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    /** Extra response headers, e.g. Retry-After. */
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+}

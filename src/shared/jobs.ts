@@ -1,0 +1,143 @@
+/**
+ * Types and message definitions shared by the job workflow, its activities and the API.
+ * Pure module: the workflow bundle imports it, so it depends only on `@temporalio/workflow` and `@temporalio/common`.
+ */
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+
+export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+/**
+ * The workflow's own view of the job. `admitting` precedes the job row's existence;
+ * `rejected` means admission refused it and no job row or charge exists.
+ */
+export type JobWorkflowStatus = 'admitting' | 'rejected' | JobStatus;
+
+/** Everything the workflow needs; decided by the API before the workflow starts (money in micro-cents). */
+export interface JobWorkflowInput {
+  jobId: string;
+  accountId: string;
+  apiKeyId: string | null;
+  requestId: string | null;
+  modelSlug: string;
+  modelId: string;
+  versionId: string;
+  providerId: string;
+  /** Capability id of the model, e.g. `text-to-image`; the provider adapter picks its renderer by it. */
+  capability: string;
+  /** Validated input with the schema's defaults applied. */
+  input: Record<string, unknown>;
+  webhookUrl: string | null;
+  costMicroCents: number;
+  /** Expected processing time once a worker begins the job (base of the ETA). */
+  expectedProcessingSeconds: number;
+  /** ISO 8601. Admission refuses to charge after this instant: the API has answered the client by then. */
+  admitBefore: string;
+}
+
+/** Answer of the `admit` update: the job exists, pending, and is charged. */
+export interface AdmissionResult {
+  jobId: string;
+  status: 'pending';
+  costMicroCents: number;
+  /** ISO 8601 */
+  estimatedCompletionTime: string;
+  /** ISO 8601 */
+  createdAt: string;
+}
+
+export interface CancelResult {
+  jobId: string;
+  status: 'cancelled';
+  refundedMicroCents: number;
+}
+
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+/** One stored output, as kept on the job row (`jobs.outputs`). URLs are signed when the job is read. */
+export interface JobOutput {
+  key: string;
+  contentType: string;
+  sizeBytes: number;
+  width?: number;
+  height?: number;
+  durationSeconds?: number;
+}
+
+export interface JobWorkflowResult {
+  jobId: string;
+  status: JobWorkflowStatus;
+  /** Set when admission was rejected or the job failed. */
+  error?: JobError;
+  outputs?: JobOutput[];
+  refundedMicroCents?: number;
+}
+
+export interface JobStateSnapshot {
+  jobId: string;
+  status: JobWorkflowStatus;
+  error?: JobError;
+}
+
+/** Synchronous admission: charges the account and creates the job, or is rejected with an error code. */
+export const admitUpdate = defineUpdate<AdmissionResult>('admit');
+/** Cancels a pending job and refunds it; rejected with `JOB_CANNOT_BE_CANCELLED` otherwise. */
+export const cancelUpdate = defineUpdate<CancelResult>('cancel');
+/** Sent by the provider activity once it has claimed the job in PostgreSQL. */
+export const jobStartedSignal = defineSignal<[{ startedAt: string }]>('jobStarted');
+export const jobStateQuery = defineQuery<JobStateSnapshot>('jobState');
+
+/** `ApplicationFailure.type` values the job workflow and its activities use besides the API error codes. */
+export const JOB_FAILURE_TYPES = {
+  /** The API gave up on an admission (ambiguous outcome) before the workflow ran it. */
+  ADMISSION_VOIDED: 'ADMISSION_VOIDED',
+  /** Catch-all code on a failed job when the cause carries none. */
+  PROVIDER_ERROR: 'PROVIDER_ERROR',
+} as const;
+
+// ───────────── activity payloads ─────────────
+
+export interface ProviderJobInput {
+  jobId: string;
+  accountId: string;
+  providerId: string;
+  modelSlug: string;
+  capability: string;
+  versionId: string;
+  input: Record<string, unknown>;
+  expectedProcessingSeconds: number;
+}
+
+/** What the provider activity reports: outputs, or that a cancel won the race for the job. */
+export type ProviderJobOutcome =
+  | { outcome: 'completed'; outputs: JobOutput[] }
+  | { outcome: 'cancelled' };
+
+/** Timing of the provider activity; chosen so that a killed worker's job moves on within seconds. */
+export const PROVIDER_HEARTBEAT_TIMEOUT_SECONDS = 5;
+
+// ───────────── search attributes ─────────────
+
+export const JOB_SEARCH_ATTRIBUTES = {
+  JobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
+  AccountId: defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD),
+  Model: defineSearchAttributeKey('Model', SearchAttributeType.KEYWORD),
+  Provider: defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD),
+  JobStatus: defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD),
+} as const;
+
+/** The identifying search attributes a job workflow is started with (`JobStatus` is upserted by the workflow). */
+export function jobIdentitySearchAttributes(input: Pick<JobWorkflowInput, 'jobId' | 'accountId' | 'modelSlug' | 'providerId'>) {
+  return new TypedSearchAttributes([
+    { key: JOB_SEARCH_ATTRIBUTES.JobId, value: input.jobId },
+    { key: JOB_SEARCH_ATTRIBUTES.AccountId, value: input.accountId },
+    { key: JOB_SEARCH_ATTRIBUTES.Model, value: input.modelSlug },
+    { key: JOB_SEARCH_ATTRIBUTES.Provider, value: input.providerId },
+  ]);
+}

@@ -1,0 +1,181 @@
+import type { Readable } from 'node:stream';
+import * as Minio from 'minio';
+import type { Config } from '../config';
+import { presignUrl } from './sigv4Presign';
+
+export type StorageConfig = Config['minio'];
+
+export interface StoredObject {
+  size: number;
+  contentType: string | null;
+  etag: string;
+  lastModified: Date;
+}
+
+/** Response headers a presigned GET makes the storage answer with. */
+export interface PresignGetResponseHeaders {
+  contentType?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
+}
+
+export interface Storage {
+  readonly uploadsBucket: string;
+  readonly outputsBucket: string;
+  /** Creates both configured buckets when missing; safe to call repeatedly and concurrently. */
+  ensureBuckets(): Promise<void>;
+  /** A URL that accepts one PUT of `key` carrying exactly `Content-Type: contentType`, for `expirySeconds`. */
+  presignPut(bucket: string, key: string, contentType: string, expirySeconds: number): Promise<string>;
+  presignGet(
+    bucket: string,
+    key: string,
+    expirySeconds: number,
+    responseHeaders?: PresignGetResponseHeaders,
+  ): Promise<string>;
+  putFile(bucket: string, key: string, source: string | Buffer | Readable, contentType: string): Promise<void>;
+  /** Object metadata, or null when the object does not exist. */
+  stat(bucket: string, key: string): Promise<StoredObject | null>;
+  /** Deletes the object; succeeds when it is already gone. */
+  remove(bucket: string, key: string): Promise<void>;
+  /** Deletes every object under `prefix`; returns how many were deleted. */
+  removePrefix(bucket: string, prefix: string): Promise<number>;
+  /** The object's bytes, or null when it does not exist. */
+  getStream(bucket: string, key: string): Promise<Readable | null>;
+  /** Throws when the storage is unreachable or the credentials are refused. */
+  ping(): Promise<void>;
+  readonly client: Minio.Client;
+}
+
+const NOT_FOUND_CODES = new Set(['NotFound', 'NoSuchKey', 'NoSuchObject']);
+
+function isNotFound(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code !== undefined && NOT_FOUND_CODES.has(code);
+}
+
+function clientOptions(config: StorageConfig): Minio.ClientOptions {
+  const url = new URL(config.endpoint);
+  const useSSL = url.protocol === 'https:';
+  return {
+    endPoint: url.hostname,
+    port: url.port ? Number(url.port) : useSSL ? 443 : 80,
+    useSSL,
+    accessKey: config.accessKey,
+    secretKey: config.secretKey,
+    region: config.region,
+    pathStyle: true,
+  };
+}
+
+export function createStorage(config: StorageConfig): Storage {
+  const client = new Minio.Client(clientOptions(config));
+
+  async function ensureBucket(bucket: string): Promise<void> {
+    if (await client.bucketExists(bucket)) return;
+    try {
+      await client.makeBucket(bucket, config.region);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== 'BucketAlreadyOwnedByYou' && code !== 'BucketAlreadyExists') throw err;
+    }
+  }
+
+  async function listKeys(bucket: string, prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    const stream = client.listObjectsV2(bucket, prefix, true);
+    for await (const item of stream as AsyncIterable<Minio.BucketItem>) {
+      if (item.name) keys.push(item.name);
+    }
+    return keys;
+  }
+
+  return {
+    uploadsBucket: config.uploadsBucket,
+    outputsBucket: config.outputsBucket,
+    client,
+
+    async ensureBuckets() {
+      for (const bucket of new Set([config.uploadsBucket, config.outputsBucket])) await ensureBucket(bucket);
+    },
+
+    async presignPut(bucket, key, contentType, expirySeconds) {
+      return presignUrl({
+        method: 'PUT',
+        endpoint: config.endpoint,
+        bucket,
+        key,
+        region: config.region,
+        accessKey: config.accessKey,
+        secretKey: config.secretKey,
+        expirySeconds,
+        signedHeaders: { 'content-type': contentType },
+      });
+    },
+
+    async presignGet(bucket, key, expirySeconds, responseHeaders) {
+      const query: Record<string, string> = {};
+      if (responseHeaders?.contentType) query['response-content-type'] = responseHeaders.contentType;
+      if (responseHeaders?.contentDisposition) query['response-content-disposition'] = responseHeaders.contentDisposition;
+      if (responseHeaders?.cacheControl) query['response-cache-control'] = responseHeaders.cacheControl;
+      return presignUrl({
+        method: 'GET',
+        endpoint: config.endpoint,
+        bucket,
+        key,
+        region: config.region,
+        accessKey: config.accessKey,
+        secretKey: config.secretKey,
+        expirySeconds,
+        query,
+      });
+    },
+
+    async putFile(bucket, key, source, contentType) {
+      const meta = { 'Content-Type': contentType };
+      if (typeof source === 'string') await client.fPutObject(bucket, key, source, meta);
+      else if (Buffer.isBuffer(source)) await client.putObject(bucket, key, source, source.length, meta);
+      else await client.putObject(bucket, key, source, undefined, meta);
+    },
+
+    async stat(bucket, key) {
+      try {
+        const s = await client.statObject(bucket, key);
+        const contentType = (s.metaData['content-type'] as string | undefined) ?? null;
+        return { size: s.size, contentType, etag: s.etag, lastModified: s.lastModified };
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
+      }
+    },
+
+    async remove(bucket, key) {
+      // S3 DELETE of a missing key already succeeds; a missing bucket counts as gone too.
+      try {
+        await client.removeObject(bucket, key);
+      } catch (err) {
+        if (isNotFound(err) || (err as { code?: string }).code === 'NoSuchBucket') return;
+        throw err;
+      }
+    },
+
+    async removePrefix(bucket, prefix) {
+      if (!prefix) throw new Error('removePrefix needs a non-empty prefix');
+      const keys = await listKeys(bucket, prefix);
+      for (let i = 0; i < keys.length; i += 1000) await client.removeObjects(bucket, keys.slice(i, i + 1000));
+      return keys.length;
+    },
+
+    async getStream(bucket, key) {
+      try {
+        return await client.getObject(bucket, key);
+      } catch (err) {
+        if (isNotFound(err)) return null;
+        throw err;
+      }
+    },
+
+    async ping() {
+      await client.listBuckets();
+    },
+  };
+}

@@ -1,0 +1,252 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+
+/**
+ * Server-side request forgery guard for webhook URLs: only `https://`, and every address the
+ * host resolves to must be a public unicast address. The same check runs at submit and before
+ * each delivery; the delivery then connects to the checked address (see `pinnedLookup`).
+ */
+
+export type AddressCategory =
+  | 'unspecified'
+  | 'loopback'
+  | 'private'
+  | 'shared' // carrier-grade NAT, 100.64.0.0/10
+  | 'link-local'
+  | 'unique-local'
+  | 'ipv4-mapped'
+  | 'multicast'
+  | 'reserved'
+  | 'metadata';
+
+/** Cloud instance metadata endpoints: refused even when private addresses are allowed. */
+const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2:0:0:0:0:0:254', '100.100.100.200']);
+const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
+
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to all its addresses (A and AAAA). Injectable for tests. */
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) => {
+  const found = await dnsLookup(hostname, { all: true, verbatim: true });
+  return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+export interface AddressGuardOptions {
+  /** Allow private, loopback and other non-public addresses (local development and tests). */
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
+export type UrlCheck =
+  | { ok: true; url: URL; hostname: string; address: ResolvedAddress; addresses: ResolvedAddress[] }
+  | {
+      ok: false;
+      /** `invalid_url` can never succeed; `blocked_address` and `unresolvable` may change with DNS. */
+      kind: 'invalid_url' | 'blocked_address' | 'unresolvable';
+      reason: string;
+    };
+
+/**
+ * Checks a webhook URL: syntax and scheme, then resolves the host and classifies every address.
+ * On success `address` is the one to connect to.
+ */
+export async function checkWebhookUrl(rawUrl: string, options: AddressGuardOptions): Promise<UrlCheck> {
+  const syntax = checkWebhookUrlSyntax(rawUrl);
+  if (!syntax.ok) return syntax;
+  const { url } = syntax;
+  const hostname = bareHostname(url);
+
+  if (!options.allowPrivate || METADATA_HOSTNAMES.has(hostname)) {
+    const byName = classifyHostname(hostname);
+    if (byName) {
+      return { ok: false, kind: 'blocked_address', reason: `webhook host ${hostname} is a ${byName} name` };
+    }
+  }
+
+  let addresses: ResolvedAddress[];
+  const literalFamily = isIP(hostname);
+  if (literalFamily !== 0) {
+    addresses = [{ address: hostname, family: literalFamily as 4 | 6 }];
+  } else {
+    try {
+      addresses = await (options.resolve ?? systemResolver)(hostname);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      return { ok: false, kind: 'unresolvable', reason: `webhook host ${hostname} could not be resolved (${code})` };
+    }
+    if (addresses.length === 0) {
+      return { ok: false, kind: 'unresolvable', reason: `webhook host ${hostname} has no addresses` };
+    }
+  }
+
+  for (const { address } of addresses) {
+    const category = classifyAddress(address);
+    if (category === null) continue;
+    if (options.allowPrivate && category !== 'metadata') continue;
+    const via = literalFamily !== 0 ? '' : ` (${hostname} resolves to it)`;
+    return {
+      ok: false,
+      kind: 'blocked_address',
+      reason: `webhook address ${address} is a ${category} address${via}; only public addresses are allowed`,
+    };
+  }
+  return { ok: true, url, hostname, address: addresses[0], addresses };
+}
+
+/** The checks that need no DNS: length, URL syntax, `https:` scheme, no credentials. */
+export function checkWebhookUrlSyntax(
+  rawUrl: string,
+): { ok: true; url: URL } | { ok: false; kind: 'invalid_url'; reason: string } {
+  if (rawUrl.length > MAX_WEBHOOK_URL_LENGTH) {
+    return { ok: false, kind: 'invalid_url', reason: `webhook URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
+  }
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    return { ok: false, kind: 'invalid_url', reason: 'webhook URL is not a valid absolute URL' };
+  }
+  if (url.protocol !== 'https:') {
+    return { ok: false, kind: 'invalid_url', reason: 'webhook URL must use https://' };
+  }
+  if (url.username !== '' || url.password !== '') {
+    return { ok: false, kind: 'invalid_url', reason: 'webhook URL must not contain credentials' };
+  }
+  if (url.hostname === '') {
+    return { ok: false, kind: 'invalid_url', reason: 'webhook URL has no host' };
+  }
+  return { ok: true, url };
+}
+
+/** The URL's host without IPv6 brackets, lower-case, without a trailing dot. */
+export function bareHostname(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+}
+
+function classifyHostname(hostname: string): AddressCategory | null {
+  if (METADATA_HOSTNAMES.has(hostname)) return 'metadata';
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return 'loopback';
+  return null;
+}
+
+/** Why `address` is not a public unicast address, or null when it is one. */
+export function classifyAddress(address: string): AddressCategory | null {
+  const family = isIP(address);
+  if (family === 4) return classifyIPv4(parseIPv4(address));
+  if (family === 6) return classifyIPv6(parseIPv6(address));
+  return 'reserved';
+}
+
+type V4 = [number, number, number, number];
+
+function parseIPv4(address: string): V4 {
+  return address.split('.').map(Number) as V4;
+}
+
+function inV4(ip: V4, base: V4, prefix: number): boolean {
+  const value = ((ip[0] << 24) | (ip[1] << 16) | (ip[2] << 8) | ip[3]) >>> 0;
+  const net = ((base[0] << 24) | (base[1] << 16) | (base[2] << 8) | base[3]) >>> 0;
+  const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0;
+  return (value & mask) === (net & mask);
+}
+
+const V4_RANGES: Array<[V4, number, AddressCategory]> = [
+  [[0, 0, 0, 0], 8, 'unspecified'],
+  [[10, 0, 0, 0], 8, 'private'],
+  [[100, 64, 0, 0], 10, 'shared'],
+  [[127, 0, 0, 0], 8, 'loopback'],
+  [[169, 254, 0, 0], 16, 'link-local'],
+  [[172, 16, 0, 0], 12, 'private'],
+  [[192, 0, 0, 0], 24, 'reserved'],
+  [[192, 0, 2, 0], 24, 'reserved'],
+  [[192, 88, 99, 0], 24, 'reserved'],
+  [[192, 168, 0, 0], 16, 'private'],
+  [[198, 18, 0, 0], 15, 'reserved'],
+  [[198, 51, 100, 0], 24, 'reserved'],
+  [[203, 0, 113, 0], 24, 'reserved'],
+  [[224, 0, 0, 0], 4, 'multicast'],
+  [[240, 0, 0, 0], 4, 'reserved'],
+];
+
+function classifyIPv4(ip: V4): AddressCategory | null {
+  if (METADATA_ADDRESSES.has(ip.join('.'))) return 'metadata';
+  for (const [base, prefix, category] of V4_RANGES) {
+    if (inV4(ip, base, prefix)) return category;
+  }
+  return null;
+}
+
+/** Eight 16-bit groups. */
+type V6 = number[];
+
+function parseIPv6(address: string): V6 {
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = parseIPv4(dotted[1]);
+    text = text.slice(0, -dotted[1].length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
+  const halves = text.split('::');
+  if (halves.length === 1) return groups(text);
+  const head = groups(halves[0]);
+  const tail = groups(halves[1]);
+  return [...head, ...new Array<number>(8 - head.length - tail.length).fill(0), ...tail];
+}
+
+function v6Text(groups: V6): string {
+  return groups.map((g) => g.toString(16)).join(':');
+}
+
+function embeddedV4(groups: V6, at: number): V4 {
+  return [groups[at] >> 8, groups[at] & 0xff, groups[at + 1] >> 8, groups[at + 1] & 0xff];
+}
+
+function classifyIPv6(g: V6): AddressCategory | null {
+  if (METADATA_ADDRESSES.has(v6Text(g))) return 'metadata';
+  const allZeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (allZeroUpTo(8)) return 'unspecified';
+  if (allZeroUpTo(7) && g[7] === 1) return 'loopback';
+  if (allZeroUpTo(5) && g[5] === 0xffff) return 'ipv4-mapped';
+  if (allZeroUpTo(6)) return 'reserved'; // IPv4-compatible (deprecated)
+  // NAT64 well-known prefix and 6to4 carry an IPv4 address that could be private.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
+    return classifyIPv4(embeddedV4(g, 6)) ?? null;
+  }
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return 'private'; // local-use NAT64
+  if (g[0] === 0x2002) return classifyIPv4(embeddedV4(g, 1)) ?? null;
+  if (g[0] === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return 'reserved'; // discard prefix
+  if (g[0] === 0x2001 && g[1] === 0x0db8) return 'reserved'; // documentation
+  if ((g[0] & 0xfe00) === 0xfc00) return 'unique-local';
+  if ((g[0] & 0xffc0) === 0xfe80) return 'link-local';
+  if ((g[0] & 0xffc0) === 0xfec0) return 'reserved'; // site-local (deprecated)
+  if ((g[0] & 0xff00) === 0xff00) return 'multicast';
+  return null;
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for `net`/`tls`/`https` that always answers with the address that was checked, so
+ * a DNS answer that changes between the check and the connection (rebinding) cannot redirect it.
+ */
+export function pinnedLookup(pinned: ResolvedAddress) {
+  return (_hostname: string, options: LookupOptions | number | LookupCallback, callback?: LookupCallback): void => {
+    const cb = (typeof options === 'function' ? options : callback) as LookupCallback;
+    const wantsAll = typeof options === 'object' && options !== null && options.all === true;
+    if (wantsAll) cb(null, [{ address: pinned.address, family: pinned.family }]);
+    else cb(null, pinned.address, pinned.family);
+  };
+}

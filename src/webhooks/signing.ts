@@ -1,0 +1,85 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+
+/**
+ * Standard Webhooks signing (https://www.standardwebhooks.com):
+ * `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the
+ * base64 bytes after the `whsec_` prefix of the account's secret.
+ */
+
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const SECRET_BYTES = 24;
+
+export interface SignedWebhookHeaders {
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** The webhook-related columns of an account. */
+export interface AccountWebhookSecrets {
+  webhookSecret: string;
+  webhookSecretPrevious?: string | null;
+  webhookSecretRotatedAt?: Date | null;
+}
+
+/** A new signing secret: `whsec_` followed by the base64 of 24 random bytes. */
+export function generateWebhookSecret(): string {
+  return WEBHOOK_SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
+}
+
+/** True when `secret` is a `whsec_` secret whose key decodes to at least 16 bytes. */
+export function isWebhookSecret(secret: string): boolean {
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return false;
+  const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return false;
+  return Buffer.from(encoded, 'base64').length >= 16;
+}
+
+/**
+ * The `webhook-id` of an event: derived from the job and event type, so every attempt and every
+ * redelivery of that event carries the same id and receivers can deduplicate on it.
+ */
+export function webhookEventId(jobId: string, eventType: string): string {
+  const digest = createHash('sha256').update(`${jobId}\n${eventType}`).digest('hex');
+  return `msg_${digest.slice(0, 32)}`;
+}
+
+/**
+ * The secrets to sign with at `now`: the current one, plus the previous one while the rotation
+ * window since `webhookSecretRotatedAt` is open. The current secret comes first.
+ */
+export function activeSigningSecrets(
+  account: AccountWebhookSecrets,
+  now: Date,
+  rotationWindowSeconds: number,
+): string[] {
+  const secrets = [account.webhookSecret];
+  const previous = account.webhookSecretPrevious;
+  const rotatedAt = account.webhookSecretRotatedAt;
+  if (previous && previous !== account.webhookSecret && rotatedAt) {
+    const windowEndsAt = rotatedAt.getTime() + rotationWindowSeconds * 1000;
+    if (now.getTime() < windowEndsAt) secrets.push(previous);
+  }
+  return secrets;
+}
+
+/**
+ * Signs `body` for one delivery attempt. With several secrets the signatures are joined by a
+ * space, as the specification allows, so receivers holding either secret can verify.
+ */
+export function signWebhook(params: {
+  webhookId: string;
+  timestamp: Date;
+  body: string;
+  secrets: readonly string[];
+}): SignedWebhookHeaders {
+  const { webhookId, timestamp, body, secrets } = params;
+  if (secrets.length === 0) throw new Error('signWebhook needs at least one secret');
+  const signatures = secrets.map((secret) => new Webhook(secret).sign(webhookId, timestamp, body));
+  return {
+    'webhook-id': webhookId,
+    'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+    'webhook-signature': signatures.join(' '),
+  };
+}

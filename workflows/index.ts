@@ -1,0 +1,2 @@
+/** Every workflow the `jobs` task queue runs. */
+export { jobWorkflow } from './job';

@@ -1,0 +1,224 @@
+/**
+ * One workflow per job: admission (charge) → pending → processing → completed | failed, or pending → cancelled.
+ * The job row in PostgreSQL is the read model; every status change here is written there by an activity
+ * and mirrored in the `JobStatus` search attribute.
+ */
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  allHandlersFinished,
+  condition,
+  isCancellation,
+  log,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { JobActivities } from '../activities/jobs';
+import type { ProviderActivities } from '../activities/provider';
+import { providerTaskQueue } from '../src/shared/temporal';
+import {
+  JOB_FAILURE_TYPES,
+  JOB_SEARCH_ATTRIBUTES,
+  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
+  admitUpdate,
+  cancelUpdate,
+  jobStartedSignal,
+  jobStateQuery,
+  type AdmissionResult,
+  type CancelResult,
+  type JobError,
+  type JobOutput,
+  type JobWorkflowInput,
+  type JobWorkflowResult,
+  type JobWorkflowStatus,
+  type ProviderJobOutcome,
+} from '../src/shared/jobs';
+import { onJobTerminal } from './jobTerminal';
+
+/** Error codes an admission is rejected with; retrying them cannot help. */
+const ADMISSION_REJECTIONS = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED', JOB_FAILURE_TYPES.ADMISSION_VOIDED];
+const CANCEL_REJECTIONS = ['JOB_CANNOT_BE_CANCELLED', 'JOB_NOT_FOUND'];
+
+/**
+ * Admission retries infrastructure errors until PostgreSQL answers; the activity itself refuses once the
+ * admission deadline has passed or the API voided it, so a late retry can never charge.
+ */
+const admission = proxyActivities<JobActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    nonRetryableErrorTypes: ADMISSION_REJECTIONS,
+  },
+});
+
+const cancellation = proxyActivities<JobActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '2 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: CANCEL_REJECTIONS,
+  },
+});
+
+/** Job bookkeeping that must eventually happen (completion, failure, refund): retried until it does. */
+const bookkeeping = proxyActivities<JobActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+function providerActivities(providerId: string) {
+  return proxyActivities<ProviderActivities>({
+    taskQueue: providerTaskQueue(providerId),
+    // No schedule-to-start limit: a pending job waits as long as its provider's workers are busy.
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: `${PROVIDER_HEARTBEAT_TIMEOUT_SECONDS} seconds`,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: {
+      initialInterval: '2 seconds',
+      backoffCoefficient: 2,
+      maximumInterval: '30 seconds',
+      maximumAttempts: 5,
+    },
+  });
+}
+
+export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
+  let status: JobWorkflowStatus = 'admitting';
+  let admitted: AdmissionResult | undefined;
+  let rejection: ApplicationFailure | undefined;
+  let jobError: JobError | undefined;
+  let cancelResult: CancelResult | undefined;
+  const providerScope = new CancellationScope();
+
+  const setStatus = (next: JobWorkflowStatus) => {
+    status = next;
+    upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.JobStatus, value: next }]);
+  };
+
+  setHandler(jobStateQuery, () => ({ jobId: input.jobId, status, ...(jobError ? { error: jobError } : {}) }));
+
+  setHandler(admitUpdate, async () => {
+    await condition(() => admitted !== undefined || rejection !== undefined);
+    if (rejection) throw rejection;
+    return admitted!;
+  });
+
+  setHandler(jobStartedSignal, () => {
+    if (status === 'pending') setStatus('processing');
+  });
+
+  setHandler(
+    cancelUpdate,
+    async () => {
+      await condition(() => status !== 'admitting');
+      if (status !== 'pending') throw cannotCancel(status);
+      try {
+        const { refundedMicroCents } = await cancellation.cancelPendingJob({ jobId: input.jobId });
+        cancelResult = { jobId: input.jobId, status: 'cancelled', refundedMicroCents };
+      } catch (err) {
+        // PostgreSQL decided: the provider claimed the job first.
+        throw asApplicationFailure(err, CANCEL_REJECTIONS);
+      }
+      setStatus('cancelled');
+      providerScope.cancel();
+      return cancelResult;
+    },
+    {
+      validator: () => {
+        if (status !== 'admitting' && status !== 'pending') throw cannotCancel(status);
+      },
+    },
+  );
+
+  // ── admission ──
+  try {
+    admitted = await admission.admitJob(input);
+  } catch (err) {
+    rejection = asApplicationFailure(err, ADMISSION_REJECTIONS);
+    setStatus('rejected');
+    await condition(allHandlersFinished);
+    return { jobId: input.jobId, status: 'rejected', error: { code: rejection.type ?? 'INTERNAL_ERROR', message: rejection.message } };
+  }
+  setStatus('pending');
+
+  // ── provider work ──
+  const provider = providerActivities(input.providerId);
+  let outcome: ProviderJobOutcome | undefined;
+  try {
+    outcome = await providerScope.run(() =>
+      provider.runProviderJob({
+        jobId: input.jobId,
+        accountId: input.accountId,
+        providerId: input.providerId,
+        modelSlug: input.modelSlug,
+        capability: input.capability,
+        versionId: input.versionId,
+        input: input.input,
+        expectedProcessingSeconds: input.expectedProcessingSeconds,
+      }),
+    );
+  } catch (err) {
+    if (!isCancellation(err)) jobError = describeProviderFailure(err);
+  }
+
+  if (jobError === undefined && (outcome === undefined || outcome.outcome === 'cancelled')) {
+    // The cancel update won the race in PostgreSQL; wait for its handler to record the outcome.
+    await condition(() => cancelResult !== undefined);
+    await condition(allHandlersFinished);
+    await onJobTerminal({ input, status: 'cancelled' });
+    return { jobId: input.jobId, status: 'cancelled', refundedMicroCents: cancelResult!.refundedMicroCents };
+  }
+
+  if (outcome?.outcome === 'completed') {
+    const outputs: JobOutput[] = outcome.outputs;
+    await bookkeeping.completeJob({ jobId: input.jobId, outputs });
+    setStatus('completed');
+    await condition(allHandlersFinished);
+    await onJobTerminal({ input, status: 'completed' });
+    return { jobId: input.jobId, status: 'completed', outputs };
+  }
+
+  const error = jobError!;
+  log.warn('job failed', { jobId: input.jobId, code: error.code, message: error.message });
+  const { refundedMicroCents } = await bookkeeping.failJob({ jobId: input.jobId, error });
+  setStatus('failed');
+  await condition(allHandlersFinished);
+  await onJobTerminal({ input, status: 'failed' });
+  return { jobId: input.jobId, status: 'failed', error, refundedMicroCents };
+}
+
+function cannotCancel(status: JobWorkflowStatus): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'JOB_CANNOT_BE_CANCELLED',
+    message: `Job is ${status}; only pending jobs can be cancelled`,
+    nonRetryable: true,
+  });
+}
+
+/**
+ * An update-failing ApplicationFailure carrying the activity's error code when it is one of `expected`;
+ * anything else (infrastructure trouble) becomes `INTERNAL_ERROR`.
+ */
+function asApplicationFailure(err: unknown, expected: readonly string[]): ApplicationFailure {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const type = cause instanceof ApplicationFailure && cause.type && expected.includes(cause.type) ? cause.type : 'INTERNAL_ERROR';
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+function describeProviderFailure(err: unknown): JobError {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && cause.type) return { code: cause.type, message: cause.message };
+  if (cause instanceof TimeoutFailure) {
+    return { code: 'PROVIDER_TIMEOUT', message: 'The provider did not finish in time' };
+  }
+  return { code: JOB_FAILURE_TYPES.PROVIDER_ERROR, message: cause instanceof Error ? cause.message : 'Provider failure' };
+}

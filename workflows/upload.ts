@@ -1,0 +1,16 @@
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { UploadActivities } from '../activities/uploads';
+import type { UploadExpiryInput } from '../src/uploads/workflowTypes';
+
+const { expireUpload } = proxyActivities<UploadActivities>({
+  startToCloseTimeout: '30 seconds',
+  // Storage or database outages must not leave a file alive: keep retrying, never give up.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 0 },
+});
+
+/** The life of one uploaded file (`upload:<fileId>`): a durable timer until `expiresAt`, then deletion. */
+export async function uploadExpiryWorkflow(input: UploadExpiryInput): Promise<void> {
+  const remainingMs = Date.parse(input.expiresAt) - Date.now();
+  if (remainingMs > 0) await sleep(remainingMs);
+  await expireUpload(input.fileId);
+}
