@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { PrismaClient } from '../db/prisma';
+import { newId } from '../lib/ids';
+import { generateApiKey, type Scope } from './apiKeys';
+
+export interface NewAccount {
+  name: string;
+  creditsMicroCents: bigint;
+  plan?: string;
+  maxConcurrentJobs?: number;
+  segments?: string[];
+  discountPercent?: number;
+  allowedModels?: string[];
+}
+
+export function generateWebhookSecret(): string {
+  return 'whsec_' + randomBytes(24).toString('base64');
+}
+
+/** Creates an account; its opening balance is a top-up ledger row like any other. */
+export async function createAccount(prisma: PrismaClient, input: NewAccount, id = newId('acc')) {
+  const webhookSecret = generateWebhookSecret();
+  await prisma.$transaction(async (tx) => {
+    await tx.account.create({
+      data: {
+        id,
+        name: input.name,
+        balanceMicroCents: input.creditsMicroCents,
+        plan: input.plan ?? 'standard',
+        maxConcurrentJobs: input.maxConcurrentJobs ?? 5,
+        segments: input.segments ?? [],
+        discountPercent: input.discountPercent ?? 0,
+        allowedModels: input.allowedModels ?? [],
+        webhookSecret,
+      },
+    });
+    if (input.creditsMicroCents > 0n) {
+      await tx.ledgerEntry.create({
+        data: {
+          accountId: id,
+          kind: 'topup',
+          amountMicroCents: input.creditsMicroCents,
+          balanceAfterMicroCents: input.creditsMicroCents,
+          note: 'opening balance',
+        },
+      });
+    }
+  });
+  return { accountId: id, webhookSecret };
+}
+
+export async function createApiKey(
+  prisma: PrismaClient,
+  input: { accountId: string; scopes: Scope[]; allowedModels?: string[] },
+) {
+  const key = generateApiKey();
+  const keyId = newId('key', 16);
+  await prisma.apiKey.create({
+    data: {
+      id: keyId,
+      accountId: input.accountId,
+      prefix: key.prefix,
+      hash: key.hash,
+      scopes: input.scopes,
+      allowedModels: input.allowedModels ?? [],
+    },
+  });
+  return { keyId, apiKey: key.apiKey, prefix: key.prefix };
+}
+
+/** Revokes a key; returns false when no such key exists. Revoking twice is harmless. */
+export async function revokeApiKey(prisma: PrismaClient, keyId: string): Promise<boolean> {
+  const result = await prisma.apiKey.updateMany({
+    where: { id: keyId },
+    data: { revokedAt: new Date() },
+  });
+  return result.count > 0;
+}
+
+/** Adds credits in one transaction with its ledger row; returns the new balance or null if no such account. */
+export async function addCredits(prisma: PrismaClient, accountId: string, amountMicroCents: bigint, note?: string) {
+  if (amountMicroCents <= 0n) throw new RangeError('amount must be positive');
+  return prisma.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ balance_micro_cents: bigint }[]>`
+      UPDATE accounts SET balance_micro_cents = balance_micro_cents + ${amountMicroCents}, updated_at = now()
+      WHERE id = ${accountId} RETURNING balance_micro_cents`;
+    const balance = rows[0]?.balance_micro_cents;
+    if (balance === undefined) return null;
+    await tx.ledgerEntry.create({
+      data: { accountId, kind: 'topup', amountMicroCents, balanceAfterMicroCents: balance, note: note ?? 'credits added' },
+    });
+    return balance;
+  });
+}
+
+export async function describeAccount(prisma: PrismaClient, accountId: string) {
+  const account = await prisma.account.findUnique({ where: { id: accountId } });
+  if (!account) return null;
+  const jobsInFlight = await prisma.job.count({
+    where: { accountId, status: { in: ['pending', 'processing'] } },
+  });
+  const keys = await prisma.apiKey.findMany({
+    where: { accountId },
+    select: { id: true, prefix: true, scopes: true, allowedModels: true, revokedAt: true, createdAt: true },
+    orderBy: { createdAt: 'asc' },
+  });
+  return {
+    accountId: account.id,
+    name: account.name,
+    balanceMicroCents: Number(account.balanceMicroCents),
+    plan: account.plan,
+    maxConcurrentJobs: account.maxConcurrentJobs,
+    concurrentJobs: jobsInFlight,
+    segments: account.segments,
+    discountPercent: account.discountPercent,
+    allowedModels: account.allowedModels,
+    keys: keys.map((k) => ({ ...k, revokedAt: k.revokedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
+  };
+}

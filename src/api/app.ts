@@ -1,0 +1,48 @@
+import express, { type Application } from 'express';
+import type { ApiDeps } from './deps';
+import { errorHandler, notFound } from './middleware/errors';
+import { requestId } from './middleware/requestId';
+import { requestLog } from './middleware/requestLog';
+import { buildOpenApiDocument } from './openapi';
+import { catalogRouter } from './routes/catalog';
+import { filesRouter } from './routes/files';
+import { healthRouter } from './routes/health';
+import { jobsRouter } from './routes/jobs';
+import { modelsRouter } from './routes/models';
+import { uploadsRouter } from './routes/uploads';
+import { webhooksRouter } from './routes/webhooks';
+
+const JSON_BODY_LIMIT = '1mb';
+
+/** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
+function jsonReplacer(_key: string, value: unknown) {
+  return typeof value === 'bigint' ? Number(value) : value;
+}
+
+/** The Express application, without `listen`, so tests and the server share it. */
+export function createApp(deps: ApiDeps): Application {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('json replacer', jsonReplacer);
+  app.set('trust proxy', 'loopback');
+
+  app.use(requestId());
+  app.use(requestLog(deps.logger));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+
+  app.use(healthRouter(deps));
+  app.get('/openapi.json', (_req, res) => {
+    res.json(buildOpenApiDocument(deps.config.api.publicBaseUrl));
+  });
+  app.use(catalogRouter(deps));
+  app.use(modelsRouter(deps));
+  app.use(jobsRouter(deps));
+  app.use(webhooksRouter(deps));
+  app.use(uploadsRouter(deps));
+  app.use(filesRouter(deps));
+
+  app.use(notFound());
+  app.use(errorHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,77 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Account, ApiKey } from '@prisma/client';
+import type { PrismaClient } from '../db/prisma';
+import { hashApiKey, type Scope } from '../accounts/apiKeys';
+import { ApiError } from '../shared/errors';
+
+export type Credential = 'bearer' | 'x-api-key';
+
+export interface AuthContext {
+  account: Account;
+  apiKey: ApiKey;
+}
+
+const CREDENTIAL_HINT: Record<Credential, string> = {
+  bearer: 'Authorization: Bearer <API_KEY>',
+  'x-api-key': 'x-api-key: <API_KEY>',
+};
+
+function bearerToken(req: Request): string | undefined {
+  const header = req.get('authorization');
+  if (header === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new ApiError('UNAUTHORIZED', 'Malformed Authorization header; expected "Bearer <API_KEY>"');
+  return match[1];
+}
+
+function presentedKey(req: Request, credential: Credential): string | undefined {
+  if (credential === 'bearer') return bearerToken(req);
+  const value = req.get('x-api-key');
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+async function authenticate(prisma: PrismaClient, key: string): Promise<AuthContext> {
+  const apiKey = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(key) }, include: { account: true } });
+  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
+  if (apiKey.revokedAt) throw new ApiError('UNAUTHORIZED', 'This API key has been revoked');
+  const { account, ...keyRow } = apiKey;
+  return { account, apiKey: keyRow };
+}
+
+/** Requires a valid, unrevoked key in the endpoint's documented header, carrying `scope`. */
+export function requireApiKey(prisma: PrismaClient, options: { credential: Credential; scope: Scope }): RequestHandler {
+  return async (req, res, next) => {
+    const key = presentedKey(req, options.credential);
+    if (key === undefined) {
+      throw new ApiError('UNAUTHORIZED', `Missing API key; send it as "${CREDENTIAL_HINT[options.credential]}"`);
+    }
+    const auth = await authenticate(prisma, key);
+    if (!auth.apiKey.scopes.includes(options.scope)) {
+      throw new ApiError('INSUFFICIENT_SCOPE', `This API key lacks the "${options.scope}" scope`, {
+        requiredScope: options.scope,
+        keyScopes: auth.apiKey.scopes,
+      });
+    }
+    res.locals.auth = auth;
+    next();
+  };
+}
+
+/** Public endpoints with an optional Bearer key: no header → anonymous; a bad key is still a 401. */
+export function optionalBearer(prisma: PrismaClient): RequestHandler {
+  return async (req, res, next) => {
+    const key = bearerToken(req);
+    res.locals.auth = key === undefined ? undefined : await authenticate(prisma, key);
+    next();
+  };
+}
+
+export function getAuth(res: Response): AuthContext {
+  const auth = res.locals.auth as AuthContext | undefined;
+  if (!auth) throw new Error('getAuth() used on a route without requireApiKey()');
+  return auth;
+}
+
+export function getOptionalAuth(res: Response): AuthContext | undefined {
+  return res.locals.auth as AuthContext | undefined;
+}

@@ -1,0 +1,14 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import type { Logger } from '../logger';
+import type { Storage } from '../storage/storage';
+
+/** Everything the HTTP layer needs, created once per process and injected. */
+export interface ApiDeps {
+  config: Config;
+  prisma: PrismaClient;
+  temporal: Client;
+  storage: Storage;
+  logger: Logger;
+}

@@ -1,0 +1,48 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../../logger';
+import { ApiError } from '../../shared/errors';
+
+export function notFound(): RequestHandler {
+  return (req) => {
+    throw new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}`);
+  };
+}
+
+/** Body-parser failures carry a `type` and an HTTP status in the 4xx range. */
+function clientBodyError(err: unknown): ApiError | undefined {
+  const e = err as { type?: string; status?: number; message?: string };
+  if (e?.type === 'entity.parse.failed') return new ApiError('VALIDATION_ERROR', 'Malformed JSON body');
+  if (e?.type === 'entity.too.large') return new ApiError('VALIDATION_ERROR', 'Request body is too large');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
+    return new ApiError('VALIDATION_ERROR', 'Unsupported body encoding');
+  }
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.type) {
+    return new ApiError('VALIDATION_ERROR', e.message ?? 'Invalid request body');
+  }
+  return undefined;
+}
+
+/** The one place errors become the documented body `{success:false, error:{code,message,details}, requestId}`. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const requestId = String(res.locals.requestId ?? '');
+    const apiError =
+      err instanceof ApiError
+        ? err
+        : (clientBodyError(err) ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId'));
+    if (apiError.code === 'INTERNAL_ERROR') {
+      logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+    }
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
+    res.status(apiError.status).json({
+      success: false,
+      error: {
+        code: apiError.code,
+        message: apiError.message,
+        ...(apiError.details === undefined ? {} : { details: apiError.details }),
+      },
+      requestId,
+    });
+  };
+}

@@ -1,0 +1,73 @@
+import { Router } from 'express';
+import { getAuth, requireApiKey } from '../auth';
+import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import { parseWith } from '../validate';
+import {
+  FileIdParamsSchema,
+  PresignRequestSchema,
+  PresignResponseSchema,
+  UploadStatusResponseSchema,
+} from '../schemas/uploads';
+import { ApiError } from '../../shared/errors';
+import { isFileId } from '../../uploads/ids';
+import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../uploads/media';
+import { createPresignedUpload, getUploadStatus } from '../../uploads/service';
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/uploads/presign',
+  tags: ['Uploads'],
+  summary: 'Create a presigned upload',
+  description:
+    'Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type, and the fileUrl ' +
+    'to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). Scope: `upload`.',
+  security: [{ [bearerAuth.name]: [] }],
+  request: { body: { content: { 'application/json': { schema: PresignRequestSchema } } } },
+  responses: {
+    200: { description: 'Upload created', content: { 'application/json': { schema: PresignResponseSchema } } },
+    ...errorResponses(400, 401, 403, 503),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/uploads/{fileId}',
+  tags: ['Uploads'],
+  summary: 'Status of an upload',
+  description: 'Only the owning account sees an upload; any other caller gets 404 UPLOAD_NOT_FOUND. Scope: `upload`.',
+  security: [{ [bearerAuth.name]: [] }],
+  request: { params: FileIdParamsSchema },
+  responses: {
+    200: { description: 'Upload status', content: { 'application/json': { schema: UploadStatusResponseSchema } } },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export function uploadsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const auth = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'upload' });
+
+  router.post('/v1/uploads/presign', auth, async (req, res) => {
+    const body = parseWith(PresignRequestSchema, req.body ?? {});
+    if (!isUploadContentType(body.contentType)) {
+      throw new ApiError('INVALID_CONTENT_TYPE', `contentType "${body.contentType}" is not allowed`, {
+        allowed: UPLOAD_CONTENT_TYPES,
+      });
+    }
+    const data = await createPresignedUpload(deps, getAuth(res).account.id, {
+      filename: body.filename,
+      contentType: body.contentType,
+    });
+    res.json({ success: true, data, requestId: res.locals.requestId });
+  });
+
+  router.get('/v1/uploads/:fileId', auth, async (req, res) => {
+    const fileId = String(req.params.fileId);
+    if (!isFileId(fileId)) throw new ApiError('UPLOAD_NOT_FOUND', `Upload ${fileId} not found`);
+    const data = await getUploadStatus(deps, getAuth(res).account.id, fileId);
+    res.json({ success: true, data, requestId: res.locals.requestId });
+  });
+
+  return router;
+}

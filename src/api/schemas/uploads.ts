@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import '../openapi';
+import { filenameProblem, MAX_FILENAME_LENGTH } from '../../uploads/filename';
+import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
+
+export const PresignRequestSchema = z
+  .object({
+    filename: z
+      .string({ error: 'filename is required and must be a string' })
+      .superRefine((value, ctx) => {
+        const problem = filenameProblem(value);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .openapi({ description: `Plain file name, 1–${MAX_FILENAME_LENGTH} characters, no path or control characters`, example: 'scene.png' }),
+    // Membership in the allowed list is checked after parsing, to answer INVALID_CONTENT_TYPE rather than VALIDATION_ERROR.
+    contentType: z
+      .string({ error: 'contentType is required and must be a string' })
+      .min(1, 'contentType must not be empty')
+      .openapi({ enum: [...UPLOAD_CONTENT_TYPES], example: 'image/png' }),
+  })
+  .openapi('PresignUploadRequest');
+
+export const PresignedUploadSchema = z
+  .object({
+    uploadUrl: z.string().url().openapi({ description: 'Presigned PUT URL; send the bytes with exactly the declared Content-Type' }),
+    fileUrl: z.string().url().openapi({ description: 'URL to use in job inputs once the file is uploaded; valid until expiresAt' }),
+    fileId: z.string().openapi({ example: 'file_3kTMd9Qx0vLw7bYz1aR5nC' }),
+    expiresAt: z.string().openapi({ format: 'date-time', description: 'When the file is deleted (creation + 60 minutes)' }),
+    maxSize: z.number().int().openapi({ description: 'Maximum file size in bytes (1 MB = 1,000,000 bytes)' }),
+  })
+  .openapi('PresignedUpload');
+
+export const UploadStatusSchema = z
+  .object({
+    fileId: z.string(),
+    filename: z.string(),
+    status: z.enum(['awaiting_upload', 'uploaded', 'expired']),
+    contentType: z.string(),
+    size: z.number().int().nullable().openapi({ description: 'Bytes stored; null unless uploaded' }),
+    maxSize: z.number().int(),
+    fileUrl: z.string().url(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    expiresAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('UploadStatus');
+
+export function envelope<T extends z.ZodType>(data: T, name: string) {
+  return z.object({ success: z.literal(true), data, requestId: z.string() }).openapi(name);
+}
+
+export const PresignResponseSchema = envelope(PresignedUploadSchema, 'PresignUploadResponse');
+export const UploadStatusResponseSchema = envelope(UploadStatusSchema, 'UploadStatusResponse');
+export const FileIdParamsSchema = z.object({ fileId: z.string().openapi({ example: 'file_3kTMd9Qx0vLw7bYz1aR5nC' }) });

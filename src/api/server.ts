@@ -1,0 +1,80 @@
+import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig, type Config } from '../config';
+import { createPrisma } from '../db/prisma';
+import { createLogger } from '../logger';
+import { createStorage } from '../storage/storage';
+import { createApp } from './app';
+import type { ApiDeps } from './deps';
+
+export interface RunningApi {
+  url: string;
+  server: http.Server;
+  deps: ApiDeps;
+  stop(): Promise<void>;
+}
+
+/** Creates the process-wide clients. Temporal connects lazily so /readyz can report it down. */
+export async function createApiDeps(config: Config): Promise<ApiDeps> {
+  const logger = createLogger('api', config.logLevel);
+  const prisma = createPrisma(config.database.url);
+  const connection = Connection.lazy({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const storage = createStorage(config.minio);
+  storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
+  return { config, prisma, temporal, storage, logger };
+}
+
+/** Listens on `port` (0 = any free port); `stop()` drains requests, then closes the clients. */
+export async function startApiServer(deps: ApiDeps, port = deps.config.api.port, host = deps.config.api.host): Promise<RunningApi> {
+  const server = http.createServer(createApp(deps));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.address}:${address.port}`;
+  deps.logger.info({ url }, 'API listening');
+  return {
+    url,
+    server,
+    deps,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await deps.prisma.$disconnect();
+      await deps.temporal.connection.close();
+    },
+  };
+}
+
+async function main() {
+  const config = loadConfig();
+  const deps = await createApiDeps(config);
+  const api = await startApiServer(deps);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    deps.logger.info({ signal }, 'shutting down');
+    api.stop().then(
+      () => process.exit(0),
+      (err) => {
+        deps.logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

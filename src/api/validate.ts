@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import { ApiError, type ErrorCode } from '../shared/errors';
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export function zodProblems(error: z.ZodError): FieldProblem[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
+    message: issue.message,
+  }));
+}
+
+/** Parses with a zod schema or throws `code` (VALIDATION_ERROR by default) listing every problem. */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  code: ErrorCode = 'VALIDATION_ERROR',
+  what = 'request',
+): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = zodProblems(result.error);
+  const summary = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  throw new ApiError(code, `Invalid ${what}: ${summary}`, problems);
+}
