@@ -1,6 +1,6 @@
 /**
  * Money is integer micro-cents (1/1,000,000 of a dollar). The database stores BigInt;
- * JSON answers use numbers, which are exact up to 2^53 micro-cents (~90 million dollars).
+ * JSON answers use numbers, which are exact up to 2^53 micro-cents (about 9 billion dollars).
  * One catalog credit is 1,000 micro-cents (a tenth of a cent).
  */
 export const MICRO_CENTS_PER_CREDIT = 1000;

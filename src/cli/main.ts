@@ -1,0 +1,37 @@
+import { Command, CommanderError } from 'commander';
+import { registerAccountCommands } from './commands/accounts';
+import { registerCreditCommands } from './commands/credits';
+import { registerKeyCommands } from './commands/keys';
+import { registerModelCommands } from './commands/models';
+
+const wantsJson = process.argv.includes('--json');
+
+function buildProgram(): Command {
+  const program = new Command('genmedia').description('genmedia administration');
+  const admin = program.command('admin').description('Accounts, keys, credits and the model catalog');
+  registerAccountCommands(admin);
+  registerKeyCommands(admin);
+  registerCreditCommands(admin);
+  registerModelCommands(admin);
+  // With --json even a usage error is one JSON object on stdout.
+  const configure = (command: Command) => {
+    command.exitOverride();
+    if (wantsJson) command.configureOutput({ writeErr: () => undefined });
+    else command.showHelpAfterError();
+    command.commands.forEach(configure);
+  };
+  configure(program);
+  return program;
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((err) => {
+    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) {
+      return;
+    }
+    const message = err instanceof Error ? err.message.replace(/^error: /, '') : String(err);
+    if (wantsJson) process.stdout.write(JSON.stringify({ error: { code: 'INVALID_ARGUMENTS', message } }) + '\n');
+    else if (!(err instanceof CommanderError)) process.stderr.write(`error: ${message}\n`);
+    process.exitCode = err instanceof CommanderError ? err.exitCode || 2 : 1;
+  });

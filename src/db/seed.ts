@@ -1,0 +1,28 @@
+/**
+ * Seeds the database: the catalog from catalog/ (idempotent), and with --dev a funded dev account
+ * whose all-scopes key is printed as one JSON line `{"accountId": "...", "apiKey": "..."}`.
+ */
+import { ensureDevAccount } from '../accounts/devAccount';
+import { seedCatalog } from '../catalog/seed';
+import { loadConfig } from '../config';
+import { createPrisma } from './prisma';
+
+async function main() {
+  const config = loadConfig();
+  const prisma = createPrisma(config.database.url, { poolSize: 2 });
+  try {
+    const catalog = await seedCatalog(prisma);
+    process.stderr.write(`catalog seeded: ${catalog.models} models, ${catalog.versions} versions, revision ${catalog.revision}\n`);
+    if (process.argv.includes('--dev')) {
+      const dev = await ensureDevAccount(prisma, config.dataDir);
+      process.stdout.write(JSON.stringify(dev) + '\n');
+    }
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`seed failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
