@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Runs the Prisma CLI with the project's database URL (from src/config.ts) and the JS schema engine.
- *   node prisma/cli.js generate | migrate deploy | migrate diff ... | new-migration <name> | check
+ *   node prisma/cli.js generate | migrate deploy | migrate diff ... | new-migration <name> | check [schema]
+ * `check` exits 1 when the schema (default prisma/schema.prisma) differs from the committed migrations.
  * `new-migration` writes the SQL between the committed migrations and schema.prisma
  * (`migrate dev --create-only` is not usable with the JS schema engine).
  */
@@ -33,8 +34,8 @@ function prisma(args, { capture = false } = {}) {
   return result;
 }
 
-function pendingMigrationSql() {
-  const result = prisma(['migrate', 'diff', '--from-migrations', MIGRATIONS, '--to-schema-datamodel', SCHEMA, '--script'], {
+function pendingMigrationSql(schema = SCHEMA) {
+  const result = prisma(['migrate', 'diff', '--from-migrations', MIGRATIONS, '--to-schema-datamodel', schema, '--script'], {
     capture: true,
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
@@ -65,7 +66,7 @@ function main(argv) {
     case 'new-migration':
       return newMigration(rest[0]);
     case 'check': {
-      const sql = pendingMigrationSql();
+      const sql = pendingMigrationSql(rest[0]);
       if (sql) {
         console.error('schema.prisma has changes not in prisma/migrations:\n' + sql);
         process.exit(1);

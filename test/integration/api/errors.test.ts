@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApi } from '../../../src/api/server';
+import { request, startTestApi } from '../../support/api';
+
+describe('error body and request ids', () => {
+  let api: RunningApi;
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+  afterAll(() => api?.stop());
+
+  it('answers unknown routes with NOT_FOUND in the documented body', async () => {
+    const res = await request(`${api.url}/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(res.body).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: expect.stringContaining('/v1/nothing-here') },
+      requestId: res.headers.get('x-request-id'),
+    });
+  });
+
+  it('answers malformed JSON with VALIDATION_ERROR, not a 500 or a stack trace', async () => {
+    const res = await request(`${api.url}/v1/jobs/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"model": ',
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('answers an oversized body with VALIDATION_ERROR', async () => {
+    const res = await request(`${api.url}/v1/jobs/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(2_000_000) }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('echoes a given X-Request-Id and assigns one otherwise', async () => {
+    const echoed = await request(`${api.url}/healthz`, { headers: { 'x-request-id': 'client-req-42' } });
+    expect(echoed.headers.get('x-request-id')).toBe('client-req-42');
+    const assigned = await request(`${api.url}/healthz`);
+    expect(assigned.headers.get('x-request-id')).toMatch(/^req_[A-Za-z0-9]{20}$/);
+    const rejected = await request(`${api.url}/healthz`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(rejected.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+
+  it('serves an OpenAPI 3.1 document that lists the routes', async () => {
+    const res = await request(`${api.url}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    for (const path of ['/healthz', '/readyz', '/v1/jobs/submit', '/v1/jobs', '/v1/uploads/presign', '/v1/catalog/models', '/v1/models']) {
+      expect(Object.keys(res.body.paths)).toContain(path);
+    }
+    expect(res.body.components.schemas.Error).toBeDefined();
+  });
+});

@@ -1,0 +1,56 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningApi } from '../../../src/api/server';
+import { request, startTestApi } from '../../support/api';
+
+/** A port nothing listens on: bound then released. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('GET /healthz and /readyz', () => {
+  let api: RunningApi | undefined;
+  afterEach(async () => {
+    await api?.stop();
+    api = undefined;
+  });
+
+  it('is ready when PostgreSQL, Temporal and MinIO answer', async () => {
+    api = await startTestApi();
+    expect((await request(`${api.url}/healthz`)).body).toEqual({ status: 'ok' });
+    const res = await request(`${api.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('ready');
+    expect(Object.keys(res.body.checks).sort()).toEqual(['minio', 'postgres', 'temporal']);
+    expect(res.body.unavailable).toEqual([]);
+  });
+
+  it('reports a stopped MinIO by name with 503, while staying alive', async () => {
+    api = await startTestApi({ MINIO_ENDPOINT: `http://127.0.0.1:${await closedPort()}` });
+    const res = await request(`${api.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(res.body.unavailable).toEqual(['minio']);
+    expect(res.body.checks.minio.error).toMatch(/\S/);
+    expect((await request(`${api.url}/healthz`)).status).toBe(200);
+  });
+
+  it('reports a stopped Temporal by name with 503', async () => {
+    api = await startTestApi({ TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}` });
+    const res = await request(`${api.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(res.body.unavailable).toEqual(['temporal']);
+  });
+
+  it('reports a stopped PostgreSQL by name with 503', async () => {
+    const url = new URL(process.env.DATABASE_URL ?? 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia');
+    url.port = String(await closedPort());
+    api = await startTestApi({ DATABASE_URL: url.toString() });
+    const res = await request(`${api.url}/readyz`);
+    expect(res.status).toBe(503);
+    expect(res.body.unavailable).toEqual(['postgres']);
+  });
+});

@@ -1,0 +1,88 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, loadConfig } from '../../../src/config';
+import { hashApiKey } from '../../../src/accounts/apiKeys';
+import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
+
+const runFile = promisify(execFile);
+const BIN = path.join(REPO_ROOT, 'bin', 'genmedia.js');
+
+/** Runs the CLI as a user would; resolves with exit code and output, never rejects. */
+async function genmedia(...args: string[]) {
+  try {
+    const { stdout, stderr } = await runFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: process.env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** --json promises exactly one JSON object on stdout. */
+function onlyJson(stdout: string): any {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  const value = JSON.parse(lines[0]!);
+  expect(typeof value).toBe('object');
+  return value;
+}
+
+describe('genmedia admin CLI', () => {
+  let prisma: PrismaClient;
+  beforeAll(() => {
+    prisma = createPrisma(loadConfig().database.url);
+  });
+  afterAll(() => prisma?.$disconnect());
+
+  it('creates an account and prints {accountId, webhookSecret}', async () => {
+    const res = await genmedia('admin', 'accounts', 'create', '--name', 'CLI test', '--credits', '2500000', '--plan', 'pro',
+      '--max-concurrent-jobs', '3', '--segments', 'beta,studio', '--discount-percent', '10', '--allowed-models', 'x/y/z', '--json');
+    expect(res.code).toBe(0);
+    const out = onlyJson(res.stdout);
+    expect(Object.keys(out).sort()).toEqual(['accountId', 'webhookSecret']);
+    expect(out.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    const row = await prisma.account.findUniqueOrThrow({ where: { id: out.accountId } });
+    expect(row).toMatchObject({ balanceMicroCents: 2_500_000n, plan: 'pro', maxConcurrentJobs: 3, segments: ['beta', 'studio'], discountPercent: 10, allowedModels: ['x/y/z'] });
+    const ledger = await prisma.ledgerEntry.findMany({ where: { accountId: out.accountId } });
+    expect(ledger).toHaveLength(1);
+    expect(ledger[0]).toMatchObject({ kind: 'topup', amountMicroCents: 2_500_000n });
+  });
+
+  it('issues a key shown once, stores its hash, and revokes it', async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'k', '--credits', '0', '--json')).stdout);
+    const res = await genmedia('admin', 'keys', 'create', '--account', account.accountId, '--scopes', 'submit_job,check_status,list_models,upload', '--models', 'a/b/c', '--json');
+    expect(res.code).toBe(0);
+    const key = onlyJson(res.stdout);
+    expect(Object.keys(key).sort()).toEqual(['apiKey', 'keyId']);
+    const row = await prisma.apiKey.findUniqueOrThrow({ where: { id: key.keyId } });
+    expect(row.hash).toBe(hashApiKey(key.apiKey));
+    expect(row.scopes).toEqual(['submit_job', 'check_status', 'list_models', 'upload']);
+    expect(row.allowedModels).toEqual(['a/b/c']);
+
+    expect((await genmedia('admin', 'keys', 'revoke', key.keyId)).code).toBe(0);
+    expect((await prisma.apiKey.findUniqueOrThrow({ where: { id: key.keyId } })).revokedAt).not.toBeNull();
+  });
+
+  it('adds credits and shows the account', async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'c', '--credits', '100', '--json')).stdout);
+    expect((await genmedia('admin', 'credits', 'add', '--account', account.accountId, '--amount', '900')).code).toBe(0);
+    const shown = onlyJson((await genmedia('admin', 'accounts', 'show', account.accountId, '--json')).stdout);
+    expect(shown).toMatchObject({ accountId: account.accountId, balanceMicroCents: 1000, plan: 'standard', maxConcurrentJobs: 5, concurrentJobs: 0 });
+  });
+
+  it('reports errors as one JSON object and a non-zero exit', async () => {
+    const unknown = await genmedia('admin', 'accounts', 'show', 'acc_missing', '--json');
+    expect(unknown.code).not.toBe(0);
+    expect(onlyJson(unknown.stdout)).toEqual({ error: { code: 'ACCOUNT_NOT_FOUND', message: expect.any(String) } });
+
+    const badScope = await genmedia('admin', 'keys', 'create', '--account', 'acc_x', '--scopes', 'root', '--json');
+    expect(badScope.code).not.toBe(0);
+    expect(onlyJson(badScope.stdout).error.code).toBe('INVALID_ARGUMENTS');
+
+    const human = await genmedia('admin', 'accounts', 'create', '--name', 'x', '--credits', '-5');
+    expect(human.code).not.toBe(0);
+    expect(human.stderr).toMatch(/micro-cents/);
+  });
+});

@@ -1,0 +1,25 @@
+import type { PrismaClient } from '../../src/db/prisma';
+import { SCOPES, type Scope } from '../../src/accounts/apiKeys';
+import { createAccount, createApiKey, type NewAccount } from '../../src/accounts/service';
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+  keyId: string;
+  webhookSecret: string;
+}
+
+/** A fresh account (unique id) with one key; every test owns its own data. */
+export async function createTestAccount(
+  prisma: PrismaClient,
+  options: Partial<NewAccount> & { scopes?: Scope[]; keyModels?: string[] } = {},
+): Promise<TestAccount> {
+  const { scopes = [...SCOPES], keyModels = [], ...account } = options;
+  const { accountId, webhookSecret } = await createAccount(prisma, {
+    name: account.name ?? 'test account',
+    creditsMicroCents: account.creditsMicroCents ?? 100_000_000n,
+    ...account,
+  });
+  const key = await createApiKey(prisma, { accountId, scopes, allowedModels: keyModels });
+  return { accountId, apiKey: key.apiKey, keyId: key.keyId, webhookSecret };
+}
