@@ -75,8 +75,8 @@ function main(argv) {
       return;
     }
     case undefined:
-      console.error('usage: node prisma/cli.js <generate|migrate ...|new-migration NAME|check>');
-      process.exit(2);
+      console.error('usage: node prisma/cli.js <generate|migrate ...|new-migration NAME|check [schema]>');
+      return process.exit(2);
     default: {
       const result = prisma(argv);
       process.exit(result.status ?? 1);

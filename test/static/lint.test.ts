@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/config';
+
+const run = promisify(execFile);
+
+describe('static checks', () => {
+  it('type-checks the whole project (tsc --noEmit, strict)', async () => {
+    const tsc = path.join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(process.execPath, [tsc, '--noEmit', '-p', REPO_ROOT], { cwd: REPO_ROOT }).then(
+      () => '',
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(result).toBe('');
+  }, 300_000);
+
+  it('lints clean', async () => {
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const results = await eslint.lintFiles(['.']);
+    const errors = results.flatMap((r) => r.messages.filter((m) => m.severity === 2).map((m) => `${path.relative(REPO_ROOT, r.filePath)}:${m.line} ${m.ruleId} ${m.message}`));
+    expect(errors).toEqual([]);
+  }, 300_000);
+
+  it('refuses non-deterministic imports in workflows/', async () => {
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const lint = async (code: string) =>
+      (await eslint.lintText(code, { filePath: path.join(REPO_ROOT, 'workflows', 'example.ts') }))[0]!.messages.map((m) => m.ruleId);
+
+    expect(await lint(`import fs from 'node:fs';\nexport const x = fs;\n`)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await lint(`import { Client } from '@temporalio/client';\nexport const x = Client;\n`)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await lint(`import { createActivities } from '../activities';\nexport const x = createActivities;\n`)).toContain('@typescript-eslint/no-restricted-imports');
+    expect(await lint(`import type { createActivities } from '../activities';\nimport { proxyActivities } from '@temporalio/workflow';\nexport const a = proxyActivities<ReturnType<typeof createActivities>>({ startToCloseTimeout: '1 minute' });\n`)).toEqual([]);
+  });
+});
