@@ -32,6 +32,8 @@ const EnvSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   JOBS_TASK_QUEUE: z.string().default('jobs'),
+  /** Provider activity task queues are `<prefix><providerId>`; tests use a private prefix. */
+  PROVIDER_TASK_QUEUE_PREFIX: z.string().min(1).default('provider.'),
 
   // MinIO
   MINIO_PORT: port.default(9000),
@@ -50,6 +52,20 @@ const EnvSchema = z.object({
   // Providers
   /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
   PROVIDER_TIME_SCALE: z.coerce.number().positive().default(0.1),
+  /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
+  PROVIDER_MAX_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  /** Per-provider overrides of the above: `local=4,acme=2`. */
+  PROVIDER_CONCURRENCY: z.string().default(''),
+  /** Per-provider task-queue rate limits, jobs started per second across all its workers: `acme=0.5`. */
+  PROVIDER_RATE_LIMITS: z.string().default(''),
+
+  // Jobs
+  /** How long a submit waits for the job's admission before giving up (and voiding it). */
+  JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** HMAC key of the job listing cursor; any stable secret. */
+  JOBS_CURSOR_SECRET: z.string().min(16).default('genmedia-dev-cursor-secret-change-me'),
+  /** Lifetime of the signed output URLs a job read returns. */
+  OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
@@ -72,7 +88,15 @@ export interface Config {
   dataDir: string;
   api: { host: string; port: number; publicBaseUrl: string };
   database: { url: string; port: number; managed: boolean };
-  temporal: { address: string; port: number; uiPort: number; uiUrl: string; namespace: string; jobsTaskQueue: string };
+  temporal: {
+    address: string;
+    port: number;
+    uiPort: number;
+    uiUrl: string;
+    namespace: string;
+    jobsTaskQueue: string;
+    providerTaskQueuePrefix: string;
+  };
   minio: {
     endpoint: string;
     port: number;
@@ -85,7 +109,15 @@ export interface Config {
     outputsBucket: string;
   };
   uploads: { putWindowSeconds: number; lifetimeSeconds: number };
-  providers: { timeScale: number };
+  providers: {
+    timeScale: number;
+    defaultConcurrency: number;
+    /** providerId → max concurrent jobs per worker process */
+    concurrency: Record<string, number>;
+    /** providerId → jobs started per second on its task queue */
+    rateLimitsPerSecond: Record<string, number>;
+  };
+  jobs: { admissionTimeoutMs: number; cursorSecret: string; outputUrlTtlSeconds: number };
   webhooks: {
     allowPrivate: boolean;
     retryScheduleSeconds: number[];
@@ -97,6 +129,20 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** Parses `id=value,id2=value2`; values are positive numbers (integers when `integer`). */
+function parseProviderMap(variable: string, raw: string, integer: boolean): Record<string, number> {
+  const map: Record<string, number> = {};
+  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [id, value] = part.split('=').map((s) => s.trim());
+    const n = Number(value);
+    if (!id || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+      throw new ConfigError(`Invalid environment: ${variable} must look like "providerId=${integer ? '4' : '0.5'},other=..." (got "${part}")`);
+    }
+    map[id] = n;
+  }
+  return map;
+}
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
@@ -131,6 +177,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       uiUrl: `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`,
       namespace: e.TEMPORAL_NAMESPACE,
       jobsTaskQueue: e.JOBS_TASK_QUEUE,
+      providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,
     },
     minio: {
       endpoint: (e.MINIO_ENDPOINT ?? `http://127.0.0.1:${e.MINIO_PORT}`).replace(/\/$/, ''),
@@ -144,7 +191,17 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       outputsBucket: e.OUTPUTS_BUCKET,
     },
     uploads: { putWindowSeconds: e.UPLOAD_PUT_WINDOW_SECONDS, lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS },
-    providers: { timeScale: e.PROVIDER_TIME_SCALE },
+    providers: {
+      timeScale: e.PROVIDER_TIME_SCALE,
+      defaultConcurrency: e.PROVIDER_MAX_CONCURRENCY,
+      concurrency: parseProviderMap('PROVIDER_CONCURRENCY', e.PROVIDER_CONCURRENCY, true),
+      rateLimitsPerSecond: parseProviderMap('PROVIDER_RATE_LIMITS', e.PROVIDER_RATE_LIMITS, false),
+    },
+    jobs: {
+      admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,
+      cursorSecret: e.JOBS_CURSOR_SECRET,
+      outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
+    },
     webhooks: {
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       retryScheduleSeconds: schedule,

@@ -1,2 +1,4 @@
 /** Every workflow the `jobs` task queue runs. */
 export { jobWorkflow } from './job';
+export { uploadExpiryWorkflow } from './upload';
+export { webhookDeliveryWorkflow } from './webhooks';

@@ -19,7 +19,6 @@ import {
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/jobs';
 import type { ProviderActivities } from '../activities/provider';
-import { providerTaskQueue } from '../src/shared/temporal';
 import {
   JOB_FAILURE_TYPES,
   JOB_SEARCH_ATTRIBUTES,
@@ -74,9 +73,9 @@ const bookkeeping = proxyActivities<JobActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-function providerActivities(providerId: string) {
+function providerActivities(taskQueue: string) {
   return proxyActivities<ProviderActivities>({
-    taskQueue: providerTaskQueue(providerId),
+    taskQueue,
     // No schedule-to-start limit: a pending job waits as long as its provider's workers are busy.
     startToCloseTimeout: '2 hours',
     heartbeatTimeout: `${PROVIDER_HEARTBEAT_TIMEOUT_SECONDS} seconds`,
@@ -150,7 +149,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   setStatus('pending');
 
   // ── provider work ──
-  const provider = providerActivities(input.providerId);
+  const provider = providerActivities(input.providerTaskQueue);
   let outcome: ProviderJobOutcome | undefined;
   try {
     outcome = await providerScope.run(() =>

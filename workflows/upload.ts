@@ -4,8 +4,8 @@ import type { UploadExpiryInput } from '../src/uploads/workflowTypes';
 
 const { expireUpload } = proxyActivities<UploadActivities>({
   startToCloseTimeout: '30 seconds',
-  // Storage or database outages must not leave a file alive: keep retrying, never give up.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 0 },
+  // No maximumAttempts: a storage or database outage must not leave a file alive, so retry until it works.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 /** The life of one uploaded file (`upload:<fileId>`): a durable timer until `expiresAt`, then deletion. */

@@ -9,6 +9,7 @@ const { ensureDebianPackages } = require('./debian');
 const postgres = require('./postgres');
 const temporal = require('./temporal');
 const minio = require('./minio');
+const compose = require('./compose');
 
 class Report {
   constructor() {
@@ -41,9 +42,11 @@ class Report {
 /**
  * @param {object} [options]
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
- * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, installed: string[], cached: string[], missing: string[], elapsedMs: number }}
+ * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml)
+ * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
+ *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
-function bootstrap({ managedPostgres = !process.env.DATABASE_URL } = {}) {
+function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false } = {}) {
   const started = Date.now();
   const report = new Report();
   log.info('bootstrap: checking what this machine has');
@@ -59,6 +62,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL } = {}) {
 
   const temporalCli = temporal.ensureTemporalCli(report);
   const minioBinary = minio.ensureMinio(report);
+  const composeCli = forTests ? compose.ensureCompose(report) : undefined;
 
   const elapsedMs = Date.now() - started;
   const summary =
@@ -70,6 +74,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL } = {}) {
     postgresBinDir: managedPostgres ? postgres.findBinDir() : null,
     temporalCli,
     minio: minioBinary,
+    composeCli,
     installed: report.installedItems,
     cached: report.cachedItems,
     missing: report.missingItems,

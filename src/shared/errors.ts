@@ -28,6 +28,8 @@ export const ERROR_STATUS = {
   // uploads
   INVALID_CONTENT_TYPE: 400,
   UPLOAD_NOT_FOUND: 404,
+  // webhooks
+  WEBHOOK_NOT_FOUND: 404,
   // catalog
   PROVIDER_NOT_FOUND: 404,
 } as const;

@@ -1,19 +1,11 @@
-import crypto from 'node:crypto';
+import { newId } from '../lib/ids';
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** 128 random bits in base62 take at most 22 characters. */
-const FILE_ID_BODY_LENGTH = 22;
+/** 22 base62 characters carry about 131 random bits. */
 const FILE_ID_PATTERN = /^file_[0-9A-Za-z]{22}$/;
 
-/** An unguessable upload id: `file_` + 128 random bits in base62. */
+/** An unguessable upload id: `file_` + 22 random base62 characters. */
 export function newFileId(): string {
-  let n = BigInt(`0x${crypto.randomBytes(16).toString('hex')}`);
-  let body = '';
-  while (n > 0n) {
-    body = BASE62[Number(n % 62n)] + body;
-    n /= 62n;
-  }
-  return `file_${body.padStart(FILE_ID_BODY_LENGTH, '0')}`;
+  return newId('file', 22);
 }
 
 export function isFileId(value: string): boolean {

@@ -250,3 +250,12 @@ export function pinnedLookup(pinned: ResolvedAddress) {
     else cb(null, pinned.address, pinned.family);
   };
 }
+
+/**
+ * For submission: why `rawUrl` cannot be used as a webhook URL, or null when it can. Resolves the
+ * host, so a name that does not resolve is refused too.
+ */
+export async function webhookUrlProblem(rawUrl: string, options: AddressGuardOptions): Promise<string | null> {
+  const check = await checkWebhookUrl(rawUrl, options);
+  return check.ok ? null : check.reason;
+}

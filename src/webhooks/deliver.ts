@@ -94,7 +94,7 @@ export async function deliverWebhook(request: DeliveryRequest, options: Delivery
         method: 'POST',
         headers,
         // The connection goes to the address that was checked, whatever DNS answers now.
-        //lookup: pinnedLookup(check.address) as unknown as https.RequestOptions['lookup'],
+        lookup: pinnedLookup(check.address) as unknown as https.RequestOptions['lookup'],
         servername: isIP(hostname) === 0 ? hostname : undefined,
         ca: options.ca,
         rejectUnauthorized: true,
@@ -150,7 +150,7 @@ function post(options: https.RequestOptions, body: string, maxResponseBytes: num
       res.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         received += chunk.length;
-        void 0;
+        if (received >= maxResponseBytes) finish();
       });
       res.on('end', finish);
       res.on('error', fail);

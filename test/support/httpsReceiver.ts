@@ -62,7 +62,7 @@ export interface ReceivedRequest {
 }
 
 /** Answers one request; the default answers 200 `ok`. May be async (e.g. to stall). */
-export type ReceiverHandler = (request: ReceivedRequest, res: ServerResponse) => void | Promise<void>;
+export type ReceiverHandler = (request: ReceivedRequest, res: ServerResponse) => unknown;
 
 export interface HttpsReceiver {
   /** `https://127.0.0.1:<port>`: append a path. */

@@ -1,6 +1,130 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
+import { z } from 'zod';
+import { getOptionalAuth, optionalBearer } from '../auth';
 import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import {
+  CapabilityGroupSchema,
+  CatalogModelSchema,
+  CatalogModelsQuerySchema,
+  CatalogProviderDetailSchema,
+  CatalogProviderSchema,
+  CategorySchema,
+  ProviderIdParamsSchema,
+} from '../schemas/catalog';
+import { parseWith } from '../validate';
+import { CATALOG_CACHE_TTL_SECONDS } from '../../catalog/cache';
+import { catalogReaderFor } from '../../catalog/catalogReader';
+import { filterCatalogModels, type CatalogView } from '../../catalog/catalogView';
+import { ApiError } from '../../shared/errors';
 
-export function catalogRouter(_deps: ApiDeps): Router {
-  return Router();
+const TAG = 'Catalog';
+const OPTIONAL_TOKEN =
+  'Public. An optional `Authorization: Bearer <API_KEY>` shows what that account can see (segment and private models) ' +
+  'at its own prices; an invalid token is a 401. Cached for 5 minutes per visibility context.';
+const optionalSecurity = [{}, { [bearerAuth.name]: [] }];
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/catalog/models',
+  tags: [TAG],
+  summary: 'Browse models',
+  description: `${OPTIONAL_TOKEN} Ordered by provider name, then the provider's own order.`,
+  security: optionalSecurity,
+  request: { query: CatalogModelsQuerySchema },
+  responses: {
+    200: { description: 'Visible models', content: { 'application/json': { schema: z.array(CatalogModelSchema) } } },
+    ...errorResponses(400, 401),
+  },
+});
+registry.registerPath({
+  method: 'get',
+  path: '/v1/catalog/providers',
+  tags: [TAG],
+  summary: 'Browse providers',
+  description: `${OPTIONAL_TOKEN} Providers with no visible model are left out.`,
+  security: optionalSecurity,
+  responses: {
+    200: { description: 'Providers', content: { 'application/json': { schema: z.array(CatalogProviderSchema) } } },
+    ...errorResponses(401),
+  },
+});
+registry.registerPath({
+  method: 'get',
+  path: '/v1/catalog/providers/{id}',
+  tags: [TAG],
+  summary: 'A provider and its models',
+  description: `${OPTIONAL_TOKEN} 404 PROVIDER_NOT_FOUND when unknown or nothing of it is visible.`,
+  security: optionalSecurity,
+  request: { params: ProviderIdParamsSchema },
+  responses: {
+    200: { description: 'Provider detail', content: { 'application/json': { schema: CatalogProviderDetailSchema } } },
+    ...errorResponses(401, 404),
+  },
+});
+registry.registerPath({
+  method: 'get',
+  path: '/v1/catalog/capability-groups',
+  tags: [TAG],
+  summary: 'Capabilities, in display order',
+  description: 'Public. Sorted by `order`.',
+  responses: { 200: { description: 'Capability groups', content: { 'application/json': { schema: z.array(CapabilityGroupSchema) } } } },
+});
+registry.registerPath({
+  method: 'get',
+  path: '/v1/catalog/categories',
+  tags: [TAG],
+  summary: 'Categories with model counts',
+  description: `${OPTIONAL_TOKEN} \`modelCount\` counts the models the caller can see.`,
+  security: optionalSecurity,
+  responses: {
+    200: { description: 'Categories', content: { 'application/json': { schema: z.array(CategorySchema) } } },
+    ...errorResponses(401),
+  },
+});
+
+export function setCatalogCacheHeaders(res: Response, varyOn: string): void {
+  res.set('Cache-Control', `private, max-age=${CATALOG_CACHE_TTL_SECONDS}`);
+  res.vary(varyOn);
+}
+
+export function catalogRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const reader = catalogReaderFor(deps.prisma);
+  const viewer = optionalBearer(deps.prisma);
+
+  const viewFor = async (res: Response): Promise<CatalogView> => {
+    setCatalogCacheHeaders(res, 'Authorization');
+    return reader.view(getOptionalAuth(res)?.account ?? null);
+  };
+
+  router.get('/v1/catalog/models', viewer, async (req, res) => {
+    const filters = parseWith(CatalogModelsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    res.json(filterCatalogModels((await viewFor(res)).models, filters));
+  });
+
+  router.get('/v1/catalog/providers', viewer, async (_req, res) => {
+    res.json((await viewFor(res)).providers);
+  });
+
+  router.get('/v1/catalog/providers/:id', viewer, async (req, res) => {
+    const id = String(req.params.id);
+    const detail = (await viewFor(res)).providerDetails.get(id);
+    if (!detail) {
+      res.removeHeader('Cache-Control');
+      throw new ApiError('PROVIDER_NOT_FOUND', `No provider "${id}" with models visible to this caller`);
+    }
+    res.json(detail);
+  });
+
+  router.get('/v1/catalog/capability-groups', async (_req, res) => {
+    setCatalogCacheHeaders(res, 'Authorization');
+    res.json((await reader.view(null)).capabilityGroups);
+  });
+
+  router.get('/v1/catalog/categories', viewer, async (_req, res) => {
+    res.json((await viewFor(res)).categories);
+  });
+
+  return router;
 }

@@ -1,6 +1,142 @@
 import { Router } from 'express';
+import { z } from 'zod';
+import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import {
+  CancelJobResponseSchema,
+  CostEstimateSchema,
+  EstimateRequestSchema,
+  JobDetailSchema,
+  JobIdParamsSchema,
+  JobPageSchema,
+  ListJobsQuerySchema,
+  SubmitJobRequestSchema,
+  SubmitJobResponseSchema,
+} from '../schemas/jobs';
+import { parseWith } from '../validate';
+import { cancelJob } from '../../jobs/cancel';
+import { estimateJob } from '../../jobs/estimate';
+import { listJobs } from '../../jobs/list';
+import { getJob } from '../../jobs/read';
+import { submitJob } from '../../jobs/submit';
 
-export function jobsRouter(_deps: ApiDeps): Router {
-  return Router();
+const security = [{ [bearerAuth.name]: [] }];
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/jobs/submit',
+  tags: ['Jobs'],
+  summary: 'Submit a job',
+  description:
+    'Validates the input against the model version, charges the cost at once and queues the job (status `pending`). ' +
+    'Optional `Idempotency-Key` header: the same key and body within 24 h returns the original answer and charges once. ' +
+    'A deprecated version answers with `Deprecation: true`. Scope: `submit_job`.',
+  security,
+  request: {
+    headers: z.object({ 'Idempotency-Key': z.string().optional() }),
+    body: { content: { 'application/json': { schema: SubmitJobRequestSchema } } },
+  },
+  responses: {
+    201: { description: 'Job accepted; `Location` names the job', content: { 'application/json': { schema: SubmitJobResponseSchema } } },
+    ...errorResponses(400, 401, 402, 403, 404, 409, 429, 503),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/jobs/estimate',
+  tags: ['Jobs'],
+  summary: 'Estimate the cost of a job',
+  description: 'Prices the body exactly as a submit would charge it. Scope: `check_status`.',
+  security,
+  request: { body: { content: { 'application/json': { schema: EstimateRequestSchema } } } },
+  responses: {
+    200: { description: 'Cost estimate', content: { 'application/json': { schema: CostEstimateSchema } } },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/jobs',
+  tags: ['Jobs'],
+  summary: 'List your jobs',
+  description: 'Newest first. Follow `nextCursor` while `hasMore`; no job is skipped or repeated. Scope: `check_status`.',
+  security,
+  request: { query: ListJobsQuerySchema },
+  responses: {
+    200: { description: 'One page of jobs', content: { 'application/json': { schema: JobPageSchema } } },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/jobs/{jobId}',
+  tags: ['Jobs'],
+  summary: 'Get one job',
+  description: "The full job record with signed output URLs. Another account's job answers 404 JOB_NOT_FOUND. Scope: `check_status`.",
+  security,
+  request: { params: JobIdParamsSchema },
+  responses: {
+    200: { description: 'The job', content: { 'application/json': { schema: JobDetailSchema } } },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/jobs/{jobId}/cancel',
+  tags: ['Jobs'],
+  summary: 'Cancel a pending job',
+  description: 'Only `pending` jobs can be cancelled; the charge is refunded in full. Scope: `submit_job`.',
+  security,
+  request: { params: JobIdParamsSchema },
+  responses: {
+    200: { description: 'Cancelled and refunded', content: { 'application/json': { schema: CancelJobResponseSchema } } },
+    ...errorResponses(401, 403, 404, 409, 503),
+  },
+});
+
+export function jobsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const submitScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'submit_job' });
+  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+
+  router.post('/v1/jobs/submit', submitScope, async (req, res) => {
+    const body = parseWith(SubmitJobRequestSchema, req.body ?? {});
+    const outcome = await submitJob(deps, getAuth(res), body, {
+      requestId: String(res.locals.requestId),
+      idempotencyKey: req.get('idempotency-key'),
+    });
+    for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+    res.setHeader('Location', `/v1/jobs/${encodeURIComponent(outcome.body.jobId)}`);
+    res.status(outcome.status).json(outcome.body);
+  });
+
+  router.post('/v1/jobs/estimate', statusScope, async (req, res) => {
+    const body = parseWith(EstimateRequestSchema, req.body ?? {});
+    res.json(await estimateJob(deps.prisma, getAuth(res), body));
+  });
+
+  router.get('/v1/jobs', statusScope, async (req, res) => {
+    const query = parseWith(ListJobsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    res.json(await listJobs(deps.prisma, deps.config.jobs.cursorSecret, getAuth(res).account.id, query));
+  });
+
+  router.get('/v1/jobs/:jobId', statusScope, async (req, res) => {
+    const job = await getJob(
+      { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds },
+      getAuth(res).account.id,
+      String(req.params.jobId),
+    );
+    res.json(job);
+  });
+
+  router.post('/v1/jobs/:jobId/cancel', submitScope, async (req, res) => {
+    res.json(await cancelJob(deps, getAuth(res).account.id, String(req.params.jobId)));
+  });
+
+  return router;
 }

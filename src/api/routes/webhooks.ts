@@ -1,6 +1,60 @@
 import { Router } from 'express';
+import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema } from '../schemas/webhooks';
+import { listJobWebhooks, redeliverJobWebhook } from '../../webhooks/service';
 
-export function webhooksRouter(_deps: ApiDeps): Router {
-  return Router();
+registry.registerPath({
+  method: 'get',
+  path: '/v1/jobs/{jobId}/webhooks',
+  tags: ['Webhooks'],
+  summary: "A job's webhook deliveries",
+  description:
+    "The job's webhook event (job.completed, job.failed or job.cancelled) with its delivery status and every attempt: " +
+    'time, HTTP status or network error, duration. Only the job\'s owner may read it. Scope: `check_status`.',
+  security: [{ [bearerAuth.name]: [] }],
+  request: { params: JobIdParamsSchema },
+  responses: {
+    200: { description: 'Delivery log', content: { 'application/json': { schema: JobWebhooksResponseSchema } } },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/jobs/{jobId}/webhooks/redeliver',
+  tags: ['Webhooks'],
+  summary: "Send the job's final webhook event again",
+  description:
+    'Sends the same event (same `webhook-id` and body) with a new `webhook-timestamp` and signature, following the ' +
+    'retry schedule. A redelivery already in progress is not started twice. 404 WEBHOOK_NOT_FOUND when the job ' +
+    'has no webhook event (no webhookUrl, or not finished). Only the job\'s owner may ask. Scope: `submit_job`.',
+  security: [{ [bearerAuth.name]: [] }],
+  request: { params: JobIdParamsSchema },
+  responses: {
+    202: { description: 'Redelivery started', content: { 'application/json': { schema: RedeliveryResponseSchema } } },
+    ...errorResponses(401, 403, 404),
+  },
+});
+
+export function webhooksRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const read = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const write = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'submit_job' });
+
+  router.get('/v1/jobs/:jobId/webhooks', read, async (req, res) => {
+    res.json(await listJobWebhooks(deps.prisma, getAuth(res).account.id, String(req.params.jobId)));
+  });
+
+  router.post('/v1/jobs/:jobId/webhooks/redeliver', write, async (req, res) => {
+    const started = await redeliverJobWebhook(
+      { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.config.temporal.jobsTaskQueue },
+      getAuth(res).account.id,
+      String(req.params.jobId),
+    );
+    res.status(202).json(started);
+  });
+
+  return router;
 }

@@ -9,7 +9,7 @@ const TICK_MS = 250;
  * It stays below 100 until `finish()`.
  */
 export class ProcessingClock {
-  private readonly startedAt = Date.now();
+  private readonly startedAt: number;
   private renderFraction = 0;
   private lastReported = -1;
   private timer?: NodeJS.Timeout;
@@ -19,7 +19,9 @@ export class ProcessingClock {
     private readonly signal: AbortSignal,
     private readonly onProgress: (percent: number) => void,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.startedAt = now();
+  }
 
   start(): void {
     this.report();
@@ -36,10 +38,10 @@ export class ProcessingClock {
   async waitForTimeFraction(fraction: number): Promise<void> {
     const due = this.startedAt + this.totalMs * fraction;
     for (;;) {
+      this.report();
       const remaining = due - this.now();
       if (remaining <= 0) return;
       await sleep(Math.min(remaining, TICK_MS), this.signal);
-      this.report();
     }
   }
 

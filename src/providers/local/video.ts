@@ -106,7 +106,7 @@ function ffmpegArgs(plan: FfmpegPlan): string[] {
       `:d=1:s=${profile.width}x${profile.height}:fps=${profile.fps},setsar=1[bg]`,
     `[bg][1:v]overlay=0:0[v0]`,
   ];
-  const placements = layoutCards(profile, Math.max(1, ...plan.cards.map((c) => c.width)), plan.cards[0]?.height ?? 1, plan.cards.length);
+  const placements = layoutCards(profile, plan.cards);
   const stagger = Math.min(0.8, (plan.durationSeconds * 0.5) / Math.max(1, plan.cards.length));
   plan.cards.forEach((card, i) => {
     const appear = (0.3 + i * stagger).toFixed(2);

@@ -25,21 +25,31 @@ export interface Placement {
   y: number;
 }
 
-/** Positions of `count` cards of `cardWidth`×`cardHeight` in centred rows along the bottom of the frame. */
-export function layoutCards(frame: Dimensions, cardWidth: number, cardHeight: number, count: number): Placement[] {
+/** Positions of cards (of the given sizes, equal heights) in centred rows along the bottom of the frame. */
+export function layoutCards(frame: Dimensions, cards: readonly Dimensions[]): Placement[] {
   const gap = Math.round(Math.min(frame.width, frame.height) * 0.03);
-  const perRow = Math.max(1, Math.floor((frame.width - gap) / (cardWidth + gap)));
-  const rows = Math.ceil(count / perRow);
+  const rows: number[][] = [];
+  let rowWidth = 0;
+  cards.forEach((card, i) => {
+    const current = rows[rows.length - 1];
+    if (current && rowWidth + gap + card.width <= frame.width - 2 * gap) {
+      current.push(i);
+      rowWidth += gap + card.width;
+    } else {
+      rows.push([i]);
+      rowWidth = card.width;
+    }
+  });
+  const cardHeight = cards[0]?.height ?? 0;
   const placements: Placement[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const row = Math.floor(i / perRow);
-    const inRow = Math.min(perRow, count - row * perRow);
-    const rowWidth = inRow * cardWidth + (inRow - 1) * gap;
-    const col = i % perRow;
-    placements.push({
-      x: Math.round((frame.width - rowWidth) / 2 + col * (cardWidth + gap)),
-      y: Math.round(frame.height - gap - (rows - row) * (cardHeight + gap) + gap),
-    });
-  }
+  rows.forEach((row, r) => {
+    const width = row.reduce((sum, i) => sum + cards[i].width, 0) + gap * (row.length - 1);
+    let x = Math.round((frame.width - width) / 2);
+    const y = frame.height - (rows.length - r) * (cardHeight + gap);
+    for (const i of row) {
+      placements[i] = { x, y };
+      x += cards[i].width + gap;
+    }
+  });
   return placements;
 }

@@ -4,6 +4,7 @@ import {
   checkWebhookUrlSyntax,
   classifyAddress,
   pinnedLookup,
+  webhookUrlProblem,
   type Resolver,
 } from '../../../src/webhooks/addressGuard';
 
@@ -145,5 +146,14 @@ describe('pinnedLookup', () => {
     expect(single).toEqual(['203.0.113.9', 4]);
     const all = await new Promise((resolve) => lookup('anything', { all: true }, (_e, addresses) => resolve(addresses)));
     expect(all).toEqual([{ address: '203.0.113.9', family: 4 }]);
+  });
+});
+
+describe('webhookUrlProblem', () => {
+  it('is null for an acceptable URL and the reason otherwise', async () => {
+    const resolve = fakeDns({ 'hooks.example.com': ['93.184.216.34'] });
+    expect(await webhookUrlProblem('https://hooks.example.com/in', { allowPrivate: false, resolve })).toBeNull();
+    expect(await webhookUrlProblem('http://hooks.example.com/in', { allowPrivate: false, resolve })).toMatch(/https/);
+    expect(await webhookUrlProblem('https://10.1.1.1/in', { allowPrivate: false, resolve })).toMatch(/private/);
   });
 });

@@ -1,0 +1,22 @@
+# One image for the API, the workflow worker and the provider workers; the command picks the process.
+FROM node:20-bookworm-slim
+
+# ffmpeg: the built-in video provider renders with it.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ffmpeg ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+ENV NODE_ENV=production
+
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+COPY . .
+# npm skips dependency install scripts, so the Prisma client is generated explicitly. Generation does not connect;
+# the URL only keeps the CLI from looking for a query engine.
+RUN DATABASE_URL=postgresql://build:build@localhost:5432/build node prisma/cli.js generate
+
+USER node
+EXPOSE 3000
+CMD ["node", "--import", "tsx", "src/api/server.ts"]

@@ -1,0 +1,46 @@
+/**
+ * Activities of the `jobs` task queue that write the job's read model and the ledger.
+ * Each is idempotent per job id and step (see src/jobs/store.ts).
+ */
+import { ApplicationFailure } from '@temporalio/activity';
+import { JobRuleError, type JobStore } from '../src/jobs/store';
+import type { AdmissionResult, JobError, JobOutput, JobWorkflowInput } from '../src/shared/jobs';
+
+export interface JobActivityDeps {
+  jobStore: JobStore;
+  /** Deletes whatever outputs a failed job left behind; outputs of failed jobs are not kept. */
+  discardOutputs?: (jobId: string) => Promise<void>;
+}
+
+export interface JobActivities {
+  admitJob(input: JobWorkflowInput): Promise<AdmissionResult>;
+  cancelPendingJob(args: { jobId: string }): Promise<{ refundedMicroCents: number }>;
+  completeJob(args: { jobId: string; outputs: JobOutput[] }): Promise<void>;
+  failJob(args: { jobId: string; error: JobError }): Promise<{ refundedMicroCents: number }>;
+}
+
+/** Business refusals become non-retryable failures typed with their code; anything else is retried. */
+async function withRuleFailures<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof JobRuleError) {
+      throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
+}
+
+export function createJobActivities(deps: JobActivityDeps): JobActivities {
+  const { jobStore } = deps;
+  return {
+    admitJob: (input) => withRuleFailures(() => jobStore.admit(input)),
+    cancelPendingJob: ({ jobId }) => withRuleFailures(() => jobStore.cancelPending(jobId)),
+    completeJob: ({ jobId, outputs }) => withRuleFailures(() => jobStore.complete(jobId, outputs)),
+    async failJob({ jobId, error }) {
+      const result = await withRuleFailures(() => jobStore.fail(jobId, error));
+      await deps.discardOutputs?.(jobId);
+      return result;
+    },
+  };
+}

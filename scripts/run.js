@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+'use strict';
+// Entry point of `npm run dev`, `npm test` and `npm run bootstrap`. Plain Node with built-ins only: it runs before
+// node_modules exist.
+
+const log = require('./lib/log');
+
+const USAGE = `usage: node scripts/run.js <command>
+  dev                  bootstrap, then run the whole stack until Ctrl-C
+  test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
+  bootstrap [--json] [--for-tests]
+                       only make sure every dependency is installed (--for-tests: also what the tests need)`;
+
+async function main(argv) {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'dev':
+      await require('./dev').dev();
+      return undefined;
+    case 'test':
+      return require('./test').test(rest);
+    case 'bootstrap': {
+      const result = require('./lib/bootstrap').bootstrap({ forTests: rest.includes('--for-tests') });
+      if (rest.includes('--json')) console.log(JSON.stringify(result));
+      return 0;
+    }
+    default:
+      console.error(USAGE);
+      return command === undefined || command === '--help' ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (err) => {
+    log.error(err instanceof log.SetupError ? err.message : err.stack || String(err));
+    process.exit(1);
+  },
+);

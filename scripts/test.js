@@ -1,0 +1,149 @@
+'use strict';
+// `npm test`: bootstrap, a throw-away stack on free ports, vitest against it, teardown whatever happens.
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const log = require('./lib/log');
+const { bootstrap } = require('./lib/bootstrap');
+const { Supervisor } = require('./lib/supervisor');
+const { startInfrastructure } = require('./lib/infrastructure');
+const { freePort } = require('./lib/ports');
+const { REPO_ROOT } = require('./lib/paths');
+const { delay, groupAlive, signalGroup } = require('./lib/proc');
+const app = require('./lib/app');
+const postgres = require('./lib/postgres');
+
+const MINIO_USER = 'genmedia-test';
+const MINIO_PASSWORD = 'genmedia-test-secret';
+const NAMESPACE = 'default';
+
+async function planTestStack(binaries, workDir) {
+  const taken = new Set();
+  return {
+    logDir: path.join(workDir, 'logs'),
+    postgres: {
+      binDir: binaries.postgresBinDir,
+      dataDir: path.join(workDir, 'postgres'),
+      port: await freePort(taken),
+      fast: true,
+    },
+    temporal: { binary: binaries.temporalCli, port: await freePort(taken), namespace: NAMESPACE },
+    minio: {
+      binary: binaries.minio,
+      dataDir: path.join(workDir, 'minio'),
+      port: await freePort(taken),
+      consolePort: await freePort(taken),
+      user: MINIO_USER,
+      password: MINIO_PASSWORD,
+    },
+  };
+}
+
+function testEnv(plan, binaries) {
+  return {
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    GENMEDIA_DATA_DIR: path.join(path.dirname(plan.logDir), 'data'),
+    DATABASE_URL: postgres.databaseUrl(plan.postgres.port),
+    TEMPORAL_ADDRESS: `127.0.0.1:${plan.temporal.port}`,
+    TEMPORAL_NAMESPACE: NAMESPACE,
+    TEMPORAL_CLI_PATH: binaries.temporalCli,
+    MINIO_ENDPOINT: `http://127.0.0.1:${plan.minio.port}`,
+    MINIO_ROOT_USER: MINIO_USER,
+    MINIO_ROOT_PASSWORD: MINIO_PASSWORD,
+    PROVIDER_TIME_SCALE: '0.01',
+    DOCKER_COMPOSE_CLI: binaries.composeCli || '',
+  };
+}
+
+function prepareDatabase(env) {
+  if (!app.exists('prismaCli')) {
+    log.warn(`test database not migrated: ${app.FILES.prismaCli} does not exist yet`);
+    return;
+  }
+  log.info('test database: migrate deploy');
+  app.migrate(env);
+  if (!app.exists('seed')) {
+    log.warn(`test catalog not seeded: ${app.FILES.seed} does not exist yet`);
+    return;
+  }
+  log.info('test database: seeding the catalog');
+  app.seed(env);
+}
+
+/**
+ * Vitest runs in its own process group so that, once it has exited, whatever it left behind (a fork stuck in a
+ * shutdown) can be stopped too. Signals reach it through `interrupt`.
+ */
+function runVitest(args, env) {
+  const vitest = path.join(path.dirname(require.resolve('vitest/package.json', { paths: [REPO_ROOT] })), 'vitest.mjs');
+  const child = spawn(process.execPath, [vitest, 'run', ...args], { cwd: REPO_ROOT, env, stdio: 'inherit', detached: true });
+  const exit = new Promise((resolve) => {
+    child.on('close', (code, signal) => resolve(code === null ? (signal === 'SIGINT' ? 130 : 1) : code));
+    child.on('error', (err) => {
+      log.error(`cannot start vitest: ${err.message}`);
+      resolve(1);
+    });
+  }).then(async (code) => {
+    for (let i = 0; i < 50 && groupAlive(child.pid); i += 1) {
+      signalGroup(child.pid, i < 20 ? 'SIGTERM' : 'SIGKILL');
+      await delay(100);
+    }
+    return code;
+  });
+  let interrupts = 0;
+  const interrupt = (signal) => {
+    interrupts += 1;
+    signalGroup(child.pid, interrupts > 1 ? 'SIGKILL' : signal);
+  };
+  return { exit, interrupt };
+}
+
+async function test(vitestArgs) {
+  const startedAt = Date.now();
+  const binaries = bootstrap({ managedPostgres: true, forTests: true });
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-test-'));
+  fs.chmodSync(workDir, 0o755); // the postgres system user must reach its cluster inside
+  const supervisor = new Supervisor();
+  let interrupted = null;
+  let vitest = null;
+  const onSignal = (signal) => {
+    interrupted = signal;
+    log.warn(`${signal} received, tearing the test stack down`);
+    if (vitest) vitest.interrupt(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  let exitCode = 1;
+  try {
+    const plan = await planTestStack(binaries, workDir);
+    fs.mkdirSync(plan.logDir, { recursive: true });
+    supervisor.onUnexpectedExit((service) => {
+      log.error(`${service.name} of the test stack ${service.describeExit()}\n${service.tail(30)}`);
+    });
+    await startInfrastructure(supervisor, plan);
+    const env = testEnv(plan, binaries);
+    prepareDatabase(env);
+    log.info(`test stack ready (${log.seconds(Date.now() - startedAt)}): postgres :${plan.postgres.port}, temporal :${plan.temporal.port}, minio :${plan.minio.port}`);
+    if (interrupted === null) {
+      vitest = runVitest(vitestArgs, env);
+      exitCode = await vitest.exit;
+    }
+  } catch (err) {
+    log.error(err.message);
+    exitCode = 1;
+  } finally {
+    await supervisor.stopAll();
+    if (process.env.GENMEDIA_KEEP_TEST_DATA === '1') log.info(`test data kept in ${workDir}`);
+    else fs.rmSync(workDir, { recursive: true, force: true });
+    log.info(`test stack stopped (${log.seconds(Date.now() - startedAt)} in all)`);
+  }
+  if (interrupted !== null && exitCode === 0) exitCode = 130;
+  return exitCode;
+}
+
+module.exports = { test };

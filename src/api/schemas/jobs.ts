@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import '../openapi';
+import { JOB_STATUSES } from '../../shared/jobs';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../jobs/list';
+
+const modelSlug = z
+  .string({ error: 'model is required and must be a string' })
+  .min(1, 'model must not be empty')
+  .max(200)
+  .openapi({ description: 'Model slug `<provider>/<model>` or `<provider>/<model>/<capability>`', example: 'pixelforge/pf-pro/text-to-image' });
+
+const version = z
+  .string({ error: 'version must be a string' })
+  .min(1)
+  .max(100)
+  .optional()
+  .openapi({ description: 'Model version; omitted → the newest active version', example: 'v1' });
+
+const inputObject = z.record(z.string(), z.unknown());
+
+export const SubmitJobRequestSchema = z
+  .object({
+    model: modelSlug,
+    version,
+    input: inputObject.openapi({ description: "Model-specific parameters, validated against the version's input JSON Schema" }),
+    webhookUrl: z
+      .string({ error: 'webhookUrl must be a string' })
+      .optional()
+      .openapi({ description: 'https:// URL notified when the job completes, fails or is cancelled', example: 'https://example.com/hooks/genmedia' }),
+  })
+  .openapi('SubmitJobRequest');
+
+export const SubmitJobResponseSchema = z
+  .object({
+    jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }),
+    requestId: z.string(),
+    status: z.literal('pending'),
+    estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
+    costMicroCents: z.number().int(),
+  })
+  .openapi('SubmitJobResponse');
+
+export const EstimateRequestSchema = z
+  .object({ model: modelSlug, version, input: inputObject.optional().openapi({ description: 'Fields that change the price (duration, quality, num_images)' }) })
+  .openapi('EstimateRequest');
+
+export const CostEstimateSchema = z
+  .object({
+    baseCostMicroCents: z.number().int().openapi({ description: 'Cost before discounts' }),
+    estimatedCostMicroCents: z.number().int().openapi({ description: 'Cost after discounts: what a submit of the same body charges' }),
+    breakdown: z.array(z.object({ component: z.string(), costMicroCents: z.number().int() })).openapi({
+      description: 'Additive components: base, quantity_multiplier | duration_multiplier, <field>_multiplier, discount',
+    }),
+    hasDiscount: z.boolean(),
+    discounted: z
+      .object({ type: z.string(), percentage: z.number(), savedMicroCents: z.number().int() })
+      .optional()
+      .openapi({ description: 'Present when hasDiscount is true' }),
+  })
+  .openapi('CostEstimate');
+
+export const ListJobsQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer')
+    .min(1, 'limit must be at least 1')
+    .max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`)
+    .default(DEFAULT_PAGE_SIZE)
+    .openapi({ description: `Jobs per page, 1-${MAX_PAGE_SIZE}`, example: DEFAULT_PAGE_SIZE }),
+  cursor: z.string().min(1).max(1000).optional().openapi({ description: '`nextCursor` of the previous page' }),
+  status: z.enum(JOB_STATUSES).optional(),
+  model: z.string().min(1).max(200).optional().openapi({ description: 'Only jobs of this model slug' }),
+});
+
+const JobStatusSchema = z.enum(JOB_STATUSES);
+
+export const JobListEntrySchema = z
+  .object({
+    jobId: z.string(),
+    status: JobStatusSchema,
+    progress: z.number().int().openapi({ description: '0-100; a completed job shows 100' }),
+    model: z.string(),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    completedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the job completed, failed or was cancelled' }),
+  })
+  .openapi('Job');
+
+export const JobPageSchema = z
+  .object({ jobs: z.array(JobListEntrySchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .openapi('JobPage');
+
+export const JobDetailSchema = JobListEntrySchema.extend({
+  version: z.string(),
+  input: inputObject,
+  webhookUrl: z.string().nullable(),
+  costMicroCents: z.number().int(),
+  refundedMicroCents: z.number().int(),
+  estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
+  startedAt: z.string().nullable().openapi({ format: 'date-time' }),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  outputs: z.array(
+    z.object({
+      url: z.string().url().openapi({ description: 'Signed URL, valid until outputsExpireAt' }),
+      contentType: z.string(),
+      sizeBytes: z.number().int(),
+      width: z.number().int().optional(),
+      height: z.number().int().optional(),
+      durationSeconds: z.number().optional(),
+    }),
+  ),
+  outputsExpireAt: z.string().nullable().openapi({ format: 'date-time' }),
+}).openapi('JobDetail');
+
+export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }) });
+
+export const CancelJobResponseSchema = z
+  .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
+  .openapi('CancelJobResponse');

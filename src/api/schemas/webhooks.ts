@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import '../openapi';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
+
+export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ description: 'Job identifier' }) });
+
+export const WebhookAttemptSchema = z
+  .object({
+    attempt: z.number().int().openapi({ description: 'Attempt number for the event, from 1; redeliveries continue the count' }),
+    attemptedAt: z.string().openapi({ format: 'date-time' }),
+    statusCode: z.number().int().nullable().openapi({ description: 'HTTP status answered by the receiver; null when none was received' }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Network, TLS, timeout or address error, or "redirect … not followed"; null otherwise' }),
+    durationMs: z.number().int(),
+    redelivery: z.boolean().openapi({ description: 'Made by POST /v1/jobs/{jobId}/webhooks/redeliver' }),
+  })
+  .openapi('WebhookAttempt');
+
+export const WebhookEventSchema = z
+  .object({
+    webhookId: z.string().openapi({ description: 'The `webhook-id` header, the same on every attempt', example: 'msg_0f3c9a1be2d54e0c8b7a6f5e4d3c2b1a' }),
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    url: z.string(),
+    status: z.enum(['pending', 'delivered', 'failed']).openapi({
+      description: '`pending` while attempts remain, `delivered` after a 2xx, `failed` after 410 Gone or the last attempt',
+    }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    deliveredAt: z.string().nullable().openapi({ format: 'date-time' }),
+    attempts: z.array(WebhookAttemptSchema),
+  })
+  .openapi('WebhookEvent');
+
+export const JobWebhooksResponseSchema = z
+  .object({
+    jobId: z.string(),
+    webhookUrl: z.string().nullable(),
+    events: z.array(WebhookEventSchema),
+  })
+  .openapi('JobWebhooks');
+
+export const RedeliveryResponseSchema = z
+  .object({
+    jobId: z.string(),
+    webhookId: z.string(),
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    status: z.literal('pending'),
+  })
+  .openapi('WebhookRedelivery');

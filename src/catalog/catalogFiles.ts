@@ -1,0 +1,316 @@
+/**
+ * The catalog as code: reads `catalog/` (categories, capability groups, providers, one model file
+ * per provider, shared JSON Schemas) and validates it as a whole before anything touches the database.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { REPO_ROOT } from '../config';
+import { PRICING_UNITS, parseUnits, toPpm, type PricingRule } from '../domain/pricing';
+import { createSchemaAjv } from '../domain/inputValidation';
+
+export const DEFAULT_CATALOG_DIR = path.join(REPO_ROOT, 'catalog');
+
+export const VERSION_STATUSES = ['active', 'deprecated', 'disabled', 'deleted'] as const;
+export type VersionStatus = (typeof VERSION_STATUSES)[number];
+export const VISIBILITIES = ['public', 'segment', 'private'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+const id = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes');
+const hexColor = z.string().regex(/^#[0-9A-Fa-f]{6}$/, 'a #RRGGBB colour');
+const httpsUrl = z.url({ protocol: /^https$/ });
+const schemaRef = z.union([z.string().min(1), z.record(z.string(), z.unknown())]);
+
+const CategoryFile = z.array(
+  z.strictObject({ id, name: z.string().min(1), description: z.string(), order: z.number().int() }),
+);
+
+const CapabilityGroupFile = z.array(
+  z.strictObject({
+    id,
+    displayName: z.string().min(1),
+    label: z.string().min(1),
+    icon: z.string().min(1),
+    color: hexColor,
+    order: z.number().int(),
+  }),
+);
+
+const ProviderFile = z.array(
+  z.strictObject({
+    id,
+    name: z.string().min(1),
+    description: z.string(),
+    logoUrl: httpsUrl,
+    website: httpsUrl,
+    color: hexColor,
+    isActive: z.boolean().default(true),
+    adapter: z.enum(['local', 'http']).default('local'),
+  }),
+);
+
+const PricingRuleSchema = z.strictObject({
+  baseMicroCents: z.number().int().nonnegative(),
+  unit: z.enum(PRICING_UNITS),
+  unitsField: z.string().min(1).optional(),
+  multipliers: z.record(z.string(), z.record(z.string(), z.number().nonnegative())).optional(),
+});
+
+const VersionFile = z.strictObject({
+  versionId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dots, dashes, underscores'),
+  status: z.enum(VERSION_STATUSES),
+  releasedAt: z.iso.datetime({ offset: true }),
+  inputSchema: schemaRef,
+  outputSchema: schemaRef,
+  pricing: PricingRuleSchema,
+  rateLimits: z.strictObject({
+    requestsPerMinute: z.number().int().positive(),
+    requestsPerDay: z.number().int().positive(),
+  }),
+  processingSeconds: z.number().int().positive(),
+});
+
+const ModelEntry = z.strictObject({
+    slug: z.string(),
+    name: z.string().min(1),
+    description: z.string(),
+    category: id,
+    capability: id,
+    visibility: z.enum(VISIBILITIES),
+    segments: z.array(z.string().min(1)).default([]),
+    tags: z.array(z.string().min(1)).default([]),
+    rating: z.strictObject({ average: z.number().min(0).max(5), count: z.number().int().nonnegative() }),
+    sortOrder: z.number().int().default(0),
+    versions: z.array(VersionFile).min(1),
+});
+
+export type CategoryDef = z.infer<typeof CategoryFile>[number];
+export type CapabilityGroupDef = z.infer<typeof CapabilityGroupFile>[number];
+export type ProviderDef = z.infer<typeof ProviderFile>[number];
+
+export interface VersionDef extends Omit<z.infer<typeof VersionFile>, 'inputSchema' | 'outputSchema' | 'pricing'> {
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  pricing: PricingRule;
+}
+
+export interface ModelDef extends Omit<z.infer<typeof ModelEntry>, 'versions'> {
+  providerId: string;
+  versions: VersionDef[];
+}
+
+export interface CatalogData {
+  categories: CategoryDef[];
+  capabilityGroups: CapabilityGroupDef[];
+  providers: ProviderDef[];
+  models: ModelDef[];
+}
+
+export class CatalogValidationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid catalog:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'CatalogValidationError';
+  }
+}
+
+/** Reads and validates the catalog directory. Throws `CatalogValidationError` listing every problem. */
+export function loadCatalog(dir: string = DEFAULT_CATALOG_DIR): CatalogData {
+  const problems: string[] = [];
+  const read = <T>(file: string, schema: z.ZodType<T>): T | undefined => {
+    const json = readJson(path.join(dir, file), file, problems);
+    if (json === undefined) return undefined;
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+      return undefined;
+    }
+    return parsed.data;
+  };
+
+  const categories = read('categories.json', CategoryFile);
+  const capabilityGroups = read('capability-groups.json', CapabilityGroupFile);
+  const providers = read('providers.json', ProviderFile);
+
+  const modelsDir = path.join(dir, 'models');
+  const modelFiles = fs.existsSync(modelsDir)
+    ? fs.readdirSync(modelsDir).filter((f) => f.endsWith('.json')).sort()
+    : [];
+  if (modelFiles.length === 0) problems.push('models/: no model files');
+
+  const schemaCache = new Map<string, Record<string, unknown> | undefined>();
+  const resolveSchema = (ref: string | Record<string, unknown>, where: string): Record<string, unknown> => {
+    if (typeof ref !== 'string') return ref;
+    if (!schemaCache.has(ref)) {
+      const json = readJson(path.join(dir, ref), ref, problems);
+      schemaCache.set(ref, isObject(json) ? json : undefined);
+      if (json !== undefined && !isObject(json)) problems.push(`${where}: ${ref} is not a JSON object`);
+    }
+    return schemaCache.get(ref) ?? {};
+  };
+
+  const models: ModelDef[] = [];
+  for (const file of modelFiles) {
+    // Each model is checked on its own, so one bad entry does not hide the problems of the others.
+    const entries = read(`models/${file}`, z.array(z.unknown())) ?? [];
+    entries.forEach((entry, index) => {
+      const parsed = ModelEntry.safeParse(entry);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues) problems.push(`models/${file}: ${[index, ...issue.path].join('.')}: ${issue.message}`);
+        return;
+      }
+      const def = parsed.data;
+      models.push({
+        ...def,
+        providerId: def.slug.split('/')[0],
+        versions: def.versions.map((v) => ({
+          ...v,
+          inputSchema: resolveSchema(v.inputSchema, `${def.slug}@${v.versionId}`),
+          outputSchema: resolveSchema(v.outputSchema, `${def.slug}@${v.versionId}`),
+          pricing: v.pricing as PricingRule,
+        })),
+      });
+    });
+  }
+
+  const data: CatalogData = { categories: categories ?? [], capabilityGroups: capabilityGroups ?? [], providers: providers ?? [], models };
+  // A file that failed to parse already has its problems listed: don't also report every reference to it.
+  problems.push(
+    ...checkCatalog(data).filter(
+      (p) =>
+        !(providers === undefined && / unknown provider /.test(p)) &&
+        !(categories === undefined && / unknown category /.test(p)) &&
+        !(capabilityGroups === undefined && / unknown capability /.test(p)),
+    ),
+  );
+  if (problems.length > 0) throw new CatalogValidationError(problems);
+  return data;
+}
+
+/** Cross-reference and schema checks over an already parsed catalog. Returns the problems found. */
+export function checkCatalog(data: CatalogData): string[] {
+  const problems: string[] = [];
+  duplicates(data.categories.map((c) => c.id)).forEach((d) => problems.push(`categories: duplicate id ${d}`));
+  duplicates(data.capabilityGroups.map((c) => c.id)).forEach((d) => problems.push(`capability groups: duplicate id ${d}`));
+  duplicates(data.providers.map((p) => p.id)).forEach((d) => problems.push(`providers: duplicate id ${d}`));
+  duplicates(data.models.map((m) => m.slug)).forEach((d) => problems.push(`models: duplicate slug ${d}`));
+
+  const categories = new Set(data.categories.map((c) => c.id));
+  const capabilities = new Set(data.capabilityGroups.map((c) => c.id));
+  const providers = new Set(data.providers.map((p) => p.id));
+  const ajv = createSchemaAjv();
+
+  for (const model of data.models) {
+    const at = model.slug;
+    const parts = model.slug.split('/');
+    if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[a-z0-9][a-z0-9.-]*$/.test(p))) {
+      problems.push(`${at}: slug must be <provider>/<model> or <provider>/<model>/<capability> in lowercase`);
+      continue;
+    }
+    if (!providers.has(parts[0])) problems.push(`${at}: unknown provider ${parts[0]}`);
+    if (parts.length === 3 && parts[2] !== model.capability) problems.push(`${at}: slug capability differs from ${model.capability}`);
+    if (!categories.has(model.category)) problems.push(`${at}: unknown category ${model.category}`);
+    if (!capabilities.has(model.capability)) problems.push(`${at}: unknown capability ${model.capability}`);
+    if (model.visibility === 'segment' && model.segments.length === 0) problems.push(`${at}: a segment model needs segments`);
+    if (model.visibility !== 'segment' && model.segments.length > 0) problems.push(`${at}: segments only apply to segment models`);
+    duplicates(model.versions.map((v) => v.versionId)).forEach((d) => problems.push(`${at}: duplicate version ${d}`));
+
+    for (const version of model.versions) {
+      const where = `${at}@${version.versionId}`;
+      problems.push(...checkInputSchema(ajv, version.inputSchema, where));
+      try {
+        ajv.compile(version.outputSchema);
+      } catch (e) {
+        problems.push(`${where}: output schema: ${(e as Error).message}`);
+      }
+      problems.push(...checkPricing(version.pricing, version.inputSchema, where));
+    }
+  }
+  return problems;
+}
+
+function checkInputSchema(ajv: ReturnType<typeof createSchemaAjv>, schema: Record<string, unknown>, where: string): string[] {
+  const problems: string[] = [];
+  if (schema.type !== 'object' || schema.additionalProperties !== false) {
+    problems.push(`${where}: input schema must be an object schema with additionalProperties: false`);
+  }
+  try {
+    ajv.compile(schema);
+    // Every default must itself be valid: check each one alone against the schema without `required`.
+    const optional = ajv.compile({ ...schema, required: [] });
+    for (const [field, prop] of Object.entries(properties(schema))) {
+      if ('default' in prop && !optional({ [field]: prop.default })) problems.push(`${where}: default of ${field} is not valid`);
+    }
+  } catch (e) {
+    problems.push(`${where}: input schema: ${(e as Error).message}`);
+  }
+  return problems;
+}
+
+/** The pricing rule must be computable from every input the schema accepts. */
+function checkPricing(rule: PricingRule, schema: Record<string, unknown>, where: string): string[] {
+  const problems: string[] = [];
+  const props = properties(schema);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const mustAlwaysHave = (field: string): boolean => required.includes(field) || 'default' in (props[field] ?? {});
+
+  if (rule.unit === 'per_generation') {
+    if (rule.unitsField) problems.push(`${where}: per_generation pricing takes no unitsField`);
+  } else if (!rule.unitsField) {
+    problems.push(`${where}: ${rule.unit} pricing needs a unitsField`);
+  } else {
+    const prop = props[rule.unitsField];
+    if (!prop) problems.push(`${where}: unitsField ${rule.unitsField} is not an input field`);
+    else {
+      if (!mustAlwaysHave(rule.unitsField)) problems.push(`${where}: unitsField ${rule.unitsField} needs a default or must be required`);
+      if (!Array.isArray(prop.enum)) problems.push(`${where}: unitsField ${rule.unitsField} must be an enum`);
+      else for (const v of prop.enum) if (parseUnits(v) === null) problems.push(`${where}: ${rule.unitsField} value ${JSON.stringify(v)} is not a positive integer`);
+    }
+  }
+
+  for (const [field, table] of Object.entries(rule.multipliers ?? {})) {
+    const prop = props[field];
+    if (!prop || !Array.isArray(prop.enum)) {
+      problems.push(`${where}: multiplier field ${field} must be an enum input field`);
+      continue;
+    }
+    if (!mustAlwaysHave(field)) problems.push(`${where}: multiplier field ${field} needs a default or must be required`);
+    for (const v of prop.enum) if (!(String(v) in table)) problems.push(`${where}: no ${field} multiplier for ${JSON.stringify(v)}`);
+    for (const factor of Object.values(table)) {
+      try {
+        toPpm(factor);
+      } catch (e) {
+        problems.push(`${where}: ${(e as Error).message}`);
+      }
+    }
+  }
+  return problems;
+}
+
+function properties(schema: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  return isObject(schema.properties) ? (schema.properties as Record<string, Record<string, unknown>>) : {};
+}
+
+function readJson(file: string, name: string, problems: string[]): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    problems.push(`${name}: file not found`);
+    return undefined;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    problems.push(`${name}: ${(e as Error).message}`);
+    return undefined;
+  }
+}
+
+function duplicates(values: string[]): string[] {
+  const seen = new Set<string>();
+  return [...new Set(values.filter((v) => (seen.has(v) ? true : (seen.add(v), false))))];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,283 @@
+/**
+ * What one caller sees of the catalog: the public catalog answers and the keyed listings, built
+ * from one database snapshot for one visibility context (segments, allowed models, discount).
+ *
+ * A model is listed when the caller can see it and it has a runnable (`active` or `deprecated`)
+ * version. Deleted versions are never listed. Providers with nothing listed are left out.
+ */
+import type { PrismaClient } from '../db/prisma';
+import { catalogPrice, type PricingRule } from '../domain/pricing';
+import type { VersionStatus } from './catalogFiles';
+import { compareVersionsNewestFirst, pickCurrentVersion } from './registry';
+import { canSeeModel } from './visibility';
+
+export interface Viewer {
+  segments: string[];
+  allowedModels: string[];
+  discountPercent: number;
+}
+
+export interface CatalogPricing {
+  baseCredits: number;
+  unit: string;
+}
+
+export interface CatalogModelEntry {
+  slug: string;
+  name: string;
+  description: string;
+  provider: { id: string; name: string; logoUrl: string };
+  category: string;
+  capability: string;
+  pricing: CatalogPricing;
+  tags: string[];
+  ratings: { average: number; count: number };
+}
+
+export interface CatalogProviderEntry {
+  id: string;
+  name: string;
+  description: string;
+  logoUrl: string;
+  website: string;
+  color: string;
+  modelCount: number;
+}
+
+export interface CatalogProviderDetail extends Omit<CatalogProviderEntry, 'modelCount'> {
+  models: { slug: string; name: string; description: string; category: string; capability: string; pricing: CatalogPricing; tags: string[] }[];
+}
+
+export interface CapabilityGroupEntry {
+  id: string;
+  displayName: string;
+  label: string;
+  icon: string;
+  color: string;
+  order: number;
+}
+
+export interface CategoryEntry {
+  id: string;
+  name: string;
+  description: string;
+  modelCount: number;
+}
+
+export interface ModelVersionEntry {
+  versionId: string;
+  status: VersionStatus;
+  inputSchema: object;
+  outputSchema: object;
+  pricing: CatalogPricing;
+  rateLimits: { requestsPerMinute: number; requestsPerDay: number };
+}
+
+export interface ModelListEntry {
+  id: string;
+  providerId: string;
+  providerName: string;
+  name: string;
+  description: string;
+  category: string;
+  currentVersion: string;
+  versionCount: number;
+  currentVersionPricing: CatalogPricing;
+}
+
+export interface ModelDetail extends Omit<ModelListEntry, 'versionCount' | 'currentVersionPricing'> {
+  versions: ModelVersionEntry[];
+}
+
+export interface ProviderListEntry {
+  id: string;
+  name: string;
+  description: string;
+  logoUrl: string;
+  website: string;
+  color: string;
+  categories: string[];
+  isActive: boolean;
+}
+
+export interface CatalogView {
+  models: CatalogModelEntry[];
+  providers: CatalogProviderEntry[];
+  providerDetails: Map<string, CatalogProviderDetail>;
+  capabilityGroups: CapabilityGroupEntry[];
+  categories: CategoryEntry[];
+  modelList: ModelListEntry[];
+  modelDetails: Map<string, ModelDetail>;
+  providerList: ProviderListEntry[];
+}
+
+/** The catalog tables as read from the database, in display order. */
+export interface CatalogSnapshot {
+  providers: { id: string; name: string; description: string; logoUrl: string; website: string; color: string; isActive: boolean }[];
+  categories: { id: string; name: string; description: string; order: number }[];
+  capabilityGroups: CapabilityGroupEntry[];
+  models: {
+    id: string;
+    slug: string;
+    providerId: string;
+    name: string;
+    description: string;
+    categoryId: string;
+    capabilityId: string;
+    visibility: string;
+    segments: string[];
+    tags: string[];
+    ratingAverage: number;
+    ratingCount: number;
+    sortOrder: number;
+    versions: {
+      versionId: string;
+      status: VersionStatus;
+      inputSchema: unknown;
+      outputSchema: unknown;
+      pricing: unknown;
+      requestsPerMinute: number;
+      requestsPerDay: number;
+      releasedAt: Date;
+    }[];
+  }[];
+}
+
+export async function loadCatalogSnapshot(prisma: PrismaClient): Promise<CatalogSnapshot> {
+  const [providers, categories, capabilityGroups, models] = await Promise.all([
+    prisma.provider.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    prisma.category.findMany({ orderBy: [{ order: 'asc' }, { id: 'asc' }] }),
+    prisma.capabilityGroup.findMany({ orderBy: [{ order: 'asc' }, { id: 'asc' }] }),
+    prisma.model.findMany({
+      orderBy: [{ sortOrder: 'asc' }, { slug: 'asc' }],
+      include: { versions: { where: { status: { not: 'deleted' } } } },
+    }),
+  ]);
+  return { providers, categories, capabilityGroups, models };
+}
+
+export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | null): CatalogView {
+  const discount = viewer?.discountPercent ?? 0;
+  const price = (pricing: unknown) => catalogPrice(pricing as PricingRule, discount);
+  const providerById = new Map(snapshot.providers.map((p) => [p.id, p]));
+  const providerRank = new Map(snapshot.providers.map((p, i) => [p.id, i]));
+  const categoryRank = new Map(snapshot.categories.map((c, i) => [c.id, i]));
+
+  const listed = snapshot.models
+    .filter((m) => providerById.has(m.providerId) && canSeeModel(m, viewer))
+    .map((m) => ({ model: m, current: pickCurrentVersion(m.versions) }))
+    .filter((x): x is { model: (typeof x)['model']; current: NonNullable<(typeof x)['current']> } => x.current !== null)
+    .sort((a, b) => providerRank.get(a.model.providerId)! - providerRank.get(b.model.providerId)!);
+
+  const models: CatalogModelEntry[] = listed.map(({ model: m, current }) => {
+    const p = providerById.get(m.providerId)!;
+    return {
+      slug: m.slug,
+      name: m.name,
+      description: m.description,
+      provider: { id: p.id, name: p.name, logoUrl: p.logoUrl },
+      category: m.categoryId,
+      capability: m.capabilityId,
+      pricing: price(current.pricing),
+      tags: m.tags,
+      ratings: { average: m.ratingAverage, count: m.ratingCount },
+    };
+  });
+
+  const providerDetails = new Map<string, CatalogProviderDetail>();
+  const providers: CatalogProviderEntry[] = [];
+  const providerList: ProviderListEntry[] = [];
+  for (const p of snapshot.providers) {
+    const own = listed.filter((x) => x.model.providerId === p.id);
+    if (own.length === 0) continue;
+    const about = { id: p.id, name: p.name, description: p.description, logoUrl: p.logoUrl, website: p.website, color: p.color };
+    providers.push({ ...about, modelCount: own.length });
+    providerDetails.set(p.id, {
+      ...about,
+      models: own.map(({ model: m, current }) => ({
+        slug: m.slug,
+        name: m.name,
+        description: m.description,
+        category: m.categoryId,
+        capability: m.capabilityId,
+        pricing: price(current.pricing),
+        tags: m.tags,
+      })),
+    });
+    const categories = [...new Set(own.map((x) => x.model.categoryId))].sort(
+      (a, b) => (categoryRank.get(a) ?? Infinity) - (categoryRank.get(b) ?? Infinity) || a.localeCompare(b),
+    );
+    providerList.push({ ...about, categories, isActive: p.isActive });
+  }
+
+  const categories: CategoryEntry[] = snapshot.categories.map((c) => ({
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    modelCount: listed.filter((x) => x.model.categoryId === c.id).length,
+  }));
+
+  const modelDetails = new Map<string, ModelDetail>();
+  const modelList: ModelListEntry[] = listed.map(({ model: m, current }) => {
+    const p = providerById.get(m.providerId)!;
+    const versions = [...m.versions].sort(compareVersionsNewestFirst);
+    const about = {
+      id: m.slug,
+      providerId: p.id,
+      providerName: p.name,
+      name: m.name,
+      description: m.description,
+      category: m.categoryId,
+      currentVersion: current.versionId,
+    };
+    modelDetails.set(m.slug, {
+      ...about,
+      versions: versions.map((v) => ({
+        versionId: v.versionId,
+        status: v.status,
+        inputSchema: v.inputSchema as object,
+        outputSchema: v.outputSchema as object,
+        pricing: price(v.pricing),
+        rateLimits: { requestsPerMinute: v.requestsPerMinute, requestsPerDay: v.requestsPerDay },
+      })),
+    });
+    return { ...about, versionCount: versions.length, currentVersionPricing: price(current.pricing) };
+  });
+
+  return {
+    models,
+    providers,
+    providerDetails,
+    capabilityGroups: snapshot.capabilityGroups.map((g) => ({
+      id: g.id,
+      displayName: g.displayName,
+      label: g.label,
+      icon: g.icon,
+      color: g.color,
+      order: g.order,
+    })),
+    categories,
+    modelList,
+    modelDetails,
+    providerList,
+  };
+}
+
+export interface CatalogModelFilters {
+  category?: string;
+  capability?: string;
+  provider?: string;
+  q?: string;
+}
+
+/** Exact match on category, capability and provider id; `q` is a case-insensitive substring of slug, name, description or a tag. */
+export function filterCatalogModels(models: CatalogModelEntry[], filters: CatalogModelFilters): CatalogModelEntry[] {
+  const q = filters.q?.trim().toLowerCase();
+  return models.filter(
+    (m) =>
+      (!filters.category || m.category === filters.category) &&
+      (!filters.capability || m.capability === filters.capability) &&
+      (!filters.provider || m.provider.id === filters.provider) &&
+      (!q || [m.slug, m.name, m.description, ...m.tags].some((text) => text.toLowerCase().includes(q))),
+  );
+}

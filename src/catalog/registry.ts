@@ -1,0 +1,102 @@
+/**
+ * Registry lookups for submit and estimate: a model slug and optional version id to the version
+ * that runs the job. Not cached: a status change takes effect on the next request.
+ */
+import type { PrismaClient } from '../db/prisma';
+import type { PricingRule } from '../domain/pricing';
+import type { VersionStatus, Visibility } from './catalogFiles';
+
+export { canSeeModel, canUseModel } from './visibility';
+
+export type RunnableStatus = Extract<VersionStatus, 'active' | 'deprecated'>;
+
+export interface ResolvedModel {
+  model: {
+    id: string;
+    slug: string;
+    name: string;
+    providerId: string;
+    capabilityId: string;
+    categoryId: string;
+    visibility: Visibility;
+    segments: string[];
+  };
+  version: {
+    versionId: string;
+    status: RunnableStatus;
+    inputSchema: object;
+    outputSchema: object;
+    pricing: PricingRule;
+    requestsPerMinute: number;
+    requestsPerDay: number;
+    processingSeconds: number;
+  };
+  provider: { id: string; isActive: boolean; adapter: string };
+}
+
+export interface VersionLike {
+  versionId: string;
+  status: VersionStatus;
+  releasedAt: Date;
+}
+
+/** Newest first: by release time, then version id, so the order is total. */
+export function compareVersionsNewestFirst(a: VersionLike, b: VersionLike): number {
+  const byTime = b.releasedAt.getTime() - a.releasedAt.getTime();
+  return byTime !== 0 ? byTime : b.versionId.localeCompare(a.versionId);
+}
+
+export function isRunnable(status: VersionStatus): status is RunnableStatus {
+  return status === 'active' || status === 'deprecated';
+}
+
+/**
+ * The version a request without `version` gets: the newest `active` one; when a model has no
+ * active version, its newest `deprecated` one. Null when nothing runnable is left.
+ */
+export function pickCurrentVersion<V extends VersionLike>(versions: V[]): V | null {
+  const sorted = [...versions].sort(compareVersionsNewestFirst);
+  return sorted.find((v) => v.status === 'active') ?? sorted.find((v) => v.status === 'deprecated') ?? null;
+}
+
+/**
+ * Null (→ MODEL_NOT_FOUND) for an unknown slug, an unknown, disabled or deleted version, or a
+ * model with no runnable version. Visibility is not checked here: see `canUseModel`.
+ */
+export async function resolveModelVersion(
+  prisma: PrismaClient,
+  slug: string,
+  versionId?: string,
+): Promise<ResolvedModel | null> {
+  const model = await prisma.model.findUnique({
+    where: { slug },
+    include: { provider: true, versions: { where: { status: { in: ['active', 'deprecated'] } } } },
+  });
+  if (!model) return null;
+  const version =
+    versionId === undefined ? pickCurrentVersion(model.versions) : (model.versions.find((v) => v.versionId === versionId) ?? null);
+  if (!version || !isRunnable(version.status)) return null;
+  return {
+    model: {
+      id: model.id,
+      slug: model.slug,
+      name: model.name,
+      providerId: model.providerId,
+      capabilityId: model.capabilityId,
+      categoryId: model.categoryId,
+      visibility: model.visibility,
+      segments: model.segments,
+    },
+    version: {
+      versionId: version.versionId,
+      status: version.status,
+      inputSchema: version.inputSchema as object,
+      outputSchema: version.outputSchema as object,
+      pricing: version.pricing as unknown as PricingRule,
+      requestsPerMinute: version.requestsPerMinute,
+      requestsPerDay: version.requestsPerDay,
+      processingSeconds: version.processingSeconds,
+    },
+    provider: { id: model.provider.id, isActive: model.provider.isActive, adapter: model.provider.adapter },
+  };
+}

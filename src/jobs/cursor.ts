@@ -1,0 +1,55 @@
+/**
+ * Opaque, tamper-evident cursor of the job listing: the keyset position (createdAt, id) of the last job
+ * returned, bound to the account and the filters, signed with HMAC-SHA256.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../shared/errors';
+
+export interface CursorPosition {
+  createdAt: Date;
+  id: string;
+}
+
+interface CursorPayload {
+  v: 1;
+  /** account id */
+  a: string;
+  /** filters the listing was made with */
+  f: string;
+  /** createdAt, ms since epoch */
+  t: number;
+  /** job id */
+  i: string;
+}
+
+function sign(secret: string, data: string): Buffer {
+  return createHmac('sha256', secret).update(data).digest();
+}
+
+export function encodeCursor(secret: string, accountId: string, filters: string, position: CursorPosition): string {
+  const payload: CursorPayload = { v: 1, a: accountId, f: filters, t: position.createdAt.getTime(), i: position.id };
+  const data = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${data}.${sign(secret, data).toString('base64url')}`;
+}
+
+function invalid(reason: string): ApiError {
+  return new ApiError('INVALID_CURSOR', `Invalid cursor: ${reason}; start again without a cursor`, [{ path: 'cursor', message: reason }]);
+}
+
+export function decodeCursor(secret: string, accountId: string, filters: string, cursor: string): CursorPosition {
+  const [data, mac, extra] = cursor.split('.');
+  if (!data || !mac || extra !== undefined) throw invalid('malformed');
+  const expected = sign(secret, data);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('signature mismatch');
+  let payload: CursorPayload;
+  try {
+    payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
+  } catch {
+    throw invalid('malformed');
+  }
+  if (payload.v !== 1 || typeof payload.t !== 'number' || typeof payload.i !== 'string') throw invalid('malformed');
+  if (payload.a !== accountId) throw invalid('issued to another account');
+  if (payload.f !== filters) throw invalid('issued for different filters');
+  return { createdAt: new Date(payload.t), id: payload.i };
+}

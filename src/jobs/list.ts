@@ -1,0 +1,46 @@
+/** GET /v1/jobs: the caller's jobs, newest first, keyset-paginated on (createdAt, id). */
+import type { Prisma } from '@prisma/client';
+import type { PrismaClient } from '../db/prisma';
+import type { JobStatus } from '../shared/jobs';
+import { decodeCursor, encodeCursor } from './cursor';
+import { toListEntry, type JobListEntry } from './views';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  status?: JobStatus;
+  model?: string;
+}
+
+export interface JobPage {
+  jobs: JobListEntry[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export async function listJobs(prisma: PrismaClient, cursorSecret: string, accountId: string, query: ListQuery): Promise<JobPage> {
+  const filters = JSON.stringify([query.status ?? null, query.model ?? null]);
+  const where: Prisma.JobWhereInput = { accountId };
+  if (query.status) where.status = query.status;
+  if (query.model) where.modelSlug = query.model;
+  if (query.cursor) {
+    const after = decodeCursor(cursorSecret, accountId, filters, query.cursor);
+    where.OR = [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }];
+  }
+  const rows = await prisma.job.findMany({
+    where,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: query.limit + 1,
+  });
+  const hasMore = rows.length > query.limit;
+  const page = hasMore ? rows.slice(0, query.limit) : rows;
+  const last = page[page.length - 1];
+  return {
+    jobs: page.map(toListEntry),
+    nextCursor: hasMore && last ? encodeCursor(cursorSecret, accountId, filters, { createdAt: last.createdAt, id: last.id }) : null,
+    hasMore,
+  };
+}

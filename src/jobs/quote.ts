@@ -1,0 +1,59 @@
+/**
+ * What submit and estimate share: the model version a caller may use, and the price of an input.
+ * The same `estimateCost` call prices both, so an estimate always equals the charge of the same body.
+ */
+import type { Account, ApiKey } from '@prisma/client';
+import { canUseModel, resolveModelVersion, type ResolvedModel } from '../catalog/registry';
+import type { PrismaClient } from '../db/prisma';
+import { validateInput, withDefaults } from '../domain/inputValidation';
+import { estimateCost, PricingError, type CostEstimate } from '../domain/pricing';
+import { ApiError } from '../shared/errors';
+
+export interface Caller {
+  account: Account;
+  apiKey: ApiKey;
+}
+
+/** Unknown slug or version, a disabled/deleted version or an inactive provider → MODEL_NOT_FOUND; no access → MODEL_ACCESS_DENIED. */
+export async function resolveUsableModel(prisma: PrismaClient, caller: Caller, slug: string, version?: string): Promise<ResolvedModel> {
+  const resolved = await resolveModelVersion(prisma, slug, version);
+  if (!resolved || !resolved.provider.isActive) {
+    const which = version === undefined ? slug : `${slug} version ${version}`;
+    throw new ApiError('MODEL_NOT_FOUND', `Model ${which} does not exist or is unavailable`, { model: slug, ...(version ? { version } : {}) });
+  }
+  if (!canUseModel(resolved.model, caller.account, caller.apiKey)) {
+    throw new ApiError('MODEL_ACCESS_DENIED', `This API key has no access to model ${slug}`, { model: slug });
+  }
+  return resolved;
+}
+
+/** The input with schema defaults, or INVALID_INPUT listing every failing path. */
+export function validatedInput(resolved: ResolvedModel, input: unknown): Record<string, unknown> {
+  const result = validateInput(resolved.version.inputSchema, input);
+  if (!result.ok) {
+    throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, result.errors);
+  }
+  return result.value;
+}
+
+/** The input an estimate prices: defaults applied; missing required fields are fine, wrong values are not. */
+export function estimableInput(resolved: ResolvedModel, input: unknown): Record<string, unknown> {
+  const result = validateInput(resolved.version.inputSchema, input ?? {});
+  if (!result.ok) {
+    const wrong = result.errors.filter((e) => e.message !== 'is required');
+    if (wrong.length > 0) throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, wrong);
+    return withDefaults(resolved.version.inputSchema, input);
+  }
+  return result.value;
+}
+
+export function price(resolved: ResolvedModel, input: Record<string, unknown>, discountPercent: number): CostEstimate {
+  try {
+    return estimateCost(resolved.version.pricing, input, discountPercent);
+  } catch (err) {
+    if (err instanceof PricingError) {
+      throw new ApiError('INVALID_INPUT', `input cannot be priced: ${err.message}`, [{ path: err.field ?? '', message: err.message }]);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,21 @@
+/** GET /v1/jobs/{jobId}: the full record of one of the caller's own jobs. */
+import type { PrismaClient } from '../db/prisma';
+import { ApiError } from '../shared/errors';
+import type { Storage } from '../storage/storage';
+import { toDetail, type JobDetail } from './views';
+
+/** Another account's job answers exactly like a missing one, so job ids do not leak. */
+export async function getJob(
+  deps: { prisma: PrismaClient; storage: Storage; outputUrlTtlSeconds: number },
+  accountId: string,
+  jobId: string,
+): Promise<JobDetail> {
+  const job = await deps.prisma.job.findUnique({ where: { id: jobId } });
+  if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  const { storage, outputUrlTtlSeconds } = deps;
+  return toDetail(
+    job,
+    (key, contentType) => storage.presignGet(storage.outputsBucket, key, outputUrlTtlSeconds, { contentType }),
+    outputUrlTtlSeconds,
+  );
+}

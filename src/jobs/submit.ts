@@ -1,0 +1,223 @@
+/**
+ * POST /v1/jobs/submit: resolve and validate, price, count the rate limit, then admit the job through its
+ * workflow (Update-with-Start). The workflow's admission activity charges the account; the API only reports.
+ *
+ * When the admission's outcome is unknown (Temporal unreachable, deadline passed), the API settles it in
+ * PostgreSQL (`voidAdmission`): either the job was admitted and the client gets the success, or it is
+ * made impossible and the client gets 503 PUBSUB_PUBLISH_FAILED. A charge the client was told failed cannot exist.
+ */
+import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import { newId } from '../lib/ids';
+import type { Logger } from '../logger';
+import { ApiError } from '../shared/errors';
+import { admitUpdate, jobIdentitySearchAttributes, type AdmissionResult, type JobWorkflowInput } from '../shared/jobs';
+import { jobWorkflowId } from '../shared/temporal';
+import type { Storage } from '../storage/storage';
+import { checkFileReferences } from '../uploads/fileReference';
+import { checkWebhookUrl } from '../webhooks/addressGuard';
+import type { jobWorkflow } from '../../workflows/job';
+import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
+import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
+import { consumeRateLimit } from './rateLimit';
+import { createJobStore } from './store';
+
+export interface SubmitDeps {
+  config: Config;
+  prisma: PrismaClient;
+  temporal: Client;
+  storage: Storage;
+  logger: Logger;
+}
+
+export interface SubmitRequest {
+  model: string;
+  version?: string;
+  input: Record<string, unknown>;
+  webhookUrl?: string;
+}
+
+export interface SubmitResponse {
+  jobId: string;
+  requestId: string;
+  status: 'pending';
+  estimatedCompletionTime: string;
+  costMicroCents: number;
+}
+
+export interface SubmitOutcome {
+  status: number;
+  body: SubmitResponse;
+  /** Response headers besides Location (Deprecation, Idempotent-Replayed). */
+  headers: Record<string, string>;
+}
+
+export const SUBMIT_STATUS = 201;
+const ADMISSION_REFUSALS = new Set(['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED']);
+
+export function newJobId(): string {
+  return newId('job');
+}
+
+export async function submitJob(
+  deps: SubmitDeps,
+  caller: Caller,
+  request: SubmitRequest,
+  context: { requestId: string; idempotencyKey?: string },
+): Promise<SubmitOutcome> {
+  const key = context.idempotencyKey;
+  if (key === undefined) return admitNewJob(deps, caller, request, context.requestId, newJobId());
+
+  validateIdempotencyKey(key);
+  const accountId = caller.account.id;
+  const idempotency = createIdempotency(deps.prisma, {
+    waitMs: deps.config.jobs.admissionTimeoutMs + 2000,
+    staleAfterMs: 2 * deps.config.jobs.admissionTimeoutMs + 10_000,
+  });
+  const hash = requestHash(request);
+  for (;;) {
+    const jobId = newJobId();
+    const start = await idempotency.begin(accountId, key, hash, jobId);
+    if (start.kind === 'replay') return replayed(start.response);
+    if (start.kind === 'stale') {
+      // The request that claimed the key died mid-way: its job was admitted, or never will be.
+      const admitted = start.jobId ? await createJobStore(deps.prisma).voidAdmission(accountId, start.jobId) : null;
+      if (admitted) {
+        const response = successResponse(admitted, context.requestId);
+        await idempotency.complete(accountId, key, response);
+        return replayed(response);
+      }
+      if (!(await idempotency.restart(accountId, key, start.jobId, jobId))) continue;
+    }
+    try {
+      const outcome = await admitNewJob(deps, caller, request, context.requestId, jobId);
+      await idempotency.complete(accountId, key, { status: outcome.status, body: { ...outcome.body } });
+      return outcome;
+    } catch (err) {
+      await idempotency.release(accountId, key).catch((releaseErr: unknown) => {
+        deps.logger.warn({ err: releaseErr, requestId: context.requestId }, 'could not release idempotency key');
+      });
+      throw err;
+    }
+  }
+}
+
+function replayed(response: StoredResponse): SubmitOutcome {
+  return { status: response.status, body: response.body as unknown as SubmitResponse, headers: { 'Idempotent-Replayed': 'true' } };
+}
+
+function successResponse(admission: AdmissionResult, requestId: string): StoredResponse & { body: SubmitResponse } {
+  return {
+    status: SUBMIT_STATUS,
+    body: {
+      jobId: admission.jobId,
+      requestId,
+      status: 'pending',
+      estimatedCompletionTime: admission.estimatedCompletionTime,
+      costMicroCents: admission.costMicroCents,
+    },
+  };
+}
+
+async function checkWebhook(deps: SubmitDeps, webhookUrl: string): Promise<void> {
+  const check = await checkWebhookUrl(webhookUrl, { allowPrivate: deps.config.webhooks.allowPrivate });
+  if (!check.ok) throw new ApiError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
+}
+
+async function checkInputFiles(deps: SubmitDeps, accountId: string, input: Record<string, unknown>, schema: object): Promise<void> {
+  const problems = await checkFileReferences(deps, accountId, input, schema);
+  if (problems.length > 0) {
+    throw new ApiError('INVALID_INPUT', `input refers to unusable files: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+  }
+}
+
+async function admitNewJob(
+  deps: SubmitDeps,
+  caller: Caller,
+  request: SubmitRequest,
+  requestId: string,
+  jobId: string,
+): Promise<SubmitOutcome> {
+  const { account, apiKey } = caller;
+  const resolved = await resolveUsableModel(deps.prisma, caller, request.model, request.version);
+  const input = validatedInput(resolved, request.input);
+  if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
+  await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
+  const cost = price(resolved, input, account.discountPercent);
+  await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
+
+  const timeoutMs = deps.config.jobs.admissionTimeoutMs;
+  const timeScale = resolved.provider.adapter === 'local' ? deps.config.providers.timeScale : 1;
+  const workflowInput: JobWorkflowInput = {
+    jobId,
+    accountId: account.id,
+    apiKeyId: apiKey.id,
+    requestId,
+    modelSlug: resolved.model.slug,
+    modelId: resolved.model.id,
+    versionId: resolved.version.versionId,
+    providerId: resolved.provider.id,
+    providerTaskQueue: `${deps.config.temporal.providerTaskQueuePrefix}${resolved.provider.id}`,
+    capability: resolved.model.capabilityId,
+    input,
+    webhookUrl: request.webhookUrl ?? null,
+    costMicroCents: cost.estimatedCostMicroCents,
+    expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
+    admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
+  };
+  const admission = await admit(deps, workflowInput, timeoutMs);
+  const headers: Record<string, string> = {};
+  if (resolved.version.status === 'deprecated') headers.Deprecation = 'true';
+  return { ...successResponse(admission, requestId), headers };
+}
+
+async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: number): Promise<AdmissionResult> {
+  const log = deps.logger.child({ jobId: input.jobId, requestId: input.requestId });
+  const startWorkflowOperation = new WithStartWorkflowOperation<typeof jobWorkflow>('jobWorkflow', {
+    workflowId: jobWorkflowId(input.jobId),
+    taskQueue: deps.config.temporal.jobsTaskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: jobIdentitySearchAttributes(input),
+  });
+  try {
+    return await deps.temporal.withDeadline(Date.now() + timeoutMs, () =>
+      deps.temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }),
+    );
+  } catch (err) {
+    const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    if (refusal?.type && ADMISSION_REFUSALS.has(refusal.type)) {
+      const code = refusal.type as 'INSUFFICIENT_BALANCE' | 'CONCURRENT_JOBS_EXCEEDED';
+      const headers: Record<string, string> = code === 'CONCURRENT_JOBS_EXCEEDED' ? { 'Retry-After': String(retryAfterForConcurrency(input)) } : {};
+      throw new ApiError(code, refusal.message, undefined, headers);
+    }
+    log.warn({ err }, 'job admission outcome unknown; settling it');
+    return settleUnknownAdmission(deps, input, log);
+  }
+}
+
+/** A concurrent slot frees up when a running job finishes: about one processing time, within 1..60 s. */
+function retryAfterForConcurrency(input: JobWorkflowInput): number {
+  return Math.min(60, Math.max(1, input.expectedProcessingSeconds));
+}
+
+async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput, log: Logger): Promise<AdmissionResult> {
+  let admitted: AdmissionResult | null;
+  try {
+    admitted = await createJobStore(deps.prisma).voidAdmission(input.accountId, input.jobId);
+  } catch (err) {
+    // PostgreSQL is down too; the admission deadline (`admitBefore`) still keeps a late charge from happening.
+    log.error({ err }, 'could not settle the admission');
+    admitted = null;
+  }
+  if (admitted) return admitted;
+  deps.temporal.workflow
+    .getHandle(jobWorkflowId(input.jobId))
+    .terminate('admission voided by the API')
+    .catch(() => undefined);
+  throw new ApiError('PUBSUB_PUBLISH_FAILED', 'The job could not be queued; nothing was charged. Retry the request.', undefined, {
+    'Retry-After': '1',
+  });
+}

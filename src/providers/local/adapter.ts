@@ -1,0 +1,108 @@
+import { writeFile } from 'node:fs/promises';
+import { abortError } from '../abort';
+import { FfmpegError } from '../media/ffmpeg';
+import { isVideoCapability, nominalProcessingSeconds } from '../nominalTime';
+import { describeOutputFile } from '../outputs';
+import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type ProviderAdapter } from '../types';
+import { injectedErrorFor, parseInjectedFailures, stripFailureTokens, wantsBadOutput } from './failureInjection';
+import { DEFAULT_INPUT_FETCH_OPTIONS, type InputFetchOptions } from './inputFiles';
+import { readImageUrl, readPrompt } from './inputs';
+import { ProcessingClock } from './processingClock';
+import { renderTextToImage, type RenderedFile } from './textToImage';
+import { renderVideo } from './video';
+
+export type LocalAdapterOptions = Partial<InputFetchOptions>;
+
+interface RenderJob {
+  prompt: string;
+  input: Record<string, unknown>;
+  workDir: string;
+  signal: AbortSignal;
+  onFraction(fraction: number): void;
+}
+
+/** Injected failures happen half-way through the simulated processing time. */
+const INJECTED_FAILURE_AT = 0.5;
+
+/**
+ * The built-in provider: renders real media on this machine (sharp for images, ffmpeg for video)
+ * and takes the spec's nominal processing time × `ctx.timeScale`, or the render time if longer.
+ */
+export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
+  const fetchOptions: InputFetchOptions = { ...DEFAULT_INPUT_FETCH_OPTIONS, ...options };
+  const running = new Map<string, AbortController>();
+
+  function rendererFor(req: GenerationRequest): (job: RenderJob) => Promise<RenderedFile[]> {
+    if (req.capability === 'text-to-image') return renderTextToImage;
+    if (isVideoCapability(req.capability)) {
+      if (req.capability.startsWith('image-to-') && !readImageUrl(req.input)) {
+        throw new ProviderError('PROVIDER_REJECTED_INPUT', `${req.capability} needs image_url`, { retryable: false });
+      }
+      return (job) => renderVideo({ ...job, fetchOptions });
+    }
+    throw new ProviderError('PROVIDER_REJECTED_INPUT', `the local provider does not support capability "${req.capability}"`, {
+      retryable: false,
+    });
+  }
+
+  async function generate(req: GenerationRequest, ctx: GenerationContext): Promise<GeneratedFile[]> {
+    const render = rendererFor(req);
+    const rawPrompt = readPrompt(req.input);
+    const failures = parseInjectedFailures(rawPrompt);
+
+    const own = new AbortController();
+    running.get(req.jobId)?.abort(new ProviderError('PROVIDER_CANCELLED', 'superseded by a newer attempt', { retryable: true }));
+    running.set(req.jobId, own);
+    const signal = AbortSignal.any([ctx.signal, own.signal]);
+    const clock = new ProcessingClock(nominalProcessingSeconds(req.capability) * ctx.timeScale * 1000, signal, ctx.onProgress);
+    clock.start();
+    try {
+      const injected = injectedErrorFor(failures, ctx.attempt);
+      if (injected) {
+        await clock.waitForTimeFraction(INJECTED_FAILURE_AT);
+        throw injected;
+      }
+      const rendered = await render({
+        prompt: stripFailureTokens(rawPrompt),
+        input: req.input,
+        workDir: ctx.workDir,
+        signal,
+        onFraction: (f) => clock.setRenderFraction(f),
+      });
+      if (wantsBadOutput(failures)) await corrupt(rendered);
+      const files: GeneratedFile[] = [];
+      for (const file of rendered) files.push(await describeOutputFile(file.path, file.contentType, signal));
+      await clock.waitForTimeFraction(1);
+      clock.finish();
+      return files;
+    } catch (error) {
+      throw classify(error, signal);
+    } finally {
+      clock.stop();
+      if (running.get(req.jobId) === own) running.delete(req.jobId);
+    }
+  }
+
+  async function cancel(jobId: string): Promise<void> {
+    running.get(jobId)?.abort(new ProviderError('PROVIDER_CANCELLED', `job ${jobId} was cancelled`, { retryable: false }));
+  }
+
+  return { generate, cancel };
+}
+
+/** Leaves a file that no decoder accepts, for `[fail:bad-output]`. */
+async function corrupt(files: readonly RenderedFile[]): Promise<void> {
+  for (const file of files) {
+    await writeFile(file.path, 'not a media file');
+  }
+}
+
+function classify(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return abortError(signal);
+  if (error instanceof ProviderError) return error;
+  if (error instanceof FfmpegError) {
+    return new ProviderError('PROVIDER_UNAVAILABLE', `video render failed: ${error.message}`, { retryable: true, cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new ProviderError('PROVIDER_UNAVAILABLE', `local render failed: ${message}`, { retryable: true, cause: error });
+}

@@ -1,0 +1,92 @@
+/** The delivery log and redelivery, as the API offers them to a job's owner. */
+import type { Client } from '@temporalio/client';
+import type { PrismaClient } from '@prisma/client';
+import { ApiError } from '../shared/errors';
+import { webhookRedeliveryWorkflowId, type WebhookDeliveryInput, type WebhookEventStatus, type WebhookEventType } from '../shared/webhooks';
+import { createWebhookStore } from './store';
+
+export interface WebhookAttemptView {
+  attempt: number;
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  redelivery: boolean;
+}
+
+export interface WebhookEventView {
+  webhookId: string;
+  type: WebhookEventType;
+  url: string;
+  status: WebhookEventStatus;
+  createdAt: string;
+  deliveredAt: string | null;
+  attempts: WebhookAttemptView[];
+}
+
+export interface JobWebhooksView {
+  jobId: string;
+  webhookUrl: string | null;
+  events: WebhookEventView[];
+}
+
+export interface RedeliveryView {
+  jobId: string;
+  webhookId: string;
+  type: WebhookEventType;
+  status: 'pending';
+}
+
+async function ownedJob(prisma: PrismaClient, accountId: string, jobId: string) {
+  const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true, accountId: true, webhookUrl: true } });
+  if (!job) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (job.accountId !== accountId) throw new ApiError('UNAUTHORIZED_ACCESS', `Job ${jobId} belongs to another account`);
+  return job;
+}
+
+export async function listJobWebhooks(prisma: PrismaClient, accountId: string, jobId: string): Promise<JobWebhooksView> {
+  const job = await ownedJob(prisma, accountId, jobId);
+  const events = await createWebhookStore(prisma).listForJob(jobId);
+  return {
+    jobId,
+    webhookUrl: job.webhookUrl,
+    events: events.map((e) => ({
+      webhookId: e.id,
+      type: e.type,
+      url: e.url,
+      status: e.status,
+      createdAt: e.createdAt.toISOString(),
+      deliveredAt: e.deliveredAt?.toISOString() ?? null,
+      attempts: e.attempts.map((a) => ({ ...a, attemptedAt: a.attemptedAt.toISOString() })),
+    })),
+  };
+}
+
+/**
+ * Sends the job's final event again (same webhook-id and body, new timestamp and signature) through
+ * a delivery workflow with the usual retry schedule. A redelivery already running is reused.
+ */
+export async function redeliverJobWebhook(
+  deps: { prisma: PrismaClient; temporal: Client; taskQueue: string },
+  accountId: string,
+  jobId: string,
+): Promise<RedeliveryView> {
+  await ownedJob(deps.prisma, accountId, jobId);
+  const events = await createWebhookStore(deps.prisma).listForJob(jobId);
+  const event = events.at(-1);
+  if (!event) {
+    throw new ApiError(
+      'WEBHOOK_NOT_FOUND',
+      `Job ${jobId} has no webhook event to redeliver: it was submitted without webhookUrl or has not finished`,
+    );
+  }
+  const input: WebhookDeliveryInput = { jobId, eventType: event.type, redelivery: true };
+  await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
+    taskQueue: deps.taskQueue,
+    workflowId: webhookRedeliveryWorkflowId(jobId, event.type),
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+  return { jobId, webhookId: event.id, type: event.type, status: 'pending' };
+}

@@ -1,0 +1,51 @@
+/** PostgreSQL-backed job and account look-ups for webhook delivery. */
+import type { Job, PrismaClient } from '@prisma/client';
+import type { WebhookDeliveryDeps } from './delivery';
+
+/** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
+export type JobPresenter = (job: Job) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+export function prismaWebhookSources(
+  prisma: PrismaClient,
+  presentJob: JobPresenter,
+): Pick<WebhookDeliveryDeps, 'loadJob' | 'loadAccountSecrets'> {
+  return {
+    async loadJob(jobId) {
+      const job = await prisma.job.findUnique({ where: { id: jobId } });
+      if (!job) return null;
+      return {
+        jobId: job.id,
+        accountId: job.accountId,
+        webhookUrl: job.webhookUrl,
+        finishedAt: job.completedAt,
+        record: await presentJob(job),
+      };
+    },
+    loadAccountSecrets(accountId) {
+      return prisma.account.findUnique({
+        where: { id: accountId },
+        select: { webhookSecret: true, webhookSecretPrevious: true, webhookSecretRotatedAt: true },
+      });
+    },
+  };
+}
+
+/**
+ * The job as stored, in the shape of the job listing plus input, outputs and error. Stand-in used
+ * when no presenter is injected; it does not sign output URLs.
+ */
+export function storedJobRecord(job: Job): Record<string, unknown> {
+  return {
+    jobId: job.id,
+    status: job.status,
+    progress: job.progress,
+    model: job.modelSlug,
+    createdAt: job.createdAt.toISOString(),
+    completedAt: job.completedAt?.toISOString() ?? null,
+    costMicroCents: Number(job.costMicroCents),
+    refundedMicroCents: Number(job.refundedMicroCents),
+    input: job.input,
+    outputs: job.outputs,
+    error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
+  };
+}

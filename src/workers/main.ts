@@ -1,0 +1,92 @@
+/**
+ * Worker process entrypoint.
+ *   --workflows            the `jobs` task queue (workflows and bookkeeping activities)
+ *   --provider <id...>     the `provider.<id>` task queue(s), provider activities only
+ *   --list-providers       prints the catalog's active provider ids as a JSON array and exits
+ * SIGTERM/SIGINT drain: pollers stop, running tasks finish (within the grace time), then clients close.
+ */
+import { Command } from 'commander';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { loadConfig } from '../config';
+import { createPrisma } from '../db/prisma';
+import { createLogger } from '../logger';
+import { createStorage } from '../storage/storage';
+import { createProviderWorker } from './providerWorker';
+import { routeTemporalLogsTo } from './temporalLogging';
+import { createWorkflowWorker } from './workflowWorker';
+
+interface Options {
+  workflows?: boolean;
+  provider?: string[];
+  listProviders?: boolean;
+}
+
+async function listProviders(): Promise<void> {
+  const config = loadConfig();
+  const prisma = createPrisma(config.database.url, { poolSize: 1 });
+  try {
+    // Inactive providers accept no jobs, so they get no worker.
+    const providers = await prisma.provider.findMany({ where: { isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
+    process.stdout.write(`${JSON.stringify(providers.map((p) => p.id))}\n`);
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+async function runWorkers(options: Options): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger('worker', config.logLevel);
+  routeTemporalLogsTo(logger);
+  const prisma = createPrisma(config.database.url);
+  const storage = createStorage(config.minio);
+  await storage.ensureBuckets();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+
+  const workers: Worker[] = [];
+  if (options.workflows) workers.push(await createWorkflowWorker({ config, connection, prisma, storage }));
+  for (const providerId of options.provider ?? []) {
+    workers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));
+  }
+  logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'draining workers');
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    await Promise.all(workers.map((w) => w.run()));
+  } finally {
+    await connection.close();
+    await clientConnection.close();
+    await prisma.$disconnect();
+    logger.info('workers stopped');
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command('worker')
+    .description('Runs genmedia Temporal workers')
+    .option('--workflows', 'run the workflow worker on the jobs task queue')
+    .option('--provider <id...>', 'run a provider worker on provider.<id> (repeatable)')
+    .option('--list-providers', 'print the provider ids of the catalog as a JSON array');
+  program.parse(argv);
+  const options = program.opts<Options>();
+  if (options.listProviders) return listProviders();
+  if (!options.workflows && !options.provider?.length) {
+    program.error('nothing to run: give --workflows and/or --provider <id>');
+  }
+  return runWorkers(options);
+}
+
+if (require.main === module) {
+  main(process.argv).catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

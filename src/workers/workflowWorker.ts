@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { REPO_ROOT, type Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import type { Storage } from '../storage/storage';
+
+export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
+
+export interface WorkflowWorkerDeps {
+  config: Config;
+  connection: NativeConnection;
+  prisma: PrismaClient;
+  storage: Storage;
+  /** A prebuilt bundle (tests build one once); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkflowBundleOption;
+}
+
+/** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
+export function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: deps.config.temporal.jobsTaskQueue,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage }),
+    shutdownGraceTime: '30 seconds',
+  });
+}

@@ -1,0 +1,88 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const REPO_ROOT = path.resolve(__dirname, '../../..');
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[] | null;
+  healthcheck?: { test?: string[] };
+  deploy?: { replicas?: number };
+  depends_on?: Record<string, { condition: string }>;
+  volumes?: { source?: string; target: string }[];
+  environment?: Record<string, string>;
+}
+interface ComposeConfig {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const hasDocker = spawnSync('docker', ['--version']).status === 0;
+
+/** `docker compose` when the plugin is there, otherwise the standalone binary `npm test` bootstrapped. */
+function composeCommand(): [string, string[]] {
+  if (spawnSync('docker', ['compose', 'version']).status === 0) return ['docker', ['compose']];
+  const standalone = process.env.DOCKER_COMPOSE_CLI;
+  if (!standalone) throw new Error('the docker client has no compose plugin and DOCKER_COMPOSE_CLI is not set (run through npm test)');
+  return [standalone, []];
+}
+
+function activeProviderIds(): string[] {
+  const providers = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'catalog', 'providers.json'), 'utf8')) as {
+    id: string;
+    isActive?: boolean;
+  }[];
+  return providers.filter((p) => p.isActive !== false).map((p) => p.id);
+}
+
+describe.skipIf(!hasDocker)('docker-compose.yml', () => {
+  if (!hasDocker) console.warn('compose test skipped: no docker client on this machine');
+
+  const [command, prefix] = hasDocker ? composeCommand() : ['', []];
+  const run = hasDocker
+    ? spawnSync(command, [...prefix, '-f', 'docker-compose.yml', 'config', '--format', 'json'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    : null;
+
+  it('is valid for docker compose', () => {
+    expect(run!.status, run!.stderr).toBe(0);
+  });
+
+  const config = (): ComposeConfig => JSON.parse(run!.stdout) as ComposeConfig;
+
+  it('has the infrastructure with health checks and persistent volumes', () => {
+    const { services, volumes } = config();
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'minio']) {
+      expect(services[name], name).toBeDefined();
+      expect(services[name].healthcheck?.test, `${name} health check`).toBeTruthy();
+    }
+    expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:/);
+    expect(services.temporal.environment?.DB).toMatch(/^postgres/);
+    expect(services.postgres.volumes?.map((v) => v.source)).toContain('postgres-data');
+    expect(services.minio.volumes?.map((v) => v.source)).toContain('minio-data');
+    expect(Object.keys(volumes ?? {})).toEqual(expect.arrayContaining(['postgres-data', 'minio-data']));
+  });
+
+  it('runs the API and the workflow worker from the image, after migrations and healthy dependencies', () => {
+    const { services } = config();
+    expect(services.api.build).toBeDefined();
+    expect(services.api.command).toEqual(expect.arrayContaining(['src/api/server.ts']));
+    expect(services.api.healthcheck?.test?.join(' ')).toContain('/readyz');
+    expect(services.api.depends_on?.migrate?.condition).toBe('service_completed_successfully');
+    expect(services.api.depends_on?.postgres?.condition).toBe('service_healthy');
+    expect(services['worker-workflows'].command).toEqual(expect.arrayContaining(['src/workers/main.ts', '--workflows']));
+  });
+
+  it('has a replicated worker service for every active provider in the catalog', () => {
+    const { services } = config();
+    for (const id of activeProviderIds()) {
+      const worker = services[`worker-${id}`];
+      expect(worker, `worker-${id}`).toBeDefined();
+      expect(worker.command).toEqual(expect.arrayContaining(['--provider', id]));
+      expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(1);
+      expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    }
+  });
+});

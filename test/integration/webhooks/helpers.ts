@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@prisma/client';
+import { generateApiKey, type Scope } from '../../../src/accounts/apiKeys';
+import { loadConfig, type Config } from '../../../src/config';
+import { generateWebhookSecret } from '../../../src/webhooks/signing';
+
+/** Config for webhook tests: loopback receivers allowed, a compressed schedule, short timeouts. */
+export function webhookTestConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    ...process.env,
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    JOBS_TASK_QUEUE: `webhooks-test-${randomUUID()}`,
+    ...overrides,
+  });
+}
+
+export interface TestAccount {
+  id: string;
+  webhookSecret: string;
+}
+
+export async function createAccount(
+  prisma: PrismaClient,
+  secrets: { webhookSecretPrevious?: string; webhookSecretRotatedAt?: Date } = {},
+): Promise<TestAccount> {
+  const id = `acct_wh_${randomUUID()}`;
+  const webhookSecret = generateWebhookSecret();
+  await prisma.account.create({ data: { id, name: 'webhook test', webhookSecret, ...secrets } });
+  return { id, webhookSecret };
+}
+
+export async function createApiKey(prisma: PrismaClient, accountId: string, scopes: Scope[]): Promise<string> {
+  const key = generateApiKey();
+  await prisma.apiKey.create({
+    data: { id: `key_${randomUUID()}`, accountId, prefix: key.prefix, hash: key.hash, scopes },
+  });
+  return key.apiKey;
+}
+
+export async function createFinishedJob(
+  prisma: PrismaClient,
+  accountId: string,
+  webhookUrl: string | null,
+  status: 'completed' | 'failed' | 'cancelled' = 'completed',
+): Promise<string> {
+  const id = `job_wh_${randomUUID()}`;
+  const now = new Date();
+  await prisma.job.create({
+    data: {
+      id,
+      accountId,
+      modelSlug: 'acme/pro/text-to-image',
+      modelId: 'acme-pro',
+      versionId: 'v1',
+      providerId: 'acme',
+      status,
+      progress: status === 'completed' ? 100 : 0,
+      input: { prompt: 'a red fox in the snow', num_images: '1' },
+      webhookUrl,
+      costMicroCents: 45_000n,
+      estimatedCompletionTime: now,
+      completedAt: now,
+      outputs: status === 'completed' ? [{ key: `${id}/0.png`, contentType: 'image/png', sizeBytes: 1234 }] : [],
+      ...(status === 'failed' ? { errorCode: 'PROVIDER_ERROR', errorMessage: 'boom' } : {}),
+    },
+  });
+  return id;
+}

@@ -1,0 +1,145 @@
+/**
+ * In-process stack for integration tests: the API on port 0 and Temporal workers, against the services
+ * the test harness started (DATABASE_URL, TEMPORAL_ADDRESS, MINIO_ENDPOINT). Each stack gets its own
+ * `jobs` and provider task queues, so test files running side by side never take each other's tasks.
+ */
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { loadConfig, type Config } from '../../src/config';
+import { createApiDeps, startApiServer, type RunningApi } from '../../src/api/server';
+import { createPrisma, type PrismaClient } from '../../src/db/prisma';
+import { createLogger } from '../../src/logger';
+import type { ProviderAdapter } from '../../src/providers/types';
+import { createStorage, type Storage } from '../../src/storage/storage';
+import { createProviderWorker } from '../../src/workers/providerWorker';
+import { routeTemporalLogsTo } from '../../src/workers/temporalLogging';
+import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
+
+export { createTestAccount, type TestAccount } from './accounts';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+
+/** The workflow bundle, built once per test process. */
+export function testWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silentLogger });
+  return bundle;
+}
+
+const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Config for a test stack: the harness env, quiet logs, a private jobs queue, fast built-in provider. */
+export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
+  const stackId = randomUUID();
+  return loadConfig({
+    ...process.env,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    JOBS_TASK_QUEUE: `jobs-test-${stackId}`,
+    PROVIDER_TASK_QUEUE_PREFIX: `provider-test-${stackId}.`,
+    PROVIDER_TIME_SCALE: '0.01',
+    WEBHOOK_ALLOW_PRIVATE: '1',
+    ...overrides,
+  });
+}
+
+export interface RunningWorker {
+  worker: Worker;
+  /** Graceful: stops polling, lets running tasks finish, resolves when the worker has stopped. */
+  stop(): Promise<void>;
+}
+
+export interface WorkerStarter {
+  config: Config;
+  prisma: PrismaClient;
+  storage: Storage;
+  startWorkflowWorker(): Promise<RunningWorker>;
+  startProviderWorker(providerId: string, options?: { adapter?: ProviderAdapter; maxConcurrentJobs?: number }): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+function running(worker: Worker): RunningWorker {
+  const done = worker.run();
+  return {
+    worker,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+/** Starts workers on demand against `config`; `close()` stops them all and closes the connections. */
+export async function createWorkerStarter(config: Config): Promise<WorkerStarter> {
+  routeTemporalLogsTo(createLogger('test-worker', config.logLevel));
+  const prisma = createPrisma(config.database.url);
+  const storage = createStorage(config.minio);
+  await storage.ensureBuckets();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const started: RunningWorker[] = [];
+  return {
+    config,
+    prisma,
+    storage,
+    async startWorkflowWorker() {
+      const worker = await createWorkflowWorker({ config, connection, prisma, storage, workflowBundle: await testWorkflowBundle() });
+      const r = running(worker);
+      started.push(r);
+      return r;
+    },
+    async startProviderWorker(providerId, options = {}) {
+      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, ...options });
+      const r = running(worker);
+      started.push(r);
+      return r;
+    },
+    async close() {
+      await Promise.all(started.map((w) => w.stop()));
+      await connection.close();
+      await clientConnection.close();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+export interface TestStack {
+  config: Config;
+  api: RunningApi;
+  url: string;
+  prisma: PrismaClient;
+  workers: WorkerStarter;
+  stop(): Promise<void>;
+}
+
+/** API + a workflow worker (+ provider workers for `providers`) sharing one config. */
+export async function startTestStack(options: { providers?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<TestStack> {
+  const config = testConfig(options.env);
+  const workers = await createWorkerStarter(config);
+  await workers.startWorkflowWorker();
+  for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
+  const api = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
+  return {
+    config,
+    api,
+    url: api.url,
+    prisma: workers.prisma,
+    workers,
+    async stop() {
+      await api.stop();
+      await workers.close();
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last !== undefined) return last;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms`);
+}

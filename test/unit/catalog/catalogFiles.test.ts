@@ -1,0 +1,126 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog } from '../../../src/catalog/catalogFiles';
+
+describe('the catalog files', () => {
+  const catalog = loadCatalog();
+
+  it('hold at least 4 providers and 10 models across image and video', () => {
+    expect(catalog.providers.length).toBeGreaterThanOrEqual(4);
+    expect(catalog.models.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(catalog.models.map((m) => m.category))).toEqual(new Set(['image', 'video']));
+  });
+
+  it('cover every required capability, version status and visibility level', () => {
+    const capabilities = new Set(catalog.models.map((m) => m.capability));
+    for (const c of ['text-to-image', 'text-to-video', 'image-to-video', 'image-to-video-elements']) expect(capabilities).toContain(c);
+    const statuses = new Set(catalog.models.flatMap((m) => m.versions.map((v) => v.status)));
+    expect(statuses).toEqual(new Set(['active', 'deprecated', 'disabled', 'deleted']));
+    expect(new Set(catalog.models.map((m) => m.visibility))).toEqual(new Set(['public', 'segment', 'private']));
+  });
+
+  it('have ratings and tags on every model', () => {
+    for (const m of catalog.models) {
+      expect(m.tags.length, m.slug).toBeGreaterThan(0);
+      expect(m.rating.count, m.slug).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('have a provider with no publicly visible model', () => {
+    const publicProviders = new Set(catalog.models.filter((m) => m.visibility === 'public').map((m) => m.providerId));
+    expect(catalog.providers.some((p) => !publicProviders.has(p.id))).toBe(true);
+  });
+
+  it('give image models 30 s and video models 240 s of processing', () => {
+    for (const m of catalog.models) {
+      for (const v of m.versions) expect(v.processingSeconds, m.slug).toBe(m.category === 'image' ? 30 : 240);
+    }
+  });
+
+  it('describe the two detailed models with their exact fields', () => {
+    const t2i = catalog.models.find((m) => m.slug.endsWith('/text-to-image') && m.slug === 'pixelforge/forge-pro/text-to-image')!;
+    const i2v = catalog.models.find((m) => m.slug === 'motionworks/reel-2/image-to-video-elements')!;
+    const active = (m: typeof t2i) => m.versions.find((v) => v.status === 'active')!;
+    const t2iProps = active(t2i).inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(Object.keys(t2iProps).sort()).toEqual(['num_images', 'prompt', 'size', 'thinking_mode']);
+    expect(t2iProps.num_images).toMatchObject({ type: 'string', enum: ['1', '2', '3', '4'], default: '1' });
+    expect(t2iProps.thinking_mode).toMatchObject({ type: 'boolean' });
+    const i2vSchema = active(i2v).inputSchema;
+    const i2vProps = i2vSchema.properties as Record<string, Record<string, unknown>>;
+    expect(Object.keys(i2vProps).sort()).toEqual(['aspect_ratio', 'duration', 'elements', 'image_url', 'prompt', 'quality']);
+    expect(i2vSchema.required).toEqual(['prompt', 'image_url', 'elements']);
+    expect(i2vProps.prompt).toMatchObject({ maxLength: 2500 });
+    expect(i2vProps.quality).toMatchObject({ enum: ['std', 'pro'], default: 'std' });
+    expect(i2vProps.duration).toMatchObject({ enum: Array.from({ length: 13 }, (_, i) => String(i + 3)), default: '5' });
+    expect(i2vProps.aspect_ratio).toMatchObject({ enum: ['16:9', '9:16', '1:1'], default: '16:9' });
+    const element = (i2vProps.elements.items as { properties: Record<string, unknown> }).properties;
+    expect(Object.keys(element).sort()).toEqual(['characterImages', 'name', 'type', 'voice']);
+  });
+});
+
+describe('catalog validation', () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function brokenCopy(edit: (files: { models: Record<string, unknown>[]; providers: Record<string, unknown>[] }) => void): string {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-'));
+    fs.cpSync(DEFAULT_CATALOG_DIR, dir, { recursive: true });
+    const modelsFile = path.join(dir, 'models', 'pixelforge.json');
+    const providersFile = path.join(dir, 'providers.json');
+    const files = { models: JSON.parse(fs.readFileSync(modelsFile, 'utf8')), providers: JSON.parse(fs.readFileSync(providersFile, 'utf8')) };
+    edit(files);
+    fs.writeFileSync(modelsFile, JSON.stringify(files.models));
+    fs.writeFileSync(providersFile, JSON.stringify(files.providers));
+    return dir;
+  }
+
+  const problemsOf = (catalogDir: string): string[] => {
+    try {
+      loadCatalog(catalogDir);
+      return [];
+    } catch (e) {
+      expect(e).toBeInstanceOf(CatalogValidationError);
+      return (e as CatalogValidationError).problems;
+    }
+  };
+
+  it('rejects unknown references, bad slugs and duplicates', () => {
+    const problems = problemsOf(
+      brokenCopy(({ models }) => {
+        models[0].category = 'audio';
+        models[1].slug = 'nobody/forge-lite/text-to-image';
+        models[2].slug = models[0].slug;
+      }),
+    );
+    expect(problems.join('\n')).toMatch(/unknown category audio/);
+    expect(problems.join('\n')).toMatch(/unknown provider nobody/);
+    expect(problems.join('\n')).toMatch(/duplicate slug/);
+  });
+
+  it('rejects pricing that does not fit the input schema', () => {
+    const problems = problemsOf(
+      brokenCopy(({ models }) => {
+        const v = (models[0].versions as Record<string, unknown>[])[0];
+        v.pricing = { baseMicroCents: 45000, unit: 'per_image', unitsField: 'count', multipliers: { size: { square: 1 } } };
+      }),
+    );
+    expect(problems.join('\n')).toMatch(/unitsField count is not an input field/);
+    expect(problems.join('\n')).toMatch(/no size multiplier for "square_hd"/);
+  });
+
+  it('rejects open input schemas, unknown keys and bad provider URLs', () => {
+    const problems = problemsOf(
+      brokenCopy(({ models, providers }) => {
+        const v = (models[0].versions as Record<string, unknown>[])[0];
+        v.inputSchema = { type: 'object', properties: { prompt: { type: 'string' } } };
+        (models[1] as Record<string, unknown>).colour = 'red';
+        providers[0].logoUrl = 'http://insecure.example/logo.svg';
+      }),
+    );
+    expect(problems.join('\n')).toMatch(/additionalProperties: false/);
+    expect(problems.join('\n')).toMatch(/colour/);
+    expect(problems.join('\n')).toMatch(/logoUrl/);
+  });
+});

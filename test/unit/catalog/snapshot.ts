@@ -1,0 +1,41 @@
+import type { CatalogData } from '../../../src/catalog/catalogFiles';
+import type { CatalogSnapshot } from '../../../src/catalog/catalogView';
+
+/** The snapshot the database would hold right after seeding `data`, in the same display order. */
+export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {
+  const byOrder = <T extends { order: number; id: string }>(a: T, b: T) => a.order - b.order || a.id.localeCompare(b.id);
+  return {
+    providers: [...data.providers].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)),
+    categories: [...data.categories].sort(byOrder),
+    capabilityGroups: [...data.capabilityGroups].sort(byOrder),
+    models: [...data.models]
+      .sort((a, b) => a.sortOrder - b.sortOrder || a.slug.localeCompare(b.slug))
+      .map((m) => ({
+        id: m.slug,
+        slug: m.slug,
+        providerId: m.providerId,
+        name: m.name,
+        description: m.description,
+        categoryId: m.category,
+        capabilityId: m.capability,
+        visibility: m.visibility,
+        segments: m.segments,
+        tags: m.tags,
+        ratingAverage: m.rating.average,
+        ratingCount: m.rating.count,
+        sortOrder: m.sortOrder,
+        versions: m.versions
+          .filter((v) => v.status !== 'deleted')
+          .map((v) => ({
+            versionId: v.versionId,
+            status: v.status,
+            inputSchema: v.inputSchema,
+            outputSchema: v.outputSchema,
+            pricing: v.pricing,
+            requestsPerMinute: v.rateLimits.requestsPerMinute,
+            requestsPerDay: v.rateLimits.requestsPerDay,
+            releasedAt: new Date(v.releasedAt),
+          })),
+      })),
+  };
+}

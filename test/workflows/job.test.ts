@@ -1,0 +1,291 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/activity';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { JobActivities } from '../../activities/jobs';
+import type { ProviderActivities } from '../../activities/provider';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  admitUpdate,
+  cancelUpdate,
+  jobIdentitySearchAttributes,
+  jobStartedSignal,
+  type JobWorkflowInput,
+  type ProviderJobInput,
+  type ProviderJobOutcome,
+} from '../../src/shared/jobs';
+import { jobWorkflowId } from '../../src/shared/temporal';
+import { jobWorkflow } from '../../workflows';
+import { bundleWorkflows, createJobTestEnv } from './temporalEnv';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {
+  const jobId = randomUUID();
+  return {
+    jobId,
+    accountId: `acct-${jobId.slice(0, 8)}`,
+    apiKeyId: null,
+    requestId: 'req-1',
+    modelSlug: 'acme/pro/text-to-image',
+    modelId: 'acme-pro',
+    versionId: 'v1',
+    providerId: `prov-${jobId.slice(0, 8)}`,
+    providerTaskQueue: `provider.prov-${jobId.slice(0, 8)}`,
+    capability: 'text-to-image',
+    input: { prompt: 'a fox' },
+    webhookUrl: null,
+    costMicroCents: 45_000,
+    expectedProcessingSeconds: 3,
+    admitBefore: new Date(Date.now() + 60_000).toISOString(),
+    ...overrides,
+  };
+}
+
+/** Records calls; each activity's behaviour can be replaced per test. */
+function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
+  const calls: string[] = [];
+  const activities: JobActivities = {
+    async admitJob(input) {
+      calls.push('admitJob');
+      return {
+        jobId: input.jobId,
+        status: 'pending',
+        costMicroCents: input.costMicroCents,
+        estimatedCompletionTime: new Date(Date.now() + 3000).toISOString(),
+        createdAt: new Date().toISOString(),
+      };
+    },
+    async cancelPendingJob() {
+      calls.push('cancelPendingJob');
+      return { refundedMicroCents: 45_000 };
+    },
+    async completeJob() {
+      calls.push('completeJob');
+    },
+    async failJob({ error }) {
+      calls.push(`failJob:${error.code}`);
+      return { refundedMicroCents: 45_000 };
+    },
+    ...overrides,
+  };
+  return { calls, activities };
+}
+
+async function admit(client: Client, input: JobWorkflowInput, taskQueue: string) {
+  const startWorkflowOperation = new WithStartWorkflowOperation(jobWorkflow, {
+    workflowId: jobWorkflowId(input.jobId),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: jobIdentitySearchAttributes(input),
+  });
+  const admission = await client.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation });
+  return { admission, handle: await startWorkflowOperation.workflowHandle() };
+}
+
+/** Runs the workflow worker (and a provider worker when given) while `fn` runs. */
+async function withWorkers<T>(
+  input: JobWorkflowInput,
+  jobActivities: JobActivities,
+  provider: ProviderActivities | null,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `jobs-${randomUUID()}`;
+  const workflowWorker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: jobActivities,
+  });
+  const workers = [workflowWorker];
+  if (provider) {
+    workers.push(
+      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue, activities: provider }),
+    );
+  }
+  const [first, ...rest] = workers;
+  const runAll = (i: number): Promise<T> =>
+    i === rest.length ? fn(taskQueue) : rest[i].runUntil(() => runAll(i + 1));
+  return first.runUntil(() => runAll(0));
+}
+
+async function statusAttribute(client: Client, jobId: string): Promise<string | undefined> {
+  const description = await client.workflow.getHandle(jobWorkflowId(jobId)).describe();
+  return description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.JobStatus);
+}
+
+function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('jobWorkflow', () => {
+  it('admits, runs the provider activity on the provider queue and completes', async () => {
+    const input = jobInput();
+    const { calls, activities } = fakeJobActivities();
+    const seen: ProviderJobInput[] = [];
+    const provider: ProviderActivities = {
+      async runProviderJob(args): Promise<ProviderJobOutcome> {
+        seen.push(args);
+        return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+      },
+    };
+    const result = await withWorkers(input, activities, provider, async (taskQueue) => {
+      const { admission, handle } = await admit(env.client, input, taskQueue);
+      expect(admission).toMatchObject({ jobId: input.jobId, status: 'pending', costMicroCents: 45_000 });
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ jobId: input.jobId, capability: 'text-to-image', input: { prompt: 'a fox' } });
+    expect(calls).toEqual(['admitJob', 'completeJob']);
+    expect(await statusAttribute(env.client, input.jobId)).toBe('completed');
+  }, 60_000);
+
+  it('answers a rejected admission through the update and ends without provider work', async () => {
+    const input = jobInput();
+    let providerCalled = false;
+    const { calls, activities } = fakeJobActivities({
+      async admitJob() {
+        throw ApplicationFailure.create({ type: 'INSUFFICIENT_BALANCE', message: 'balance too low', nonRetryable: true });
+      },
+    });
+    const provider: ProviderActivities = {
+      async runProviderJob() {
+        providerCalled = true;
+        return { outcome: 'cancelled' };
+      },
+    };
+    await withWorkers(input, activities, provider, async (taskQueue) => {
+      const error = await admit(env.client, input, taskQueue).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (error as WorkflowUpdateFailedError).cause;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect((cause as ApplicationFailure).type).toBe('INSUFFICIENT_BALANCE');
+      const result = await env.client.workflow.getHandle(jobWorkflowId(input.jobId)).result();
+      expect(result).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_BALANCE' } });
+    });
+    expect(providerCalled).toBe(false);
+    expect(calls).toEqual([]);
+    expect(await statusAttribute(env.client, input.jobId)).toBe('rejected');
+  }, 60_000);
+
+  it('cancels a pending job that no provider worker has begun and refunds it', async () => {
+    const input = jobInput();
+    const { calls, activities } = fakeJobActivities();
+    await withWorkers(input, activities, null, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      expect(await statusAttribute(env.client, input.jobId)).toBe('pending');
+      const cancelled = await handle.executeUpdate(cancelUpdate);
+      expect(cancelled).toEqual({ jobId: input.jobId, status: 'cancelled', refundedMicroCents: 45_000 });
+      expect(await handle.result()).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
+    });
+    expect(calls).toEqual(['admitJob', 'cancelPendingJob']);
+    expect(await statusAttribute(env.client, input.jobId)).toBe('cancelled');
+  }, 60_000);
+
+  it('rejects cancel synchronously once the provider has started the job', async () => {
+    const input = jobInput();
+    const { calls, activities } = fakeJobActivities();
+    const started = deferred();
+    const release = deferred();
+    const provider: ProviderActivities = {
+      async runProviderJob(args) {
+        await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+        started.resolve();
+        await release.promise;
+        return { outcome: 'completed', outputs: [] };
+      },
+    };
+    await withWorkers(input, activities, provider, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      await started.promise;
+      // The signal is processed in the next workflow task; wait until the status says so.
+      for (let i = 0; i < 50 && (await statusAttribute(env.client, input.jobId)) !== 'processing'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(((error as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('JOB_CANNOT_BE_CANCELLED');
+      release.resolve();
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+    });
+    expect(calls).toEqual(['admitJob', 'completeJob']);
+  }, 60_000);
+
+  it('reports a cancel that lost the race in PostgreSQL and lets the job finish', async () => {
+    const input = jobInput();
+    const release = deferred();
+    const { calls, activities } = fakeJobActivities({
+      async cancelPendingJob() {
+        throw ApplicationFailure.create({ type: 'JOB_CANNOT_BE_CANCELLED', message: 'Job is processing', nonRetryable: true });
+      },
+    });
+    const provider: ProviderActivities = {
+      async runProviderJob() {
+        await release.promise;
+        return { outcome: 'completed', outputs: [] };
+      },
+    };
+    await withWorkers(input, activities, provider, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
+      expect(((error as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('JOB_CANNOT_BE_CANCELLED');
+      release.resolve();
+      expect(await handle.result()).toMatchObject({ status: 'completed' });
+    });
+    expect(calls).toEqual(['admitJob', 'completeJob']);
+  }, 60_000);
+
+  it('fails and refunds the job on a permanent provider error', async () => {
+    const input = jobInput();
+    const { calls, activities } = fakeJobActivities();
+    let attempts = 0;
+    const provider: ProviderActivities = {
+      async runProviderJob() {
+        attempts++;
+        throw ApplicationFailure.create({ type: 'CONTENT_POLICY_VIOLATION', message: 'refused', nonRetryable: true });
+      },
+    };
+    const result = await withWorkers(input, activities, provider, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      return handle.result();
+    });
+    expect(attempts).toBe(1);
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'refused' }, refundedMicroCents: 45_000 });
+    expect(calls).toEqual(['admitJob', 'failJob:CONTENT_POLICY_VIOLATION']);
+    expect(await statusAttribute(env.client, input.jobId)).toBe('failed');
+  }, 60_000);
+
+  it('retries a transient provider error and then completes', async () => {
+    const input = jobInput();
+    const { calls, activities } = fakeJobActivities();
+    let attempts = 0;
+    const provider: ProviderActivities = {
+      async runProviderJob() {
+        attempts++;
+        if (attempts === 1) {
+          throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', message: 'try later', nextRetryDelay: '100 milliseconds' });
+        }
+        return { outcome: 'completed', outputs: [] };
+      },
+    };
+    const result = await withWorkers(input, activities, provider, async (taskQueue) => (await admit(env.client, input, taskQueue)).handle.result());
+    expect(attempts).toBe(2);
+    expect(result.status).toBe('completed');
+    expect(calls).toEqual(['admitJob', 'completeJob']);
+  }, 60_000);
+});

@@ -1,0 +1,26 @@
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { JOB_SEARCH_ATTRIBUTES } from '../../src/shared/jobs';
+
+export const TEMPORAL_CLI_PATH =
+  process.env.TEMPORAL_CLI_PATH ?? path.join(os.homedir(), '.cache/genmedia/bin/temporal-1.9.1/temporal');
+
+/** A local dev server on a free port with the job search attributes registered. */
+export function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: TEMPORAL_CLI_PATH },
+      searchAttributes: Object.values(JOB_SEARCH_ATTRIBUTES),
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
+}
+
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
+    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
+  });
+}

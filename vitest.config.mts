@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm test` (scripts/test.js) starts PostgreSQL, Temporal and MinIO and exports their addresses before running this.
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Temporal's native core and Prisma need real processes, not worker threads.
+    pool: 'forks',
+    // Two cores: two test files at a time, each talking to real services.
+    fileParallelism: true,
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+  },
+});
