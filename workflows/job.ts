@@ -36,6 +36,7 @@ import {
   type JobWorkflowStatus,
   type ProviderJobOutcome,
 } from '../src/shared/jobs';
+import { providerTaskQueue } from '../src/shared/temporal';
 import { onJobTerminal } from './jobTerminal';
 
 /** Error codes an admission is rejected with; retrying them cannot help. */
@@ -149,7 +150,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   setStatus('pending');
 
   // ── provider work ──
-  const provider = providerActivities(input.providerTaskQueue);
+  const provider = providerActivities(input.providerTaskQueue ?? providerTaskQueue(input.providerId));
   let outcome: ProviderJobOutcome | undefined;
   try {
     outcome = await providerScope.run(() =>

@@ -21,6 +21,8 @@ export type InputValidationResult =
 export function createSchemaAjv(): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
   addFormats(ajv);
+  // Annotation only: the media kind a URL field needs ("image" | "video" | "audio"), read by the upload checks.
+  ajv.addKeyword({ keyword: 'x-media', schemaType: ['string', 'array'] });
   return ajv;
 }
 

@@ -26,8 +26,8 @@ export interface JobWorkflowInput {
   modelId: string;
   versionId: string;
   providerId: string;
-  /** Task queue of the provider's workers, `provider.<providerId>` unless configured otherwise. */
-  providerTaskQueue: string;
+  /** Task queue of the provider's workers; absent → `provider.<providerId>`. */
+  providerTaskQueue?: string;
   /** Capability id of the model, e.g. `text-to-image`; the provider adapter picks its renderer by it. */
   capability: string;
   /** Validated input with the schema's defaults applied. */

@@ -13,6 +13,7 @@ export interface UploadDeps {
   storage: Storage;
   temporal: Pick<Client, 'workflow'>;
   clock?: () => Date;
+  logger?: { warn(details: object, message: string): void };
 }
 
 /** The subset needed to check file references in job inputs. */

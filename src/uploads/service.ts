@@ -75,6 +75,7 @@ export async function createPresignedUpload(
       args: [input],
     });
   } catch (error) {
+    deps.logger?.warn({ err: error, fileId }, 'could not start the upload expiry workflow');
     await deps.prisma.upload.delete({ where: { id: fileId } }).catch(() => undefined);
     throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be registered; please retry', undefined, {
       'Retry-After': '1',

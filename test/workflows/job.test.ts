@@ -112,7 +112,7 @@ async function withWorkers<T>(
   const workers = [workflowWorker];
   if (provider) {
     workers.push(
-      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue, activities: provider }),
+      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue!, activities: provider }),
     );
   }
   const [first, ...rest] = workers;

@@ -16,5 +16,5 @@ export function get<T = any>(url: string, apiKey: string): Promise<JsonResponse<
 }
 
 export function imageJob(overrides: Record<string, unknown> = {}) {
-  return { model: TEXT_TO_IMAGE, input: { prompt: 'a lighthouse at dusk', size: 'square', ...overrides } };
+  return { model: TEXT_TO_IMAGE, input: { prompt: 'a lighthouse at dusk', ...overrides } };
 }

@@ -1,4 +1,7 @@
 import crypto from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
@@ -47,9 +50,9 @@ describe('storage against MinIO', () => {
     const bytes = crypto.randomBytes(1234);
     await storage.putFile(storage.outputsBucket, 'k/buf.bin', bytes, 'image/png');
     await storage.putFile(storage.outputsBucket, 'k/stream.bin', Readable.from([bytes]), 'video/mp4');
-    const tmp = `/tmp/storage-test-${suffix}.bin`;
-    await import('node:fs/promises').then((fs) => fs.writeFile(tmp, bytes));
-    await storage.putFile(storage.outputsBucket, 'k/file.bin', tmp, 'audio/wav');
+    const tmp = path.join(os.tmpdir(), `storage-test-${suffix}.bin`);
+    await writeFile(tmp, bytes);
+    await storage.putFile(storage.outputsBucket, 'k/file.bin', tmp, 'audio/wav').finally(() => rm(tmp, { force: true }));
 
     expect(await storage.stat(storage.outputsBucket, 'k/buf.bin')).toMatchObject({ size: 1234, contentType: 'image/png' });
     expect(await storage.stat(storage.outputsBucket, 'k/stream.bin')).toMatchObject({ size: 1234, contentType: 'video/mp4' });

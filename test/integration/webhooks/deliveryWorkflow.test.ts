@@ -294,18 +294,21 @@ describe('job workflow → webhook', () => {
       res.writeHead(200).end();
     });
 
-    const result = await env.client.workflow.execute('jobWorkflow', {
-      taskQueue,
-      workflowId: jobWorkflowId(jobId),
-      args: [jobInput(jobId, webhookUrl)],
-    });
-    expect(result).toMatchObject({ jobId, status: 'completed' });
-
-    const [request] = await receiver.waitForRequests(1);
-    expect(request.headers['webhook-id']).toBe(webhookEventId(jobId, 'job.completed'));
     const child = env.client.workflow.getHandle(webhookWorkflowId(jobId, 'job.completed'));
-    expect((await child.describe()).status.name).toBe('RUNNING');
-    release();
+    try {
+      const result = await env.client.workflow.execute('jobWorkflow', {
+        taskQueue,
+        workflowId: jobWorkflowId(jobId),
+        args: [jobInput(jobId, webhookUrl)],
+      });
+      expect(result).toMatchObject({ jobId, status: 'completed' });
+
+      const [request] = await receiver.waitForRequests(1);
+      expect(request.headers['webhook-id']).toBe(webhookEventId(jobId, 'job.completed'));
+      expect((await child.describe()).status.name).toBe('RUNNING');
+    } finally {
+      release();
+    }
     expect(await child.result()).toMatchObject({ status: 'delivered', attempts: 1 });
   });
 });

@@ -47,6 +47,11 @@ describe('the catalog files', () => {
     expect(Object.keys(t2iProps).sort()).toEqual(['num_images', 'prompt', 'size', 'thinking_mode']);
     expect(t2iProps.num_images).toMatchObject({ type: 'string', enum: ['1', '2', '3', '4'], default: '1' });
     expect(t2iProps.thinking_mode).toMatchObject({ type: 'boolean' });
+    expect(t2iProps.size).toMatchObject({
+      enum: ['square_hd', 'portrait_4_3', 'portrait_16_9', 'landscape_4_3', 'landscape_16_9'],
+      default: 'square_hd',
+    });
+    expect(active(t2i).inputSchema.required).toEqual(['prompt']);
     const i2vSchema = active(i2v).inputSchema;
     const i2vProps = i2vSchema.properties as Record<string, Record<string, unknown>>;
     expect(Object.keys(i2vProps).sort()).toEqual(['aspect_ratio', 'duration', 'elements', 'image_url', 'prompt', 'quality']);

@@ -90,3 +90,10 @@ describe('withDefaults', () => {
     expect(withDefaults(t2i, undefined)).toMatchObject({ num_images: '1' });
   });
 });
+
+describe('schema annotations', () => {
+  it('accepts the x-media annotation without treating it as a constraint', () => {
+    const schema = { type: 'object', additionalProperties: false, properties: { clip: { type: 'string', 'x-media': 'video' } } };
+    expect(validateInput(schema, { clip: 'https://example.com/a.mp4' }).ok).toBe(true);
+  });
+});
