@@ -10,7 +10,8 @@ import type { Storage } from '../src/storage/storage';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/delivery';
-import { prismaWebhookSources, storedJobRecord, type JobPresenter } from '../src/webhooks/sources';
+import { toDetail } from '../src/jobs/views';
+import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
 
@@ -26,6 +27,15 @@ export interface ActivityDeps {
 
 export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities;
 
+/** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
+function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
+  const ttl = config.jobs.outputUrlTtlSeconds;
+  return (job) =>
+    toDetail(job, (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }), ttl) as unknown as Promise<
+      Record<string, unknown>
+    >;
+}
+
 export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
   return {
     ...createJobActivities({
@@ -38,7 +48,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),
-        ...prismaWebhookSources(deps.prisma, deps.presentJob ?? storedJobRecord),
+        ...prismaWebhookSources(deps.prisma, deps.presentJob ?? jobDetailPresenter(deps)),
         config: deps.config.webhooks,
         ca: deps.webhookCa,
       }),

@@ -105,7 +105,16 @@ export async function submitJob(
 }
 
 function replayed(response: StoredResponse): SubmitOutcome {
-  return { status: response.status, body: response.body as unknown as SubmitResponse, headers: { 'Idempotent-Replayed': 'true' } };
+  const stored = response.body as unknown as SubmitResponse;
+  // Rebuilt field by field: the stored JSON does not keep key order.
+  const body: SubmitResponse = {
+    jobId: stored.jobId,
+    requestId: stored.requestId,
+    status: stored.status,
+    estimatedCompletionTime: stored.estimatedCompletionTime,
+    costMicroCents: stored.costMicroCents,
+  };
+  return { status: response.status, body, headers: { 'Idempotent-Replayed': 'true' } };
 }
 
 function successResponse(admission: AdmissionResult, requestId: string): StoredResponse & { body: SubmitResponse } {
@@ -213,10 +222,7 @@ async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput,
     admitted = null;
   }
   if (admitted) return admitted;
-  deps.temporal.workflow
-    .getHandle(jobWorkflowId(input.jobId))
-    .terminate('admission voided by the API')
-    .catch(() => undefined);
+  // A workflow that did start finds the admission voided and ends as `rejected` on its own.
   throw new ApiError('PUBSUB_PUBLISH_FAILED', 'The job could not be queued; nothing was charged. Retry the request.', undefined, {
     'Retry-After': '1',
   });
