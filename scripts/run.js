@@ -8,6 +8,7 @@ const log = require('./lib/log');
 const USAGE = `usage: node scripts/run.js <command>
   dev                  bootstrap, then run the whole stack until Ctrl-C
   test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
+  bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
   bootstrap [--json] [--for-tests]
                        only make sure every dependency is installed (--for-tests: also what the tests need)`;
 
@@ -19,6 +20,8 @@ async function main(argv) {
       return undefined;
     case 'test':
       return require('./test').test(rest);
+    case 'bench':
+      return require('./test').bench(rest);
     case 'bootstrap': {
       const result = require('./lib/bootstrap').bootstrap({ forTests: rest.includes('--for-tests') });
       if (rest.includes('--json')) console.log(JSON.stringify(result));

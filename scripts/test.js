@@ -78,13 +78,12 @@ function prepareDatabase(env) {
  * Vitest runs in its own process group so that, once it has exited, whatever it left behind (a fork stuck in a
  * shutdown) can be stopped too. Signals reach it through `interrupt`.
  */
-function runVitest(args, env) {
-  const vitest = path.join(path.dirname(require.resolve('vitest/package.json', { paths: [REPO_ROOT] })), 'vitest.mjs');
-  const child = spawn(process.execPath, [vitest, 'run', ...args], { cwd: REPO_ROOT, env, stdio: 'inherit', detached: true });
+function runInOwnGroup(nodeArgs, env) {
+  const child = spawn(process.execPath, nodeArgs, { cwd: REPO_ROOT, env, stdio: 'inherit', detached: true });
   const exit = new Promise((resolve) => {
     child.on('close', (code, signal) => resolve(code === null ? (signal === 'SIGINT' ? 130 : 1) : code));
     child.on('error', (err) => {
-      log.error(`cannot start vitest: ${err.message}`);
+      log.error(`cannot start ${nodeArgs.join(' ')}: ${err.message}`);
       resolve(1);
     });
   }).then(async (code) => {
@@ -102,18 +101,33 @@ function runVitest(args, env) {
   return { exit, interrupt };
 }
 
-async function test(vitestArgs) {
+function vitestArgs(args) {
+  const vitest = path.join(path.dirname(require.resolve('vitest/package.json', { paths: [REPO_ROOT] })), 'vitest.mjs');
+  return [vitest, 'run', ...args];
+}
+
+/** `npm test`: vitest with the given arguments against a throw-away stack. */
+function test(args) {
+  return withTestStack((env) => runInOwnGroup(vitestArgs(args), env));
+}
+
+/** `npm run bench`: the benchmarks under bench/ against a throw-away stack; they print their own figures. */
+function bench(args) {
+  return withTestStack((env) => runInOwnGroup(['--import', 'tsx', path.join('bench', 'run.ts'), ...args], { ...env, LOG_LEVEL: 'error' }));
+}
+
+async function withTestStack(runner) {
   const startedAt = Date.now();
   const binaries = bootstrap({ managedPostgres: true, forTests: true });
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-test-'));
   fs.chmodSync(workDir, 0o755); // the postgres system user must reach its cluster inside
   const supervisor = new Supervisor();
   let interrupted = null;
-  let vitest = null;
+  let child = null;
   const onSignal = (signal) => {
     interrupted = signal;
     log.warn(`${signal} received, tearing the test stack down`);
-    if (vitest) vitest.interrupt(signal);
+    if (child) child.interrupt(signal);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -130,8 +144,8 @@ async function test(vitestArgs) {
     prepareDatabase(env);
     log.info(`test stack ready (${log.seconds(Date.now() - startedAt)}): postgres :${plan.postgres.port}, temporal :${plan.temporal.port}, minio :${plan.minio.port}`);
     if (interrupted === null) {
-      vitest = runVitest(vitestArgs, env);
-      exitCode = await vitest.exit;
+      child = runner(env);
+      exitCode = await child.exit;
     }
   } catch (err) {
     log.error(err.message);
@@ -146,4 +160,4 @@ async function test(vitestArgs) {
   return exitCode;
 }
 
-module.exports = { test };
+module.exports = { test, bench };

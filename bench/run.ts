@@ -1,0 +1,26 @@
+/**
+ * `npm run bench [name ...]`: runs the benchmarks against the throw-away stack that scripts/test.js starts.
+ * Each prints its own figures; they are measured side by side in one run, never asserted in tests.
+ */
+import { catalogCacheBench } from './catalogCache';
+
+const BENCHMARKS: Record<string, () => Promise<void>> = {
+  catalog: catalogCacheBench,
+};
+
+async function main(names: string[]) {
+  const selected = names.length ? names : Object.keys(BENCHMARKS);
+  for (const name of selected) {
+    const bench = BENCHMARKS[name];
+    if (!bench) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
+    await bench();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,21 @@
+/** Small helpers so every benchmark reports the same way: medians and percentiles in ms, ratios side by side. */
+export function percentile(sortedMs: number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const index = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[index]!;
+}
+
+export function summarize(samplesMs: number[]) {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return { n: sorted.length, p50: percentile(sorted, 50), p95: percentile(sorted, 95), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
+  const started = process.hrtime.bigint();
+  const value = await fn();
+  return [value, Number(process.hrtime.bigint() - started) / 1e6];
+}
+
+export function fmt(ms: number): string {
+  return `${ms.toFixed(2)} ms`;
+}
