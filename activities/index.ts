@@ -30,10 +30,7 @@ export type WorkflowQueueActivities = JobActivities & UploadActivities & Webhook
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
   const ttl = config.jobs.outputUrlTtlSeconds;
-  return (job) =>
-    toDetail(job, (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }), ttl) as unknown as Promise<
-      Record<string, unknown>
-    >;
+  return (job) => toDetail(job, (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }), ttl);
 }
 
 export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {

@@ -3,7 +3,7 @@ import type { Job, PrismaClient } from '@prisma/client';
 import type { WebhookDeliveryDeps } from './delivery';
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
-export type JobPresenter = (job: Job) => Promise<Record<string, unknown>> | Record<string, unknown>;
+export type JobPresenter = (job: Job) => Promise<object> | object;
 
 export function prismaWebhookSources(
   prisma: PrismaClient,
@@ -18,7 +18,7 @@ export function prismaWebhookSources(
         accountId: job.accountId,
         webhookUrl: job.webhookUrl,
         finishedAt: job.completedAt,
-        record: await presentJob(job),
+        record: (await presentJob(job)) as Record<string, unknown>,
       };
     },
     loadAccountSecrets(accountId) {
@@ -31,8 +31,8 @@ export function prismaWebhookSources(
 }
 
 /**
- * The job as stored, in the shape of the job listing plus input, outputs and error. Stand-in used
- * when no presenter is injected; it does not sign output URLs.
+ * The job as stored, in the shape of the job listing plus input, outputs and error, without signed
+ * output URLs: for tests that run without object storage. Workers present jobs with `toDetail`.
  */
 export function storedJobRecord(job: Job): Record<string, unknown> {
   return {
