@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma';
 import { newId } from '../lib/ids';
+import { generateWebhookSecret } from '../webhooks/signing';
 import { generateApiKey, type Scope } from './apiKeys';
 
 export interface NewAccount {
@@ -11,10 +11,6 @@ export interface NewAccount {
   segments?: string[];
   discountPercent?: number;
   allowedModels?: string[];
-}
-
-export function generateWebhookSecret(): string {
-  return 'whsec_' + randomBytes(24).toString('base64');
 }
 
 /** Creates an account; its opening balance is a top-up ledger row like any other. */
@@ -116,4 +112,20 @@ export async function describeAccount(prisma: PrismaClient, accountId: string) {
     allowedModels: account.allowedModels,
     keys: keys.map((k) => ({ ...k, revokedAt: k.revokedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
   };
+}
+
+/**
+ * Replaces the account's webhook signing secret. The previous one keeps signing alongside it during the
+ * rotation window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS), so receivers can switch without losing events.
+ */
+export async function rotateWebhookSecret(prisma: PrismaClient, accountId: string) {
+  const account = await prisma.account.findUnique({ where: { id: accountId } });
+  if (!account) return null;
+  const webhookSecret = generateWebhookSecret();
+  const rotatedAt = new Date();
+  await prisma.account.update({
+    where: { id: accountId },
+    data: { webhookSecret, webhookSecretPrevious: account.webhookSecret, webhookSecretRotatedAt: rotatedAt },
+  });
+  return { accountId, webhookSecret, rotatedAt: rotatedAt.toISOString() };
 }

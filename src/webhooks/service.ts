@@ -37,9 +37,13 @@ export interface RedeliveryView {
   status: 'pending';
 }
 
-async function ownedJob(prisma: PrismaClient, accountId: string, jobId: string) {
+/**
+ * The job if `accountId` owns it. Another account's job reads as not found, so reads never reveal that it
+ * exists; actions on it (`forAction`) answer UNAUTHORIZED_ACCESS, as cancel does.
+ */
+async function ownedJob(prisma: PrismaClient, accountId: string, jobId: string, forAction = false) {
   const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true, accountId: true, webhookUrl: true } });
-  if (!job) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (!job || (job.accountId !== accountId && !forAction)) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   if (job.accountId !== accountId) throw new ApiError('UNAUTHORIZED_ACCESS', `Job ${jobId} belongs to another account`);
   return job;
 }
@@ -71,7 +75,7 @@ export async function redeliverJobWebhook(
   accountId: string,
   jobId: string,
 ): Promise<RedeliveryView> {
-  await ownedJob(deps.prisma, accountId, jobId);
+  await ownedJob(deps.prisma, accountId, jobId, true);
   const events = await createWebhookStore(deps.prisma).listForJob(jobId);
   const event = events.at(-1);
   if (!event) {

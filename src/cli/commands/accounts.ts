@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { createAccount, describeAccount } from '../../accounts/service';
+import { createAccount, describeAccount, rotateWebhookSecret } from '../../accounts/service';
 import { CliError, parseList, parseMicroCents, parseNonNegativeInt, runCommand } from '../context';
 
 function parsePercent(value: string): number {
@@ -60,6 +60,22 @@ export function registerAccountCommands(admin: Command): void {
             `segments ${a.segments.join(', ') || '-'}; discount ${a.discountPercent}%`,
             ...a.keys.map((k) => `key ${k.id} ${k.prefix}… [${k.scopes.join(',')}]${k.revokedAt ? ' revoked' : ''}`),
           ].join('\n'),
+      ),
+    );
+
+  accounts
+    .command('rotate-webhook-secret <accountId>')
+    .description('Issue a new webhook signing secret; the old one also signs during the rotation window')
+    .option('--json', 'print one JSON object')
+    .action((accountId: string, opts) =>
+      runCommand(
+        opts,
+        async (prisma) => {
+          const rotated = await rotateWebhookSecret(prisma, accountId);
+          if (!rotated) throw new CliError('ACCOUNT_NOT_FOUND', `no account ${accountId}`);
+          return rotated;
+        },
+        (r) => `account ${r.accountId}\nnew webhook secret ${r.webhookSecret}\n(the previous secret also signs for the rotation window)`,
       ),
     );
 }

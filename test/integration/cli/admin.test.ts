@@ -72,6 +72,17 @@ describe('genmedia admin CLI', () => {
     expect(shown).toMatchObject({ accountId: account.accountId, balanceMicroCents: 1000, plan: 'standard', maxConcurrentJobs: 5, concurrentJobs: 0 });
   });
 
+  it('rotates the webhook secret and keeps the previous one for the rotation window', async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'r', '--credits', '0', '--json')).stdout);
+    const rotated = onlyJson((await genmedia('admin', 'accounts', 'rotate-webhook-secret', account.accountId, '--json')).stdout);
+    expect(rotated.webhookSecret).toMatch(/^whsec_/);
+    expect(rotated.webhookSecret).not.toBe(account.webhookSecret);
+    const row = await prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
+    expect(row.webhookSecret).toBe(rotated.webhookSecret);
+    expect(row.webhookSecretPrevious).toBe(account.webhookSecret);
+    expect(row.webhookSecretRotatedAt?.toISOString()).toBe(rotated.rotatedAt);
+  });
+
   it('reports errors as one JSON object and a non-zero exit', async () => {
     const unknown = await genmedia('admin', 'accounts', 'show', 'acc_missing', '--json');
     expect(unknown.code).not.toBe(0);

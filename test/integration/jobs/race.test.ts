@@ -1,6 +1,7 @@
 /**
- * Cancel racing with a provider worker beginning the job, many times over: each job ends either cancelled
- * and fully refunded with no output ever stored, or completed and charged — never both, never neither.
+ * Cancel racing with a provider worker beginning the job: jobs wait pending while no provider worker runs,
+ * then a worker starts while cancels arrive for all of them. Each job ends either cancelled and fully
+ * refunded with no output ever stored, or completed and charged — never both, never neither.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
@@ -9,7 +10,7 @@ import { get, post } from './helpers';
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '0.005' } });
+  stack = await startTestStack({ env: { PROVIDER_TIME_SCALE: '0.005' } });
 });
 
 afterAll(async () => {
@@ -21,40 +22,55 @@ const COST = 15_000n;
 
 describe('cancel versus start', () => {
   it('ends every race in exactly one consistent outcome', async () => {
-    const runs = 16;
+    const rounds = 2;
+    const jobsPerRound = 12;
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 50 });
-    const outcomes: Record<'cancelled' | 'completed', number> = { cancelled: 0, completed: 0 };
-    for (let i = 0; i < runs; i++) {
-      const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, LITE);
-      expect(submitted.status).toBe(201);
-      const jobId: string = submitted.body.jobId;
-      await new Promise((r) => setTimeout(r, (i % 4) * 15));
-      const cancel = await post(`${stack.url}/v1/jobs/${jobId}/cancel`, account.apiKey);
-      expect([200, 409]).toContain(cancel.status);
-
-      const final = await eventually(async () => {
-        const res = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
-        return ['completed', 'cancelled', 'failed'].includes(res.body.status) ? res.body : undefined;
-      });
-      const ledger = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
-      const stored = await stack.workers.storage.removePrefix(stack.workers.storage.outputsBucket, `${jobId}/`);
-      if (cancel.status === 200) {
-        expect(cancel.body).toEqual({ jobId, status: 'cancelled', refundedMicroCents: Number(COST) });
-        expect(final).toMatchObject({ status: 'cancelled', refundedMicroCents: Number(COST), outputs: [] });
-        expect(ledger.map((e) => e.kind)).toEqual(['charge', 'refund']);
-        expect(final.startedAt).toBeNull();
-        expect(stored).toBe(0);
-        outcomes.cancelled++;
-      } else {
-        expect(cancel.body.error.code).toBe('JOB_CANNOT_BE_CANCELLED');
-        expect(final).toMatchObject({ status: 'completed', refundedMicroCents: 0, progress: 100 });
-        expect(ledger.map((e) => e.kind)).toEqual(['charge']);
-        expect(stored).toBe(final.outputs.length);
-        outcomes.completed++;
+    const outcomes = { cancelled: 0, completed: 0 };
+    for (let round = 0; round < rounds; round++) {
+      const jobIds: string[] = [];
+      for (let i = 0; i < jobsPerRound; i++) {
+        const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, LITE);
+        expect(submitted.status).toBe(201);
+        jobIds.push(submitted.body.jobId);
       }
+      const worker = await stack.workers.startProviderWorker('pixelforge', { maxConcurrentJobs: 3 });
+      // Cancels start once the worker has begun; the first jobs are then taken, the last still waiting.
+      await eventually(async () => ((await stack.prisma.job.count({ where: { id: { in: jobIds }, status: { not: 'pending' } } })) > 0 ? true : undefined), 30_000, 5);
+      const cancels = await Promise.all(
+        jobIds.map(async (jobId, i) => {
+          await new Promise((r) => setTimeout(r, i * 25));
+          return post(`${stack.url}/v1/jobs/${jobId}/cancel`, account.apiKey);
+        }),
+      );
+      for (const [i, jobId] of jobIds.entries()) {
+        const cancel = cancels[i];
+        const final = await eventually(async () => {
+          const res = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
+          return ['completed', 'cancelled', 'failed'].includes(res.body.status) ? res.body : undefined;
+        });
+        const ledger = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
+        const stored = await stack.workers.storage.removePrefix(stack.workers.storage.outputsBucket, `${jobId}/`);
+        if (cancel.status === 200) {
+          expect(cancel.body).toEqual({ jobId, status: 'cancelled', refundedMicroCents: Number(COST) });
+          expect(final).toMatchObject({ status: 'cancelled', refundedMicroCents: Number(COST), outputs: [], startedAt: null });
+          expect(ledger.map((e) => e.kind)).toEqual(['charge', 'refund']);
+          expect(stored).toBe(0);
+          outcomes.cancelled++;
+        } else {
+          expect(cancel.status).toBe(409);
+          expect(cancel.body.error.code).toBe('JOB_CANNOT_BE_CANCELLED');
+          expect(final).toMatchObject({ status: 'completed', refundedMicroCents: 0, progress: 100 });
+          expect(ledger.map((e) => e.kind)).toEqual(['charge']);
+          expect(stored).toBe(final.outputs.length);
+          outcomes.completed++;
+        }
+      }
+      await worker.stop();
     }
-    console.log("race outcomes", outcomes);
-    expect(outcomes.cancelled + outcomes.completed).toBe(runs);
+    expect(outcomes.cancelled + outcomes.completed).toBe(rounds * jobsPerRound);
+    // Both sides of the race were reached.
+    expect(outcomes.cancelled).toBeGreaterThan(0);
+    expect(outcomes.completed).toBeGreaterThan(0);
     const balance = (await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).balanceMicroCents;
     expect(balance).toBe(10_000_000n - BigInt(outcomes.completed) * COST);
   }, 180_000);

@@ -350,10 +350,11 @@ describe('delivery log and redelivery endpoints', () => {
 
     const stranger = await createApiKey(prisma, (await createAccount(prisma)).id, ['check_status', 'submit_job']);
     const denied = await call('GET', `/v1/jobs/${jobId}/webhooks`, stranger);
-    expect(denied.status).toBe(403);
-    expect((await denied.json()).error.code).toBe('UNAUTHORIZED_ACCESS');
+    expect(denied.status).toBe(404);
+    expect((await denied.json()).error.code).toBe('JOB_NOT_FOUND');
     const redeliverDenied = await call('POST', `/v1/jobs/${jobId}/webhooks/redeliver`, stranger);
     expect(redeliverDenied.status).toBe(403);
+    expect((await redeliverDenied.json()).error.code).toBe('UNAUTHORIZED_ACCESS');
 
     const missing = await call('GET', `/v1/jobs/job_missing_${randomUUID()}/webhooks`, owner);
     expect(missing.status).toBe(404);
