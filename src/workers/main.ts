@@ -45,22 +45,28 @@ async function runWorkers(options: Options): Promise<void> {
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
 
-  const workers: Worker[] = [];
-  if (options.workflows) workers.push(await createWorkflowWorker({ config, connection, prisma, storage }));
+  const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, prisma, storage })] : [];
+  const providerWorkers: Worker[] = [];
   for (const providerId of options.provider ?? []) {
-    workers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));
+    providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));
   }
+  const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
+  const providerRuns = providerWorkers.map((w) => w.run());
+  const workflowRuns = workflowWorkers.map((w) => w.run());
 
+  const stop = (list: Worker[]) => list.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
+  // Provider workers drain first, so the results of the jobs they finish reach the workflows before those stop.
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'draining workers');
-    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    stop(providerWorkers);
+    void Promise.allSettled(providerRuns).then(() => stop(workflowWorkers));
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
   try {
-    await Promise.all(workers.map((w) => w.run()));
+    await Promise.all([...providerRuns, ...workflowRuns]);
   } finally {
     await connection.close();
     await clientConnection.close();

@@ -112,11 +112,13 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-/** API + a workflow worker (+ provider workers for `providers`) sharing one config. */
-export async function startTestStack(options: { providers?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<TestStack> {
+/** API + a workflow worker (unless `workflowWorker: false`) + provider workers for `providers`, sharing one config. */
+export async function startTestStack(
+  options: { providers?: string[]; env?: NodeJS.ProcessEnv; workflowWorker?: boolean } = {},
+): Promise<TestStack> {
   const config = testConfig(options.env);
   const workers = await createWorkerStarter(config);
-  await workers.startWorkflowWorker();
+  if (options.workflowWorker !== false) await workers.startWorkflowWorker();
   for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
   const api = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
   return {
@@ -129,6 +131,17 @@ export async function startTestStack(options: { providers?: string[]; env?: Node
       await api.stop();
       await workers.close();
     },
+  };
+}
+
+/** Environment for a worker process (`src/workers/main.ts`) serving the same queues as `config`. */
+export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_LEVEL: 'warn',
+    JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
+    PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
+    PROVIDER_TIME_SCALE: String(config.providers.timeScale),
   };
 }
 

@@ -18,12 +18,13 @@ import {
 } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
 import { jobWorkflow } from '../../workflows';
-import { bundleWorkflows, createJobTestEnv } from './temporalEnv';
+import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
+  quietTemporalLogs();
   [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
 }, 120_000);
 

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { JOB_SEARCH_ATTRIBUTES } from '../../src/shared/jobs';
 
 export const TEMPORAL_CLI_PATH =
@@ -23,4 +23,13 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
     workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
+}
+
+/** Keeps worker state chatter out of test output; a no-op when this process already has a Runtime. */
+export function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed
+  }
 }

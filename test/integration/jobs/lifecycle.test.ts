@@ -48,6 +48,15 @@ describe('job lifecycle over HTTP', () => {
     }
     expect(await balance(account.accountId)).toBe(910_000n);
 
+    // Operators find the job in Temporal by account and status.
+    const query = `AccountId = '${account.accountId}' AND JobStatus = 'completed'`;
+    const found = await eventually(async () => {
+      const ids: string[] = [];
+      for await (const wf of stack.api.deps.temporal.workflow.list({ query })) ids.push(wf.workflowId);
+      return ids.length > 0 ? ids : undefined;
+    });
+    expect(found).toEqual([`job:${jobId}`]);
+
     const listed = await get(`${stack.url}/v1/jobs`, account.apiKey);
     expect(listed.body.jobs).toEqual([
       { jobId, status: 'completed', progress: 100, model: 'pixelforge/forge-pro/text-to-image', createdAt: done.body.createdAt, completedAt: done.body.completedAt },

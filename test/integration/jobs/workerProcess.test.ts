@@ -1,0 +1,68 @@
+/** The worker entrypoint as a process: provider listing, both queues in one process, graceful SIGTERM. */
+import { execFile, spawn } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../src/config';
+import { jobWorkflowId } from '../../../src/shared/temporal';
+import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
+import { get, post } from './helpers';
+
+const MAIN = path.join('src', 'workers', 'main.ts');
+let stack: TestStack;
+
+beforeAll(async () => {
+  stack = await startTestStack({ workflowWorker: false, env: { PROVIDER_TIME_SCALE: '0.1' } });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('src/workers/main.ts', () => {
+  it('--list-providers prints the catalog provider ids as a JSON array', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, '--list-providers'], {
+      cwd: REPO_ROOT,
+      env: workerProcessEnv(stack.config),
+    });
+    const ids = JSON.parse(stdout) as string[];
+    expect(ids).toEqual(expect.arrayContaining(['pixelforge', 'motionworks']));
+    expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('runs --workflows and --provider together and drains a running job on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--workflows', '--provider', 'pixelforge'], {
+      cwd: REPO_ROOT,
+      env: workerProcessEnv(stack.config),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const account = await createTestAccount(stack.prisma);
+      const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, {
+        model: 'pixelforge/forge-lite/text-to-image',
+        input: { prompt: 'drain me', size: 'landscape_16_9' },
+      });
+      expect(submitted.status).toBe(201);
+      const jobId: string = submitted.body.jobId;
+      await eventually(async () => {
+        const job = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+        return job.status === 'processing' ? true : undefined;
+      }, 90_000, 50);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      // The running provider attempt finished instead of being abandoned; the bookkeeping follows on the next workflow worker.
+      await stack.workers.startWorkflowWorker();
+      const job = await eventually(async () => {
+        const res = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
+        return res.body.status === 'processing' ? undefined : res.body;
+      });
+      expect(job.status).toBe('completed');
+      const history = await stack.api.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
+      const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter(Boolean);
+      expect(Math.max(...(attempts as number[]))).toBe(1);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 150_000);
+});

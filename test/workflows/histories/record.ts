@@ -1,0 +1,113 @@
+/**
+ * Records job workflow histories for the replay test. Run after a released workflow change only when the
+ * change is meant to keep old histories replayable (then commit the new files next to the old ones):
+ *   npx tsx test/workflows/histories/record.ts
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import type { JobActivities } from '../../../activities/jobs';
+import type { ProviderActivities } from '../../../activities/provider';
+import { admitUpdate, cancelUpdate, jobIdentitySearchAttributes, jobStartedSignal, type JobWorkflowInput } from '../../../src/shared/jobs';
+import { jobWorkflowId } from '../../../src/shared/temporal';
+import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
+import { historyToObject } from './format';
+
+const TASK_QUEUE = 'jobs-record';
+const PROVIDER_QUEUE = 'provider.record';
+
+function input(jobId: string): JobWorkflowInput {
+  return {
+    jobId,
+    accountId: 'acc_record',
+    apiKeyId: 'key_record',
+    requestId: 'req_record',
+    modelSlug: 'pixelforge/forge-pro/text-to-image',
+    modelId: 'forge-pro',
+    versionId: 'v2',
+    providerId: 'record',
+    providerTaskQueue: jobId === 'job_rec_cancelled' ? 'provider.nobody' : PROVIDER_QUEUE,
+    capability: 'text-to-image',
+    input: { prompt: 'a recorded fox', num_images: '1', size: 'square_hd', thinking_mode: false },
+    webhookUrl: null,
+    costMicroCents: 45_000,
+    expectedProcessingSeconds: 3,
+    admitBefore: '2099-01-01T00:00:00.000Z',
+  };
+}
+
+async function main() {
+  const [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+  let release: () => void = () => {};
+  const jobs: JobActivities = {
+    async admitJob(i) {
+      if (i.jobId === 'job_rec_rejected') {
+        throw ApplicationFailure.create({ type: 'INSUFFICIENT_BALANCE', message: 'balance too low', nonRetryable: true });
+      }
+      return { jobId: i.jobId, status: 'pending', costMicroCents: i.costMicroCents, estimatedCompletionTime: '2030-01-01T00:00:03.000Z', createdAt: '2030-01-01T00:00:00.000Z' };
+    },
+    async cancelPendingJob() {
+      return { refundedMicroCents: 45_000 };
+    },
+    async completeJob() {},
+    async failJob() {
+      return { refundedMicroCents: 45_000 };
+    },
+  };
+  const provider: ProviderActivities = {
+    async runProviderJob(args) {
+      if (args.jobId === 'job_rec_failed') {
+        throw ApplicationFailure.create({ type: 'INJECTED_FAILURE', message: 'permanent', nonRetryable: true });
+      }
+      if (args.jobId === 'job_rec_processing') {
+        await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: '2030-01-01T00:00:01.000Z' });
+        await new Promise<void>((r) => (release = r));
+      }
+      return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
+    },
+  };
+  const workflowWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities: jobs });
+  const providerWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: PROVIDER_QUEUE, activities: provider });
+
+  const admit = async (jobId: string) => {
+    const op = new WithStartWorkflowOperation('jobWorkflow', {
+      workflowId: jobWorkflowId(jobId),
+      taskQueue: TASK_QUEUE,
+      args: [input(jobId)],
+      workflowIdConflictPolicy: 'FAIL',
+      typedSearchAttributes: jobIdentitySearchAttributes(input(jobId)),
+    });
+    await env.client.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation: op }).catch(() => undefined);
+    return op.workflowHandle();
+  };
+
+  await workflowWorker.runUntil(() =>
+    providerWorker.runUntil(async () => {
+      await (await admit('job_rec_completed')).result();
+      await (await admit('job_rec_rejected')).result();
+      await (await admit('job_rec_failed')).result();
+      const processing = await admit('job_rec_processing');
+      await new Promise((r) => setTimeout(r, 1000));
+      await processing.executeUpdate(cancelUpdate).catch(() => undefined);
+      release();
+      await processing.result();
+      // No worker polls this job's provider queue: it stays pending until cancelled.
+      const cancelled = await admit('job_rec_cancelled');
+      await cancelled.executeUpdate(cancelUpdate);
+      await cancelled.result();
+    }),
+  );
+
+  for (const name of ['completed', 'rejected', 'failed', 'processing', 'cancelled']) {
+    const history = await env.client.workflow.getHandle(jobWorkflowId(`job_rec_${name}`)).fetchHistory();
+    await writeFile(path.join(__dirname, `job-${name}.v1.json`), `${JSON.stringify(historyToObject(history), null, 1)}\n`);
+  }
+  await env.teardown();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

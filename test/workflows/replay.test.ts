@@ -1,0 +1,32 @@
+/**
+ * Every recorded job workflow history must replay against the current workflow code without
+ * nondeterminism: a change that breaks one needs `patched()` (see docs/jobs.md).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { historyFromObject } from './histories/format';
+import { bundleWorkflows } from './temporalEnv';
+
+const HISTORIES = path.join(__dirname, 'histories');
+const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
+
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  bundle = await bundleWorkflows();
+}, 120_000);
+
+describe('job workflow replay', () => {
+  it('has recorded histories for every outcome', () => {
+    expect(files).toEqual(
+      expect.arrayContaining(['job-cancelled.v1.json', 'job-completed.v1.json', 'job-failed.v1.json', 'job-processing.v1.json', 'job-rejected.v1.json']),
+    );
+  });
+
+  it.each(files)('replays %s', async (file) => {
+    const history = historyFromObject(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, file)).resolves.toBeUndefined();
+  });
+});
