@@ -77,17 +77,17 @@ export class FakeProviderServer {
     })
       .png()
       .toBuffer();
-    let instance: FakeProviderServer | undefined;
+    const created: { instance?: FakeProviderServer } = {};
     const server = http.createServer((req, res) => {
-      instance?.handle(req, res).catch((error: unknown) => {
+      created.instance?.handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'fake_server_bug', message: String(error) } }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    instance = new FakeProviderServer(server, `http://127.0.0.1:${port}`, options.apiKey, png);
-    return instance;
+    created.instance = new FakeProviderServer(server, `http://127.0.0.1:${port}`, options.apiKey, png);
+    return created.instance;
   }
 
   /** The next `count` requests on `route` get `response` instead of the normal answer. */
