@@ -85,12 +85,18 @@ export async function redeliverJobWebhook(
     );
   }
   const input: WebhookDeliveryInput = { jobId, eventType: event.type, redelivery: true };
-  await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
-    taskQueue: deps.taskQueue,
-    workflowId: webhookRedeliveryWorkflowId(jobId, event.type),
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-  });
+  try {
+    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
+      taskQueue: deps.taskQueue,
+      workflowId: webhookRedeliveryWorkflowId(jobId, event.type),
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+  } catch {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'The redelivery could not be scheduled right now; retry the request', undefined, {
+      'Retry-After': '1',
+    });
+  }
   return { jobId, webhookId: event.id, type: event.type, status: 'pending' };
 }

@@ -1,5 +1,6 @@
 /** PostgreSQL-backed job and account look-ups for webhook delivery. */
 import type { Job, PrismaClient } from '@prisma/client';
+import { toListEntry } from '../jobs/views';
 import type { WebhookDeliveryDeps } from './delivery';
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
@@ -36,12 +37,7 @@ export function prismaWebhookSources(
  */
 export function storedJobRecord(job: Job): Record<string, unknown> {
   return {
-    jobId: job.id,
-    status: job.status,
-    progress: job.progress,
-    model: job.modelSlug,
-    createdAt: job.createdAt.toISOString(),
-    completedAt: job.completedAt?.toISOString() ?? null,
+    ...toListEntry(job),
     costMicroCents: Number(job.costMicroCents),
     refundedMicroCents: Number(job.refundedMicroCents),
     input: job.input,

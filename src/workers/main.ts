@@ -6,12 +6,11 @@
  * SIGTERM/SIGINT drain: pollers stop, running tasks finish (within the grace time), then clients close.
  */
 import { Command } from 'commander';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
-import { createStorage } from '../storage/storage';
+import { openWorkerConnections } from './connections';
 import { createProviderWorker } from './providerWorker';
 import { routeTemporalLogsTo } from './temporalLogging';
 import { createWorkflowWorker } from './workflowWorker';
@@ -38,12 +37,8 @@ async function runWorkers(options: Options): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
   routeTemporalLogsTo(logger);
-  const prisma = createPrisma(config.database.url);
-  const storage = createStorage(config.minio);
-  await storage.ensureBuckets();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const connections = await openWorkerConnections(config);
+  const { prisma, storage, connection, client } = connections;
 
   const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, prisma, storage })] : [];
   const providerWorkers: Worker[] = [];
@@ -68,9 +63,7 @@ async function runWorkers(options: Options): Promise<void> {
   try {
     await Promise.all([...providerRuns, ...workflowRuns]);
   } finally {
-    await connection.close();
-    await clientConnection.close();
-    await prisma.$disconnect();
+    await connections.close();
     logger.info('workers stopped');
   }
 }

@@ -4,16 +4,16 @@
  * `jobs` and provider task queues, so test files running side by side never take each other's tasks.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../src/config';
 import { createApiDeps, startApiServer, type RunningApi } from '../../src/api/server';
-import { createPrisma, type PrismaClient } from '../../src/db/prisma';
+import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
-import { createStorage, type Storage } from '../../src/storage/storage';
+import type { Storage } from '../../src/storage/storage';
 import { createProviderWorker } from '../../src/workers/providerWorker';
 import { routeTemporalLogsTo } from '../../src/workers/temporalLogging';
+import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
 
 export { createTestAccount, type TestAccount } from './accounts';
@@ -71,12 +71,8 @@ function running(worker: Worker): RunningWorker {
 /** Starts workers on demand against `config`; `close()` stops them all and closes the connections. */
 export async function createWorkerStarter(config: Config): Promise<WorkerStarter> {
   routeTemporalLogsTo(createLogger('test-worker', config.logLevel));
-  const prisma = createPrisma(config.database.url);
-  const storage = createStorage(config.minio);
-  await storage.ensureBuckets();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const connections = await openWorkerConnections(config);
+  const { prisma, storage, connection, client } = connections;
   const started: RunningWorker[] = [];
   return {
     config,
@@ -96,9 +92,7 @@ export async function createWorkerStarter(config: Config): Promise<WorkerStarter
     },
     async close() {
       await Promise.all(started.map((w) => w.stop()));
-      await connection.close();
-      await clientConnection.close();
-      await prisma.$disconnect();
+      await connections.close();
     },
   };
 }

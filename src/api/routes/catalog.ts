@@ -117,7 +117,8 @@ export function catalogRouter(deps: ApiDeps): Router {
     res.json(detail);
   });
 
-  router.get('/v1/catalog/capability-groups', async (_req, res) => {
+  // Capabilities look the same to everyone, but a bad token is still refused like on the other catalog routes.
+  router.get('/v1/catalog/capability-groups', viewer, async (_req, res) => {
     setCatalogCacheHeaders(res, 'Authorization');
     res.json((await reader.view(null)).capabilityGroups);
   });

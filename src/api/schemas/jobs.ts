@@ -7,7 +7,7 @@ const modelSlug = z
   .string({ error: 'model is required and must be a string' })
   .min(1, 'model must not be empty')
   .max(200)
-  .openapi({ description: 'Model slug `<provider>/<model>` or `<provider>/<model>/<capability>`', example: 'pixelforge/pf-pro/text-to-image' });
+  .openapi({ description: 'Model slug `<provider>/<model>` or `<provider>/<model>/<capability>`', example: 'pixelforge/forge-pro/text-to-image' });
 
 const version = z
   .string({ error: 'version must be a string' })

@@ -1,28 +1,12 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
-import { REPO_ROOT } from '../../../src/config';
 import { resolveModelVersion } from '../../../src/catalog/registry';
 import { bumpCatalogRevision, readCatalogRevision } from '../../../src/catalog/revision';
 import { seedCatalog } from '../../../src/catalog/seed';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { request, startTestApi } from '../../support/api';
 import { writeTestCatalog } from './testCatalog';
-
-const runFile = promisify(execFile);
-const BIN = path.join(REPO_ROOT, 'bin', 'genmedia.js');
-
-async function genmedia(...args: string[]) {
-  try {
-    const { stdout, stderr } = await runFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: process.env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { genmedia } from '../../support/cli';
 
 /**
  * Catalog changes on a private test model owned by this file: seeding from files, the

@@ -85,10 +85,13 @@ describe('public catalog', () => {
     });
 
     it('answers 401 for an invalid or malformed token instead of downgrading to anonymous', async () => {
-      for (const authorization of ['Bearer gm_notakey', 'Basic abc', 'Bearer']) {
-        const res = await request(`${api.url}/v1/catalog/models`, { headers: { authorization } });
-        expect(res.status, authorization).toBe(401);
-        expect(res.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
+      const paths = ['models', 'providers', 'providers/pixelforge', 'capability-groups', 'categories'];
+      for (const path of paths) {
+        for (const authorization of ['Bearer gm_notakey', 'Basic abc', 'Bearer']) {
+          const res = await request(`${api.url}/v1/catalog/${path}`, { headers: { authorization } });
+          expect(res.status, `${path} ${authorization}`).toBe(401);
+          expect(res.body).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
+        }
       }
     });
 

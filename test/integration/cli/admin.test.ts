@@ -1,24 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/config';
 import { hashApiKey } from '../../../src/accounts/apiKeys';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-
-const runFile = promisify(execFile);
-const BIN = path.join(REPO_ROOT, 'bin', 'genmedia.js');
-
-/** Runs the CLI as a user would; resolves with exit code and output, never rejects. */
-async function genmedia(...args: string[]) {
-  try {
-    const { stdout, stderr } = await runFile(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env: process.env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+import { genmedia } from '../../support/cli';
 
 /** --json promises exactly one JSON object on stdout. */
 function onlyJson(stdout: string): any {

@@ -1,0 +1,36 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import type { Config } from '../config';
+import { createPrisma, type PrismaClient } from '../db/prisma';
+import { createStorage, type Storage } from '../storage/storage';
+
+/** What a worker process holds: one of each client, created at start and closed after the workers stop. */
+export interface WorkerConnections {
+  prisma: PrismaClient;
+  storage: Storage;
+  /** Polls task queues. */
+  connection: NativeConnection;
+  /** Signals workflows from activities (a provider job telling its workflow it started). */
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function openWorkerConnections(config: Config): Promise<WorkerConnections> {
+  const prisma = createPrisma(config.database.url);
+  const storage = createStorage(config.minio);
+  await storage.ensureBuckets();
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  return {
+    prisma,
+    storage,
+    connection,
+    client,
+    async close() {
+      await connection.close();
+      await clientConnection.close();
+      await prisma.$disconnect();
+    },
+  };
+}

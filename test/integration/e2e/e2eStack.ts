@@ -1,0 +1,126 @@
+/**
+ * A whole service for end-to-end tests: the API on its own port whose PUBLIC_BASE_URL is that port (so upload
+ * `fileUrl`s point back at it and providers can read them), the `jobs` worker (optionally trusting a webhook
+ * receiver's CA), and provider workers, all on private task queues.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../../../activities';
+import { createApp } from '../../../src/api/app';
+import type { ApiDeps } from '../../../src/api/deps';
+import { createApiDeps } from '../../../src/api/server';
+import { jobWorkflowId } from '../../../src/shared/temporal';
+import { request, type JsonResponse } from '../../support/api';
+import { createWorkerStarter, eventually, testConfig, testWorkflowBundle, type TestStack } from '../../support/stack';
+
+export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+export interface E2eStack extends Omit<TestStack, 'api'> {
+  deps: ApiDeps;
+  /** Outputs bucket object names under `<jobId>/`. */
+  storedOutputs(jobId: string): Promise<string[]>;
+  /** Event attributes of the job workflow's history. */
+  history(jobId: string): Promise<HistoryEvent[]>;
+}
+
+export async function startE2eStack(
+  options: { providers?: string[]; env?: NodeJS.ProcessEnv; webhookCa?: string; workflowWorker?: boolean } = {},
+): Promise<E2eStack> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = testConfig({ PUBLIC_BASE_URL: url, ...options.env });
+
+  const workers = await createWorkerStarter(config);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  let workflowRun: Promise<void> | undefined;
+  let workflowWorker: Worker | undefined;
+  if (options.workflowWorker !== false) {
+    // The real `jobs` worker, built like createWorkflowWorker, plus the receiver CA for webhook deliveries.
+    workflowWorker = await Worker.create({
+      connection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.jobsTaskQueue,
+      workflowBundle: await testWorkflowBundle(),
+      activities: createActivities({ config, prisma: workers.prisma, storage: workers.storage, webhookCa: options.webhookCa }),
+    });
+    workflowRun = workflowWorker.run();
+  }
+  for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
+
+  const deps = await createApiDeps(config);
+  server.on('request', createApp(deps));
+
+  return {
+    config,
+    url,
+    deps,
+    prisma: workers.prisma,
+    workers,
+    async storedOutputs(jobId) {
+      const names: string[] = [];
+      const stream = workers.storage.client.listObjectsV2(workers.storage.outputsBucket, `${jobId}/`, true);
+      for await (const item of stream) if (item.name) names.push(item.name);
+      return names;
+    },
+    async history(jobId) {
+      const history = await deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
+      return history.events ?? [];
+    },
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (workflowWorker?.getState() === 'RUNNING') workflowWorker.shutdown();
+      await workflowRun;
+      await connection.close();
+      await workers.close();
+      await deps.prisma.$disconnect();
+      await deps.temporal.connection.close();
+    },
+  };
+}
+
+export function bearer(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+}
+
+export function post<T = any>(url: string, apiKey: string, body?: unknown): Promise<JsonResponse<T>> {
+  return request<T>(url, { method: 'POST', headers: bearer(apiKey), body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+export function get<T = any>(url: string, apiKey: string): Promise<JsonResponse<T>> {
+  return request<T>(url, { headers: bearer(apiKey) });
+}
+
+const FINAL = ['completed', 'failed', 'cancelled'];
+
+/** Polls `GET /v1/jobs/{jobId}` until the job is final; returns that record. */
+export function waitForFinal(stack: { url: string }, apiKey: string, jobId: string, timeoutMs = 60_000): Promise<any> {
+  return eventually(async () => {
+    const res = await get(`${stack.url}/v1/jobs/${jobId}`, apiKey);
+    return FINAL.includes(res.body?.status) ? res.body : undefined;
+  }, timeoutMs, 100);
+}
+
+/** Presigns an upload, PUTs the bytes with the declared type; returns the `fileUrl`. */
+export async function uploadFile(stack: { url: string }, apiKey: string, filename: string, contentType: string, bytes: Buffer): Promise<string> {
+  const presigned = await post(`${stack.url}/v1/uploads/presign`, apiKey, { filename, contentType });
+  if (presigned.status !== 200 && presigned.status !== 201) throw new Error(`presign answered ${presigned.status}: ${JSON.stringify(presigned.body)}`);
+  const put = await fetch(presigned.body.data.uploadUrl, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes });
+  if (put.status !== 200) throw new Error(`PUT answered ${put.status}: ${await put.text()}`);
+  return presigned.body.data.fileUrl;
+}
+
+/** Ledger rows of a job as [kind, amount]. */
+export async function ledgerOf(stack: { prisma: TestStack['prisma'] }, jobId: string): Promise<Array<[string, bigint]>> {
+  const rows = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
+  return rows.map((r) => [r.kind, r.amountMicroCents]);
+}
+
+export async function balanceOf(stack: { prisma: TestStack['prisma'] }, accountId: string): Promise<bigint> {
+  return (await stack.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).balanceMicroCents;
+}
