@@ -5,6 +5,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { colors } = require('./log');
+const { humanLogLine } = require('./logLine');
 
 function which(command) {
   for (const dir of (process.env.PATH || '').split(path.delimiter)) {
@@ -117,10 +118,10 @@ class Service {
         pending += chunk.toString('utf8');
         const lines = pending.split('\n');
         pending = lines.pop();
-        for (const line of lines) out.write(`${label} ${line}\n`);
+        for (const line of lines) out.write(`${label} ${humanLogLine(line)}\n`);
       });
       stream.on('end', () => {
-        if (echo && pending) out.write(`${label} ${pending}\n`);
+        if (echo && pending) out.write(`${label} ${humanLogLine(pending)}\n`);
       });
     };
     forward(this.child.stdout, process.stdout);
