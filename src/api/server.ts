@@ -26,15 +26,18 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   return { config, prisma, temporal, storage, logger };
 }
 
-/** Listens on `port` (0 = any free port); `stop()` drains requests, then closes the clients. */
-export async function startApiServer(deps: ApiDeps, port = deps.config.api.port, host = deps.config.api.host): Promise<RunningApi> {
-  const server = http.createServer(createApp(deps));
+/** Binds `server` to `port` (0 = any free port) and returns its base URL. */
+export async function listen(server: http.Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const url = `http://${address.address}:${address.port}`;
+  return `http://${address.address}:${address.port}`;
+}
+
+/** The handle of a listening API; `stop()` drains requests, then closes the clients. */
+export function runningApi(server: http.Server, url: string, deps: ApiDeps): RunningApi {
   deps.logger.info({ url }, 'API listening');
   return {
     url,
@@ -49,6 +52,11 @@ export async function startApiServer(deps: ApiDeps, port = deps.config.api.port,
       await deps.temporal.connection.close();
     },
   };
+}
+
+export async function startApiServer(deps: ApiDeps, port = deps.config.api.port, host = deps.config.api.host): Promise<RunningApi> {
+  const server = http.createServer(createApp(deps));
+  return runningApi(server, await listen(server, port, host), deps);
 }
 
 async function main() {

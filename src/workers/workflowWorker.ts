@@ -14,6 +14,8 @@ export interface WorkflowWorkerDeps {
   storage: Storage;
   /** A prebuilt bundle (tests build one once); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkflowBundleOption;
+  /** Extra CA for webhook receivers (tests with their own CA); production relies on NODE_EXTRA_CA_CERTS. */
+  webhookCa?: string;
 }
 
 /** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
@@ -23,7 +25,7 @@ export function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> 
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, webhookCa: deps.webhookCa }),
     shutdownGraceTime: '30 seconds',
   });
 }

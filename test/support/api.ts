@@ -1,11 +1,25 @@
+import http from 'node:http';
 import { loadConfig, type Config } from '../../src/config';
-import { createApiDeps, startApiServer, type RunningApi } from '../../src/api/server';
+import { createApp } from '../../src/api/app';
+import { createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
 
-/** Starts the real API in-process on a free port against the services the test harness started. */
-export async function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
-  const config: Config = loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...overrides });
-  const deps = await createApiDeps(config);
-  return startApiServer(deps, 0, '127.0.0.1');
+/**
+ * Starts the real API in-process on a free port. Its config is built once the port is known, with that
+ * address as PUBLIC_BASE_URL, so the file URLs it hands out point back at it.
+ */
+export async function startTestApiWith(configFor: (publicBaseUrl: string) => Config): Promise<RunningApi> {
+  const server = http.createServer();
+  const url = await listen(server, 0, '127.0.0.1');
+  const deps = await createApiDeps(configFor(url));
+  server.on('request', createApp(deps));
+  return runningApi(server, url, deps);
+}
+
+/** The real API against the services the test harness started, with `overrides` on top of its environment. */
+export function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
+  return startTestApiWith((url) =>
+    loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', PUBLIC_BASE_URL: url, ...overrides }),
+  );
 }
 
 export interface JsonResponse<T = any> {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../src/config';
-import { createApiDeps, startApiServer, type RunningApi } from '../../src/api/server';
+import type { RunningApi } from '../../src/api/server';
 import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
@@ -15,6 +15,8 @@ import { createProviderWorker } from '../../src/workers/providerWorker';
 import { routeTemporalLogsTo } from '../../src/workers/temporalLogging';
 import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
+
+import { startTestApiWith } from './api';
 
 export { createTestAccount, type TestAccount } from './accounts';
 
@@ -52,7 +54,7 @@ export interface WorkerStarter {
   config: Config;
   prisma: PrismaClient;
   storage: Storage;
-  startWorkflowWorker(): Promise<RunningWorker>;
+  startWorkflowWorker(options?: { webhookCa?: string }): Promise<RunningWorker>;
   startProviderWorker(providerId: string, options?: { adapter?: ProviderAdapter; maxConcurrentJobs?: number }): Promise<RunningWorker>;
   close(): Promise<void>;
 }
@@ -78,8 +80,15 @@ export async function createWorkerStarter(config: Config): Promise<WorkerStarter
     config,
     prisma,
     storage,
-    async startWorkflowWorker() {
-      const worker = await createWorkflowWorker({ config, connection, prisma, storage, workflowBundle: await testWorkflowBundle() });
+    async startWorkflowWorker(options = {}) {
+      const worker = await createWorkflowWorker({
+        config,
+        connection,
+        prisma,
+        storage,
+        workflowBundle: await testWorkflowBundle(),
+        webhookCa: options.webhookCa,
+      });
       const r = running(worker);
       started.push(r);
       return r;
@@ -106,15 +115,25 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-/** API + a workflow worker (unless `workflowWorker: false`) + provider workers for `providers`, sharing one config. */
-export async function startTestStack(
-  options: { providers?: string[]; env?: NodeJS.ProcessEnv; workflowWorker?: boolean } = {},
-): Promise<TestStack> {
-  const config = testConfig(options.env);
+export interface TestStackOptions {
+  providers?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** false: no workflow worker (tests that start their own). */
+  workflowWorker?: boolean;
+  /** CA of a test webhook receiver, trusted by the workflow worker's deliveries. */
+  webhookCa?: string;
+}
+
+/**
+ * API + a workflow worker (unless `workflowWorker: false`) + provider workers for `providers`, sharing one
+ * config whose PUBLIC_BASE_URL is the API's own address, so upload file URLs reach this API.
+ */
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const api = await startTestApiWith((url) => testConfig({ PUBLIC_BASE_URL: url, ...options.env }));
+  const config = api.deps.config;
   const workers = await createWorkerStarter(config);
-  if (options.workflowWorker !== false) await workers.startWorkflowWorker();
+  if (options.workflowWorker !== false) await workers.startWorkflowWorker({ webhookCa: options.webhookCa });
   for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
-  const api = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
   return {
     config,
     api,

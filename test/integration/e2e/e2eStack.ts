@@ -1,23 +1,17 @@
 /**
- * A whole service for end-to-end tests: the API on its own port whose PUBLIC_BASE_URL is that port (so upload
- * `fileUrl`s point back at it and providers can read them), the `jobs` worker (optionally trusting a webhook
- * receiver's CA), and provider workers, all on private task queues.
+ * A whole service for end-to-end tests: the shared test stack (API whose PUBLIC_BASE_URL is its own port, the
+ * `jobs` worker optionally trusting a webhook receiver's CA, provider workers, all on private task queues),
+ * plus views into storage and workflow history.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../../../activities';
-import { createApp } from '../../../src/api/app';
 import type { ApiDeps } from '../../../src/api/deps';
-import { createApiDeps } from '../../../src/api/server';
 import { jobWorkflowId } from '../../../src/shared/temporal';
 import { request, type JsonResponse } from '../../support/api';
-import { createWorkerStarter, eventually, testConfig, testWorkflowBundle, type TestStack } from '../../support/stack';
+import { eventually, startTestStack, type TestStack, type TestStackOptions } from '../../support/stack';
 
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-export interface E2eStack extends Omit<TestStack, 'api'> {
+export interface E2eStack extends TestStack {
   deps: ApiDeps;
   /** Outputs bucket object names under `<jobId>/`. */
   storedOutputs(jobId: string): Promise<string[]>;
@@ -25,61 +19,21 @@ export interface E2eStack extends Omit<TestStack, 'api'> {
   history(jobId: string): Promise<HistoryEvent[]>;
 }
 
-export async function startE2eStack(
-  options: { providers?: string[]; env?: NodeJS.ProcessEnv; webhookCa?: string; workflowWorker?: boolean } = {},
-): Promise<E2eStack> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const config = testConfig({ PUBLIC_BASE_URL: url, ...options.env });
-
-  const workers = await createWorkerStarter(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  let workflowRun: Promise<void> | undefined;
-  let workflowWorker: Worker | undefined;
-  if (options.workflowWorker !== false) {
-    // The real `jobs` worker, built like createWorkflowWorker, plus the receiver CA for webhook deliveries.
-    workflowWorker = await Worker.create({
-      connection,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.jobsTaskQueue,
-      workflowBundle: await testWorkflowBundle(),
-      activities: createActivities({ config, prisma: workers.prisma, storage: workers.storage, webhookCa: options.webhookCa }),
-    });
-    workflowRun = workflowWorker.run();
-  }
-  for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
-
-  const deps = await createApiDeps(config);
-  server.on('request', createApp(deps));
-
+export async function startE2eStack(options: TestStackOptions = {}): Promise<E2eStack> {
+  const stack = await startTestStack(options);
+  const deps = stack.api.deps;
   return {
-    config,
-    url,
+    ...stack,
     deps,
-    prisma: workers.prisma,
-    workers,
     async storedOutputs(jobId) {
       const names: string[] = [];
-      const stream = workers.storage.client.listObjectsV2(workers.storage.outputsBucket, `${jobId}/`, true);
+      const stream = deps.storage.client.listObjectsV2(deps.storage.outputsBucket, `${jobId}/`, true);
       for await (const item of stream) if (item.name) names.push(item.name);
       return names;
     },
     async history(jobId) {
       const history = await deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
       return history.events ?? [];
-    },
-    async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      if (workflowWorker?.getState() === 'RUNNING') workflowWorker.shutdown();
-      await workflowRun;
-      await connection.close();
-      await workers.close();
-      await deps.prisma.$disconnect();
-      await deps.temporal.connection.close();
     },
   };
 }
