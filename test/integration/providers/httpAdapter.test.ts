@@ -5,13 +5,12 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createHttpAdapter,
-  ProviderError,
   type GenerationRequest,
   type HttpProviderConfig,
   type ProviderAdapter,
 } from '../../../src/providers';
 import { DEFAULT_PLAN, FAKE_OUTPUT_SIZE, FakeProviderServer } from '../../support/fakeProviderServer';
-import { isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
+import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
 
 const API_KEY = 'test-provider-key';
 
@@ -41,15 +40,6 @@ function request(jobId = `job_${randomUUID()}`): GenerationRequest {
     versionId: 'v1',
     input: { prompt: 'a lighthouse', num_images: '1' },
   };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 beforeAll(async () => {

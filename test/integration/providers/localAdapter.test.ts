@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalAdapter, ProviderError, type GenerationRequest } from '../../../src/providers';
-import { isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
+import { createLocalAdapter, type GenerationRequest } from '../../../src/providers';
+import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
 
 const run = promisify(execFile);
 
@@ -99,15 +99,6 @@ interface Probe {
 async function ffprobe(path: string): Promise<Probe> {
   const { stdout } = await run('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', path]);
   return JSON.parse(stdout) as Probe;
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 describe('local provider: text-to-image', () => {
