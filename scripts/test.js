@@ -29,7 +29,8 @@ async function planTestStack(binaries, workDir) {
       port: await freePort(taken),
       fast: true,
     },
-    temporal: { binary: binaries.temporalCli, port: await freePort(taken), namespace: NAMESPACE },
+    // The Web UI is served too: the browser tests look at jobs in it as an operator would.
+    temporal: { binary: binaries.temporalCli, port: await freePort(taken), uiPort: await freePort(taken), namespace: NAMESPACE },
     minio: {
       binary: binaries.minio,
       dataDir: path.join(workDir, 'minio'),
@@ -51,6 +52,8 @@ function testEnv(plan, binaries) {
     TEMPORAL_ADDRESS: `127.0.0.1:${plan.temporal.port}`,
     TEMPORAL_NAMESPACE: NAMESPACE,
     TEMPORAL_CLI_PATH: binaries.temporalCli,
+    TEMPORAL_UI_URL: `http://127.0.0.1:${plan.temporal.uiPort}`,
+    CHROMIUM_PATH: binaries.chromium || '',
     MINIO_ENDPOINT: `http://127.0.0.1:${plan.minio.port}`,
     MINIO_ROOT_USER: MINIO_USER,
     MINIO_ROOT_PASSWORD: MINIO_PASSWORD,
@@ -142,7 +145,7 @@ async function withTestStack(runner) {
     await startInfrastructure(supervisor, plan);
     const env = testEnv(plan, binaries);
     prepareDatabase(env);
-    log.info(`test stack ready (${log.seconds(Date.now() - startedAt)}): postgres :${plan.postgres.port}, temporal :${plan.temporal.port}, minio :${plan.minio.port}`);
+    log.info(`test stack ready (${log.seconds(Date.now() - startedAt)}): postgres :${plan.postgres.port}, temporal :${plan.temporal.port} (UI :${plan.temporal.uiPort}), minio :${plan.minio.port}`);
     if (interrupted === null) {
       child = runner(env);
       exitCode = await child.exit;

@@ -42,8 +42,10 @@ class Report {
 /**
  * @param {object} [options]
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
- * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml)
+ * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
+ *   Chromium, for the browser tests of the Temporal Web UI)
  * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
+ *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
 function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false } = {}) {
@@ -58,6 +60,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   if (managedPostgres) {
     packages.unshift({ pkg: 'postgresql', label: 'postgresql server', present: () => postgres.findBinDir() !== null });
   }
+  if (forTests) packages.push({ pkg: 'chromium', label: 'chromium', present: () => which('chromium') !== null });
   ensureDebianPackages(report, packages);
 
   const temporalCli = temporal.ensureTemporalCli(report);
@@ -75,6 +78,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
     temporalCli,
     minio: minioBinary,
     composeCli,
+    chromium: forTests ? which('chromium') : null,
     installed: report.installedItems,
     cached: report.cachedItems,
     missing: report.missingItems,

@@ -1,5 +1,5 @@
 'use strict';
-// Debian packages the stack needs (PostgreSQL server, ffmpeg), installed with apt-get only when missing.
+// Debian packages the stack needs (PostgreSQL server, ffmpeg; Chromium for the tests), installed with apt-get only when missing.
 
 const { which, isRoot, runVisible } = require('./proc');
 const { SetupError } = require('./log');

@@ -11,7 +11,7 @@ export function notFound(): RequestHandler {
 /** Body-parser failures carry a `type` and an HTTP status in the 4xx range. */
 function clientBodyError(err: unknown): ApiError | undefined {
   const e = err as { type?: string; status?: number; message?: string };
-  if (e?.type === 'entity.parse.failed') return new ApiError('VALIDATION_ERROR', 'Malformed JSON body');
+  if (e?.type === 'entity.parse.failed') return new ApiError('VALIDATION_ERROR', 'Malformed JSON body: expected a JSON object');
   if (e?.type === 'entity.too.large') return new ApiError('VALIDATION_ERROR', 'Request body is too large');
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new ApiError('VALIDATION_ERROR', 'Unsupported body encoding');

@@ -18,8 +18,9 @@ const version = z
 
 const inputObject = z.record(z.string(), z.unknown());
 
+// Unknown top-level fields are refused, so a misspelt `webhookUrl` cannot be silently ignored.
 export const SubmitJobRequestSchema = z
-  .object({
+  .strictObject({
     model: modelSlug,
     version,
     input: inputObject.openapi({ description: "Model-specific parameters, validated against the version's input JSON Schema" }),
@@ -41,7 +42,7 @@ export const SubmitJobResponseSchema = z
   .openapi('SubmitJobResponse');
 
 export const EstimateRequestSchema = z
-  .object({ model: modelSlug, version, input: inputObject.optional().openapi({ description: 'Fields that change the price (duration, quality, num_images)' }) })
+  .strictObject({ model: modelSlug, version, input: inputObject.optional().openapi({ description: 'Fields that change the price (duration, quality, num_images)' }) })
   .openapi('EstimateRequest');
 
 export const CostEstimateSchema = z

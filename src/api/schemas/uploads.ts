@@ -4,7 +4,7 @@ import { filenameProblem, MAX_FILENAME_LENGTH } from '../../uploads/filename';
 import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
 
 export const PresignRequestSchema = z
-  .object({
+  .strictObject({
     filename: z
       .string({ error: 'filename is required and must be a string' })
       .superRefine((value, ctx) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
+import { createTestAccount } from '../../support/accounts';
 import { request, startTestApi } from '../../support/api';
 
 describe('error body and request ids', () => {
@@ -29,6 +30,31 @@ describe('error body and request ids', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.(ts|js):\d+/);
+  });
+
+  it('refuses unknown top-level fields, so a misspelt field is never silently ignored', async () => {
+    const { apiKey, accountId } = await createTestAccount(api.deps.prisma);
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const cases: [string, unknown][] = [
+      ['/v1/jobs/submit', { model: 'pixelforge/forge-pro/text-to-image', input: { prompt: 'x' }, webhookURL: 'https://example.com/h' }],
+      ['/v1/jobs/estimate', { model: 'pixelforge/forge-pro/text-to-image', inputs: { num_images: '2' } }],
+      ['/v1/uploads/presign', { filename: 'a.png', contentType: 'image/png', size: 10 }],
+    ];
+    for (const [path, body] of cases) {
+      const res = await request(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('VALIDATION_ERROR');
+      expect(res.body.error.message, path).toMatch(/webhookURL|inputs|size/);
+    }
+    expect(await api.deps.prisma.job.count({ where: { accountId } })).toBe(0);
+  });
+
+  it('answers a JSON body that is not an object with VALIDATION_ERROR', async () => {
+    for (const body of ['"text"', 'null', '42']) {
+      const res = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status, body).toBe(400);
+      expect(res.body.error.code, body).toBe('VALIDATION_ERROR');
+    }
   });
 
   it('answers an oversized body with VALIDATION_ERROR', async () => {
