@@ -2,6 +2,7 @@ import express, { type Application } from 'express';
 import type { ApiDeps } from './deps';
 import { errorHandler, notFound } from './middleware/errors';
 import { requestId } from './middleware/requestId';
+import { rejectNul } from './middleware/rejectNul';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
 import { catalogRouter } from './routes/catalog';
@@ -30,6 +31,7 @@ export function createApp(deps: ApiDeps): Application {
   app.use(requestId());
   app.use(requestLog(deps.logger));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  app.use(rejectNul());
 
   app.use(healthRouter(deps));
   app.get('/openapi.json', (_req, res) => {

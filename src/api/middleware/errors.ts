@@ -16,6 +16,7 @@ function clientBodyError(err: unknown): ApiError | undefined {
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new ApiError('VALIDATION_ERROR', 'Unsupported body encoding');
   }
+  if (err instanceof URIError) return new ApiError('VALIDATION_ERROR', 'The URL has malformed percent-encoding');
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.type) {
     return new ApiError('VALIDATION_ERROR', e.message ?? 'Invalid request body');
   }

@@ -57,6 +57,28 @@ describe('error body and request ids', () => {
     }
   });
 
+  it('refuses NUL characters and malformed percent-encoding anywhere in a request with VALIDATION_ERROR', async () => {
+    const { apiKey, accountId } = await createTestAccount(api.deps.prisma);
+    const auth = { authorization: `Bearer ${apiKey}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const cases: [string, RequestInit, string][] = [
+      ['/v1/jobs/%00', { headers: auth }, 'path'],
+      ['/v1/jobs/job_x%00/cancel', { method: 'POST', headers: auth }, 'path'],
+      ['/v1/jobs?model=a%00b', { headers: auth }, 'query.model'],
+      ['/v1/jobs/submit', { method: 'POST', headers: json, body: '{"model":"pixelforge/forge-pro/text-to-image","input":{"prompt":"a\\u0000b"}}' }, 'body.input.prompt'],
+      ['/v1/jobs/submit', { method: 'POST', headers: { ...json, 'idempotency-key': 'k1' }, body: '{"model":"x\\u0000","input":{}}' }, 'body.model'],
+      ['/v1/jobs/%E0%A4%A', { headers: auth }, ''],
+      ['/v1/models/%ZZ', { headers: { 'x-api-key': apiKey } }, ''],
+    ];
+    for (const [path, init, where] of cases) {
+      const res = await request(`${api.url}${path}`, init);
+      expect(res.status, path).toBe(400);
+      expect(res.body.error.code, path).toBe('VALIDATION_ERROR');
+      if (where) expect(res.body.error.details, path).toEqual([{ path: where, message: expect.stringContaining('NUL') }]);
+    }
+    expect(await api.deps.prisma.job.count({ where: { accountId } })).toBe(0);
+  });
+
   it('answers an oversized body with VALIDATION_ERROR', async () => {
     const res = await request(`${api.url}/v1/jobs/submit`, {
       method: 'POST',

@@ -1,0 +1,249 @@
+/**
+ * `npm run dev` as a person runs it: `node scripts/run.js dev` starts its own PostgreSQL, Temporal and MinIO, the API
+ * and the workers, prints where everything is and a dev key that works, and Ctrl-C leaves nothing behind. Every port
+ * and the data folder are moved aside so it never meets the test stack or a developer's own `npm run dev`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../src/config';
+import { request } from '../../support/api';
+import { eventually } from '../../support/stack';
+
+/** What the test harness exports for the tests; the dev stack must not see any of it. */
+const HARNESS_VARIABLES = [
+  'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_UI_URL', 'MINIO_ENDPOINT',
+  'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD', 'PROVIDER_TIME_SCALE', 'NODE_ENV', 'LOG_LEVEL', 'GENMEDIA_DATA_DIR',
+  'DOCKER_COMPOSE_CLI', 'CHROMIUM_PATH',
+];
+
+/** Default ports of other stacks on this machine (see scripts/lib/ports.js); never chosen here. */
+const RESERVED_PORTS = new Set([3000, 54329, 7233, 8233, 9000, 9001, 55432, 7300, 8300, 9100, 9101]);
+
+interface Ports {
+  PORT: number;
+  PG_PORT: number;
+  TEMPORAL_PORT: number;
+  TEMPORAL_UI_PORT: number;
+  MINIO_PORT: number;
+  MINIO_CONSOLE_PORT: number;
+}
+
+interface DevRun {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+let dataDir: string;
+let ports: Ports;
+let devKey: string;
+const runs: DevRun[] = [];
+
+function listenOnFreePort(): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve(server));
+  });
+}
+
+/** Six distinct free ports: all held open at once while choosing, so none is handed out twice. */
+async function freePorts(): Promise<Ports> {
+  const held: net.Server[] = [];
+  const chosen: number[] = [];
+  try {
+    while (chosen.length < 6) {
+      const server = await listenOnFreePort();
+      held.push(server);
+      const { port } = server.address() as net.AddressInfo;
+      if (!RESERVED_PORTS.has(port)) chosen.push(port);
+    }
+  } finally {
+    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
+  }
+  const [PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT] = chosen;
+  return { PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT };
+}
+
+function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+function devEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', GENMEDIA_DATA_DIR: dataDir };
+  for (const name of HARNESS_VARIABLES) if (name !== 'GENMEDIA_DATA_DIR') delete env[name];
+  for (const [name, port] of Object.entries(ports)) env[name] = String(port);
+  return env;
+}
+
+/** `npm run dev` in its own process group, as a terminal would run it; its output is collected. */
+function startDev(): DevRun {
+  const child = spawn(process.execPath, ['scripts/run.js', 'dev'], {
+    cwd: REPO_ROOT,
+    env: devEnv(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const run = { child, output: () => text, exited };
+  runs.push(run);
+  return run;
+}
+
+const running = (run: DevRun) => run.child.exitCode === null && run.child.signalCode === null;
+
+/** The printed summary, once the stack says it is up; fails early with the output when the process ends first. */
+async function waitForSummary(run: DevRun, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = run.output();
+    const start = text.indexOf('genmedia dev stack is up');
+    if (start >= 0 && text.indexOf('Ctrl-C stops everything.', start) > 0) return text.slice(start);
+    if (!running(run)) throw new Error(`npm run dev exited with ${run.child.exitCode} before it was up:\n${text.slice(-4000)}`);
+    if (Date.now() > deadline) throw new Error(`npm run dev not up within ${timeoutMs / 1000}s:\n${text.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function summaryValue(summary: string, label: string): string {
+  const match = new RegExp(`^\\s*${label}\\s+(\\S+)`, 'm').exec(summary);
+  if (!match) throw new Error(`the summary has no "${label}" line:\n${summary}`);
+  return match[1];
+}
+
+/** Processes whose command line or environment mentions the data folder: everything the dev stack started. */
+function processesOfDataDir(): { pid: number; command: string }[] {
+  const found: { pid: number; command: string }[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (command.includes(dataDir) || environ.includes(`GENMEDIA_DATA_DIR=${dataDir}\0`)) found.push({ pid, command });
+    } catch {
+      // gone meanwhile, or not readable
+    }
+  }
+  return found;
+}
+
+/** Ctrl-C in the terminal: SIGINT to the process group; resolves with the exit code. */
+async function interrupt(run: DevRun, timeoutMs: number): Promise<number | null> {
+  process.kill(-run.child.pid!, 'SIGINT');
+  const code = await Promise.race([run.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), timeoutMs))]);
+  if (code === 'timeout') throw new Error(`npm run dev still running ${timeoutMs / 1000}s after Ctrl-C:\n${run.output().slice(-3000)}`);
+  return code;
+}
+
+async function expectEverythingGone(): Promise<void> {
+  // The supervisor waits for every child before it exits; a short grace covers the kernel reaping them.
+  const leftovers = await eventually(async () => {
+    const alive = processesOfDataDir();
+    const busy: number[] = [];
+    for (const port of Object.values(ports)) if (!(await isPortFree(port))) busy.push(port);
+    return alive.length === 0 && busy.length === 0 ? { alive, busy } : undefined;
+  }, 5_000, 200).catch(() => ({ alive: processesOfDataDir(), busy: ['see below'] }));
+  expect(leftovers.alive.map((p) => p.command)).toEqual([]);
+  for (const port of Object.values(ports)) expect(await isPortFree(port), `port ${port} still taken`).toBe(true);
+}
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-dev-test-'));
+  fs.chmodSync(dataDir, 0o755); // the postgres system user must reach its cluster inside
+  ports = await freePorts();
+});
+
+afterAll(async () => {
+  // Whatever a failed test left running: the supervisor first, then anything of the data folder by pid.
+  for (const run of runs) {
+    if (!running(run)) continue;
+    try {
+      process.kill(-run.child.pid!, 'SIGINT');
+    } catch {
+      // already gone
+    }
+    await Promise.race([run.exited, new Promise((r) => setTimeout(r, 30_000))]);
+    if (running(run)) run.child.kill('SIGKILL');
+  }
+  if (dataDir) {
+    for (const { pid } of processesOfDataDir()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+describe('npm run dev', () => {
+  it('prints working URLs and a dev key, runs a job with it, and Ctrl-C stops every child', async () => {
+    const run = startDev();
+    const summary = await waitForSummary(run, 150_000);
+
+    const api = `http://127.0.0.1:${ports.PORT}`;
+    expect(summaryValue(summary, 'API')).toBe(api);
+    expect(summaryValue(summary, 'Temporal UI')).toBe(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}`);
+    expect(summaryValue(summary, 'MinIO console')).toBe(`http://127.0.0.1:${ports.MINIO_CONSOLE_PORT}`);
+    devKey = summaryValue(summary, 'Dev API key');
+    expect(devKey.length).toBeGreaterThan(20);
+
+    expect((await request(`${api}/readyz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.TEMPORAL_UI_PORT}/`)).status).toBe(200);
+    const consolePage = await fetch(`http://127.0.0.1:${ports.MINIO_CONSOLE_PORT}/`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toMatch(/MinIO/i);
+
+    const models = await request(`${api}/v1/models`, { headers: { 'x-api-key': devKey } });
+    expect(models.status).toBe(200);
+    expect(models.body.models.map((m: { id: string }) => m.id)).toContain('pixelforge/forge-pro/text-to-image');
+
+    const submitted = await request(`${api}/v1/jobs/submit`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'pixelforge/forge-pro/text-to-image', input: { prompt: 'a lighthouse on the dev stack' } }),
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+    const job = await eventually(async () => {
+      const res = await request(`${api}/v1/jobs/${submitted.body.jobId}`, { headers: { authorization: `Bearer ${devKey}` } });
+      return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
+    }, 30_000, 250);
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    expect(job.outputs).toHaveLength(1);
+    expect((await fetch(job.outputs[0].url)).status).toBe(200);
+
+    // The stack really is the data folder's: its infrastructure and the API and workers all point at it.
+    const started = processesOfDataDir();
+    expect(started.length, started.map((p) => p.command).join('\n')).toBeGreaterThanOrEqual(7);
+
+    const stoppedAt = Date.now();
+    expect(await interrupt(run, 30_000)).toBe(0);
+    await expectEverythingGone();
+    expect(Date.now() - stoppedAt).toBeLessThan(30_000);
+    expect(run.output()).toContain('everything stopped');
+  }, 200_000);
+
+  it('a second start reuses the data folder and prints the same dev key', async () => {
+    expect(devKey, 'the first start printed no key').toBeDefined();
+    expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+    const run = startDev();
+    const summary = await waitForSummary(run, 120_000);
+    expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
+    expect(run.output()).not.toContain('postgres: created cluster');
+    expect(await interrupt(run, 30_000)).toBe(0);
+    await expectEverythingGone();
+  }, 160_000);
+});
