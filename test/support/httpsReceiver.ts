@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -142,6 +142,8 @@ export async function startHttpsReceiver(
     },
     close() {
       server.closeAllConnections();
+      // Certificates the receiver made for itself go with it; given ones belong to the caller.
+      if (!options.certificates) rmSync(certs.dir, { recursive: true, force: true });
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };

@@ -47,7 +47,7 @@ describe('bootstrap', () => {
     expect(output).toContain('everything cached, nothing installed');
     expect(output).not.toMatch(/installing \(/);
     expect(result.cached).toEqual(
-      expect.arrayContaining(['node packages', 'prisma client', 'postgresql server', 'ffmpeg', 'temporal cli', 'minio']),
+      expect.arrayContaining(['node packages', 'prisma client', 'postgresql server', 'ffmpeg', 'chromium', 'temporal cli', 'minio']),
     );
     expect(wallMs).toBeLessThan(15_000);
   });

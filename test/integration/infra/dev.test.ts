@@ -147,16 +147,20 @@ async function interrupt(run: DevRun, timeoutMs: number): Promise<number | null>
   return code;
 }
 
+async function busyPorts(): Promise<number[]> {
+  const busy: number[] = [];
+  for (const port of Object.values(ports)) if (!(await isPortFree(port))) busy.push(port);
+  return busy;
+}
+
+/** No process of the data folder and no port of the stack is left; a short grace covers the kernel reaping them. */
 async function expectEverythingGone(): Promise<void> {
-  // The supervisor waits for every child before it exits; a short grace covers the kernel reaping them.
-  const leftovers = await eventually(async () => {
-    const alive = processesOfDataDir();
-    const busy: number[] = [];
-    for (const port of Object.values(ports)) if (!(await isPortFree(port))) busy.push(port);
-    return alive.length === 0 && busy.length === 0 ? { alive, busy } : undefined;
-  }, 5_000, 200).catch(() => ({ alive: processesOfDataDir(), busy: ['see below'] }));
-  expect(leftovers.alive.map((p) => p.command)).toEqual([]);
-  for (const port of Object.values(ports)) expect(await isPortFree(port), `port ${port} still taken`).toBe(true);
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline && (processesOfDataDir().length > 0 || (await busyPorts()).length > 0)) {
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  expect(processesOfDataDir().map((p) => `${p.pid} ${p.command}`)).toEqual([]);
+  expect(await busyPorts()).toEqual([]);
 }
 
 beforeAll(async () => {
