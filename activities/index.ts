@@ -8,6 +8,7 @@ import type { Config } from '../src/config';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
 import { createJobActivities, type JobActivities } from './jobs';
+import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/delivery';
 import { toDetail } from '../src/jobs/views';
@@ -25,7 +26,7 @@ export interface ActivityDeps {
   webhookCa?: string;
 }
 
-export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities;
+export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities & MaintenanceActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
@@ -42,6 +43,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       },
     }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
+    ...createMaintenanceActivities({ prisma: deps.prisma }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),
@@ -55,5 +57,6 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
 
 export { createJobActivities, type JobActivities, type JobActivityDeps } from './jobs';
 export { createUploadActivities, type UploadActivities } from './uploads';
+export { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 export { createWebhookActivities, type WebhookActivities } from './webhooks';
 export { createProviderActivities, type ProviderActivities, type ProviderActivityDeps } from './provider';

@@ -2,3 +2,4 @@
 export { jobWorkflow } from './job';
 export { uploadExpiryWorkflow } from './upload';
 export { webhookDeliveryWorkflow } from './webhooks';
+export { maintenanceWorkflow } from './maintenance';

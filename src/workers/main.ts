@@ -11,6 +11,7 @@ import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
 import { openWorkerConnections } from './connections';
+import { ensureMaintenanceSchedule } from './maintenanceSchedule';
 import { createProviderWorker } from './providerWorker';
 import { routeTemporalLogsTo } from './temporalLogging';
 import { createWorkflowWorker } from './workflowWorker';
@@ -41,6 +42,7 @@ async function runWorkers(options: Options): Promise<void> {
   const { prisma, storage, connection, client } = connections;
 
   const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, prisma, storage })] : [];
+  if (options.workflows) await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
   const providerWorkers: Worker[] = [];
   for (const providerId of options.provider ?? []) {
     providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));
