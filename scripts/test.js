@@ -46,7 +46,7 @@ function testEnv(plan, binaries) {
   return {
     ...process.env,
     NODE_ENV: 'test',
-    LOG_LEVEL: process.env.LOG_LEVEL || 'warn',
+    LOG_LEVEL: process.env.LOG_LEVEL || 'error',
     GENMEDIA_DATA_DIR: path.join(path.dirname(plan.logDir), 'data'),
     DATABASE_URL: postgres.databaseUrl(plan.postgres.port),
     TEMPORAL_ADDRESS: `127.0.0.1:${plan.temporal.port}`,

@@ -151,7 +151,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
 export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),
