@@ -18,6 +18,8 @@ import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflow
 
 import { startTestApiWith } from './api';
 
+export { eventually } from './eventually';
+
 export { createTestAccount, type TestAccount } from './accounts';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -156,16 +158,4 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),
   };
-}
-
-/** Polls until `check` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 30_000, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last !== undefined) return last;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`);
 }

@@ -10,6 +10,7 @@ import {
   type ProviderAdapter,
 } from '../../../src/providers';
 import { DEFAULT_PLAN, FAKE_OUTPUT_SIZE, FakeProviderServer } from '../../support/fakeProviderServer';
+import { eventually } from '../../support/eventually';
 import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
 
 const API_KEY = 'test-provider-key';
@@ -86,7 +87,7 @@ describe('HTTP provider adapter', () => {
     const req = request();
     const adapter = createHttpAdapter(config());
     const first = adapter.generate(req, ctx);
-    await waitFor(() => server.requestsTo('status').some((r) => r.path.includes(generationId(req.jobId))));
+    await eventually(async () => server.requestsTo('status').some((r) => r.path.includes(generationId(req.jobId))) || undefined, 5_000, 10);
     ctx.controller.abort(new Error('worker shutting down'));
     await expect(first).rejects.toThrow('worker shutting down');
 
@@ -215,7 +216,7 @@ describe('HTTP provider adapter', () => {
     server.plan = { ...DEFAULT_PLAN, runningPolls: 1_000_000 };
     const req = request();
     const running = createHttpAdapter(config()).generate(req, ctx);
-    await waitFor(() => server.requestsTo('status').some((r) => r.path.includes(generationId(req.jobId))));
+    await eventually(async () => server.requestsTo('status').some((r) => r.path.includes(generationId(req.jobId))) || undefined, 5_000, 10);
 
     await createHttpAdapter(config()).cancel(req.jobId);
     const error = await failureOf(running);
@@ -234,7 +235,7 @@ describe('HTTP provider adapter', () => {
     server.plan = { ...DEFAULT_PLAN, runningPolls: 1_000_000, retryAfterSeconds: 30 };
     const adapter: ProviderAdapter = createHttpAdapter(config({ maxPollIntervalMs: 30_000, generationTimeoutSeconds: 300 }));
     const running = adapter.generate(request(), ctx);
-    await waitFor(() => ctx.progress.length > 0);
+    await eventually(async () => ctx.progress.length > 0 || undefined, 5_000, 10);
     const started = Date.now();
     ctx.controller.abort(new Error('activity cancelled'));
     await expect(running).rejects.toThrow('activity cancelled');
@@ -247,10 +248,3 @@ function generationId(jobId: string): string {
   return g ? g.id : '\u0000none';
 }
 
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

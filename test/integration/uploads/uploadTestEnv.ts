@@ -156,13 +156,3 @@ export async function uploadStatus(baseUrl: string, apiKey: string, fileId: stri
 export async function putBytes(uploadUrl: string, contentType: string, bytes: Uint8Array) {
   return fetch(uploadUrl, { method: 'PUT', headers: { 'content-type': contentType }, body: bytes });
 }
-
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

@@ -2,12 +2,12 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkFileReferences } from '../../../src/uploads/fileReference';
 import type { ApiDeps } from '../../../src/api/deps';
+import { eventually } from '../../support/eventually';
 import {
   createUploadTestEnv,
   presign,
   putBytes,
   uploadStatus,
-  waitFor,
   type TestAccount,
   type UploadTestEnv,
 } from './uploadTestEnv';
@@ -57,13 +57,14 @@ describe('POST /v1/uploads/presign', () => {
     const description = await env.temporal.workflow.getHandle(`upload:${data.fileId}`).describe();
     expect(description.status.name).toBe('RUNNING');
     expect(description.taskQueue).toBe(env.taskQueue);
-    const timerSeconds = await waitFor(
+    const timerSeconds = await eventually(
       async () => {
         const history = await env.temporal.workflow.getHandle(`upload:${data.fileId}`).fetchHistory();
         const timer = history.events?.find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
-        return timer ? Number(timer.startToFireTimeout?.seconds ?? 0) : null;
+        return timer ? Number(timer.startToFireTimeout?.seconds ?? 0) : undefined;
       },
       10_000,
+      200,
       'the expiry timer to start',
     );
     expect(timerSeconds).toBeGreaterThan(3600 - 10);
@@ -333,12 +334,13 @@ describe('short windows', () => {
     ]);
 
     await env.startWorker();
-    const row = await waitFor(
+    const row = await eventually(
       async () => {
         const r = await env.prisma.upload.findUnique({ where: { id: file.fileId } });
-        return r?.status === 'expired' ? r : null;
+        return r?.status === 'expired' ? r : undefined;
       },
       20_000,
+      200,
       'the upload to be marked expired',
     );
     expect(row.expiredAt).not.toBeNull();
