@@ -2,6 +2,8 @@ import http from 'node:http';
 import { loadConfig, type Config } from '../../src/config';
 import { createApp } from '../../src/api/app';
 import { createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
+import { TERMINAL_JOB_STATUSES, type JobStatus } from '../../src/shared/jobs';
+import { eventually } from './eventually';
 
 /**
  * Starts the real API in-process on a free port. Its config is built once the port is known, with that
@@ -39,4 +41,26 @@ export async function request<T = any>(url: string, init: RequestInit = {}): Pro
     // not JSON: keep the text
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+export function bearer(apiKey: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...extra };
+}
+
+/** POST with a Bearer key and a JSON body. */
+export function post<T = any>(url: string, apiKey: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+  return request<T>(url, { method: 'POST', headers: bearer(apiKey, headers), body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+/** GET with a Bearer key. */
+export function get<T = any>(url: string, apiKey: string): Promise<JsonResponse<T>> {
+  return request<T>(url, { headers: bearer(apiKey) });
+}
+
+/** Polls `GET /v1/jobs/{jobId}` until the job is completed, failed or cancelled; returns that record. */
+export function waitForFinal(api: { url: string }, apiKey: string, jobId: string, timeoutMs = 60_000): Promise<any> {
+  return eventually(async () => {
+    const res = await get(`${api.url}/v1/jobs/${jobId}`, apiKey);
+    return TERMINAL_JOB_STATUSES.includes(res.body?.status as JobStatus) ? res.body : undefined;
+  }, timeoutMs, 100);
 }

@@ -6,8 +6,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApiDeps } from '../../../src/api/deps';
 import { jobWorkflowId } from '../../../src/shared/temporal';
-import { request, type JsonResponse } from '../../support/api';
-import { eventually, startTestStack, type TestStack, type TestStackOptions } from '../../support/stack';
+import { post } from '../../support/api';
+import { startTestStack, type TestStack, type TestStackOptions } from '../../support/stack';
 
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -38,27 +38,7 @@ export async function startE2eStack(options: TestStackOptions = {}): Promise<E2e
   };
 }
 
-export function bearer(apiKey: string): Record<string, string> {
-  return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-}
-
-export function post<T = any>(url: string, apiKey: string, body?: unknown): Promise<JsonResponse<T>> {
-  return request<T>(url, { method: 'POST', headers: bearer(apiKey), body: body === undefined ? undefined : JSON.stringify(body) });
-}
-
-export function get<T = any>(url: string, apiKey: string): Promise<JsonResponse<T>> {
-  return request<T>(url, { headers: bearer(apiKey) });
-}
-
-const FINAL = ['completed', 'failed', 'cancelled'];
-
-/** Polls `GET /v1/jobs/{jobId}` until the job is final; returns that record. */
-export function waitForFinal(stack: { url: string }, apiKey: string, jobId: string, timeoutMs = 60_000): Promise<any> {
-  return eventually(async () => {
-    const res = await get(`${stack.url}/v1/jobs/${jobId}`, apiKey);
-    return FINAL.includes(res.body?.status) ? res.body : undefined;
-  }, timeoutMs, 100);
-}
+export { bearer, get, post, waitForFinal } from '../../support/api';
 
 /** Presigns an upload, PUTs the bytes with the declared type; returns the `fileUrl`. */
 export async function uploadFile(stack: { url: string }, apiKey: string, filename: string, contentType: string, bytes: Buffer): Promise<string> {

@@ -10,8 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
-import { request } from '../../support/api';
-import { eventually } from '../../support/stack';
+import { request, waitForFinal } from '../../support/api';
 
 /** What the test harness exports for the tests; the dev stack must not see any of it. */
 const HARNESS_VARIABLES = [
@@ -221,10 +220,7 @@ describe('npm run dev', () => {
       body: JSON.stringify({ model: 'pixelforge/forge-pro/text-to-image', input: { prompt: 'a lighthouse on the dev stack' } }),
     });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
-    const job = await eventually(async () => {
-      const res = await request(`${api}/v1/jobs/${submitted.body.jobId}`, { headers: { authorization: `Bearer ${devKey}` } });
-      return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body : undefined;
-    }, 30_000, 250);
+    const job = await waitForFinal({ url: api }, devKey, submitted.body.jobId, 30_000);
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
     expect(job.outputs).toHaveLength(1);
     expect((await fetch(job.outputs[0].url)).status).toBe(200);

@@ -9,7 +9,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobWorkflowId } from '../../../src/shared/temporal';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
-import { get, imageJob, post } from '../jobs/helpers';
+import { waitForFinal } from '../../support/api';
+import { imageJob, post } from '../jobs/helpers';
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -57,11 +58,8 @@ async function submitAndWait(apiKey: string, prompt: string, status: 'completed'
   const submitted = await post(`${stack.url}/v1/jobs/submit`, apiKey, imageJob({ prompt }));
   expect(submitted.status).toBe(201);
   const jobId: string = submitted.body.jobId;
-  const final = await eventually(async () => {
-    const res = await get(`${stack.url}/v1/jobs/${jobId}`, apiKey);
-    return ['completed', 'failed', 'cancelled'].includes(res.body.status) ? res.body.status : undefined;
-  });
-  expect(final).toBe(status);
+  const final = await waitForFinal(stack, apiKey, jobId, 30_000);
+  expect(final.status).toBe(status);
   return jobId;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
-import { generateApiKey, type Scope } from '../../../src/accounts/apiKeys';
+import type { Scope } from '../../../src/accounts/apiKeys';
+import { createApiKey as issueApiKey } from '../../../src/accounts/service';
 import { loadConfig, type Config } from '../../../src/config';
 import { generateWebhookSecret } from '../../../src/webhooks/signing';
 
@@ -32,11 +33,7 @@ export async function createAccount(
 }
 
 export async function createApiKey(prisma: PrismaClient, accountId: string, scopes: Scope[]): Promise<string> {
-  const key = generateApiKey();
-  await prisma.apiKey.create({
-    data: { id: `key_${randomUUID()}`, accountId, prefix: key.prefix, hash: key.hash, scopes },
-  });
-  return key.apiKey;
+  return (await issueApiKey(prisma, { accountId, scopes })).apiKey;
 }
 
 export async function createFinishedJob(
