@@ -34,13 +34,17 @@ export interface CatalogModelEntry {
   ratings: { average: number; count: number };
 }
 
-export interface CatalogProviderEntry {
+/** What every provider answer shows about the provider itself. */
+export interface ProviderProfile {
   id: string;
   name: string;
   description: string;
   logoUrl: string;
   website: string;
   color: string;
+}
+
+export interface CatalogProviderEntry extends ProviderProfile {
   modelCount: number;
 }
 
@@ -89,13 +93,7 @@ export interface ModelDetail extends Omit<ModelListEntry, 'versionCount' | 'curr
   versions: ModelVersionEntry[];
 }
 
-export interface ProviderListEntry {
-  id: string;
-  name: string;
-  description: string;
-  logoUrl: string;
-  website: string;
-  color: string;
+export interface ProviderListEntry extends ProviderProfile {
   categories: string[];
   isActive: boolean;
 }
@@ -113,7 +111,7 @@ export interface CatalogView {
 
 /** The catalog tables as read from the database, in display order. */
 export interface CatalogSnapshot {
-  providers: { id: string; name: string; description: string; logoUrl: string; website: string; color: string; isActive: boolean }[];
+  providers: (ProviderProfile & { isActive: boolean })[];
   categories: { id: string; name: string; description: string; order: number }[];
   capabilityGroups: CapabilityGroupEntry[];
   models: {

@@ -8,7 +8,7 @@
  */
 import type { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
-import { loadCatalog, type CatalogData } from './catalogFiles';
+import { loadCatalog, type CatalogData, type ModelDef } from './catalogFiles';
 import { bumpCatalogRevision } from './revision';
 
 export interface SeedOptions {
@@ -29,6 +29,24 @@ export interface SeedResult {
 export async function seedCatalog(prisma: PrismaClient, options: SeedOptions = {}): Promise<SeedResult> {
   const data = options.data ?? loadCatalog(options.dir);
   return prisma.$transaction(async (tx) => applyCatalog(tx, data), { timeout: 60_000, maxWait: 10_000 });
+}
+
+/** The `models` row of a model file entry (without its id, which is the slug). */
+export function modelRow(m: ModelDef) {
+  return {
+    slug: m.slug,
+    providerId: m.providerId,
+    name: m.name,
+    description: m.description,
+    categoryId: m.category,
+    capabilityId: m.capability,
+    visibility: m.visibility,
+    segments: m.segments,
+    tags: m.tags,
+    ratingAverage: m.rating.average,
+    ratingCount: m.rating.count,
+    sortOrder: m.sortOrder,
+  };
 }
 
 async function applyCatalog(tx: Prisma.TransactionClient, data: CatalogData): Promise<SeedResult> {
@@ -56,20 +74,7 @@ async function applyCatalog(tx: Prisma.TransactionClient, data: CatalogData): Pr
   const keptDeleted: string[] = [];
   let versions = 0;
   for (const m of data.models) {
-    const row = {
-      slug: m.slug,
-      providerId: m.providerId,
-      name: m.name,
-      description: m.description,
-      categoryId: m.category,
-      capabilityId: m.capability,
-      visibility: m.visibility,
-      segments: m.segments,
-      tags: m.tags,
-      ratingAverage: m.rating.average,
-      ratingCount: m.rating.count,
-      sortOrder: m.sortOrder,
-    };
+    const row = modelRow(m);
     // The model id is its slug: one public identifier, also stored on jobs.
     await tx.model.upsert({ where: { id: m.slug }, create: { id: m.slug, ...row }, update: row });
 

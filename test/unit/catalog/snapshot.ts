@@ -1,5 +1,6 @@
 import type { CatalogData } from '../../../src/catalog/catalogFiles';
 import type { CatalogSnapshot } from '../../../src/catalog/catalogView';
+import { modelRow } from '../../../src/catalog/seed';
 
 /** The snapshot the database would hold right after seeding `data`, in the same display order. */
 export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {
@@ -12,18 +13,7 @@ export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {
       .sort((a, b) => a.sortOrder - b.sortOrder || a.slug.localeCompare(b.slug))
       .map((m) => ({
         id: m.slug,
-        slug: m.slug,
-        providerId: m.providerId,
-        name: m.name,
-        description: m.description,
-        categoryId: m.category,
-        capabilityId: m.capability,
-        visibility: m.visibility,
-        segments: m.segments,
-        tags: m.tags,
-        ratingAverage: m.rating.average,
-        ratingCount: m.rating.count,
-        sortOrder: m.sortOrder,
+        ...modelRow(m),
         versions: m.versions
           .filter((v) => v.status !== 'deleted')
           .map((v) => ({
