@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_JOBS_TASK_QUEUE, DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 
 /** Repository root: every default path is relative to it. */
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -31,9 +32,9 @@ const EnvSchema = z.object({
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_NAMESPACE: z.string().default('default'),
-  JOBS_TASK_QUEUE: z.string().default('jobs'),
+  JOBS_TASK_QUEUE: z.string().default(DEFAULT_JOBS_TASK_QUEUE),
   /** Provider activity task queues are `<prefix><providerId>`; tests use a private prefix. */
-  PROVIDER_TASK_QUEUE_PREFIX: z.string().min(1).default('provider.'),
+  PROVIDER_TASK_QUEUE_PREFIX: z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX),
 
   // MinIO
   MINIO_PORT: port.default(9000),

@@ -14,7 +14,7 @@ import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
 import { admitUpdate, jobIdentitySearchAttributes, type AdmissionResult, type JobWorkflowInput } from '../shared/jobs';
-import { jobWorkflowId } from '../shared/temporal';
+import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
 import type { Storage } from '../storage/storage';
 import { checkFileReferences } from '../uploads/fileReference';
 import { checkWebhookUrl } from '../webhooks/addressGuard';
@@ -168,7 +168,7 @@ async function admitNewJob(
     modelId: resolved.model.id,
     versionId: resolved.version.versionId,
     providerId: resolved.provider.id,
-    providerTaskQueue: `${deps.config.temporal.providerTaskQueuePrefix}${resolved.provider.id}`,
+    providerTaskQueue: providerTaskQueue(resolved.provider.id, deps.config.temporal.providerTaskQueuePrefix),
     capability: resolved.model.capabilityId,
     input,
     webhookUrl: request.webhookUrl ?? null,

@@ -1,8 +1,11 @@
 /** Task queue names and workflow id builders shared by the API, workers and workflows. */
 export const DEFAULT_JOBS_TASK_QUEUE = 'jobs';
 
-export function providerTaskQueue(providerId: string): string {
-  return `provider.${providerId}`;
+export const DEFAULT_PROVIDER_TASK_QUEUE_PREFIX = 'provider.';
+
+/** The activity task queue of a provider's workers: `provider.<id>` (tests use their own prefix). */
+export function providerTaskQueue(providerId: string, prefix = DEFAULT_PROVIDER_TASK_QUEUE_PREFIX): string {
+  return `${prefix}${providerId}`;
 }
 
 export function jobWorkflowId(jobId: string): string {
@@ -13,11 +16,3 @@ export function uploadWorkflowId(fileId: string): string {
   return `upload:${fileId}`;
 }
 
-/** Custom search attributes the job workflow upserts on every status change. */
-export const SEARCH_ATTRIBUTES = {
-  JobId: 'Keyword',
-  AccountId: 'Keyword',
-  Model: 'Keyword',
-  Provider: 'Keyword',
-  JobStatus: 'Keyword',
-} as const;

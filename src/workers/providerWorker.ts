@@ -9,7 +9,7 @@ import { httpProviderConfigFromEnv } from '../providers/http/config';
 import { createLocalAdapter } from '../providers/local/adapter';
 import type { ProviderAdapter } from '../providers/types';
 import { jobStartedSignal } from '../shared/jobs';
-import { jobWorkflowId } from '../shared/temporal';
+import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
 import type { Storage } from '../storage/storage';
 
 export interface ProviderWorkerDeps {
@@ -58,7 +58,7 @@ export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Wo
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
-    taskQueue: `${deps.config.temporal.providerTaskQueuePrefix}${deps.providerId}`,
+    taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
     activities,
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
+import { providerTaskQueue } from '../../../src/shared/temporal';
 import { createTestAccount, eventually, workerProcessEnv } from '../../support/stack';
 import { post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
 
@@ -86,7 +87,7 @@ async function providerRun(jobId: string): Promise<ProviderRun> {
 
 describe('several provider worker processes on one queue', () => {
   it('share the jobs, each running at most its configured concurrency at a time', async () => {
-    const providerQueue = `${stack.config.temporal.providerTaskQueuePrefix}pixelforge`;
+    const providerQueue = providerTaskQueue('pixelforge', stack.config.temporal.providerTaskQueuePrefix);
     const processes = [startProviderProcess('pixelforge'), startProviderProcess('pixelforge')];
     const identities = processes.map((child) => `${child.pid}@${os.hostname()}`);
     // Both processes poll before any job is submitted, so neither can take everything by starting first.
