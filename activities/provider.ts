@@ -8,8 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { JobStore } from '../src/jobs/store';
+import { extensionFor } from '../src/lib/mediaTypes';
 import { isProviderError, type GeneratedFile, type ProviderAdapter } from '../src/providers/types';
-import type { JobOutput, ProviderJobInput, ProviderJobOutcome } from '../src/shared/jobs';
+import { PROVIDER_MAX_ATTEMPTS, type JobOutput, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
 
 export interface ProviderActivityDeps {
   jobStore: Pick<JobStore, 'claim' | 'recordProgress'>;
@@ -29,20 +30,9 @@ export interface ProviderActivities {
   runProviderJob(input: ProviderJobInput): Promise<ProviderJobOutcome>;
 }
 
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'image/gif': 'gif',
-  'video/mp4': 'mp4',
-  'video/webm': 'webm',
-  'audio/mpeg': 'mp3',
-  'audio/wav': 'wav',
-};
-
 /** Object key of a job's n-th output: everything of a job lives under `<jobId>/`. */
 export function outputKey(jobId: string, index: number, contentType: string): string {
-  return `${jobId}/output-${index + 1}.${EXTENSIONS[contentType] ?? 'bin'}`;
+  return `${jobId}/output-${index + 1}.${extensionFor(contentType)}`;
 }
 
 /** Linear extrapolation from the progress so far; before any progress, the expected duration. */
@@ -52,7 +42,7 @@ export function estimateCompletion(startedAtMs: number, nowMs: number, progress:
   return new Date(nowMs + (elapsed * (100 - progress)) / progress);
 }
 
-function toOutput(jobId: string, file: GeneratedFile, index: number): JobOutput {
+export function toOutput(jobId: string, file: GeneratedFile, index: number): JobOutput {
   const output: JobOutput = { key: outputKey(jobId, index, file.contentType), contentType: file.contentType, sizeBytes: file.sizeBytes };
   if (file.width !== undefined) output.width = file.width;
   if (file.height !== undefined) output.height = file.height;
@@ -130,6 +120,14 @@ export function createProviderActivities(deps: ProviderActivityDeps): ProviderAc
         await writing;
         return { outcome: 'completed', outputs };
       } catch (err) {
+        // A job that fails for good stops its remote generation; a worker shutting down (an aborted attempt) does not.
+        const final = !isProviderError(err) || !err.retryable || ctx.info.attempt >= PROVIDER_MAX_ATTEMPTS;
+        if (final && !ctx.cancellationSignal.aborted) {
+          await deps
+            .adapterFor(input.providerId)
+            .cancel(input.jobId)
+            .catch((cancelError: unknown) => ctx.log.warn('could not cancel the remote generation', { jobId: input.jobId, error: String(cancelError) }));
+        }
         if (isProviderError(err)) {
           throw ApplicationFailure.create({
             type: err.code,

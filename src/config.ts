@@ -60,6 +60,20 @@ const EnvSchema = z.object({
   /** Per-provider task-queue rate limits, jobs started per second across all its workers: `acme=0.5`. */
   PROVIDER_RATE_LIMITS: z.string().default(''),
 
+  // Real upstreams (fal, Replicate, Runway, Google, OpenAI); their credentials are read by src/providers/upstreams.
+  /** Public origin the upstreams can reach our callback endpoint at (`https://genmedia.example.com`); unset → polling only. */
+  UPSTREAM_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Status check interval of an upstream generation without callbacks. */
+  UPSTREAM_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
+  /** Status check interval while a callback is expected: the safety net for a lost callback. */
+  UPSTREAM_SAFETY_NET_POLL_MS: z.coerce.number().int().positive().default(5 * 60_000),
+  /** Longest an upstream generation may take before it is cancelled and the job fails (refunded). */
+  UPSTREAM_TIMEOUT_SECONDS: z.coerce.number().int().positive().default(60 * 60),
+  /** Per-request timeout towards an upstream. */
+  UPSTREAM_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /** Largest output file taken from an upstream. */
+  UPSTREAM_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(500 * 1024 * 1024),
+
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
@@ -117,6 +131,15 @@ export interface Config {
     concurrency: Record<string, number>;
     /** providerId → jobs started per second on its task queue */
     rateLimitsPerSecond: Record<string, number>;
+  };
+  upstreams: {
+    /** Where upstreams call back (…/v1/upstreams/<id>/callback), or undefined. */
+    callbackBaseUrl?: string;
+    pollIntervalMs: number;
+    safetyNetPollMs: number;
+    timeoutSeconds: number;
+    requestTimeoutMs: number;
+    maxOutputBytes: number;
   };
   jobs: { admissionTimeoutMs: number; cursorSecret: string; outputUrlTtlSeconds: number };
   webhooks: {
@@ -197,6 +220,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       defaultConcurrency: e.PROVIDER_MAX_CONCURRENCY,
       concurrency: parseProviderMap('PROVIDER_CONCURRENCY', e.PROVIDER_CONCURRENCY, true),
       rateLimitsPerSecond: parseProviderMap('PROVIDER_RATE_LIMITS', e.PROVIDER_RATE_LIMITS, false),
+    },
+    upstreams: {
+      callbackBaseUrl: e.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/+$/, ''),
+      pollIntervalMs: e.UPSTREAM_POLL_INTERVAL_MS,
+      safetyNetPollMs: e.UPSTREAM_SAFETY_NET_POLL_MS,
+      timeoutSeconds: e.UPSTREAM_TIMEOUT_SECONDS,
+      requestTimeoutMs: e.UPSTREAM_REQUEST_TIMEOUT_MS,
+      maxOutputBytes: e.UPSTREAM_MAX_OUTPUT_BYTES,
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,

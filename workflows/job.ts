@@ -23,6 +23,7 @@ import {
   JOB_FAILURE_TYPES,
   JOB_SEARCH_ATTRIBUTES,
   PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
+  PROVIDER_MAX_ATTEMPTS,
   admitUpdate,
   cancelUpdate,
   jobStartedSignal,
@@ -37,7 +38,9 @@ import {
   type ProviderJobOutcome,
 } from '../src/shared/jobs';
 import { providerTaskQueue } from '../src/shared/temporal';
+import { upstreamCallbackSignal } from '../src/shared/upstreams';
 import { onJobTerminal } from './jobTerminal';
+import { runUpstreamStep } from './upstreamJob';
 
 /** Error codes an admission is rejected with; retrying them cannot help. */
 const ADMISSION_REJECTIONS = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED', JOB_FAILURE_TYPES.ADMISSION_VOIDED];
@@ -85,7 +88,7 @@ function providerActivities(taskQueue: string) {
       initialInterval: '2 seconds',
       backoffCoefficient: 2,
       maximumInterval: '30 seconds',
-      maximumAttempts: 5,
+      maximumAttempts: PROVIDER_MAX_ATTEMPTS,
     },
   });
 }
@@ -113,6 +116,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   setHandler(jobStartedSignal, () => {
     if (status === 'pending') setStatus('processing');
+  });
+
+  const upstreamCallbacks = { arrived: false };
+  setHandler(upstreamCallbackSignal, () => {
+    upstreamCallbacks.arrived = true;
   });
 
   setHandler(
@@ -150,23 +158,30 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   setStatus('pending');
 
   // ── provider work ──
-  const provider = providerActivities(input.providerTaskQueue ?? providerTaskQueue(input.providerId));
+  const taskQueue = input.providerTaskQueue ?? providerTaskQueue(input.providerId);
   let outcome: ProviderJobOutcome | undefined;
-  try {
-    outcome = await providerScope.run(() =>
-      provider.runProviderJob({
-        jobId: input.jobId,
-        accountId: input.accountId,
-        providerId: input.providerId,
-        modelSlug: input.modelSlug,
-        capability: input.capability,
-        versionId: input.versionId,
-        input: input.input,
-        expectedProcessingSeconds: input.expectedProcessingSeconds,
-      }),
-    );
-  } catch (err) {
-    if (!isCancellation(err)) jobError = describeProviderFailure(err);
+  if (input.upstream) {
+    const step = await runUpstreamStep(input, input.upstream, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure);
+    if ('error' in step) jobError = step.error;
+    else outcome = step.outcome;
+  } else {
+    const provider = providerActivities(taskQueue);
+    try {
+      outcome = await providerScope.run(() =>
+        provider.runProviderJob({
+          jobId: input.jobId,
+          accountId: input.accountId,
+          providerId: input.providerId,
+          modelSlug: input.modelSlug,
+          capability: input.capability,
+          versionId: input.versionId,
+          input: input.input,
+          expectedProcessingSeconds: input.expectedProcessingSeconds,
+        }),
+      );
+    } catch (err) {
+      if (!isCancellation(err)) jobError = describeProviderFailure(err);
+    }
   }
 
   if (jobError === undefined && (outcome === undefined || outcome.outcome === 'cancelled')) {

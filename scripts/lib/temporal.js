@@ -11,7 +11,7 @@ const { waitUntil, waitForHttp } = require('./ports');
 
 const WHEEL_VERSION = '1.9.1';
 const GO_FALLBACK_VERSION = '1.5.1';
-const SEARCH_ATTRIBUTES = ['JobId', 'AccountId', 'Model', 'Provider', 'JobStatus'];
+const SEARCH_ATTRIBUTES = ['JobId', 'AccountId', 'Model', 'Provider', 'JobStatus', 'UpstreamId'];
 
 function cachedPath(version) {
   return path.join(binCacheDir(`temporal-${version}`), 'temporal');

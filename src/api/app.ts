@@ -11,6 +11,7 @@ import { healthRouter } from './routes/health';
 import { jobsRouter } from './routes/jobs';
 import { modelsRouter } from './routes/models';
 import { uploadsRouter } from './routes/uploads';
+import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 
 const JSON_BODY_LIMIT = '1mb';
@@ -30,6 +31,8 @@ export function createApp(deps: ApiDeps): Application {
 
   app.use(requestId());
   app.use(requestLog(deps.logger));
+  // Upstream webhooks are verified against their raw bytes, so they are read before the JSON parser.
+  app.use(upstreamCallbacksRouter(deps));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
   app.use(rejectNul());
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { REPO_ROOT } from '../config';
 import { PRICING_UNITS, parseUnits, toPpm, type PricingRule } from '../domain/pricing';
 import { createSchemaAjv } from '../domain/inputValidation';
+import { UPSTREAM_IDS } from '../providers/upstreams/types';
 
 export const DEFAULT_CATALOG_DIR = path.join(REPO_ROOT, 'catalog');
 
@@ -45,7 +46,8 @@ const ProviderFile = z.array(
     website: httpsUrl,
     color: hexColor,
     isActive: z.boolean().default(true),
-    adapter: z.enum(['local', 'http']).default('local'),
+    /** `local` (built-in renderer), `http` (remote queue protocol) or a real upstream's id. */
+    adapter: z.enum(['local', 'http', ...UPSTREAM_IDS]).default('local'),
   }),
 );
 
@@ -54,6 +56,15 @@ const PricingRuleSchema = z.strictObject({
   unit: z.enum(PRICING_UNITS),
   unitsField: z.string().min(1).optional(),
   multipliers: z.record(z.string(), z.record(z.string(), z.number().nonnegative())).optional(),
+});
+
+/** How a version reaches its upstream (see src/providers/upstreams/types.ts, `UpstreamRoute`). */
+const UpstreamRouteFile = z.strictObject({
+  model: z.string().min(1),
+  operation: z.string().min(1).optional(),
+  input: z.record(z.string(), z.unknown()),
+  outputs: z.array(z.string().min(1)).min(1),
+  outputContentType: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/).optional(),
 });
 
 const VersionFile = z.strictObject({
@@ -68,6 +79,8 @@ const VersionFile = z.strictObject({
     requestsPerDay: z.number().int().positive(),
   }),
   processingSeconds: z.number().int().positive(),
+  /** Required for models of an upstream provider, refused for the others. */
+  upstream: UpstreamRouteFile.optional(),
 });
 
 const ModelEntry = z.strictObject({
@@ -197,6 +210,7 @@ export function checkCatalog(data: CatalogData): string[] {
   const categories = new Set(data.categories.map((c) => c.id));
   const capabilities = new Set(data.capabilityGroups.map((c) => c.id));
   const providers = new Set(data.providers.map((p) => p.id));
+  const adapters = new Map(data.providers.map((p) => [p.id, p.adapter]));
   const ajv = createSchemaAjv();
 
   for (const model of data.models) {
@@ -223,6 +237,10 @@ export function checkCatalog(data: CatalogData): string[] {
         problems.push(`${where}: output schema: ${(e as Error).message}`);
       }
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
+      const adapter = adapters.get(parts[0]);
+      const upstreamProvider = adapter !== undefined && (UPSTREAM_IDS as readonly string[]).includes(adapter);
+      if (upstreamProvider && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream route`);
+      if (!upstreamProvider && adapter !== undefined && version.upstream) problems.push(`${where}: only upstream providers take an upstream route`);
     }
   }
   return problems;

@@ -5,6 +5,7 @@
  * A model is listed when the caller can see it and it has a runnable (`active` or `deprecated`)
  * version. Deleted versions are never listed. Providers with nothing listed are left out.
  */
+import { isProviderAvailable } from '../providers/upstreams/credentials';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from './catalogFiles';
@@ -151,7 +152,7 @@ export async function loadCatalogSnapshot(prisma: PrismaClient): Promise<Catalog
       include: { versions: { where: { status: { not: 'deleted' } } } },
     }),
   ]);
-  return { providers, categories, capabilityGroups, models };
+  return { providers: providers.map((p) => ({ ...p, isActive: isProviderAvailable(p) })), categories, capabilityGroups, models };
 }
 
 export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | null): CatalogView {

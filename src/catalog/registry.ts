@@ -4,6 +4,8 @@
  */
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
+import { isProviderAvailable } from '../providers/upstreams/credentials';
+import type { UpstreamRoute } from '../shared/upstreams';
 import type { VersionStatus, Visibility } from './catalogFiles';
 
 export { canSeeModel, canUseModel } from './visibility';
@@ -31,7 +33,10 @@ export interface ResolvedModel {
     requestsPerDay: number;
     processingSeconds: number;
   };
+  /** Whether it takes jobs here: active in the catalog and, for a real upstream, with credentials. */
   provider: { id: string; isActive: boolean; adapter: string };
+  /** How the version reaches its real upstream; null for built-in and HTTP providers. */
+  upstream: UpstreamRoute | null;
 }
 
 export interface VersionLike {
@@ -97,6 +102,7 @@ export async function resolveModelVersion(
       requestsPerDay: version.requestsPerDay,
       processingSeconds: version.processingSeconds,
     },
-    provider: { id: model.provider.id, isActive: model.provider.isActive, adapter: model.provider.adapter },
+    provider: { id: model.provider.id, isActive: isProviderAvailable(model.provider), adapter: model.provider.adapter },
+    upstream: (version.upstream as UpstreamRoute | null) ?? null,
   };
 }

@@ -6,7 +6,7 @@
  * Rows missing from the files are left alone (a model is retired by marking its versions `deleted`
  * in its file). A version already `deleted` in the database stays deleted: deletion is permanent.
  */
-import type { Prisma } from '@prisma/client';
+import { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { loadCatalog, type CatalogData, type ModelDef } from './catalogFiles';
 import { bumpCatalogRevision } from './revision';
@@ -92,6 +92,7 @@ async function applyCatalog(tx: Prisma.TransactionClient, data: CatalogData): Pr
         requestsPerDay: v.rateLimits.requestsPerDay,
         processingSeconds: v.processingSeconds,
         releasedAt: new Date(v.releasedAt),
+        upstream: v.upstream ? (v.upstream as Prisma.InputJsonValue) : Prisma.DbNull,
       };
       await tx.modelVersion.upsert({
         where: { modelId_versionId: { modelId: m.slug, versionId: v.versionId } },

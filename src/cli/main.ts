@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/accounts';
 import { registerCreditCommands } from './commands/credits';
+import { registerJobCommands } from './commands/jobs';
 import { registerKeyCommands } from './commands/keys';
 import { registerModelCommands } from './commands/models';
 
@@ -8,11 +9,12 @@ const wantsJson = process.argv.includes('--json');
 
 function buildProgram(): Command {
   const program = new Command('genmedia').description('genmedia administration');
-  const admin = program.command('admin').description('Accounts, keys, credits and the model catalog');
+  const admin = program.command('admin').description('Accounts, keys, credits, the model catalog and jobs');
   registerAccountCommands(admin);
   registerKeyCommands(admin);
   registerCreditCommands(admin);
   registerModelCommands(admin);
+  registerJobCommands(admin);
   // With --json even a usage error is one JSON object on stdout.
   const configure = (command: Command) => {
     command.exitOverride();

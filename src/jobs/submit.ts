@@ -175,6 +175,7 @@ async function admitNewJob(
     costMicroCents: cost.estimatedCostMicroCents,
     expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
+    ...(resolved.upstream ? { upstream: { route: resolved.upstream, timeoutSeconds: deps.config.upstreams.timeoutSeconds } } : {}),
   };
   const admission = await admit(deps, workflowInput, timeoutMs);
   const headers: Record<string, string> = {};

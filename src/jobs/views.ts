@@ -34,6 +34,8 @@ export interface JobDetail extends JobListEntry {
   outputs: JobOutputView[];
   /** When the output URLs stop working; null without outputs. */
   outputsExpireAt: string | null;
+  /** The generation at the real upstream running this job; null for built-in models and before it was accepted. */
+  upstream: { id: string; stage: string | null; queuePosition: number | null } | null;
 }
 
 export type SignOutputUrl = (key: string, contentType: string) => Promise<string>;
@@ -72,5 +74,6 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     outputs,
     outputsExpireAt: outputs.length > 0 ? new Date(now.getTime() + urlTtlSeconds * 1000).toISOString() : null,
+    upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { UpstreamJobPlan } from './upstreams';
 
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -38,6 +39,8 @@ export interface JobWorkflowInput {
   expectedProcessingSeconds: number;
   /** ISO 8601. Admission refuses to charge after this instant: the API has answered the client by then. */
   admitBefore: string;
+  /** Present when the model runs on a real upstream (fal, Replicate, ...): the job follows the upstream path. */
+  upstream?: UpstreamJobPlan;
 }
 
 /** Answer of the `admit` update: the job exists, pending, and is charged. */
@@ -123,6 +126,8 @@ export type ProviderJobOutcome =
 
 /** Timing of the provider activity; chosen so that a killed worker's job moves on within seconds. */
 export const PROVIDER_HEARTBEAT_TIMEOUT_SECONDS = 5;
+/** Attempts of the provider activity; after the last one the job fails and the remote generation is cancelled. */
+export const PROVIDER_MAX_ATTEMPTS = 5;
 
 // ───────────── search attributes ─────────────
 
@@ -132,6 +137,8 @@ export const JOB_SEARCH_ATTRIBUTES = {
   Model: defineSearchAttributeKey('Model', SearchAttributeType.KEYWORD),
   Provider: defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD),
   JobStatus: defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD),
+  /** The upstream's generation id, once the upstream accepted the job. */
+  UpstreamId: defineSearchAttributeKey('UpstreamId', SearchAttributeType.KEYWORD),
 } as const;
 
 /** The identifying search attributes a job workflow is started with (`JobStatus` is upserted by the workflow). */

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { WebhookAttemptOutcome } from '../shared/webhooks';
 import { checkWebhookUrl, pinnedLookup, type Resolver } from './addressGuard';
 import { signWebhook } from './signing';
+import { parseRetryAfter } from '../lib/retryAfter';
 
 /**
  * One webhook delivery attempt: resolve and check the receiver's address, POST the signed body to
@@ -181,17 +182,6 @@ function classify(res: RawResponse, attemptedAt: Date, durationMs: number): Deli
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-/** `Retry-After` as delay-seconds or an HTTP date, in whole seconds from `now`; undefined if absent or invalid. */
-export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
 }
 
 function describeError(err: unknown): string {

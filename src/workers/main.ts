@@ -10,6 +10,7 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
+import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule } from './maintenanceSchedule';
 import { createProviderWorker } from './providerWorker';
@@ -26,9 +27,10 @@ async function listProviders(): Promise<void> {
   const config = loadConfig();
   const prisma = createPrisma(config.database.url, { poolSize: 1 });
   try {
-    // Inactive providers accept no jobs, so they get no worker.
-    const providers = await prisma.provider.findMany({ where: { isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
-    process.stdout.write(`${JSON.stringify(providers.map((p) => p.id))}\n`);
+    // Inactive providers, and upstreams without credentials, accept no jobs, so they get no worker.
+    const providers = await prisma.provider.findMany({ select: { id: true, isActive: true, adapter: true }, orderBy: { id: 'asc' } });
+    const available = providers.filter((p) => isProviderAvailable(p));
+    process.stdout.write(`${JSON.stringify(available.map((p) => p.id))}\n`);
   } finally {
     await prisma.$disconnect();
   }

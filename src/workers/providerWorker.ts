@@ -1,13 +1,19 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createProviderActivities } from '../../activities/provider';
+import { createUpstreamActivities } from '../../activities/upstream';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { createJobStore } from '../jobs/store';
+import { createUpstreamJobStore } from '../jobs/upstreamStore';
 import { createHttpAdapter } from '../providers/http/adapter';
 import { httpProviderConfigFromEnv } from '../providers/http/config';
 import { createLocalAdapter } from '../providers/local/adapter';
 import type { ProviderAdapter } from '../providers/types';
+import { createUpstreamAdapter } from '../providers/upstreams/adapters';
+import { upstreamCallbackUrl } from '../providers/upstreams/callbackUrl';
+import { createInputFileReader } from '../providers/upstreams/inputFiles';
+import { isUpstreamId, type UpstreamAdapter } from '../providers/upstreams/types';
 import { jobStartedSignal } from '../shared/jobs';
 import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
 import type { Storage } from '../storage/storage';
@@ -24,14 +30,27 @@ export interface ProviderWorkerDeps {
   adapter?: ProviderAdapter;
   /** Overrides the configured concurrency (tests). */
   maxConcurrentJobs?: number;
+  /** Environment the upstream adapters read their credentials from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
-/** The adapter the provider's catalog row names: the built-in renderer or the HTTP queue adapter. */
-export async function adapterForProvider(prisma: PrismaClient, providerId: string): Promise<ProviderAdapter> {
-  const provider = await prisma.provider.findUnique({ where: { id: providerId } });
+/** What runs a provider's jobs: a generating adapter (built-in renderer, HTTP queue) or a real upstream's adapter. */
+export type ProviderRunner = { kind: 'generate'; adapter: ProviderAdapter } | { kind: 'upstream'; adapter: UpstreamAdapter };
+
+/** The runner the provider's catalog row names. */
+export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'providerId' | 'config' | 'env'>): Promise<ProviderRunner> {
+  const { providerId } = deps;
+  const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
-  if (provider.adapter === 'http') return createHttpAdapter(httpProviderConfigFromEnv(providerId));
-  if (provider.adapter === 'local') return createLocalAdapter();
+  if (provider.adapter === 'http') return { kind: 'generate', adapter: createHttpAdapter(httpProviderConfigFromEnv(providerId)) };
+  if (provider.adapter === 'local') return { kind: 'generate', adapter: createLocalAdapter() };
+  if (isUpstreamId(provider.adapter)) {
+    const adapter = createUpstreamAdapter(provider.adapter, {
+      env: deps.env ?? process.env,
+      requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
+    });
+    return { kind: 'upstream', adapter };
+  }
   throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);
 }
 
@@ -42,24 +61,44 @@ export function providerWorkerLimits(config: Config, providerId: string) {
   };
 }
 
-/** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activity, within its concurrency and rate limit. */
-export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Worker> {
-  const adapter = deps.adapter ?? (await adapterForProvider(deps.prisma, deps.providerId));
-  const storage = deps.storage;
-  const limits = providerWorkerLimits(deps.config, deps.providerId);
-  const activities = createProviderActivities({
-    jobStore: createJobStore(deps.prisma),
-    adapterFor: () => adapter,
-    putOutput: (key, filePath, contentType) => storage.putFile(storage.outputsBucket, key, filePath, contentType),
-    notifyStarted: (jobId, startedAt) =>
-      deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() }),
-    timeScale: deps.config.providers.timeScale,
+function activitiesFor(deps: ProviderWorkerDeps, runner: ProviderRunner): object {
+  const { storage, config } = deps;
+  const putOutput = (key: string, filePath: string, contentType: string) => storage.putFile(storage.outputsBucket, key, filePath, contentType);
+  const notifyStarted = (jobId: string, startedAt: Date) =>
+    deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() });
+  const jobStore = createJobStore(deps.prisma);
+  if (runner.kind === 'generate') {
+    return createProviderActivities({ jobStore, adapterFor: () => runner.adapter, putOutput, notifyStarted, timeScale: config.providers.timeScale });
+  }
+  return createUpstreamActivities({
+    jobStore,
+    upstreamStore: createUpstreamJobStore(deps.prisma),
+    adapter: runner.adapter,
+    inputFile: createInputFileReader({
+      prisma: deps.prisma,
+      storage,
+      publicBaseUrl: config.api.publicBaseUrl,
+      maxBytes: 100 * 1024 * 1024,
+      fetchTimeoutMs: config.upstreams.requestTimeoutMs,
+    }),
+    putOutput,
+    notifyStarted,
+    callbackUrl: upstreamCallbackUrl(config, runner.adapter.id),
+    pollIntervalMs: config.upstreams.pollIntervalMs,
+    safetyNetPollMs: config.upstreams.safetyNetPollMs,
+    maxOutputBytes: config.upstreams.maxOutputBytes,
   });
+}
+
+/** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activities, within its concurrency and rate limit. */
+export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Worker> {
+  const runner: ProviderRunner = deps.adapter ? { kind: 'generate', adapter: deps.adapter } : await runnerForProvider(deps);
+  const limits = providerWorkerLimits(deps.config, deps.providerId);
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
-    activities,
+    activities: activitiesFor(deps, runner),
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined
       ? { maxTaskQueueActivitiesPerSecond: limits.maxTaskQueueActivitiesPerSecond }

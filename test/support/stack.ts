@@ -124,6 +124,8 @@ export interface TestStackOptions {
   workflowWorker?: boolean;
   /** CA of a test webhook receiver, trusted by the workflow worker's deliveries. */
   webhookCa?: string;
+  /** Upstreams call back to this API (UPSTREAM_CALLBACK_BASE_URL = its own address). */
+  upstreamCallbacks?: boolean;
 }
 
 /**
@@ -131,7 +133,9 @@ export interface TestStackOptions {
  * config whose PUBLIC_BASE_URL is the API's own address, so upload file URLs reach this API.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const api = await startTestApiWith((url) => testConfig({ PUBLIC_BASE_URL: url, ...options.env }));
+  const api = await startTestApiWith((url) =>
+    testConfig({ PUBLIC_BASE_URL: url, ...(options.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: url } : {}), ...options.env }),
+  );
   const config = api.deps.config;
   const workers = await createWorkerStarter(config);
   if (options.workflowWorker !== false) await workers.startWorkflowWorker({ webhookCa: options.webhookCa });
@@ -157,5 +161,10 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),
+    PUBLIC_BASE_URL: config.api.publicBaseUrl,
+    ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
+    UPSTREAM_POLL_INTERVAL_MS: String(config.upstreams.pollIntervalMs),
+    UPSTREAM_SAFETY_NET_POLL_MS: String(config.upstreams.safetyNetPollMs),
+    UPSTREAM_TIMEOUT_SECONDS: String(config.upstreams.timeoutSeconds),
   };
 }

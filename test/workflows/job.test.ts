@@ -1,27 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { JobActivities } from '../../activities/jobs';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ProviderActivities } from '../../activities/provider';
-import {
-  JOB_SEARCH_ATTRIBUTES,
-  admitUpdate,
-  cancelUpdate,
-  jobIdentitySearchAttributes,
-  jobStartedSignal,
-  type JobWorkflowInput,
-  type ProviderJobInput,
-  type ProviderJobOutcome,
-} from '../../src/shared/jobs';
+import { cancelUpdate, jobStartedSignal, type ProviderJobInput, type ProviderJobOutcome } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
-import { jobWorkflow } from '../../workflows';
+import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers } from './jobHarness';
 import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
 
 let env: TestWorkflowEnvironment;
 let bundle: WorkflowBundleWithSourceMap;
+const harness = () => ({ env, bundle });
 
 beforeAll(async () => {
   quietTemporalLogs();
@@ -31,107 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.teardown();
 });
-
-function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {
-  const jobId = randomUUID();
-  return {
-    jobId,
-    accountId: `acct-${jobId.slice(0, 8)}`,
-    apiKeyId: null,
-    requestId: 'req-1',
-    modelSlug: 'acme/pro/text-to-image',
-    modelId: 'acme-pro',
-    versionId: 'v1',
-    providerId: `prov-${jobId.slice(0, 8)}`,
-    providerTaskQueue: `provider.prov-${jobId.slice(0, 8)}`,
-    capability: 'text-to-image',
-    input: { prompt: 'a fox' },
-    webhookUrl: null,
-    costMicroCents: 45_000,
-    expectedProcessingSeconds: 3,
-    admitBefore: new Date(Date.now() + 60_000).toISOString(),
-    ...overrides,
-  };
-}
-
-/** Records calls; each activity's behaviour can be replaced per test. */
-function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
-  const calls: string[] = [];
-  const activities: JobActivities = {
-    async admitJob(input) {
-      calls.push('admitJob');
-      return {
-        jobId: input.jobId,
-        status: 'pending',
-        costMicroCents: input.costMicroCents,
-        estimatedCompletionTime: new Date(Date.now() + 3000).toISOString(),
-        createdAt: new Date().toISOString(),
-      };
-    },
-    async cancelPendingJob() {
-      calls.push('cancelPendingJob');
-      return { refundedMicroCents: 45_000 };
-    },
-    async completeJob() {
-      calls.push('completeJob');
-    },
-    async failJob({ error }) {
-      calls.push(`failJob:${error.code}`);
-      return { refundedMicroCents: 45_000 };
-    },
-    ...overrides,
-  };
-  return { calls, activities };
-}
-
-async function admit(client: Client, input: JobWorkflowInput, taskQueue: string) {
-  const startWorkflowOperation = new WithStartWorkflowOperation(jobWorkflow, {
-    workflowId: jobWorkflowId(input.jobId),
-    taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: jobIdentitySearchAttributes(input),
-  });
-  const admission = await client.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation });
-  return { admission, handle: await startWorkflowOperation.workflowHandle() };
-}
-
-/** Runs the workflow worker (and a provider worker when given) while `fn` runs. */
-async function withWorkers<T>(
-  input: JobWorkflowInput,
-  jobActivities: JobActivities,
-  provider: ProviderActivities | null,
-  fn: (taskQueue: string) => Promise<T>,
-): Promise<T> {
-  const taskQueue = `jobs-${randomUUID()}`;
-  const workflowWorker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: bundle,
-    activities: jobActivities,
-  });
-  const workers = [workflowWorker];
-  if (provider) {
-    workers.push(
-      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue!, activities: provider }),
-    );
-  }
-  const [first, ...rest] = workers;
-  const runAll = (i: number): Promise<T> =>
-    i === rest.length ? fn(taskQueue) : rest[i].runUntil(() => runAll(i + 1));
-  return first.runUntil(() => runAll(0));
-}
-
-async function statusAttribute(client: Client, jobId: string): Promise<string | undefined> {
-  const description = await client.workflow.getHandle(jobWorkflowId(jobId)).describe();
-  return description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.JobStatus);
-}
-
-function deferred<T = void>() {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
 
 describe('jobWorkflow', () => {
   it('admits, runs the provider activity on the provider queue and completes', async () => {
@@ -144,7 +33,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
       },
     };
-    const result = await withWorkers(input, activities, provider, async (taskQueue) => {
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
       const { admission, handle } = await admit(env.client, input, taskQueue);
       expect(admission).toMatchObject({ jobId: input.jobId, status: 'pending', costMicroCents: 45_000 });
       return handle.result();
@@ -170,7 +59,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'cancelled' };
       },
     };
-    await withWorkers(input, activities, provider, async (taskQueue) => {
+    await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
       const error = await admit(env.client, input, taskQueue).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
       const cause = (error as WorkflowUpdateFailedError).cause;
@@ -187,7 +76,7 @@ describe('jobWorkflow', () => {
   it('cancels a pending job that no provider worker has begun and refunds it', async () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();
-    await withWorkers(input, activities, null, async (taskQueue) => {
+    await withWorkers(harness(), input, activities, null, async (taskQueue) => {
       const { handle } = await admit(env.client, input, taskQueue);
       expect(await statusAttribute(env.client, input.jobId)).toBe('pending');
       const cancelled = await handle.executeUpdate(cancelUpdate);
@@ -211,7 +100,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'completed', outputs: [] };
       },
     };
-    await withWorkers(input, activities, provider, async (taskQueue) => {
+    await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
       const { handle } = await admit(env.client, input, taskQueue);
       await started.promise;
       // The signal is processed in the next workflow task; wait until the status says so.
@@ -241,7 +130,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'completed', outputs: [] };
       },
     };
-    await withWorkers(input, activities, provider, async (taskQueue) => {
+    await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
       const { handle } = await admit(env.client, input, taskQueue);
       const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
       expect(((error as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('JOB_CANNOT_BE_CANCELLED');
@@ -261,7 +150,7 @@ describe('jobWorkflow', () => {
         throw ApplicationFailure.create({ type: 'CONTENT_POLICY_VIOLATION', message: 'refused', nonRetryable: true });
       },
     };
-    const result = await withWorkers(input, activities, provider, async (taskQueue) => {
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
       const { handle } = await admit(env.client, input, taskQueue);
       return handle.result();
     });
@@ -284,7 +173,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'completed', outputs: [] };
       },
     };
-    const result = await withWorkers(input, activities, provider, async (taskQueue) => (await admit(env.client, input, taskQueue)).handle.result());
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(env.client, input, taskQueue)).handle.result());
     expect(attempts).toBe(2);
     expect(result.status).toBe('completed');
     expect(calls).toEqual(['admitJob', 'completeJob']);

@@ -21,7 +21,15 @@ beforeAll(async () => {
 describe('job workflow replay', () => {
   it('has recorded histories for every outcome', () => {
     expect(files).toEqual(
-      expect.arrayContaining(['job-cancelled.v1.json', 'job-completed.v1.json', 'job-failed.v1.json', 'job-processing.v1.json', 'job-rejected.v1.json']),
+      expect.arrayContaining([
+        'job-cancelled.v1.json',
+        'job-completed.v1.json',
+        'job-failed.v1.json',
+        'job-processing.v1.json',
+        'job-rejected.v1.json',
+        'job-upstream-completed.v2.json',
+        'job-upstream-timeout.v2.json',
+      ]),
     );
   });
 

@@ -110,6 +110,14 @@ export const JobDetailSchema = JobListEntrySchema.extend({
     }),
   ),
   outputsExpireAt: z.string().nullable().openapi({ format: 'date-time' }),
+  upstream: z
+    .object({
+      id: z.string().openapi({ description: "The upstream's generation id (fal request, Replicate prediction, Runway task, Google operation)" }),
+      stage: z.string().nullable().openapi({ description: "The upstream's own status or last log line, e.g. IN_QUEUE, THROTTLED" }),
+      queuePosition: z.number().int().nullable(),
+    })
+    .nullable()
+    .openapi({ description: 'The generation at the real upstream that runs this job; null for built-in models and before the upstream accepted it' }),
 }).openapi('JobDetail');
 
 export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }) });

@@ -1,5 +1,7 @@
 import { rename } from 'node:fs/promises';
 import path from 'node:path';
+import { extensionFor } from '../../lib/mediaTypes';
+import { parseRetryAfter } from '../../lib/retryAfter';
 import { abortError, sleep, withTimeout } from '../abort';
 import { FetchFileError, fetchToFile } from '../fetchFile';
 import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../outputs';
@@ -9,7 +11,6 @@ import {
   errorForFailedGeneration,
   errorForResponse,
   parseGeneration,
-  parseRetryAfter,
   type RemoteGeneration,
   type SubmitBody,
 } from './protocol';
@@ -26,14 +27,6 @@ const HEARTBEAT_MS = 1_000;
 /** Remote progress maps to 0..95; downloading the outputs takes it to 99, done is 100. */
 const REMOTE_SHARE = 95;
 const CANCEL_TIMEOUT_MS = 10_000;
-
-const EXTENSIONS: Record<string, string> = {
-  'image/png': 'png',
-  'image/jpeg': 'jpg',
-  'image/webp': 'webp',
-  'video/mp4': 'mp4',
-  'video/webm': 'webm',
-};
 
 interface JsonResponse {
   status: number;
@@ -187,7 +180,7 @@ export function createHttpAdapter(config: HttpProviderConfig, options: HttpAdapt
       } catch (error) {
         throw classifyDownloadError(error, url.toString(), ctx.signal);
       }
-      const named = `${target}.${EXTENSIONS[fetched.contentType] ?? 'bin'}`;
+      const named = `${target}.${extensionFor(fetched.contentType)}`;
       await rename(target, named);
       files.push(await describeOutputFile(named, fetched.contentType, ctx.signal));
       ctx.onProgress(REMOTE_SHARE + Math.floor((4 * (index + 1)) / outputs.length));

@@ -1,3 +1,4 @@
+import { parseRetryAfter } from '../../lib/retryAfter';
 import { ProviderError, type ProviderErrorCode } from '../types';
 
 /**
@@ -47,16 +48,6 @@ export function parseGeneration(body: unknown): RemoteGeneration {
     error: g.error && typeof g.error === 'object' ? g.error : undefined,
     outputs: Array.isArray(g.outputs) ? g.outputs.filter((o): o is RemoteOutput => !!o && typeof o.url === 'string') : undefined,
   };
-}
-
-/** Seconds from a Retry-After header (delta-seconds or HTTP date), or undefined. */
-export function parseRetryAfter(header: string | null, now: number = Date.now()): number | undefined {
-  if (!header) return undefined;
-  const trimmed = header.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.ceil(Number(trimmed));
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 function errorOf(body: unknown): { code: string; message: string } {

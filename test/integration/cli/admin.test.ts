@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { hashApiKey } from '../../../src/accounts/apiKeys';
+import type { Prisma } from '@prisma/client';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { genmedia } from '../../support/cli';
 
@@ -79,5 +80,85 @@ describe('genmedia admin CLI', () => {
     const human = await genmedia('admin', 'accounts', 'create', '--name', 'x', '--credits', '-5');
     expect(human.code).not.toBe(0);
     expect(human.stderr).toMatch(/micro-cents/);
+  });
+});
+
+describe('genmedia admin jobs', () => {
+  let prisma: PrismaClient;
+  beforeAll(() => {
+    prisma = createPrisma(loadConfig().database.url);
+  });
+  afterAll(() => prisma?.$disconnect());
+
+  async function insertJob(accountId: string, providerId: string, fields: Partial<Prisma.JobUncheckedCreateInput>) {
+    const id = `job_cli_${Math.random().toString(36).slice(2, 12)}`;
+    await prisma.job.create({
+      data: {
+        id,
+        accountId,
+        modelSlug: `${providerId}/m/text-to-image`,
+        modelId: `${providerId}/m/text-to-image`,
+        versionId: 'v1',
+        providerId,
+        input: { prompt: 'p' },
+        costMicroCents: 100_000n,
+        estimatedCompletionTime: new Date(),
+        ...fields,
+      },
+    });
+    return id;
+  }
+
+  it('shows one job with its upstream generation, cost and ledger rows', async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'j', '--credits', '0', '--json')).stdout);
+    const jobId = await insertJob(account.accountId, 'fal', {
+      status: 'completed',
+      upstreamId: 'req_123',
+      upstreamStage: 'COMPLETED',
+      upstreamSubmittedAt: new Date(),
+      upstreamCostMicroCents: 25_000n,
+    });
+    await prisma.ledgerEntry.create({
+      data: { accountId: account.accountId, kind: 'charge', amountMicroCents: -100_000n, balanceAfterMicroCents: 0n, jobId },
+    });
+    const shown = onlyJson((await genmedia('admin', 'jobs', 'show', jobId, '--json')).stdout);
+    expect(shown).toMatchObject({
+      jobId,
+      status: 'completed',
+      providerId: 'fal',
+      costMicroCents: 100_000,
+      upstream: { id: 'req_123', stage: 'COMPLETED', costMicroCents: 25_000 },
+      ledger: [{ kind: 'charge', amountMicroCents: -100_000 }],
+    });
+    const text = await genmedia('admin', 'jobs', 'show', jobId);
+    expect(text.stdout).toContain('upstream req_123: COMPLETED, cost 25000');
+
+    const missing = await genmedia('admin', 'jobs', 'show', 'job_nope', '--json');
+    expect(missing.code).toBe(1);
+    expect(onlyJson(missing.stdout)).toEqual({ error: { code: 'JOB_NOT_FOUND', message: 'no job job_nope' } });
+  });
+
+  it('sums revenue, reported upstream cost and margin per provider', async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'm', '--credits', '0', '--json')).stdout);
+    const provider = `margin-${Math.random().toString(36).slice(2, 8)}`;
+    const since = new Date(Date.now() - 1000).toISOString();
+    await insertJob(account.accountId, provider, { status: 'completed', upstreamCostMicroCents: 60_000n });
+    await insertJob(account.accountId, provider, { status: 'completed' });
+    await insertJob(account.accountId, provider, { status: 'failed', refundedMicroCents: 100_000n });
+    const res = await genmedia('admin', 'jobs', 'margins', '--since', since, '--json');
+    expect(res.code).toBe(0);
+    const row = onlyJson(res.stdout).providers.find((p: { providerId: string }) => p.providerId === provider);
+    expect(row).toEqual({
+      providerId: provider,
+      jobs: 3,
+      completedJobs: 2,
+      revenueMicroCents: 200_000,
+      upstreamCostMicroCents: 60_000,
+      jobsWithCost: 1,
+      marginMicroCents: 40_000,
+      marginPercent: 40,
+    });
+    const bad = await genmedia('admin', 'jobs', 'margins', '--since', 'yesterday-ish', '--json');
+    expect(onlyJson(bad.stdout).error.code).toBe('INVALID_ARGUMENTS');
   });
 });

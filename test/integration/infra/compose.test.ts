@@ -14,6 +14,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   volumes?: { source?: string; target: string }[];
   environment?: Record<string, string>;
+  profiles?: string[];
 }
 interface ComposeConfig {
   services: Record<string, ComposeService>;
@@ -30,12 +31,19 @@ function composeCommand(): [string, string[]] {
   return [standalone, []];
 }
 
+const UPSTREAM_ADAPTERS = ['fal', 'replicate', 'runway', 'google', 'openai'];
+
+function catalogProviders(): { id: string; isActive?: boolean; adapter?: string }[] {
+  return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'catalog', 'providers.json'), 'utf8'));
+}
+
 function activeProviderIds(): string[] {
-  const providers = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'catalog', 'providers.json'), 'utf8')) as {
-    id: string;
-    isActive?: boolean;
-  }[];
-  return providers.filter((p) => p.isActive !== false).map((p) => p.id);
+  return catalogProviders().filter((p) => p.isActive !== false).map((p) => p.id);
+}
+
+/** Providers on a real upstream: their workers sit in a profile named after the provider. */
+function upstreamProviderIds(): string[] {
+  return catalogProviders().filter((p) => UPSTREAM_ADAPTERS.includes(p.adapter ?? '')).map((p) => p.id);
 }
 
 describe.skipIf(!hasDocker)('docker-compose.yml', () => {
@@ -43,7 +51,11 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
 
   const [command, prefix] = hasDocker ? composeCommand() : ['', []];
   const run = hasDocker
-    ? spawnSync(command, [...prefix, '-f', 'docker-compose.yml', 'config', '--format', 'json'], { cwd: REPO_ROOT, encoding: 'utf8' })
+    ? spawnSync(
+        command,
+        [...prefix, '-f', 'docker-compose.yml', ...upstreamProviderIds().flatMap((id) => ['--profile', id]), 'config', '--format', 'json'],
+        { cwd: REPO_ROOT, encoding: 'utf8' },
+      )
     : null;
 
   it('is valid for docker compose', () => {
@@ -83,6 +95,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
       expect(worker.command).toEqual(expect.arrayContaining(['--provider', id]));
       expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(1);
       expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      if (upstreamProviderIds().includes(id)) expect(worker.profiles, `worker-${id} profile`).toEqual([id]);
     }
   });
 });

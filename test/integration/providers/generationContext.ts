@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { ProviderError, type GenerationContext } from '../../../src/providers';
+import { ProviderError, type GenerationContext } from '../../../src/providers/types';
 
 /** A GenerationContext with a fresh work directory that records every progress report. */
 export interface RecordingContext extends GenerationContext {

@@ -3,12 +3,9 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createHttpAdapter,
-  type GenerationRequest,
-  type HttpProviderConfig,
-  type ProviderAdapter,
-} from '../../../src/providers';
+import { createHttpAdapter } from '../../../src/providers/http/adapter';
+import type { HttpProviderConfig } from '../../../src/providers/http/config';
+import type { GenerationRequest, ProviderAdapter } from '../../../src/providers/types';
 import { DEFAULT_PLAN, FAKE_OUTPUT_SIZE, FakeProviderServer } from '../../support/fakeProviderServer';
 import { eventually } from '../../support/eventually';
 import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalAdapter, type GenerationRequest } from '../../../src/providers';
+import { createLocalAdapter } from '../../../src/providers/local/adapter';
+import type { GenerationRequest } from '../../../src/providers/types';
 import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/webhooks/addressGuard';
-import { deliverWebhook, parseRetryAfter, WEBHOOK_USER_AGENT, type DeliveryOptions } from '../../../src/webhooks/deliver';
+import { deliverWebhook, WEBHOOK_USER_AGENT, type DeliveryOptions } from '../../../src/webhooks/deliver';
 import { generateWebhookSecret, webhookEventId } from '../../../src/webhooks/signing';
 import { okHandler, startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 
@@ -198,21 +198,5 @@ describe('address safety at delivery time', () => {
     );
     expect(result).toMatchObject({ outcome: 'gone' });
     expect(result.error).toMatch(/https/);
-  });
-});
-
-describe('parseRetryAfter', () => {
-  const now = new Date('2030-01-01T00:00:00Z');
-  it.each([
-    [undefined, undefined],
-    ['30', 30],
-    [' 7 ', 7],
-    ['-3', undefined],
-    ['1.5', undefined],
-    ['soon', undefined],
-    ['Tue, 01 Jan 2030 00:02:00 GMT', 120],
-    ['Mon, 31 Dec 2029 23:00:00 GMT', 0],
-  ])('%s → %s', (value, expected) => {
-    expect(parseRetryAfter(value, now)).toBe(expected);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createProviderRegistry, httpProviderConfigFromEnv, providerEnvPrefix, ProviderConfigError } from '../../../src/providers';
+import { httpProviderConfigFromEnv, providerEnvPrefix } from '../../../src/providers/http/config';
 
 describe('HTTP provider configuration', () => {
   it('derives the variable prefix from the provider id', () => {
@@ -32,12 +32,4 @@ describe('HTTP provider configuration', () => {
     ).toThrow(/PROVIDER_HTTP_ACME_TIMEOUT_SECONDS/);
   });
 
-  it('registry builds one adapter per provider and fails fast on bad settings', () => {
-    const registry = createProviderRegistry({ env: { PROVIDER_HTTP_REMOTE_URL: 'http://127.0.0.1:1' } });
-    const local = registry.forProvider({ id: 'studio', adapter: 'local' });
-    expect(registry.forProvider({ id: 'studio', adapter: 'local' })).toBe(local);
-    expect(registry.forProvider({ id: 'remote', adapter: 'http' })).not.toBe(local);
-    expect(() => registry.forProvider({ id: 'other', adapter: 'http' })).toThrow(ProviderConfigError);
-    expect(() => registry.forProvider({ id: 'odd', adapter: 'grpc' })).toThrow(/unknown adapter/);
-  });
 });

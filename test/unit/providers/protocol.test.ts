@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { errorForFailedGeneration, errorForResponse, parseGeneration, parseRetryAfter } from '../../../src/providers/http/protocol';
+import { errorForFailedGeneration, errorForResponse, parseGeneration } from '../../../src/providers/http/protocol';
 
 const none = new Headers();
 
 describe('HTTP provider protocol', () => {
-  it('parses Retry-After as seconds or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('12', now)).toBe(12);
-    expect(parseRetryAfter('0.2', now)).toBe(1);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
-  });
-
   it.each([
     [429, {}, 'PROVIDER_RATE_LIMITED', true],
     [500, {}, 'PROVIDER_UNAVAILABLE', true],

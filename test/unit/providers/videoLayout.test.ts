@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { layoutCards, videoProfile } from '../../../src/providers/local/videoLayout';
-import { nominalProcessingSeconds } from '../../../src/providers';
+import { nominalProcessingSeconds } from '../../../src/providers/nominalTime';
 
 describe('video layout', () => {
   it('keeps the aspect ratio and gives pro more pixels and a higher bitrate cap', () => {

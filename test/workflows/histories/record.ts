@@ -2,14 +2,17 @@
  * Records job workflow histories for the replay test. Run after a released workflow change only when the
  * change is meant to keep old histories replayable (then commit the new files next to the old ones):
  *   npx tsx test/workflows/histories/record.ts
+ * Files that exist already are kept: they are the histories of earlier releases.
  */
-import { writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { JobActivities } from '../../../activities/jobs';
 import type { ProviderActivities } from '../../../activities/provider';
+import type { UpstreamActivities } from '../../../activities/upstream';
+import { upstreamCallbackSignal } from '../../../src/shared/upstreams';
 import { admitUpdate, cancelUpdate, jobIdentitySearchAttributes, jobStartedSignal, type JobWorkflowInput } from '../../../src/shared/jobs';
 import { jobWorkflowId } from '../../../src/shared/temporal';
 import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
@@ -17,6 +20,7 @@ import { historyToObject } from './format';
 
 const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
+const UPSTREAM_QUEUE = 'provider.record-upstream';
 
 function input(jobId: string): JobWorkflowInput {
   return {
@@ -35,6 +39,16 @@ function input(jobId: string): JobWorkflowInput {
     costMicroCents: 45_000,
     expectedProcessingSeconds: 3,
     admitBefore: '2099-01-01T00:00:00.000Z',
+    ...(jobId.startsWith('job_rec_upstream')
+      ? {
+          providerId: 'record-upstream',
+          providerTaskQueue: UPSTREAM_QUEUE,
+          upstream: {
+            route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
+            timeoutSeconds: jobId === 'job_rec_upstream_timeout' ? 2 : 600,
+          },
+        }
+      : {}),
   };
 }
 
@@ -68,6 +82,19 @@ async function main() {
       return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
     },
   };
+  let checks = 0;
+  const upstream: UpstreamActivities = {
+    async startUpstreamJob() {
+      return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
+    },
+    async checkUpstreamJob(args) {
+      checks += 1;
+      if (args.jobId === 'job_rec_upstream_timeout' || checks < 2) return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
+      return { outcome: 'completed', upstreamId: 'req_record', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
+    },
+    async cancelUpstreamJob() {},
+  };
+  const upstreamWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: UPSTREAM_QUEUE, activities: upstream });
   const workflowWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities: jobs });
   const providerWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: PROVIDER_QUEUE, activities: provider });
 
@@ -84,7 +111,7 @@ async function main() {
   };
 
   await workflowWorker.runUntil(() =>
-    providerWorker.runUntil(async () => {
+    upstreamWorker.runUntil(() => providerWorker.runUntil(async () => {
       await (await admit('job_rec_completed')).result();
       await (await admit('job_rec_rejected')).result();
       await (await admit('job_rec_failed')).result();
@@ -97,12 +124,25 @@ async function main() {
       const cancelled = await admit('job_rec_cancelled');
       await cancelled.executeUpdate(cancelUpdate);
       await cancelled.result();
-    }),
+      // An upstream job: a check on the interval, then a callback signal, then completion; and one that times out.
+      const upstreamJob = await admit('job_rec_upstream_completed');
+      await new Promise((r) => setTimeout(r, 500));
+      await upstreamJob.signal(upstreamCallbackSignal, { state: 'succeeded' });
+      await upstreamJob.result();
+      await (await admit('job_rec_upstream_timeout')).result();
+    })),
   );
 
-  for (const name of ['completed', 'rejected', 'failed', 'processing', 'cancelled']) {
-    const history = await env.client.workflow.getHandle(jobWorkflowId(`job_rec_${name}`)).fetchHistory();
-    await writeFile(path.join(__dirname, `job-${name}.v1.json`), `${JSON.stringify(historyToObject(history), null, 1)}\n`);
+  const recordings = [
+    ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.v1.json`]),
+    ['job_rec_upstream_completed', 'job-upstream-completed.v2.json'],
+    ['job_rec_upstream_timeout', 'job-upstream-timeout.v2.json'],
+  ];
+  for (const [jobId, file] of recordings) {
+    const target = path.join(__dirname, file);
+    if (await access(target).then(() => true, () => false)) continue;
+    const history = await env.client.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
+    await writeFile(target, `${JSON.stringify(historyToObject(history), null, 1)}\n`);
   }
   await env.teardown();
 }

@@ -1,0 +1,67 @@
+/**
+ * The upstream part of the job contract, shared by the API (submit), the job workflow and the upstream
+ * activities. Pure module: the workflow bundle imports it.
+ */
+import { defineSignal } from '@temporalio/workflow';
+import type { JobError, JobOutput } from './jobs';
+
+/** How a catalog version reaches its upstream: the `upstream` block of a version (docs/providers.md). */
+export interface UpstreamRoute {
+  /**
+   * The upstream's model or endpoint id: fal `fal-ai/flux/dev`; Replicate `owner/name` (official model)
+   * or `owner/name:version`; Runway `gen4_turbo`; Google `veo-3.0-generate-001`; OpenAI `gpt-image-1`.
+   */
+  model: string;
+  /**
+   * Which upstream operation, where the upstream has several: Runway `image_to_video` | `text_to_image`;
+   * Google `generateVideos` | `generateImages`; OpenAI `images.generate` | `videos.create`.
+   */
+  operation?: string;
+  /** Our validated input → the upstream's input (src/providers/upstreams/inputMapping.ts). */
+  input: Record<string, unknown>;
+  /** Paths into the result where the output files are, e.g. `images[].url`, `video.url`, `output[]`. */
+  outputs: string[];
+  /** Content type of outputs that come as bare base64 (OpenAI `b64_json`); URLs and data: URIs carry their own. */
+  outputContentType?: string;
+}
+
+/** What the job workflow is told at submit about a job that runs on a real upstream. */
+export interface UpstreamJobPlan {
+  route: UpstreamRoute;
+  /** The longest the generation may take, from the moment it is submitted, before it is cancelled and refunded. */
+  timeoutSeconds: number;
+}
+
+export interface UpstreamJobInput {
+  jobId: string;
+  providerId: string;
+  modelSlug: string;
+  input: Record<string, unknown>;
+  route: UpstreamRoute;
+  expectedProcessingSeconds: number;
+  /** ISO 8601: after it the generation is of no use (Replicate `Cancel-After`). */
+  deadline: string;
+}
+
+/**
+ * Where an upstream generation stands, as the upstream activities report it to the workflow.
+ * `waiting`: check again after `nextCheckMs` (sooner when a callback arrives).
+ * `cancelled`: a cancel won the race for the job before anything reached the upstream.
+ */
+export type UpstreamProgress =
+  | { outcome: 'waiting'; upstreamId: string; nextCheckMs: number }
+  | { outcome: 'completed'; upstreamId: string; outputs: JobOutput[] }
+  | { outcome: 'failed'; upstreamId?: string; error: JobError }
+  | { outcome: 'cancelled' };
+
+/** Sent by the callback route when the upstream reports on the job's generation: check its status now. */
+export const upstreamCallbackSignal = defineSignal<[{ state?: string }]>('upstreamCallback');
+
+/** Failure codes of upstream jobs beyond the provider error codes. */
+export const UPSTREAM_FAILURE_CODES = {
+  /**
+   * The request that starts a paid generation may have reached the upstream but its answer was lost (a worker
+   * died or the connection broke). Submitting again could pay twice, so the job fails and is refunded.
+   */
+  UPSTREAM_OUTCOME_UNKNOWN: 'UPSTREAM_OUTCOME_UNKNOWN',
+} as const;

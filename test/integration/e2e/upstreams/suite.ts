@@ -1,0 +1,221 @@
+/**
+ * The same end-to-end checks for every real upstream, through the whole stack (API, Temporal, PostgreSQL,
+ * MinIO, provider worker) against the upstream's fake: submit → fake → callback or poll → completed with the
+ * outputs in MinIO; a 429 then success; a content-policy refusal refunded in full; a lost callback finished by
+ * the safety-net poll; a provider worker SIGKILLed mid-generation paying exactly once; bad input never sent.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../../src/config';
+import { JOB_SEARCH_ATTRIBUTES } from '../../../../src/shared/jobs';
+import { jobWorkflowId } from '../../../../src/shared/temporal';
+import { createTestAccount, eventually, workerProcessEnv, type RunningWorker, type TestAccount } from '../../../support/stack';
+import type { FakeUpstream } from '../../../support/upstreams/types';
+import { get, post, startE2eStack, waitForFinal, type E2eStack } from '../e2eStack';
+
+export interface UpstreamModelCase {
+  slug: string;
+  /** A valid input; its prompt gets the scenario tokens appended. */
+  input: Record<string, unknown>;
+  contentType: 'image/png' | 'video/mp4';
+}
+
+export interface UpstreamSpec {
+  id: string;
+  startFake(): Promise<FakeUpstream>;
+  /** The model the scenarios run on, and the other seeded models each run once. */
+  main: UpstreamModelCase;
+  others: UpstreamModelCase[];
+  /** The upstream sends webhooks (fal, Replicate). */
+  callbacks: boolean;
+  /**
+   * The whole generation happens inside the creating request (OpenAI Images, Imagen): a worker killed during it
+   * leaves the outcome unknown, so the job fails refunded instead of paying twice.
+   */
+  synchronous: boolean;
+  /** A callback about `upstreamId`, signed as the upstream signs (a fresh delivery id each call). */
+  signedCallback?: (fake: FakeUpstream, upstreamId: string) => Promise<{ headers: Record<string, string>; body: string }>;
+}
+
+function withTokens(input: Record<string, unknown>, ...tokens: string[]): Record<string, unknown> {
+  return { ...input, prompt: `${String(input.prompt)} ${tokens.join(' ')}`.trim() };
+}
+
+export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
+  describe(`${spec.id} end to end`, () => {
+    let stack: E2eStack;
+    let fake: FakeUpstream;
+    let account: TestAccount;
+    let providerWorker: RunningWorker;
+    const saved: Record<string, string | undefined> = {};
+
+    beforeAll(async () => {
+      fake = await spec.startFake();
+      for (const [name, value] of Object.entries(fake.env)) {
+        saved[name] = process.env[name];
+        process.env[name] = value;
+      }
+      stack = await startE2eStack({
+        upstreamCallbacks: spec.callbacks,
+        env: { UPSTREAM_POLL_INTERVAL_MS: '200', UPSTREAM_SAFETY_NET_POLL_MS: '1500', UPSTREAM_TIMEOUT_SECONDS: '120' },
+      });
+      providerWorker = await stack.workers.startProviderWorker(spec.id);
+      account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
+    }, 120_000);
+
+    afterAll(async () => {
+      await stack?.stop();
+      await fake?.close();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    });
+
+    async function submit(model: UpstreamModelCase, input: Record<string, unknown>) {
+      const res = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: model.slug, input });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body as { jobId: string; costMicroCents: number };
+    }
+
+    async function expectStoredOutput(jobId: string, contentType: string): Promise<void> {
+      const job = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
+      expect(job.body.outputs.length).toBeGreaterThan(0);
+      const first = job.body.outputs[0];
+      expect(first.contentType).toBe(contentType);
+      expect(await stack.storedOutputs(jobId)).toHaveLength(job.body.outputs.length);
+      const bytes = Buffer.from(await (await fetch(first.url)).arrayBuffer());
+      expect(bytes.length).toBe(first.sizeBytes);
+      if (contentType === 'image/png') expect((await sharp(bytes).metadata()).format).toBe('png');
+      else expect(bytes.toString('ascii', 4, 8)).toBe('ftyp');
+    }
+
+    it('runs a job through the upstream: completed, outputs in MinIO, upstream id on the job and in Temporal', async () => {
+      const { jobId } = await submit(spec.main, spec.main.input);
+      const done = await waitForFinal(stack, account.apiKey, jobId);
+      expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', progress: 100, refundedMicroCents: 0 });
+      expect(done.upstream?.id).toEqual(expect.any(String));
+      await expectStoredOutput(jobId, spec.main.contentType);
+      const description = await stack.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).describe();
+      expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe(done.upstream.id);
+      if (spec.callbacks) {
+        // Finished by the upstream's webhook, verified and remembered.
+        const callbacks = await stack.prisma.upstreamCallback.count({ where: { upstream: spec.id, upstreamId: done.upstream.id } });
+        expect(callbacks).toBeGreaterThan(0);
+      }
+    });
+
+    for (const model of spec.others) {
+      it(`runs ${model.slug}`, async () => {
+        const { jobId } = await submit(model, model.input);
+        const done = await waitForFinal(stack, account.apiKey, jobId);
+        expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed' });
+        await expectStoredOutput(jobId, model.contentType);
+      });
+    }
+
+    it('waits out a 429 and then succeeds, paying once', async () => {
+      const before = fake.paidSubmissions();
+      const { jobId } = await submit(spec.main, withTokens(spec.main.input, '[upstream:rate-limit]'));
+      const done = await waitForFinal(stack, account.apiKey, jobId);
+      expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
+      expect(fake.paidSubmissions() - before).toBe(1);
+    });
+
+    it('fails a content-policy refusal with its code and refunds it in full', async () => {
+      const { jobId, costMicroCents } = await submit(spec.main, withTokens(spec.main.input, '[upstream:content-policy]'));
+      const done = await waitForFinal(stack, account.apiKey, jobId);
+      expect(done).toMatchObject({ status: 'failed', refundedMicroCents: costMicroCents, error: { code: 'CONTENT_POLICY_VIOLATION' } });
+      const ledger = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
+      expect(ledger.map((e) => [e.kind, Number(e.amountMicroCents)])).toEqual([
+        ['charge', -costMicroCents],
+        ['refund', costMicroCents],
+      ]);
+    });
+
+    it('refuses schema-invalid input at submit without calling the upstream', async () => {
+      const requests = fake.requests.length;
+      const res = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, {
+        model: spec.main.slug,
+        input: { ...spec.main.input, prompt: '', unexpected_field: 1 },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_INPUT');
+      expect(fake.requests.length).toBe(requests);
+    });
+
+    if (spec.callbacks) {
+      it('finishes a job whose callback was lost with the safety-net poll', async () => {
+        const { jobId } = await submit(spec.main, withTokens(spec.main.input, '[upstream:no-callback]'));
+        const done = await waitForFinal(stack, account.apiKey, jobId);
+        expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed' });
+        expect(await stack.prisma.upstreamCallback.count({ where: { upstream: spec.id, upstreamId: done.upstream.id } })).toBe(0);
+      });
+
+      it('answers unsigned, forged and replayed callbacks 401 and unknown ones 404, changing nothing', async () => {
+        const url = `${stack.url}/v1/upstreams/${spec.id}/callback`;
+        const send = (headers: Record<string, string>, body: string) => fetch(url, { method: 'POST', headers, body });
+        const unsigned = await send({ 'content-type': 'application/json' }, '{"id":"x"}');
+        expect(unsigned.status).toBe(401);
+        expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+        if (!spec.signedCallback) return;
+
+        const unknown = await spec.signedCallback(fake, 'not-a-generation-of-ours');
+        expect((await send(unknown.headers, unknown.body)).status).toBe(404);
+
+        const { jobId } = await submit(spec.main, spec.main.input);
+        const done = await waitForFinal(stack, account.apiKey, jobId);
+        const before = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+        const genuine = await spec.signedCallback(fake, done.upstream.id);
+        const forged = await send(genuine.headers, genuine.body.replace(/}\s*$/, ',"forged":true}'));
+        expect(forged.status).toBe(401);
+        expect((await send(genuine.headers, genuine.body)).status).toBe(200);
+        const replayed = await send(genuine.headers, genuine.body);
+        expect(replayed.status).toBe(401);
+        const after = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+        expect(after.status).toBe('completed');
+        expect(after.updatedAt).toEqual(before.updatedAt);
+      });
+    }
+
+    it('survives a provider worker SIGKILLed mid-generation without a second paid generation', async () => {
+      // Runs last: from here on the provider's jobs are served by worker processes only.
+      await providerWorker.stop();
+      const before = fake.paidSubmissions();
+      fake.slowMs = 6_000;
+      const { jobId, costMicroCents } = await submit(spec.main, withTokens(spec.main.input, '[upstream:slow]'));
+
+      let child: ChildProcess = startWorkerProcess(stack, spec.id);
+      try {
+        await eventually(async () => (fake.paidSubmissions() > before ? true : undefined), 60_000, 50);
+        child.kill('SIGKILL');
+        await new Promise((resolve) => child.once('exit', resolve));
+        child = startWorkerProcess(stack, spec.id);
+        const done = await waitForFinal(stack, account.apiKey, jobId, 90_000);
+        if (spec.synchronous) {
+          // The answer died with the worker: refunded rather than generated again.
+          expect(done.status === 'completed' || done.error?.code === 'UPSTREAM_OUTCOME_UNKNOWN', JSON.stringify(done)).toBe(true);
+          if (done.status === 'failed') expect(done.refundedMicroCents).toBe(costMicroCents);
+        } else {
+          expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
+        }
+        expect(fake.paidSubmissions() - before).toBe(1);
+        expect(fake.cancellations()).toBe(0);
+      } finally {
+        child.kill('SIGKILL');
+        fake.slowMs = 8_000;
+      }
+    }, 150_000);
+  });
+}
+
+function startWorkerProcess(stack: E2eStack, providerId: string): ChildProcess {
+  // tsx as a loader inside this one process, so SIGKILL hits the worker itself.
+  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
+    cwd: REPO_ROOT,
+    env: workerProcessEnv(stack.config),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}

@@ -1,0 +1,116 @@
+/** What the job workflow tests share: inputs, fake bookkeeping activities, admission and workers. */
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { JobActivities } from '../../activities/jobs';
+import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/shared/jobs';
+import { jobWorkflowId } from '../../src/shared/temporal';
+import { jobWorkflow } from '../../workflows';
+
+export interface JobHarness {
+  env: TestWorkflowEnvironment;
+  bundle: WorkflowBundleWithSourceMap;
+}
+
+export function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {
+  const jobId = randomUUID();
+  return {
+    jobId,
+    accountId: `acct-${jobId.slice(0, 8)}`,
+    apiKeyId: null,
+    requestId: 'req-1',
+    modelSlug: 'acme/pro/text-to-image',
+    modelId: 'acme-pro',
+    versionId: 'v1',
+    providerId: `prov-${jobId.slice(0, 8)}`,
+    providerTaskQueue: `provider.prov-${jobId.slice(0, 8)}`,
+    capability: 'text-to-image',
+    input: { prompt: 'a fox' },
+    webhookUrl: null,
+    costMicroCents: 45_000,
+    expectedProcessingSeconds: 3,
+    admitBefore: new Date(Date.now() + 60_000).toISOString(),
+    ...overrides,
+  };
+}
+
+/** Records calls; each activity's behaviour can be replaced per test. */
+export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
+  const calls: string[] = [];
+  const activities: JobActivities = {
+    async admitJob(input) {
+      calls.push('admitJob');
+      return {
+        jobId: input.jobId,
+        status: 'pending',
+        costMicroCents: input.costMicroCents,
+        estimatedCompletionTime: new Date(Date.now() + 3000).toISOString(),
+        createdAt: new Date().toISOString(),
+      };
+    },
+    async cancelPendingJob() {
+      calls.push('cancelPendingJob');
+      return { refundedMicroCents: 45_000 };
+    },
+    async completeJob() {
+      calls.push('completeJob');
+    },
+    async failJob({ error }) {
+      calls.push(`failJob:${error.code}`);
+      return { refundedMicroCents: 45_000 };
+    },
+    ...overrides,
+  };
+  return { calls, activities };
+}
+
+export async function admit(client: Client, input: JobWorkflowInput, taskQueue: string) {
+  const startWorkflowOperation = new WithStartWorkflowOperation(jobWorkflow, {
+    workflowId: jobWorkflowId(input.jobId),
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+    typedSearchAttributes: jobIdentitySearchAttributes(input),
+  });
+  const admission = await client.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation });
+  return { admission, handle: await startWorkflowOperation.workflowHandle() };
+}
+
+/** Runs the workflow worker (and a provider worker when given) while `fn` runs. */
+export async function withWorkers<T>(
+  { env, bundle }: JobHarness,
+  input: JobWorkflowInput,
+  jobActivities: JobActivities,
+  provider: object | null,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `jobs-${randomUUID()}`;
+  const workflowWorker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    activities: jobActivities,
+  });
+  const workers = [workflowWorker];
+  if (provider) {
+    workers.push(
+      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue!, activities: provider }),
+    );
+  }
+  const [first, ...rest] = workers;
+  const runAll = (i: number): Promise<T> =>
+    i === rest.length ? fn(taskQueue) : rest[i].runUntil(() => runAll(i + 1));
+  return first.runUntil(() => runAll(0));
+}
+
+export async function statusAttribute(client: Client, jobId: string): Promise<string | undefined> {
+  const description = await client.workflow.getHandle(jobWorkflowId(jobId)).describe();
+  return description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.JobStatus);
+}
+
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}

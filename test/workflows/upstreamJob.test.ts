@@ -1,0 +1,152 @@
+/**
+ * The upstream path of the job workflow with fake activities: a callback signal cuts the wait short, the
+ * check interval is the fallback, a timeout or a failing check cancels the upstream generation, and an
+ * upstream's own failure fails the job without cancelling anything.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { UpstreamActivities, UpstreamCheck } from '../../activities/upstream';
+import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/shared/jobs';
+import { jobWorkflowId } from '../../src/shared/temporal';
+import { upstreamCallbackSignal, type UpstreamProgress } from '../../src/shared/upstreams';
+import { eventually } from '../support/eventually';
+import { admit, fakeJobActivities, jobInput, withWorkers } from './jobHarness';
+import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+const harness = () => ({ env, bundle });
+
+beforeAll(async () => {
+  quietTemporalLogs();
+  [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+const ROUTE = { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] };
+
+function upstreamInput(timeoutSeconds = 60): JobWorkflowInput {
+  return jobInput({ upstream: { route: ROUTE, timeoutSeconds } });
+}
+
+const completed = (jobId: string): UpstreamProgress => ({
+  outcome: 'completed',
+  upstreamId: 'req-1',
+  outputs: [{ key: `${jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }],
+});
+
+/** Fake upstream activities: `start` and `check` answer from the given functions; every call is recorded. */
+function fakeUpstream(check: (args: UpstreamCheck, n: number) => UpstreamProgress | Promise<UpstreamProgress>, nextCheckMs: number) {
+  const calls: string[] = [];
+  let checks = 0;
+  const activities: UpstreamActivities = {
+    async startUpstreamJob() {
+      calls.push('start');
+      return { outcome: 'waiting', upstreamId: 'req-1', nextCheckMs };
+    },
+    async checkUpstreamJob(args) {
+      calls.push('check');
+      checks += 1;
+      return check(args, checks);
+    },
+    async cancelUpstreamJob() {
+      calls.push('cancel');
+    },
+  };
+  return { calls, activities };
+}
+
+describe('jobWorkflow on an upstream', () => {
+  it('checks at once when the upstream calls back, instead of waiting for the interval', async () => {
+    const input = upstreamInput();
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream((args) => completed(args.jobId), 600_000);
+    const started = Date.now();
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      await eventually(async () => (upstream.calls.includes('start') ? true : undefined), 20_000, 20);
+      await handle.signal(upstreamCallbackSignal, { state: 'succeeded' });
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(upstream.calls).toEqual(['start', 'check']);
+    expect(bookkeeping).toEqual(['admitJob', 'completeJob']);
+    const description = await env.client.workflow.getHandle(jobWorkflowId(input.jobId)).describe();
+    expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe('req-1');
+  }, 60_000);
+
+  it('checks every interval without callbacks until the generation ends', async () => {
+    const input = upstreamInput();
+    const { activities } = fakeJobActivities();
+    const upstream = fakeUpstream((args, n) => (n < 3 ? { outcome: 'waiting', upstreamId: 'req-1', nextCheckMs: 50 } : completed(args.jobId)), 50);
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      return handle.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(upstream.calls).toEqual(['start', 'check', 'check', 'check']);
+  }, 60_000);
+
+  it('fails an upstream refusal with its code and cancels nothing', async () => {
+    const input = upstreamInput();
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream(
+      () => ({ outcome: 'failed', upstreamId: 'req-1', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'flagged' } }),
+      20,
+    );
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION' }, refundedMicroCents: 45_000 });
+    expect(upstream.calls).toEqual(['start', 'check']);
+    expect(bookkeeping).toEqual(['admitJob', 'failJob:CONTENT_POLICY_VIOLATION']);
+  }, 60_000);
+
+  it('cancels the upstream generation and fails PROVIDER_TIMEOUT when the upstream timeout passes', async () => {
+    const input = upstreamInput(2);
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream(() => ({ outcome: 'waiting', upstreamId: 'req-1', nextCheckMs: 200 }), 200);
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_TIMEOUT' } });
+    expect(upstream.calls.at(-1)).toBe('cancel');
+    expect(upstream.calls.filter((c) => c === 'cancel')).toHaveLength(1);
+    expect(bookkeeping).toEqual(['admitJob', 'failJob:PROVIDER_TIMEOUT']);
+  }, 60_000);
+
+  it('cancels the upstream generation when checking fails for good', async () => {
+    const input = upstreamInput();
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream(() => {
+      throw ApplicationFailure.create({ type: 'PROVIDER_AUTH_FAILED', message: 'key revoked', nonRetryable: true });
+    }, 20);
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_AUTH_FAILED' } });
+    expect(upstream.calls).toEqual(['start', 'check', 'cancel']);
+    expect(bookkeeping).toEqual(['admitJob', 'failJob:PROVIDER_AUTH_FAILED']);
+  }, 60_000);
+
+  it('lets a cancel win while no worker has started the upstream job', async () => {
+    const input = upstreamInput();
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const result = await withWorkers(harness(), input, activities, null, async (taskQueue) => {
+      const { handle } = await admit(env.client, input, taskQueue);
+      await handle.executeUpdate(cancelUpdate);
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
+    expect(bookkeeping).toEqual(['admitJob', 'cancelPendingJob']);
+  }, 60_000);
+});
