@@ -1,7 +1,10 @@
 /** One adapter per real upstream, each on the upstream's official SDK. */
+import { createReplicateAdapter } from './replicate';
 import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamId } from './types';
 
-const FACTORIES: Partial<Record<UpstreamId, (options: UpstreamAdapterOptions) => UpstreamAdapter>> = {};
+const FACTORIES: Partial<Record<UpstreamId, (options: UpstreamAdapterOptions) => UpstreamAdapter>> = {
+  replicate: createReplicateAdapter,
+};
 
 /** The adapter of an upstream; throws when its credential is not set or it has no adapter. */
 export function createUpstreamAdapter(id: UpstreamId, options: UpstreamAdapterOptions): UpstreamAdapter {

@@ -13,21 +13,18 @@ import { JOB_SEARCH_ATTRIBUTES } from '../../../../src/shared/jobs';
 import { jobWorkflowId } from '../../../../src/shared/temporal';
 import { createTestAccount, eventually, workerProcessEnv, type RunningWorker, type TestAccount } from '../../../support/stack';
 import type { FakeUpstream } from '../../../support/upstreams/types';
-import { get, post, startE2eStack, waitForFinal, type E2eStack } from '../e2eStack';
+import { samplePng } from '../../../support/upstreams/media';
+import { get, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
+import { upstreamModels, type CatalogModelCase } from './catalogInputs';
 
-export interface UpstreamModelCase {
-  slug: string;
+interface UpstreamModelCase extends Omit<CatalogModelCase, 'build'> {
   /** A valid input; its prompt gets the scenario tokens appended. */
   input: Record<string, unknown>;
-  contentType: 'image/png' | 'video/mp4';
 }
 
 export interface UpstreamSpec {
   id: string;
   startFake(): Promise<FakeUpstream>;
-  /** The model the scenarios run on, and the other seeded models each run once. */
-  main: UpstreamModelCase;
-  others: UpstreamModelCase[];
   /** The upstream sends webhooks (fal, Replicate). */
   callbacks: boolean;
   /**
@@ -44,7 +41,11 @@ function withTokens(input: Record<string, unknown>, ...tokens: string[]): Record
 }
 
 export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
+  const models = upstreamModels(spec.id);
   describe(`${spec.id} end to end`, () => {
+    // The scenarios run on the first model (text-to-image where there is one); every other model runs once.
+    const cases: UpstreamModelCase[] = [];
+    const main = () => cases[0]!;
     let stack: E2eStack;
     let fake: FakeUpstream;
     let account: TestAccount;
@@ -63,7 +64,13 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       });
       providerWorker = await stack.workers.startProviderWorker(spec.id);
       account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
+      const fileUrl = await uploadFile(stack, account.apiKey, 'scene.png', 'image/png', await samplePng());
+      for (const model of models) cases.push({ ...model, input: model.build(fileUrl) });
     }, 120_000);
+
+    it('seeds models of this upstream', () => {
+      expect(models.length).toBeGreaterThanOrEqual(2);
+    });
 
     afterAll(async () => {
       await stack?.stop();
@@ -74,7 +81,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       }
     });
 
-    async function submit(model: UpstreamModelCase, input: Record<string, unknown>) {
+    async function submit(model: { slug: string }, input: Record<string, unknown>) {
       const res = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: model.slug, input });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body as { jobId: string; costMicroCents: number };
@@ -93,11 +100,11 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
     }
 
     it('runs a job through the upstream: completed, outputs in MinIO, upstream id on the job and in Temporal', async () => {
-      const { jobId } = await submit(spec.main, spec.main.input);
+      const { jobId } = await submit(main(), main().input);
       const done = await waitForFinal(stack, account.apiKey, jobId);
       expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', progress: 100, refundedMicroCents: 0 });
       expect(done.upstream?.id).toEqual(expect.any(String));
-      await expectStoredOutput(jobId, spec.main.contentType);
+      await expectStoredOutput(jobId, main().contentType);
       const description = await stack.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).describe();
       expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe(done.upstream.id);
       if (spec.callbacks) {
@@ -107,9 +114,10 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       }
     });
 
-    for (const model of spec.others) {
-      it(`runs ${model.slug}`, async () => {
-        const { jobId } = await submit(model, model.input);
+    for (const [index, model] of models.entries()) {
+      if (index === 0) continue;
+      it(`runs ${model.slug}, its files handed over to the upstream`, async () => {
+        const { jobId } = await submit(cases[index]!, cases[index]!.input);
         const done = await waitForFinal(stack, account.apiKey, jobId);
         expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed' });
         await expectStoredOutput(jobId, model.contentType);
@@ -118,14 +126,14 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
 
     it('waits out a 429 and then succeeds, paying once', async () => {
       const before = fake.paidSubmissions();
-      const { jobId } = await submit(spec.main, withTokens(spec.main.input, '[upstream:rate-limit]'));
+      const { jobId } = await submit(main(), withTokens(main().input, '[upstream:rate-limit]'));
       const done = await waitForFinal(stack, account.apiKey, jobId);
       expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
       expect(fake.paidSubmissions() - before).toBe(1);
     });
 
     it('fails a content-policy refusal with its code and refunds it in full', async () => {
-      const { jobId, costMicroCents } = await submit(spec.main, withTokens(spec.main.input, '[upstream:content-policy]'));
+      const { jobId, costMicroCents } = await submit(main(), withTokens(main().input, '[upstream:content-policy]'));
       const done = await waitForFinal(stack, account.apiKey, jobId);
       expect(done).toMatchObject({ status: 'failed', refundedMicroCents: costMicroCents, error: { code: 'CONTENT_POLICY_VIOLATION' } });
       const ledger = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
@@ -138,8 +146,8 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
     it('refuses schema-invalid input at submit without calling the upstream', async () => {
       const requests = fake.requests.length;
       const res = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, {
-        model: spec.main.slug,
-        input: { ...spec.main.input, prompt: '', unexpected_field: 1 },
+        model: main().slug,
+        input: { ...main().input, prompt: '', unexpected_field: 1 },
       });
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe('INVALID_INPUT');
@@ -148,7 +156,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
 
     if (spec.callbacks) {
       it('finishes a job whose callback was lost with the safety-net poll', async () => {
-        const { jobId } = await submit(spec.main, withTokens(spec.main.input, '[upstream:no-callback]'));
+        const { jobId } = await submit(main(), withTokens(main().input, '[upstream:no-callback]'));
         const done = await waitForFinal(stack, account.apiKey, jobId);
         expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed' });
         expect(await stack.prisma.upstreamCallback.count({ where: { upstream: spec.id, upstreamId: done.upstream.id } })).toBe(0);
@@ -165,7 +173,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
         const unknown = await spec.signedCallback(fake, 'not-a-generation-of-ours');
         expect((await send(unknown.headers, unknown.body)).status).toBe(404);
 
-        const { jobId } = await submit(spec.main, spec.main.input);
+        const { jobId } = await submit(main(), main().input);
         const done = await waitForFinal(stack, account.apiKey, jobId);
         const before = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
         const genuine = await spec.signedCallback(fake, done.upstream.id);
@@ -185,7 +193,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       await providerWorker.stop();
       const before = fake.paidSubmissions();
       fake.slowMs = 6_000;
-      const { jobId, costMicroCents } = await submit(spec.main, withTokens(spec.main.input, '[upstream:slow]'));
+      const { jobId, costMicroCents } = await submit(main(), withTokens(main().input, '[upstream:slow]'));
 
       let child: ChildProcess = startWorkerProcess(stack, spec.id);
       try {

@@ -1,0 +1,34 @@
+/** How the adapters classify what an upstream answered, in our stable provider error codes. */
+import { parseRetryAfter } from '../../lib/retryAfter';
+import { ProviderError } from '../types';
+
+const CONTENT_POLICY = /content[ _-]?policy|moderation|safety|nsfw|sensitive|flagged|E005/i;
+
+/** Whether an upstream's error text says the prompt or a file was refused on content-policy grounds. */
+export function mentionsContentPolicy(text: string | undefined | null): boolean {
+  return !!text && CONTENT_POLICY.test(text);
+}
+
+/** An HTTP error answer of an upstream, by status (and its text for content-policy refusals). */
+export function errorForStatus(upstream: string, status: number, detail: string, retryAfter?: string | null): ProviderError {
+  const message = `${upstream} answered ${status}${detail ? `: ${detail.slice(0, 300)}` : ''}`;
+  if (status === 401 || status === 403) return new ProviderError('PROVIDER_AUTH_FAILED', message, { retryable: false });
+  if (status === 429) {
+    const retryAfterSeconds = parseRetryAfter(retryAfter);
+    return new ProviderError('PROVIDER_RATE_LIMITED', message, { retryable: true, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) });
+  }
+  if (status === 408 || status === 504) return new ProviderError('PROVIDER_TIMEOUT', message, { retryable: true });
+  if (status >= 500) return new ProviderError('PROVIDER_UNAVAILABLE', message, { retryable: true });
+  if (mentionsContentPolicy(detail) || status === 451) return new ProviderError('CONTENT_POLICY_VIOLATION', message, { retryable: false });
+  return new ProviderError('PROVIDER_REJECTED_INPUT', message, { retryable: false });
+}
+
+/** A failure that never reached an answer: a timeout, or the connection could not be made or broke. */
+export function errorForTransport(upstream: string, error: unknown): ProviderError {
+  const name = error instanceof Error ? error.name : '';
+  const text = error instanceof Error ? error.message : String(error);
+  if (name === 'TimeoutError' || /timed? ?out/i.test(text)) {
+    return new ProviderError('PROVIDER_TIMEOUT', `${upstream} did not answer in time`, { retryable: true, cause: error });
+  }
+  return new ProviderError('PROVIDER_UNAVAILABLE', `${upstream} could not be reached: ${text.slice(0, 200)}`, { retryable: true, cause: error });
+}
