@@ -1,11 +1,13 @@
 /** One adapter per real upstream, each on the upstream's official SDK. */
 import { createOpenAIAdapter } from './openai';
 import { createReplicateAdapter } from './replicate';
+import { createRunwayAdapter } from './runway';
 import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamId } from './types';
 
 const FACTORIES: Partial<Record<UpstreamId, (options: UpstreamAdapterOptions) => UpstreamAdapter>> = {
   replicate: createReplicateAdapter,
   openai: createOpenAIAdapter,
+  runway: createRunwayAdapter,
 };
 
 /** The adapter of an upstream; throws when its credential is not set or it has no adapter. */

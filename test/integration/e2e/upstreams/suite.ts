@@ -202,7 +202,14 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
 
       let child: ChildProcess = startWorkerProcess(stack, spec.id);
       try {
-        await eventually(async () => (fake.paidSubmissions() > before ? true : undefined), 60_000, 50);
+        // Asynchronous upstreams: killed once the generation runs upstream (its id stored). Synchronous ones: killed
+        // while the paid request is in flight.
+        await eventually(async () => {
+          if (fake.paidSubmissions() === before) return undefined;
+          if (spec.synchronous) return true;
+          const row = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+          return row.upstreamId ? true : undefined;
+        }, 60_000, 50);
         child.kill('SIGKILL');
         await new Promise((resolve) => child.once('exit', resolve));
         child = startWorkerProcess(stack, spec.id);
