@@ -1,10 +1,12 @@
 /** One adapter per real upstream, each on the upstream's official SDK. */
+import { createFalAdapter } from './fal';
 import { createOpenAIAdapter } from './openai';
 import { createReplicateAdapter } from './replicate';
 import { createRunwayAdapter } from './runway';
 import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamId } from './types';
 
 const FACTORIES: Partial<Record<UpstreamId, (options: UpstreamAdapterOptions) => UpstreamAdapter>> = {
+  fal: createFalAdapter,
   replicate: createReplicateAdapter,
   openai: createOpenAIAdapter,
   runway: createRunwayAdapter,

@@ -1,0 +1,15 @@
+import { startFalFake, type FalFake } from '../../../support/upstreams/fal';
+import { describeUpstreamEndToEnd } from './suite';
+
+describeUpstreamEndToEnd({
+  id: 'fal',
+  startFake: startFalFake,
+  callbacks: true,
+  synchronous: false,
+  async signedCallback(fake, upstreamId) {
+    const body = JSON.stringify({ request_id: upstreamId, gateway_request_id: upstreamId, status: 'OK', payload: {} });
+    // A fresh timestamp each call, as each delivery has its own.
+    const timestamp = Math.floor(Date.now() / 1000) - Math.floor(Math.random() * 100);
+    return { headers: { 'content-type': 'application/json', ...(fake as FalFake).sign(upstreamId, body, timestamp) }, body };
+  },
+});
