@@ -6,6 +6,7 @@
  * version. Deleted versions are never listed. Providers with nothing listed are left out.
  */
 import { isProviderAvailable } from '../providers/upstreams/credentials';
+import { isUpstreamId } from '../providers/upstreams/types';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from './catalogFiles';
@@ -112,7 +113,8 @@ export interface CatalogView {
 
 /** The catalog tables as read from the database, in display order. */
 export interface CatalogSnapshot {
-  providers: (ProviderProfile & { isActive: boolean })[];
+  /** `isActive`: takes jobs in this process (for a real upstream: its credential is set). */
+  providers: (ProviderProfile & { isActive: boolean; adapter: string })[];
   categories: { id: string; name: string; description: string; order: number }[];
   capabilityGroups: CapabilityGroupEntry[];
   models: {
@@ -161,12 +163,20 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
   const providerById = new Map(snapshot.providers.map((p) => [p.id, p]));
   const providerRank = new Map(snapshot.providers.map((p, i) => [p.id, i]));
   const categoryRank = new Map(snapshot.categories.map((c, i) => [c.id, i]));
+  const sortCategories = (ids: string[]) =>
+    ids.sort((a, b) => (categoryRank.get(a) ?? Infinity) - (categoryRank.get(b) ?? Infinity) || a.localeCompare(b));
 
-  const listed = snapshot.models
+  const visible = snapshot.models
     .filter((m) => providerById.has(m.providerId) && canSeeModel(m, viewer))
     .map((m) => ({ model: m, current: pickCurrentVersion(m.versions) }))
     .filter((x): x is { model: (typeof x)['model']; current: NonNullable<(typeof x)['current']> } => x.current !== null)
     .sort((a, b) => providerRank.get(a.model.providerId)! - providerRank.get(b.model.providerId)!);
+  // Models of a real upstream without credentials cannot run here: they are not listed, and the provider shows inactive.
+  const unconfigured = (providerId: string) => {
+    const p = providerById.get(providerId)!;
+    return !p.isActive && isUpstreamId(p.adapter);
+  };
+  const listed = visible.filter((x) => !unconfigured(x.model.providerId));
 
   const models: CatalogModelEntry[] = listed.map(({ model: m, current }) => {
     const p = providerById.get(m.providerId)!;
@@ -187,6 +197,11 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
   const providers: CatalogProviderEntry[] = [];
   const providerList: ProviderListEntry[] = [];
   for (const p of snapshot.providers) {
+    if (unconfigured(p.id)) {
+      const categories = [...new Set(visible.filter((x) => x.model.providerId === p.id).map((x) => x.model.categoryId))];
+      if (categories.length > 0) providerList.push({ id: p.id, name: p.name, description: p.description, logoUrl: p.logoUrl, website: p.website, color: p.color, categories: sortCategories(categories), isActive: false });
+      continue;
+    }
     const own = listed.filter((x) => x.model.providerId === p.id);
     if (own.length === 0) continue;
     const about = { id: p.id, name: p.name, description: p.description, logoUrl: p.logoUrl, website: p.website, color: p.color };
@@ -203,10 +218,7 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
         tags: m.tags,
       })),
     });
-    const categories = [...new Set(own.map((x) => x.model.categoryId))].sort(
-      (a, b) => (categoryRank.get(a) ?? Infinity) - (categoryRank.get(b) ?? Infinity) || a.localeCompare(b),
-    );
-    providerList.push({ ...about, categories, isActive: p.isActive });
+    providerList.push({ ...about, categories: sortCategories([...new Set(own.map((x) => x.model.categoryId))]), isActive: p.isActive });
   }
 
   const categories: CategoryEntry[] = snapshot.categories.map((c) => ({

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { request, waitForFinal } from '../../support/api';
+import { startReplicateFake } from '../../support/upstreams/replicate';
 
 /** What the test harness exports for the tests; the dev stack must not see any of it. */
 const HARNESS_VARIABLES = [
@@ -76,18 +77,18 @@ function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-function devEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', GENMEDIA_DATA_DIR: dataDir };
+function devEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra, NO_COLOR: '1', GENMEDIA_DATA_DIR: dataDir };
   for (const name of HARNESS_VARIABLES) if (name !== 'GENMEDIA_DATA_DIR') delete env[name];
   for (const [name, port] of Object.entries(ports)) env[name] = String(port);
   return env;
 }
 
 /** `npm run dev` in its own process group, as a terminal would run it; its output is collected. */
-function startDev(): DevRun {
+function startDev(extraEnv: Record<string, string> = {}): DevRun {
   const child = spawn(process.execPath, ['scripts/run.js', 'dev'], {
     cwd: REPO_ROOT,
-    env: devEnv(),
+    env: devEnv(extraEnv),
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -236,14 +237,37 @@ describe('npm run dev', () => {
     expect(run.output()).toContain('everything stopped');
   }, 200_000);
 
-  it('a second start reuses the data folder and prints the same dev key', async () => {
+  it('a second start reuses the data folder and prints the same dev key; a Replicate key alone turns Replicate on', async () => {
     expect(devKey, 'the first start printed no key').toBeDefined();
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
-    const run = startDev();
-    const summary = await waitForSummary(run, 120_000);
-    expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
-    expect(run.output()).not.toContain('postgres: created cluster');
-    expect(await interrupt(run, 30_000)).toBe(0);
-    await expectEverythingGone();
-  }, 160_000);
+    // A Replicate-compatible server: only the token and the origin override are set.
+    const replicate = await startReplicateFake();
+    try {
+      const run = startDev(replicate.env);
+      const summary = await waitForSummary(run, 120_000);
+      expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
+      expect(run.output()).not.toContain('postgres: created cluster');
+
+      const api = `http://127.0.0.1:${ports.PORT}`;
+      const submitted = await request(`${api}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${devKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'replicate/flux-schnell/text-to-image', input: { prompt: 'a lighthouse through Replicate' } }),
+      });
+      expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+      const job = await waitForFinal({ url: api }, devKey, submitted.body.jobId, 60_000);
+      expect(job.status, JSON.stringify(job.error)).toBe('completed');
+      expect(job.upstream.id).toBe(replicate.predictions()[0]!.id);
+      const output = await fetch(job.outputs[0].url);
+      expect(output.status).toBe(200);
+      expect(output.headers.get('content-type')).toBe('image/png');
+      expect(run.output()).toMatch(/worker:replicate/);
+      expect(run.output()).not.toMatch(/worker:fal\b/);
+
+      expect(await interrupt(run, 30_000)).toBe(0);
+      await expectEverythingGone();
+    } finally {
+      await replicate.close();
+    }
+  }, 200_000);
 });

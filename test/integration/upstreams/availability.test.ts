@@ -12,7 +12,7 @@ import { UPSTREAM_ENV } from '../../../src/providers/upstreams/credentials';
 import { isUpstreamId, UPSTREAM_IDS } from '../../../src/providers/upstreams/types';
 import type { RunningApi } from '../../../src/api/server';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
-import { get, post, startTestApi } from '../../support/api';
+import { post, request, startTestApi } from '../../support/api';
 
 const catalog = loadCatalog();
 const upstreamProviders = catalog.providers.filter((p) => isUpstreamId(p.adapter));
@@ -53,12 +53,15 @@ describe('upstream availability', () => {
   });
 
   it('shows upstreams without credentials as inactive providers', async () => {
-    const res = await get(`${api.url}/v1/providers`, account.apiKey);
+    const res = await request(`${api.url}/v1/providers`, { headers: { 'x-api-key': account.apiKey } });
     expect(res.status).toBe(200);
     for (const { provider } of sampleModels) {
       expect(res.body.providers.find((p: { id: string }) => p.id === provider), provider).toMatchObject({ isActive: false });
     }
     expect(res.body.providers.find((p: { id: string }) => p.id === 'pixelforge')).toMatchObject({ isActive: true });
+    // Their models are not listed: they cannot run here.
+    const models = await request(`${api.url}/v1/models`, { headers: { 'x-api-key': account.apiKey } });
+    for (const { slug } of sampleModels) expect(models.body.models.map((m: { id: string }) => m.id)).not.toContain(slug);
   });
 
   it('answers MODEL_NOT_FOUND for their models at submit and estimate, charging nothing', async () => {

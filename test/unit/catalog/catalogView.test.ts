@@ -90,3 +90,23 @@ describe('filterCatalogModels', () => {
     expect(filterCatalogModels(models, { provider: 'nobody' })).toEqual([]);
   });
 });
+
+describe('models of real upstreams', () => {
+  const data = loadCatalog();
+  const withCredentials = snapshotFromCatalog(data);
+  withCredentials.providers = withCredentials.providers.map((p) => (p.id === 'replicate' ? { ...p, isActive: true } : p));
+
+  it('are listed only when their upstream has credentials; the provider shows inactive otherwise', () => {
+    const without = buildCatalogView(snapshot, null);
+    expect(without.models.some((m) => m.provider.id === 'replicate')).toBe(false);
+    expect(without.providers.map((p) => p.id)).not.toContain('replicate');
+    expect(without.providerList.find((p) => p.id === 'replicate')).toMatchObject({ isActive: false, categories: ['image', 'video'] });
+
+    const configured = buildCatalogView(withCredentials, null);
+    expect(configured.models.filter((m) => m.provider.id === 'replicate').map((m) => m.slug)).toEqual(
+      data.models.filter((m) => m.providerId === 'replicate').map((m) => m.slug).sort((a, b) => a.localeCompare(b)),
+    );
+    expect(configured.providerList.find((p) => p.id === 'replicate')).toMatchObject({ isActive: true });
+    expect(configured.providers.find((p) => p.id === 'replicate')?.modelCount).toBe(3);
+  });
+});
