@@ -1,26 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ProviderActivities } from '../../activities/provider';
 import { cancelUpdate, jobStartedSignal, type ProviderJobInput, type ProviderJobOutcome } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
-import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers } from './jobHarness';
-import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
+import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers, useJobHarness } from './jobHarness';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-const harness = () => ({ env, bundle });
-
-beforeAll(async () => {
-  quietTemporalLogs();
-  [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
-}, 120_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useJobHarness();
+const client = () => harness().env.client;
 
 describe('jobWorkflow', () => {
   it('admits, runs the provider activity on the provider queue and completes', async () => {
@@ -34,7 +21,7 @@ describe('jobWorkflow', () => {
       },
     };
     const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
-      const { admission, handle } = await admit(env.client, input, taskQueue);
+      const { admission, handle } = await admit(client(), input, taskQueue);
       expect(admission).toMatchObject({ jobId: input.jobId, status: 'pending', costMicroCents: 45_000 });
       return handle.result();
     });
@@ -42,7 +29,7 @@ describe('jobWorkflow', () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ jobId: input.jobId, capability: 'text-to-image', input: { prompt: 'a fox' } });
     expect(calls).toEqual(['admitJob', 'completeJob']);
-    expect(await statusAttribute(env.client, input.jobId)).toBe('completed');
+    expect(await statusAttribute(client(), input.jobId)).toBe('completed');
   }, 60_000);
 
   it('answers a rejected admission through the update and ends without provider work', async () => {
@@ -60,31 +47,31 @@ describe('jobWorkflow', () => {
       },
     };
     await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
-      const error = await admit(env.client, input, taskQueue).catch((err: unknown) => err);
+      const error = await admit(client(), input, taskQueue).catch((err: unknown) => err);
       expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
       const cause = (error as WorkflowUpdateFailedError).cause;
       expect(cause).toBeInstanceOf(ApplicationFailure);
       expect((cause as ApplicationFailure).type).toBe('INSUFFICIENT_BALANCE');
-      const result = await env.client.workflow.getHandle(jobWorkflowId(input.jobId)).result();
+      const result = await client().workflow.getHandle(jobWorkflowId(input.jobId)).result();
       expect(result).toMatchObject({ status: 'rejected', error: { code: 'INSUFFICIENT_BALANCE' } });
     });
     expect(providerCalled).toBe(false);
     expect(calls).toEqual([]);
-    expect(await statusAttribute(env.client, input.jobId)).toBe('rejected');
+    expect(await statusAttribute(client(), input.jobId)).toBe('rejected');
   }, 60_000);
 
   it('cancels a pending job that no provider worker has begun and refunds it', async () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();
     await withWorkers(harness(), input, activities, null, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
-      expect(await statusAttribute(env.client, input.jobId)).toBe('pending');
+      const { handle } = await admit(client(), input, taskQueue);
+      expect(await statusAttribute(client(), input.jobId)).toBe('pending');
       const cancelled = await handle.executeUpdate(cancelUpdate);
       expect(cancelled).toEqual({ jobId: input.jobId, status: 'cancelled', refundedMicroCents: 45_000 });
       expect(await handle.result()).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
     });
     expect(calls).toEqual(['admitJob', 'cancelPendingJob']);
-    expect(await statusAttribute(env.client, input.jobId)).toBe('cancelled');
+    expect(await statusAttribute(client(), input.jobId)).toBe('cancelled');
   }, 60_000);
 
   it('rejects cancel synchronously once the provider has started the job', async () => {
@@ -94,17 +81,17 @@ describe('jobWorkflow', () => {
     const release = deferred();
     const provider: ProviderActivities = {
       async runProviderJob(args) {
-        await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+        await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
         started.resolve();
         await release.promise;
         return { outcome: 'completed', outputs: [] };
       },
     };
     await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       await started.promise;
       // The signal is processed in the next workflow task; wait until the status says so.
-      for (let i = 0; i < 50 && (await statusAttribute(env.client, input.jobId)) !== 'processing'; i++) {
+      for (let i = 0; i < 50 && (await statusAttribute(client(), input.jobId)) !== 'processing'; i++) {
         await new Promise((r) => setTimeout(r, 100));
       }
       const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
@@ -131,7 +118,7 @@ describe('jobWorkflow', () => {
       },
     };
     await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
       expect(((error as WorkflowUpdateFailedError).cause as ApplicationFailure).type).toBe('JOB_CANNOT_BE_CANCELLED');
       release.resolve();
@@ -151,13 +138,13 @@ describe('jobWorkflow', () => {
       },
     };
     const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       return handle.result();
     });
     expect(attempts).toBe(1);
     expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'refused' }, refundedMicroCents: 45_000 });
     expect(calls).toEqual(['admitJob', 'failJob:CONTENT_POLICY_VIOLATION']);
-    expect(await statusAttribute(env.client, input.jobId)).toBe('failed');
+    expect(await statusAttribute(client(), input.jobId)).toBe('failed');
   }, 60_000);
 
   it('retries a transient provider error and then completes', async () => {
@@ -173,7 +160,7 @@ describe('jobWorkflow', () => {
         return { outcome: 'completed', outputs: [] };
       },
     };
-    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(env.client, input, taskQueue)).handle.result());
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
     expect(attempts).toBe(2);
     expect(result.status).toBe('completed');
     expect(calls).toEqual(['admitJob', 'completeJob']);

@@ -1,5 +1,6 @@
 /** What the job workflow tests share: inputs, fake bookkeeping activities, admission and workers. */
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -7,10 +8,25 @@ import type { JobActivities } from '../../activities/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
 import { jobWorkflow } from '../../workflows';
+import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
 
 export interface JobHarness {
   env: TestWorkflowEnvironment;
   bundle: WorkflowBundleWithSourceMap;
+}
+
+/** Starts a local Temporal test server and the workflow bundle for the calling test file; tears them down after it. */
+export function useJobHarness(): () => JobHarness {
+  let harness: JobHarness | undefined;
+  beforeAll(async () => {
+    quietTemporalLogs();
+    const [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+    harness = { env, bundle };
+  }, 120_000);
+  afterAll(async () => {
+    await harness?.env.teardown();
+  });
+  return () => harness!;
 }
 
 export function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {

@@ -3,30 +3,17 @@
  * check interval is the fallback, a timeout or a failing check cancels the upstream generation, and an
  * upstream's own failure fails the job without cancelling anything.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { UpstreamActivities, UpstreamCheck } from '../../activities/upstream';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
 import { upstreamCallbackSignal, type UpstreamProgress } from '../../src/shared/upstreams';
 import { eventually } from '../support/eventually';
-import { admit, fakeJobActivities, jobInput, withWorkers } from './jobHarness';
-import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
+import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
-const harness = () => ({ env, bundle });
-
-beforeAll(async () => {
-  quietTemporalLogs();
-  [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
-}, 120_000);
-
-afterAll(async () => {
-  await env?.teardown();
-});
+const harness = useJobHarness();
+const client = () => harness().env.client;
 
 const ROUTE = { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] };
 
@@ -68,7 +55,7 @@ describe('jobWorkflow on an upstream', () => {
     const upstream = fakeUpstream((args) => completed(args.jobId), 600_000);
     const started = Date.now();
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       await eventually(async () => (upstream.calls.includes('start') ? true : undefined), 20_000, 20);
       await handle.signal(upstreamCallbackSignal, { state: 'succeeded' });
       return handle.result();
@@ -77,7 +64,7 @@ describe('jobWorkflow on an upstream', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(upstream.calls).toEqual(['start', 'check']);
     expect(bookkeeping).toEqual(['admitJob', 'completeJob']);
-    const description = await env.client.workflow.getHandle(jobWorkflowId(input.jobId)).describe();
+    const description = await client().workflow.getHandle(jobWorkflowId(input.jobId)).describe();
     expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe('req-1');
   }, 60_000);
 
@@ -86,7 +73,7 @@ describe('jobWorkflow on an upstream', () => {
     const { activities } = fakeJobActivities();
     const upstream = fakeUpstream((args, n) => (n < 3 ? { outcome: 'waiting', upstreamId: 'req-1', nextCheckMs: 50 } : completed(args.jobId)), 50);
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       return handle.result();
     });
     expect(result.status).toBe('completed');
@@ -101,7 +88,7 @@ describe('jobWorkflow on an upstream', () => {
       20,
     );
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION' }, refundedMicroCents: 45_000 });
@@ -114,7 +101,7 @@ describe('jobWorkflow on an upstream', () => {
     const { calls: bookkeeping, activities } = fakeJobActivities();
     const upstream = fakeUpstream(() => ({ outcome: 'waiting', upstreamId: 'req-1', nextCheckMs: 200 }), 200);
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_TIMEOUT' } });
@@ -130,7 +117,7 @@ describe('jobWorkflow on an upstream', () => {
       throw ApplicationFailure.create({ type: 'PROVIDER_AUTH_FAILED', message: 'key revoked', nonRetryable: true });
     }, 20);
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_AUTH_FAILED' } });
@@ -142,7 +129,7 @@ describe('jobWorkflow on an upstream', () => {
     const input = upstreamInput();
     const { calls: bookkeeping, activities } = fakeJobActivities();
     const result = await withWorkers(harness(), input, activities, null, async (taskQueue) => {
-      const { handle } = await admit(env.client, input, taskQueue);
+      const { handle } = await admit(client(), input, taskQueue);
       await handle.executeUpdate(cancelUpdate);
       return handle.result();
     });

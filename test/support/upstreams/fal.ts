@@ -7,9 +7,9 @@
  */
 import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign, type KeyObject } from 'node:crypto';
 import type http from 'node:http';
-import { postWebhook, sendBytes, sendJson, startServer } from './http';
+import { fakeBookkeeping, postWebhook, sendBytes, sendJson, startServer } from './http';
 import { sampleMp4, samplePng, scenarioOf } from './media';
-import type { FakeUpstream, RecordedUpstreamRequest } from './types';
+import type { FakeUpstream } from './types';
 
 interface FakeRequest {
   id: string;
@@ -35,11 +35,8 @@ const USER_ID = 'user_2fake';
 export async function startFalFake(): Promise<FalFake> {
   const apiKey = `${randomUUID()}:${randomBytes(16).toString('hex')}`;
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  const requests: RecordedUpstreamRequest[] = [];
+  const book = fakeBookkeeping(apiKey);
   const queue = new Map<string, FakeRequest>();
-  const rateLimited = new Set<string>();
-  let paid = 0;
-  let cancels = 0;
   let uploads = 0;
   let base = '';
 
@@ -55,12 +52,7 @@ export async function startFalFake(): Promise<FalFake> {
   };
 
   const fake = {
-    apiKey,
-    requests,
-    slowMs: 8_000,
-    dropCallbacks: false,
-    paidSubmissions: () => paid,
-    cancellations: () => cancels,
+    ...book.shared,
     uploads: () => uploads,
     requestsOf: () => [...queue.values()],
     sign: (requestId: string, body: string, timestamp = Math.floor(Date.now() / 1000)) => signWith(privateKey, requestId, body, timestamp),
@@ -112,14 +104,13 @@ export async function startFalFake(): Promise<FalFake> {
   function submit(url: URL, body: Buffer, res: http.ServerResponse): void {
     const input = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     const scenario = scenarioOf(input.prompt);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(input.prompt))) {
-      rateLimited.add(String(input.prompt));
+    if (book.rateLimitsNow(input.prompt, scenario)) {
       return sendJson(res, 429, { detail: 'Rate limit exceeded. Please retry later.' }, { 'retry-after': '1' });
     }
     if (scenario.has('invalid') || typeof input.prompt !== 'string') {
       return sendJson(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'field required', type: 'value_error.missing' }] });
     }
-    paid += 1;
+    book.pay();
     const r: FakeRequest = {
       id: randomUUID(),
       endpoint: url.pathname.replace(/^\//, ''),
@@ -171,7 +162,7 @@ export async function startFalFake(): Promise<FalFake> {
       if (!r) return sendJson(res, 404, { detail: 'Request not found' });
       if (req.method === 'GET' && inQueue[2] === '/status') return status(r, res);
       if (req.method === 'PUT' && inQueue[2] === '/cancel') {
-        cancels += 1;
+        book.cancel();
         if (Date.now() - r.createdAt >= runFor(r)) return sendJson(res, 400, { status: 'ALREADY_COMPLETED' });
         r.cancelled = true;
         return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
@@ -184,7 +175,7 @@ export async function startFalFake(): Promise<FalFake> {
     }
     if (req.method === 'POST') return submit(url, body, res);
     sendJson(res, 404, { detail: 'Not found' });
-  }, requests);
+  }, fake.requests);
   base = server.url;
 
   return Object.assign(fake, { url: server.url, env: { FAL_KEY: apiKey, FAL_BASE_URL: server.url }, close: server.close });

@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { sendBytes, sendJson, startServer } from './http';
+import { fakeBookkeeping, sendBytes, sendJson, startServer } from './http';
 import { sampleMp4, samplePng, scenarioOf } from './media';
-import type { FakeUpstream, RecordedUpstreamRequest } from './types';
+import type { FakeUpstream } from './types';
 
 interface FakeOperation {
   name: string;
@@ -32,27 +32,19 @@ function googleError(code: number, status: string, message: string) {
 
 export async function startGoogleFake(): Promise<GoogleFake> {
   const apiKey = `AIza${randomBytes(16).toString('hex')}`;
-  const requests: RecordedUpstreamRequest[] = [];
+  const book = fakeBookkeeping(apiKey);
   const operations = new Map<string, FakeOperation>();
-  const rateLimited = new Set<string>();
-  let paid = 0;
   let base = '';
 
   const fake = {
-    apiKey,
-    requests,
-    slowMs: 8_000,
-    dropCallbacks: false,
-    paidSubmissions: () => paid,
-    cancellations: () => 0,
+    ...book.shared,
     operations: () => [...operations.values()],
   };
 
   /** Refusals shared by both endpoints; undefined when the request may go on. */
   function refusal(prompt: unknown): { status: number; body: unknown } | undefined {
     const scenario = scenarioOf(prompt);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(prompt))) {
-      rateLimited.add(String(prompt));
+    if (book.rateLimitsNow(prompt, scenario)) {
       return { status: 429, body: googleError(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).') };
     }
     if (scenario.has('invalid') || typeof prompt !== 'string') {
@@ -95,7 +87,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
     const prompt = contents?.[0]?.parts?.[0]?.text;
     const refused = refusal(prompt);
     if (refused) return sendJson(res, refused.status, refused.body);
-    paid += 1;
+    book.pay();
     if (scenarioOf(prompt).has('content-policy')) {
       return sendJson(res, 200, { promptFeedback: { blockReason: 'PROHIBITED_CONTENT' }, usageMetadata: { promptTokenCount: 12, totalTokenCount: 12 } });
     }
@@ -132,7 +124,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       const instance = instances?.[0] ?? {};
       const refused = refusal(instance.prompt);
       if (refused) return sendJson(res, refused.status, refused.body);
-      paid += 1;
+      book.pay();
       const op: FakeOperation = {
         name: `models/${call[1]}/operations/${randomBytes(6).toString('hex')}`,
         model: call[1],
@@ -150,7 +142,7 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       return sendJson(res, 200, view(op));
     }
     sendJson(res, 404, googleError(404, 'NOT_FOUND', `Method not found: ${req.method} ${url.pathname}`));
-  }, requests);
+  }, fake.requests);
   base = server.url;
 
   return Object.assign(fake, { url: server.url, env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: server.url }, close: server.close });

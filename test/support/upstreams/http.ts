@@ -51,3 +51,28 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
     return undefined;
   }
 }
+
+/** What every fake keeps: its key, the requests it saw, its settings and the paid and cancelled counts. */
+export function fakeBookkeeping(apiKey: string) {
+  let paid = 0;
+  let cancels = 0;
+  const rateLimitedPrompts = new Set<string>();
+  return {
+    shared: {
+      apiKey,
+      requests: [] as RecordedUpstreamRequest[],
+      slowMs: 8_000,
+      dropCallbacks: false,
+      paidSubmissions: () => paid,
+      cancellations: () => cancels,
+    },
+    pay: () => void (paid += 1),
+    cancel: () => void (cancels += 1),
+    /** True the first time a prompt carrying `[upstream:rate-limit]` is seen: that request gets the 429. */
+    rateLimitsNow(prompt: unknown, scenario: Set<string>): boolean {
+      if (!scenario.has('rate-limit') || rateLimitedPrompts.has(String(prompt))) return false;
+      rateLimitedPrompts.add(String(prompt));
+      return true;
+    },
+  };
+}

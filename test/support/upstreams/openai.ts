@@ -4,9 +4,9 @@
  * bodies (https://platform.openai.com/docs/guides/error-codes).
  */
 import { randomBytes } from 'node:crypto';
-import { sendJson, startServer } from './http';
+import { fakeBookkeeping, sendJson, startServer } from './http';
 import { samplePng, scenarioOf } from './media';
-import type { FakeUpstream, RecordedUpstreamRequest } from './types';
+import type { FakeUpstream } from './types';
 
 function openAiError(message: string, type: string, code: string | null, param: string | null = null) {
   return { error: { message, type, param, code } };
@@ -14,18 +14,8 @@ function openAiError(message: string, type: string, code: string | null, param: 
 
 export async function startOpenAIFake(): Promise<FakeUpstream> {
   const apiKey = `sk-fake-${randomBytes(12).toString('hex')}`;
-  const requests: RecordedUpstreamRequest[] = [];
-  const rateLimited = new Set<string>();
-  let paid = 0;
-
-  const fake = {
-    apiKey,
-    requests,
-    slowMs: 8_000,
-    dropCallbacks: false,
-    paidSubmissions: () => paid,
-    cancellations: () => 0,
-  };
+  const book = fakeBookkeeping(apiKey);
+  const fake = book.shared;
 
   const server = await startServer(async (req, body, res) => {
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
@@ -36,8 +26,7 @@ export async function startOpenAIFake(): Promise<FakeUpstream> {
     }
     const params = JSON.parse(body.toString('utf8') || '{}') as { prompt?: string; n?: number; size?: string; quality?: string; output_format?: string };
     const scenario = scenarioOf(params.prompt);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(params.prompt))) {
-      rateLimited.add(String(params.prompt));
+    if (book.rateLimitsNow(params.prompt, scenario)) {
       return sendJson(
         res,
         429,
@@ -52,7 +41,7 @@ export async function startOpenAIFake(): Promise<FakeUpstream> {
       return sendJson(res, 400, openAiError('Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.', 'image_generation_user_error', 'moderation_blocked'));
     }
     if (scenario.has('fail')) return sendJson(res, 500, openAiError('The server had an error while processing your request. Sorry about that!', 'server_error', null));
-    paid += 1;
+    book.pay();
     await new Promise((resolve) => setTimeout(resolve, scenario.has('slow') ? fake.slowMs : 300));
     const png = (await samplePng()).toString('base64');
     const n = params.n ?? 1;
@@ -66,7 +55,7 @@ export async function startOpenAIFake(): Promise<FakeUpstream> {
       size: params.size ?? '1024x1024',
       usage: { total_tokens: 1100 * n + 50, input_tokens: 50, output_tokens: 1056 * n, input_tokens_details: { text_tokens: 50, image_tokens: 0 } },
     });
-  }, requests);
+  }, fake.requests);
 
   return Object.assign(fake, { url: server.url, env: { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: `${server.url}/v1` }, close: server.close });
 }

@@ -5,9 +5,9 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type http from 'node:http';
-import { postWebhook, sendBytes, sendJson, startServer } from './http';
+import { fakeBookkeeping, postWebhook, sendBytes, sendJson, startServer } from './http';
 import { sampleMp4, samplePng, scenarioOf } from './media';
-import type { FakeUpstream, RecordedUpstreamRequest } from './types';
+import type { FakeUpstream } from './types';
 
 interface FakePrediction {
   id: string;
@@ -39,21 +39,13 @@ const VIDEO_MODEL = /kling|seedance|wan|veo|hailuo|video/i;
 export async function startReplicateFake(): Promise<ReplicateFake> {
   const apiKey = `r8_fake_${randomBytes(8).toString('hex')}`;
   const webhookSecret = `whsec_${randomBytes(24).toString('base64')}`;
-  const requests: RecordedUpstreamRequest[] = [];
+  const book = fakeBookkeeping(apiKey);
   const predictions = new Map<string, FakePrediction>();
-  const rateLimited = new Set<string>();
-  let paid = 0;
-  let cancels = 0;
   let base = '';
 
   const fake = {
-    apiKey,
+    ...book.shared,
     webhookSecret,
-    requests,
-    slowMs: 8_000,
-    dropCallbacks: false,
-    paidSubmissions: () => paid,
-    cancellations: () => cancels,
     predictions: () => [...predictions.values()],
     sign(body: string, id = `msg_${randomBytes(8).toString('hex')}`, timestamp = Math.floor(Date.now() / 1000)) {
       const key = Buffer.from(webhookSecret.slice('whsec_'.length), 'base64');
@@ -121,8 +113,7 @@ export async function startReplicateFake(): Promise<ReplicateFake> {
     const data = JSON.parse(body.toString('utf8') || '{}') as { input?: Record<string, unknown>; webhook?: string };
     const input = data.input ?? {};
     const scenario = scenarioOf(input.prompt);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(input.prompt))) {
-      rateLimited.add(String(input.prompt));
+    if (book.rateLimitsNow(input.prompt, scenario)) {
       // https://replicate.com/docs/topics/predictions/rate-limits
       return sendJson(res, 429, { title: 'Request was throttled.', detail: 'Request was throttled. Expected available in 1 second.', status: 429 }, { 'retry-after': '1' });
     }
@@ -135,7 +126,7 @@ export async function startReplicateFake(): Promise<ReplicateFake> {
         invalid_fields: [{ type: 'invalid_type', field: 'input.prompt', description: 'Invalid type. Expected: string, given: integer' }],
       });
     }
-    paid += 1;
+    book.pay();
     const p: FakePrediction = {
       id: randomBytes(13).toString('hex').slice(0, 26),
       model,
@@ -176,7 +167,7 @@ export async function startReplicateFake(): Promise<ReplicateFake> {
       const p = predictions.get(one[1]);
       if (!p) return sendJson(res, 404, { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 });
       if (req.method === 'POST' && one[2]) {
-        cancels += 1;
+        book.cancel();
         if (['starting', 'processing'].includes(statusOf(p))) p.cancelled = true;
         return sendJson(res, 200, view(p));
       }
@@ -203,7 +194,7 @@ export async function startReplicateFake(): Promise<ReplicateFake> {
       return sendJson(res, 200, { key: webhookSecret });
     }
     sendJson(res, 404, { title: 'Not found', detail: 'The requested resource could not be found.', status: 404 });
-  }, requests);
+  }, fake.requests);
   base = server.url;
 
   return Object.assign(fake, {

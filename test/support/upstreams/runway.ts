@@ -6,9 +6,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import { sendBytes, sendJson, startServer } from './http';
+import { fakeBookkeeping, sendBytes, sendJson, startServer } from './http';
 import { sampleMp4, samplePng, scenarioOf } from './media';
-import type { FakeUpstream, RecordedUpstreamRequest } from './types';
+import type { FakeUpstream } from './types';
 
 interface FakeTask {
   id: string;
@@ -29,20 +29,12 @@ export interface RunwayFake extends FakeUpstream {
 
 export async function startRunwayFake(): Promise<RunwayFake> {
   const apiKey = `key_${randomBytes(16).toString('hex')}`;
-  const requests: RecordedUpstreamRequest[] = [];
+  const book = fakeBookkeeping(apiKey);
   const tasks = new Map<string, FakeTask>();
-  const rateLimited = new Set<string>();
-  let paid = 0;
-  let cancels = 0;
   let base = '';
 
   const fake = {
-    apiKey,
-    requests,
-    slowMs: 8_000,
-    dropCallbacks: false,
-    paidSubmissions: () => paid,
-    cancellations: () => cancels,
+    ...book.shared,
     tasks: () => [...tasks.values()],
   };
 
@@ -68,8 +60,7 @@ export async function startRunwayFake(): Promise<RunwayFake> {
   function create(body: Buffer, res: http.ServerResponse, kind: FakeTask['kind']): void {
     const params = JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>;
     const scenario = scenarioOf(params.promptText);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(params.promptText))) {
-      rateLimited.add(String(params.promptText));
+    if (book.rateLimitsNow(params.promptText, scenario)) {
       return sendJson(res, 429, { error: 'You have exceeded the rate limit for this endpoint. Please try again later.' }, { 'retry-after': '1' });
     }
     const missing = kind === 'video' ? !params.promptImage : !params.promptText;
@@ -77,7 +68,7 @@ export async function startRunwayFake(): Promise<RunwayFake> {
       // https://docs.dev.runwayml.com/errors/errors/ (400: the request body failed validation)
       return sendJson(res, 400, { error: 'Validation of body failed', issues: [{ code: 'invalid_type', path: ['promptImage'], message: 'Required' }] });
     }
-    paid += 1;
+    book.pay();
     const task: FakeTask = { id: randomUUID(), kind, createdAt: Date.now(), scenario, cancelled: false, body: params };
     tasks.set(task.id, task);
     sendJson(res, 200, { id: task.id });
@@ -99,13 +90,13 @@ export async function startRunwayFake(): Promise<RunwayFake> {
     if (one && !task) return sendJson(res, 404, { error: 'Task not found.' });
     if (task && req.method === 'GET') return sendJson(res, 200, view(task));
     if (task && req.method === 'DELETE') {
-      cancels += 1;
+      book.cancel();
       task.cancelled = true;
       res.writeHead(204).end();
       return;
     }
     sendJson(res, 404, { error: 'Not found' });
-  }, requests);
+  }, fake.requests);
   base = server.url;
 
   return Object.assign(fake, { url: server.url, env: { RUNWAYML_API_SECRET: apiKey, RUNWAYML_BASE_URL: server.url }, close: server.close });
