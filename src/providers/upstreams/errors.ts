@@ -23,12 +23,27 @@ export function errorForStatus(upstream: string, status: number, detail: string,
   return new ProviderError('PROVIDER_REJECTED_INPUT', message, { retryable: false });
 }
 
-/** A failure that never reached an answer: a timeout, or the connection could not be made or broke. */
-export function errorForTransport(upstream: string, error: unknown): ProviderError {
-  const name = error instanceof Error ? error.name : '';
-  const text = error instanceof Error ? error.message : String(error);
-  if (name === 'TimeoutError' || /timed? ?out/i.test(text)) {
-    return new ProviderError('PROVIDER_TIMEOUT', `${upstream} did not answer in time`, { retryable: true, cause: error });
+/** Connection failures that prove the request never left: nothing can have started upstream. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  for (let e = error, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
   }
-  return new ProviderError('PROVIDER_UNAVAILABLE', `${upstream} could not be reached: ${text.slice(0, 200)}`, { retryable: true, cause: error });
+  return codes;
+}
+
+/**
+ * A failure without an answer. A connection that could not be made is PROVIDER_UNAVAILABLE (nothing was sent); a
+ * timeout or a connection that broke after sending is PROVIDER_TIMEOUT, which the upstream activities treat as
+ * "the request may have started a generation".
+ */
+export function errorForTransport(upstream: string, error: unknown): ProviderError {
+  const text = error instanceof Error ? error.message : String(error);
+  if (errorCodes(error).some((code) => NEVER_SENT.has(code))) {
+    return new ProviderError('PROVIDER_UNAVAILABLE', `${upstream} could not be reached: ${text.slice(0, 200)}`, { retryable: true, cause: error });
+  }
+  return new ProviderError('PROVIDER_TIMEOUT', `${upstream} gave no answer: ${text.slice(0, 200)}`, { retryable: true, cause: error });
 }

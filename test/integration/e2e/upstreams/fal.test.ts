@@ -3,9 +3,14 @@ import { describeUpstreamEndToEnd } from './suite';
 
 describeUpstreamEndToEnd({
   id: 'fal',
-  startFake: startFalFake,
+  // With an admin key the adapter reads each request's cost from fal's billing events.
+  startFake: async () => {
+    const fake = await startFalFake();
+    return Object.assign(fake, { env: { ...fake.env, FAL_ADMIN_KEY: fake.adminKey } });
+  },
   callbacks: true,
   synchronous: false,
+  reportsCost: true,
   async signedCallback(fake, upstreamId) {
     const body = JSON.stringify({ request_id: upstreamId, gateway_request_id: upstreamId, status: 'OK', payload: {} });
     // A fresh timestamp each call, as each delivery has its own.
