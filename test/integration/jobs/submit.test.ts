@@ -126,6 +126,9 @@ describe('POST /v1/jobs/submit errors', () => {
     const model = PRIVATE_VIDEO; // 10 requests per minute
     const account = await createTestAccount(stack.prisma, { allowedModels: [model], maxConcurrentJobs: 20 });
     const body = (prompt: string) => ({ model, input: { prompt, image_url: 'https://example.com/a.png' } });
+    // The limit counts per UTC minute: start early in a minute so all eleven requests fall into the same window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 45_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await post(submitUrl(), account.apiKey, body(`p${i}`))).status);
     expect(statuses).toEqual(Array(10).fill(201));

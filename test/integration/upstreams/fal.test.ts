@@ -360,7 +360,7 @@ describe('fal adapter: errors in our codes', () => {
 
     const first = await submit(FLUX.route, { prompt: 'x' });
     fake.injectNext({ status: 200, body: {}, hangUp: true });
-    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
   });
 
   it('maps a request fal does not know to PROVIDER_UNAVAILABLE (lost)', async () => {
