@@ -9,12 +9,12 @@ import type { JobError, JobOutput } from './jobs';
 export interface UpstreamRoute {
   /**
    * The upstream's model or endpoint id: fal `fal-ai/flux/dev`; Replicate `owner/name` (official model)
-   * or `owner/name:version`; Runway `gen4_turbo`; Google `veo-3.0-generate-001`; OpenAI `gpt-image-1`.
+   * or `owner/name:version`; Runway `gen4_turbo`; Google `veo-3.0-fast-generate-001`; OpenAI `gpt-image-2`.
    */
   model: string;
   /**
    * Which upstream operation, where the upstream has several: Runway `image_to_video` | `text_to_image`;
-   * Google `generateVideos` | `generateImages`; OpenAI `images.generate` | `videos.create`.
+   * Google `generateContent` | `predictLongRunning`; OpenAI `images.generate`.
    */
   operation?: string;
   /** Our validated input → the upstream's input (src/providers/upstreams/inputMapping.ts). */
