@@ -13,8 +13,8 @@ describeUpstreamEndToEnd({
   reportsCost: true,
   async signedCallback(fake, upstreamId) {
     const body = JSON.stringify({ request_id: upstreamId, gateway_request_id: upstreamId, status: 'OK', payload: {} });
-    // A fresh timestamp each call, as each delivery has its own.
-    const timestamp = Math.floor(Date.now() / 1000) - Math.floor(Math.random() * 100);
+    // A timestamp of its own (never the second of the fake's real webhook), as each delivery has one.
+    const timestamp = Math.floor(Date.now() / 1000) - 150 - Math.floor(Math.random() * 100);
     return { headers: { 'content-type': 'application/json', ...(fake as FalFake).sign(upstreamId, body, timestamp) }, body };
   },
 });
