@@ -3,7 +3,9 @@
  * Works around defects of @prisma/adapter-pg 6.19.3 when used by migrate:
  *  - catalog columns of type `name`/`char` are rejected as unsupported: they are relabelled as text;
  *  - a `connectionString` would override the shadow database name: the URL is split into fields;
- *  - the shadow database is dropped before its pool is closed: the pool is closed first.
+ *  - the shadow database is dropped before its pool is closed: the pool is closed first;
+ *  - a migration script is split at every `;`, even inside a dollar-quoted function body: it is sent whole instead
+ *    (one simple query, so PostgreSQL also runs it as one transaction).
  */
 import pg from 'pg';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -55,17 +57,31 @@ function poolConfig(databaseUrl: string, database?: string): pg.PoolConfig {
   };
 }
 
+type ConnectedAdapter = Awaited<ReturnType<PrismaPg['connect']>>;
+
+function sendingScriptsWhole(adapter: ConnectedAdapter): ConnectedAdapter {
+  const internals = adapter as unknown as { client: pg.Pool; onError(error: unknown): never };
+  adapter.executeScript = async (script: string) => {
+    try {
+      await internals.client.query(script);
+    } catch (error) {
+      internals.onError(error);
+    }
+  };
+  return adapter;
+}
+
 export function createMigrateAdapter(databaseUrl: string) {
   const factory = new PrismaPg(poolConfig(databaseUrl));
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: () => factory.connect(),
+    connect: async () => sendingScriptsWhole(await factory.connect()),
     async connectToShadowDb() {
       const admin = await factory.connect();
       const database = `prisma_shadow_${globalThis.crypto.randomUUID().replace(/-/g, '')}`;
       await admin.executeScript(`CREATE DATABASE "${database}"`);
-      const shadow = await new PrismaPg(poolConfig(databaseUrl, database)).connect();
+      const shadow = sendingScriptsWhole(await new PrismaPg(poolConfig(databaseUrl, database)).connect());
       const dispose = shadow.dispose.bind(shadow);
       shadow.dispose = async () => {
         await dispose();

@@ -8,6 +8,7 @@ import { buildOpenApiDocument } from './openapi';
 import { catalogRouter } from './routes/catalog';
 import { filesRouter } from './routes/files';
 import { healthRouter } from './routes/health';
+import { jobEventsRouter } from './routes/jobEvents';
 import { jobsRouter } from './routes/jobs';
 import { modelsRouter } from './routes/models';
 import { uploadsRouter } from './routes/uploads';
@@ -42,6 +43,8 @@ export function createApp(deps: ApiDeps): Application {
   });
   app.use(catalogRouter(deps));
   app.use(modelsRouter(deps));
+  // Before the jobs router: `/v1/jobs/events` is not a job id.
+  app.use(jobEventsRouter(deps));
   app.use(jobsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(uploadsRouter(deps));

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
+import type { JobEventHub } from '../jobs/events/hub';
 import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
 
@@ -11,4 +12,6 @@ export interface ApiDeps {
   temporal: Client;
   storage: Storage;
   logger: Logger;
+  /** Live job events of this process (one LISTEN connection). */
+  events: JobEventHub;
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
+import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
 import { createStorage } from '../storage/storage';
 import { createApp } from './app';
@@ -23,7 +24,8 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const storage = createStorage(config.minio);
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
-  return { config, prisma, temporal, storage, logger };
+  const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
+  return { config, prisma, temporal, storage, logger, events };
 }
 
 /** Binds `server` to `port` (0 = any free port) and returns its base URL. */
@@ -44,6 +46,8 @@ export function runningApi(server: http.Server, url: string, deps: ApiDeps): Run
     server,
     deps,
     async stop() {
+      // Open event streams end first (clients reconnect elsewhere with Last-Event-ID), so the server can close.
+      await deps.events.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

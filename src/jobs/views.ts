@@ -1,42 +1,11 @@
-/** The job as the API shows it: list entries (the spec's six fields) and the full record with signed output URLs. */
+/**
+ * The job as the API shows it: list entries (the spec's six fields) and the full record with signed output URLs.
+ * The shapes are the response schemas of src/api/schemas/jobs.ts.
+ */
 import type { Job } from '@prisma/client';
-import type { JobOutput, JobStatus } from '../shared/jobs';
+import type { JobDetail, JobListEntry, JobOutputView } from '../api/schemas/jobs';
+import type { JobOutput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
-
-export interface JobListEntry {
-  jobId: string;
-  status: JobStatus;
-  progress: number;
-  model: string;
-  createdAt: string;
-  /** When the job reached `completed`, `failed` or `cancelled`; null before. */
-  completedAt: string | null;
-}
-
-export interface JobOutputView {
-  url: string;
-  contentType: string;
-  sizeBytes: number;
-  width?: number;
-  height?: number;
-  durationSeconds?: number;
-}
-
-export interface JobDetail extends JobListEntry {
-  version: string;
-  input: Record<string, unknown>;
-  webhookUrl: string | null;
-  costMicroCents: number;
-  refundedMicroCents: number;
-  estimatedCompletionTime: string;
-  startedAt: string | null;
-  error: { code: string; message: string } | null;
-  outputs: JobOutputView[];
-  /** When the output URLs stop working; null without outputs. */
-  outputsExpireAt: string | null;
-  /** The generation at the real upstream running this job; null for built-in models and before it was accepted. */
-  upstream: { id: string; stage: string | null; queuePosition: number | null } | null;
-}
 
 export type SignOutputUrl = (key: string, contentType: string) => Promise<string>;
 
@@ -51,9 +20,9 @@ export function toListEntry(job: Job): JobListEntry {
   };
 }
 
-export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: number, now = new Date()): Promise<JobDetail> {
-  const stored = job.status === 'completed' ? ((job.outputs ?? []) as unknown as JobOutput[]) : [];
-  const outputs = await Promise.all(
+/** Stored outputs as the API shows them, with signed URLs. */
+export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promise<JobOutputView[]> {
+  return Promise.all(
     stored.map(async ({ key, contentType, sizeBytes, width, height, durationSeconds }) => {
       const view: JobOutputView = { url: await signUrl(key, contentType), contentType, sizeBytes };
       if (width !== undefined) view.width = width;
@@ -62,6 +31,11 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
       return view;
     }),
   );
+}
+
+export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: number, now = new Date()): Promise<JobDetail> {
+  const stored = job.status === 'completed' ? ((job.outputs ?? []) as unknown as JobOutput[]) : [];
+  const outputs = await signOutputs(stored, signUrl);
   return {
     ...toListEntry(job),
     version: job.versionId,
@@ -77,3 +51,5 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
   };
 }
+
+export type { JobDetail, JobListEntry, JobOutputView };

@@ -3,6 +3,9 @@ import '../openapi';
 import { JOB_STATUSES } from '../../shared/jobs';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../jobs/list';
 
+const DEFAULT_EVENT_PAGE_SIZE = 100;
+const MAX_EVENT_PAGE_SIZE = 1000;
+
 const modelSlug = z
   .string({ error: 'model is required and must be a string' })
   .min(1, 'model must not be empty')
@@ -90,6 +93,19 @@ export const JobPageSchema = z
   .object({ jobs: z.array(JobListEntrySchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
   .openapi('JobPage');
 
+const JobOutputSchema = z
+  .object({
+    url: z.string().url().openapi({ description: 'Signed URL, valid until outputsExpireAt' }),
+    contentType: z.string(),
+    sizeBytes: z.number().int(),
+    width: z.number().int().optional(),
+    height: z.number().int().optional(),
+    durationSeconds: z.number().optional(),
+  })
+  .openapi('JobOutput');
+
+const JobErrorSchema = z.object({ code: z.string(), message: z.string() }).openapi('JobError');
+
 export const JobDetailSchema = JobListEntrySchema.extend({
   version: z.string(),
   input: inputObject,
@@ -98,17 +114,8 @@ export const JobDetailSchema = JobListEntrySchema.extend({
   refundedMicroCents: z.number().int(),
   estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
   startedAt: z.string().nullable().openapi({ format: 'date-time' }),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  outputs: z.array(
-    z.object({
-      url: z.string().url().openapi({ description: 'Signed URL, valid until outputsExpireAt' }),
-      contentType: z.string(),
-      sizeBytes: z.number().int(),
-      width: z.number().int().optional(),
-      height: z.number().int().optional(),
-      durationSeconds: z.number().optional(),
-    }),
-  ),
+  error: JobErrorSchema.nullable(),
+  outputs: z.array(JobOutputSchema),
   outputsExpireAt: z.string().nullable().openapi({ format: 'date-time' }),
   upstream: z
     .object({
@@ -125,3 +132,55 @@ export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example:
 export const CancelJobResponseSchema = z
   .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
   .openapi('CancelJobResponse');
+
+export const JOB_EVENT_TYPES = ['job.created', 'job.processing', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+
+export const JobEventSchema = z
+  .object({
+    eventId: z.string().openapi({ description: "Position in the account's event stream: the SSE id of `GET /v1/jobs/events`" }),
+    jobId: z.string(),
+    sequence: z.number().int().openapi({ description: "Position in the job's event stream, from 1: the SSE id of `GET /v1/jobs/{jobId}/events`" }),
+    type: z.enum(JOB_EVENT_TYPES),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    status: JobStatusSchema,
+    progress: z.number().int().openapi({ description: '0-100' }),
+    stage: z.string().nullable().openapi({ description: "The upstream's own status or last log line, when the job runs on one" }),
+    queuePosition: z.number().int().nullable(),
+    estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'Null once the job is terminal' }),
+    outputs: z.array(JobOutputSchema).optional().openapi({ description: 'On `job.completed`: the outputs with signed URLs' }),
+    error: JobErrorSchema.optional().openapi({ description: 'On `job.failed`' }),
+    refundedMicroCents: z.number().int().optional().openapi({ description: 'On `job.failed` and `job.cancelled`' }),
+  })
+  .openapi('JobEvent');
+
+export const JobEventPageSchema = z
+  .object({
+    events: z.array(JobEventSchema),
+    hasMore: z.boolean(),
+    nextSince: z.string().openapi({ description: 'Pass as `since` for the next page (or as `Last-Event-ID` to stream from there)' }),
+  })
+  .openapi('JobEventPage');
+
+const eventPosition = z
+  .string()
+  .regex(/^\d{1,18}$/, 'must be a non-negative integer')
+  .openapi({ description: 'Only events after this position (`sequence` for one job, `eventId` for the account)', example: '0' });
+
+export const JobEventsQuerySchema = z.object({
+  since: eventPosition.optional(),
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer')
+    .min(1, 'limit must be at least 1')
+    .max(MAX_EVENT_PAGE_SIZE, `limit must be at most ${MAX_EVENT_PAGE_SIZE}`)
+    .default(DEFAULT_EVENT_PAGE_SIZE)
+    .openapi({ description: `JSON answers only: events per page, 1-${MAX_EVENT_PAGE_SIZE}` }),
+});
+
+export const LastEventIdSchema = eventPosition;
+
+export type JobListEntry = z.infer<typeof JobListEntrySchema>;
+export type JobDetail = z.infer<typeof JobDetailSchema>;
+export type JobOutputView = z.infer<typeof JobOutputSchema>;
+export type JobEventView = z.infer<typeof JobEventSchema>;
+export type JobEventPage = z.infer<typeof JobEventPageSchema>;

@@ -12,6 +12,7 @@ import { createApp } from '../../../src/api/app';
 import type { ApiDeps } from '../../../src/api/deps';
 import { loadConfig, type Config } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
+import { createJobEventHub, type JobEventHub } from '../../../src/jobs/events/hub';
 import { createLogger } from '../../../src/logger';
 import { jobWorkflowId, uploadWorkflowId } from '../../../src/shared/temporal';
 import { createStorage, type Storage } from '../../../src/storage/storage';
@@ -60,6 +61,7 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
 
   const servers: http.Server[] = [];
+  const hubs: JobEventHub[] = [];
   const accountIds: string[] = [];
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
@@ -83,7 +85,10 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
         api: { ...config.api, publicBaseUrl: baseUrl },
         uploads: { ...config.uploads, ...uploads },
       };
-      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger: createLogger('uploads-test', 'silent') };
+      const logger = createLogger('uploads-test', 'silent');
+      const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
+      hubs.push(events);
+      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events };
       server.on('request', createApp(deps));
       return { baseUrl, deps };
     },
@@ -122,6 +127,7 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
       for (const id of workflowIds) {
         await temporal.workflow.getHandle(id).terminate('test finished').catch(() => undefined);
       }
+      for (const hub of hubs) await hub.close();
       for (const server of servers) await new Promise((resolve) => server.close(resolve));
       for (const bucket of [storage.uploadsBucket, storage.outputsBucket]) {
         for (const accountId of accountIds) await storage.removePrefix(bucket, `${accountId}/`).catch(() => undefined);

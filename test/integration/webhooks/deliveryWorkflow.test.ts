@@ -15,6 +15,7 @@ import type { ProviderActivities } from '../../../activities/provider';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { createApp } from '../../../src/api/app';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
+import { createJobEventHub, type JobEventHub } from '../../../src/jobs/events/hub';
 import { createLogger } from '../../../src/logger';
 import type { JobWorkflowInput } from '../../../src/shared/jobs';
 import { jobWorkflowId, providerTaskQueue } from '../../../src/shared/temporal';
@@ -38,6 +39,7 @@ let prisma: PrismaClient;
 let receiver: HttpsReceiver;
 let account: TestAccount;
 let workers: Worker[] = [];
+let events: JobEventHub | undefined;
 let running: Promise<void>[] = [];
 let api: Server;
 let apiUrl: string;
@@ -84,13 +86,9 @@ beforeAll(async () => {
   ];
   running = workers.map((w) => w.run());
 
-  const app = createApp({
-    config,
-    prisma,
-    temporal: env.client,
-    storage: {} as Storage,
-    logger: createLogger('webhooks-test', 'silent'),
-  });
+  const logger = createLogger('webhooks-test', 'silent');
+  events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
+  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events });
   await new Promise<void>((resolve) => {
     api = app.listen(0, '127.0.0.1', () => resolve());
   });
@@ -98,6 +96,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  await events?.close();
   api?.close();
   for (const w of workers) w.shutdown();
   await Promise.allSettled(running);

@@ -1,0 +1,127 @@
+import type { Request, Response } from 'express';
+import { Router } from 'express';
+import { createSession } from 'better-sse';
+import { z } from 'zod';
+import { getAuth, requireApiKey } from '../auth';
+import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import { JobEventPageSchema, JobEventSchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
+import { parseWith } from '../validate';
+import { openJobEventFeed, type FeedPosition } from '../../jobs/events/feed';
+import { accountEventPage, findStreamableJob, jobEventPage, jobSequenceAfter, startPosition } from '../../jobs/events/read';
+import type { JobEventRow } from '../../jobs/events/rows';
+import { toEventView } from '../../jobs/events/view';
+import type { SignOutputUrl } from '../../jobs/views';
+
+const HEARTBEAT_MS = 15_000;
+const RECONNECT_HINT_MS = 2_000;
+const security = [{ [bearerAuth.name]: [] }];
+
+const eventStreamResponse = {
+  description:
+    'With `Accept: text/event-stream`: Server-Sent Events, each `event: <type>`, `id: <position>`, `data: <JobEvent JSON>`, ' +
+    'and a `:` heartbeat comment every 15 s. Without it: one JSON page of events.',
+  content: {
+    'text/event-stream': { schema: JobEventSchema },
+    'application/json': { schema: JobEventPageSchema },
+  },
+};
+
+const streamHeaders = z.object({
+  'Last-Event-ID': LastEventIdSchema.optional().openapi({ description: 'Resume after this position; wins over `since`' }),
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/jobs/{jobId}/events',
+  tags: ['Jobs'],
+  summary: "Follow one job's events",
+  description:
+    'Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), ' +
+    'then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` ' +
+    '(or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which ' +
+    "tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`.",
+  security,
+  request: { params: JobIdParamsSchema, query: JobEventsQuerySchema, headers: streamHeaders },
+  responses: {
+    200: eventStreamResponse,
+    204: { description: 'Stream requested and the job has no events after the given position: it is over' },
+    ...errorResponses(400, 401, 403, 404),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/jobs/events',
+  tags: ['Jobs'],
+  summary: "Follow all of the account's jobs",
+  description:
+    "The events of every job of the key's account, in the order they happened. Ids are the `eventId`, the account-wide " +
+    'position; the stream stays open (heartbeats) until the client leaves. Scope: `check_status`.',
+  security,
+  request: { query: JobEventsQuerySchema, headers: streamHeaders },
+  responses: { 200: eventStreamResponse, ...errorResponses(400, 401, 403) },
+});
+
+function wantsStream(req: Request): boolean {
+  return (req.get('accept') ?? '').includes('text/event-stream');
+}
+
+/** Streams the feed as Server-Sent Events until it ends, the client leaves or the process stops. */
+async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: FeedPosition, idOf: (row: JobEventRow) => string, signUrl: SignOutputUrl) {
+  const feed = await openJobEventFeed(deps.events, deps.prisma, position);
+  res.on('close', () => feed.close());
+  const session = await createSession(req, res, { keepAlive: HEARTBEAT_MS, retry: RECONNECT_HINT_MS, trustClientEventId: false });
+  try {
+    for await (const row of feed) {
+      if (!session.isConnected) break;
+      session.push(await toEventView(row, signUrl), row.type, idOf(row));
+    }
+  } finally {
+    feed.close();
+    res.end();
+  }
+}
+
+export function jobEventsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const { storage } = deps;
+  const ttl = deps.config.jobs.outputUrlTtlSeconds;
+  const signUrl: SignOutputUrl = (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType });
+
+  const positionOf = (req: Request) => {
+    const query = parseWith(JobEventsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    const header = req.get('last-event-id');
+    const lastEventId = header === undefined ? undefined : parseWith(LastEventIdSchema, header.trim(), 'VALIDATION_ERROR', 'Last-Event-ID');
+    return { after: startPosition(lastEventId, query.since), limit: query.limit };
+  };
+
+  router.get('/v1/jobs/events', statusScope, async (req, res) => {
+    const { after, limit } = positionOf(req);
+    const accountId = getAuth(res).account.id;
+    if (!wantsStream(req)) {
+      res.json(await accountEventPage(deps.prisma, accountId, after, limit, signUrl));
+      return;
+    }
+    await streamFeed(req, res, deps, { accountId, afterAccountSequence: after }, (row) => row.accountSequence.toString(), signUrl);
+  });
+
+  router.get('/v1/jobs/:jobId/events', statusScope, async (req, res) => {
+    const { after, limit } = positionOf(req);
+    const accountId = getAuth(res).account.id;
+    const job = await findStreamableJob(deps.prisma, accountId, String(req.params.jobId));
+    if (!wantsStream(req)) {
+      res.json(await jobEventPage(deps.prisma, job.jobId, after, limit, signUrl));
+      return;
+    }
+    const afterSequence = jobSequenceAfter(after);
+    if (job.finishedFor(afterSequence)) {
+      res.status(204).end();
+      return;
+    }
+    await streamFeed(req, res, deps, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence), signUrl);
+  });
+
+  return router;
+}

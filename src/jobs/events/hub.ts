@@ -1,0 +1,152 @@
+/**
+ * Live job events for one API process: one PostgreSQL `LISTEN job_events` connection and one reader per account
+ * that has listeners, however many streams are open. The `job_events` trigger notifies with the account id at
+ * commit; the hub then reads that account's rows after its cursor and hands them to every listener in order.
+ * A slow safety tick re-reads tracked accounts in case a notification was lost (a reconnect of the LISTEN client).
+ */
+import pg from 'pg';
+import type { PrismaClient } from '../../db/prisma';
+import type { Logger } from '../../logger';
+import { readAccountEvents, type JobEventRow } from './rows';
+
+/** Receives new rows in order; `null` once when the hub closes (the process is stopping). */
+export type JobEventListener = (rows: JobEventRow[] | null) => void;
+
+export interface JobEventSubscription {
+  /** Every event of the account up to this account sequence is in PostgreSQL; the listener gets those after it. */
+  readonly watermark: bigint;
+  close(): void;
+}
+
+export interface JobEventHub {
+  subscribe(accountId: string, listener: JobEventListener): Promise<JobEventSubscription>;
+  /** Number of listeners, for tests and metrics. */
+  listenerCount(): number;
+  close(): Promise<void>;
+}
+
+interface TrackedAccount {
+  cursor: bigint;
+  listeners: Set<JobEventListener>;
+  reading: Promise<void> | null;
+  readAgain: boolean;
+}
+
+const CHANNEL = 'job_events';
+const SAFETY_TICK_MS = 5_000;
+const RECONNECT_DELAY_MS = 1_000;
+
+export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: string; logger: Logger }): JobEventHub {
+  const { prisma, logger } = options;
+  const accounts = new Map<string, TrackedAccount>();
+  const tracking = new Map<string, Promise<TrackedAccount>>();
+  let client: pg.Client | null = null;
+  let connecting: Promise<void> | null = null;
+  let tick: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({ connectionString: options.databaseUrl });
+    next.on('notification', (message) => {
+      if (message.payload) readAccount(message.payload);
+    });
+    next.on('error', (err) => {
+      logger.warn({ err }, 'job event listener connection lost; reconnecting');
+      if (client === next) client = null;
+      next.end().catch(() => undefined);
+      setTimeout(() => void ensureListening().then(readAll, () => undefined), RECONNECT_DELAY_MS).unref();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${CHANNEL}`);
+    client = next;
+  }
+
+  function ensureListening(): Promise<void> {
+    if (closed || client) return Promise.resolve();
+    connecting ??= connect().finally(() => {
+      connecting = null;
+    });
+    return connecting;
+  }
+
+  function readAll() {
+    for (const accountId of accounts.keys()) readAccount(accountId);
+  }
+
+  /** Reads the account's new rows and dispatches them; concurrent requests fold into one more read. */
+  function readAccount(accountId: string) {
+    const account = accounts.get(accountId);
+    if (!account) return;
+    if (account.reading) {
+      account.readAgain = true;
+      return;
+    }
+    account.reading = (async () => {
+      do {
+        account.readAgain = false;
+        try {
+          for (;;) {
+            const rows = await readAccountEvents(prisma, accountId, { after: account.cursor });
+            if (rows.length === 0) break;
+            account.cursor = rows[rows.length - 1].accountSequence;
+            for (const listener of account.listeners) listener(rows);
+          }
+        } catch (err) {
+          logger.warn({ err, accountId }, 'could not read job events; the next notification or tick retries');
+        }
+      } while (account.readAgain && !closed);
+      account.reading = null;
+    })();
+  }
+
+  async function track(accountId: string): Promise<TrackedAccount> {
+    const known = accounts.get(accountId);
+    if (known) return known;
+    let pending = tracking.get(accountId);
+    if (!pending) {
+      pending = (async () => {
+        // Listen first, then read the counter: an event committed in between is both notified and after the cursor.
+        await ensureListening();
+        const rows = await prisma.$queryRaw<{ last_sequence: bigint }[]>`
+          SELECT last_sequence FROM account_event_sequences WHERE account_id = ${accountId}`;
+        const account: TrackedAccount = { cursor: rows[0]?.last_sequence ?? 0n, listeners: new Set(), reading: null, readAgain: false };
+        accounts.set(accountId, account);
+        return account;
+      })().finally(() => tracking.delete(accountId));
+      tracking.set(accountId, pending);
+    }
+    return pending;
+  }
+
+  return {
+    async subscribe(accountId, listener) {
+      if (closed) throw new Error('The job event hub is closed');
+      const account = await track(accountId);
+      account.listeners.add(listener);
+      tick ??= setInterval(readAll, SAFETY_TICK_MS).unref();
+      return {
+        watermark: account.cursor,
+        close() {
+          account.listeners.delete(listener);
+          if (account.listeners.size === 0 && accounts.get(accountId) === account) accounts.delete(accountId);
+        },
+      };
+    },
+
+    listenerCount() {
+      let count = 0;
+      for (const account of accounts.values()) count += account.listeners.size;
+      return count;
+    },
+
+    async close() {
+      closed = true;
+      if (tick) clearInterval(tick);
+      for (const account of accounts.values()) for (const listener of account.listeners) listener(null);
+      accounts.clear();
+      await connecting?.catch(() => undefined);
+      await client?.end().catch(() => undefined);
+      client = null;
+    },
+  };
+}
