@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
@@ -13,6 +13,7 @@ import {
   ListJobsQuerySchema,
   SubmitJobRequestSchema,
   SubmitJobResponseSchema,
+  SubmittedJobSchema,
 } from '../schemas/jobs';
 import { parseWith } from '../validate';
 import { cancelJob } from '../../jobs/cancel';
@@ -20,6 +21,25 @@ import { estimateJob } from '../../jobs/estimate';
 import { listJobs } from '../../jobs/list';
 import { getJob } from '../../jobs/read';
 import { submitJob } from '../../jobs/submit';
+import { MAX_WAIT_SECONDS, parseWaitPreference, waitForTerminal } from '../../jobs/wait';
+import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
+
+/** Aborts when the client closes the connection before the answer is sent. */
+function abortedWhenClientLeaves(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.on('close', () => controller.abort());
+  return controller.signal;
+}
+
+const waitHeader = z.object({
+  Prefer: z
+    .string()
+    .optional()
+    .openapi({
+      description: `\`wait=N\` (N ≤ ${MAX_WAIT_SECONDS}, larger values count as ${MAX_WAIT_SECONDS}): hold the answer until the job is completed, failed or cancelled, or N seconds have passed, and answer the full job. \`Preference-Applied\` confirms the wait. Leaving early never cancels the job.`,
+      example: 'wait=30',
+    }),
+});
 
 const security = [{ [bearerAuth.name]: [] }];
 
@@ -34,11 +54,14 @@ registry.registerPath({
     'A deprecated version answers with `Deprecation: true`. Scope: `submit_job`.',
   security,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional() }),
+    headers: waitHeader.extend({ 'Idempotency-Key': z.string().optional() }),
     body: { content: { 'application/json': { schema: SubmitJobRequestSchema } } },
   },
   responses: {
-    201: { description: 'Job accepted; `Location` names the job', content: { 'application/json': { schema: SubmitJobResponseSchema } } },
+    201: {
+      description: 'Job accepted; `Location` names the job. With `Prefer: wait=N`, the full job (`SubmittedJob`) as it stands when the wait ends',
+      content: { 'application/json': { schema: z.union([SubmitJobResponseSchema, SubmittedJobSchema]) } },
+    },
     ...errorResponses(400, 401, 402, 403, 404, 409, 429, 503),
   },
 });
@@ -78,7 +101,7 @@ registry.registerPath({
   summary: 'Get one job',
   description: "The full job record with signed output URLs. Another account's job answers 404 JOB_NOT_FOUND. Scope: `check_status`.",
   security,
-  request: { params: JobIdParamsSchema },
+  request: { params: JobIdParamsSchema, headers: waitHeader },
   responses: {
     200: { description: 'The job', content: { 'application/json': { schema: JobDetailSchema } } },
     ...errorResponses(401, 403, 404),
@@ -103,16 +126,27 @@ export function jobsRouter(deps: ApiDeps): Router {
   const router = Router();
   const submitScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'submit_job' });
   const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds };
 
   router.post('/v1/jobs/submit', submitScope, async (req, res) => {
     const body = parseWith(SubmitJobRequestSchema, req.body ?? {});
-    const outcome = await submitJob(deps, getAuth(res), body, {
+    const wait = parseWaitPreference(req.get('prefer'));
+    const caller = getAuth(res);
+    const outcome = await submitJob(deps, caller, body, {
       requestId: String(res.locals.requestId),
       idempotencyKey: req.get('idempotency-key'),
     });
     for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
     res.setHeader('Location', `/v1/jobs/${encodeURIComponent(outcome.body.jobId)}`);
-    res.status(outcome.status).json(outcome.body);
+    if (wait === null) {
+      res.status(outcome.status).json(outcome.body);
+      return;
+    }
+    const job = { accountId: caller.account.id, jobId: outcome.body.jobId };
+    await waitForTerminal(deps, job, wait, abortedWhenClientLeaves(res));
+    const detail = await getJob(readDeps, job.accountId, job.jobId);
+    res.setHeader('Preference-Applied', `wait=${wait}`);
+    res.status(outcome.status).json({ ...detail, requestId: outcome.body.requestId });
   });
 
   router.post('/v1/jobs/estimate', statusScope, async (req, res) => {
@@ -126,12 +160,20 @@ export function jobsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/v1/jobs/:jobId', statusScope, async (req, res) => {
-    const job = await getJob(
-      { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds },
-      getAuth(res).account.id,
-      String(req.params.jobId),
-    );
-    res.json(job);
+    const wait = parseWaitPreference(req.get('prefer'));
+    const job = { accountId: getAuth(res).account.id, jobId: String(req.params.jobId) };
+    const detail = await getJob(readDeps, job.accountId, job.jobId);
+    if (wait === null) {
+      res.json(detail);
+      return;
+    }
+    res.setHeader('Preference-Applied', `wait=${wait}`);
+    if (TERMINAL_JOB_STATUSES.includes(detail.status)) {
+      res.json(detail);
+      return;
+    }
+    await waitForTerminal(deps, job, wait, abortedWhenClientLeaves(res));
+    res.json(await getJob(readDeps, job.accountId, job.jobId));
   });
 
   router.post('/v1/jobs/:jobId/cancel', submitScope, async (req, res) => {

@@ -127,6 +127,8 @@ export const JobDetailSchema = JobListEntrySchema.extend({
     .openapi({ description: 'The generation at the real upstream that runs this job; null for built-in models and before the upstream accepted it' }),
 }).openapi('JobDetail');
 
+export const SubmittedJobSchema = JobDetailSchema.extend({ requestId: z.string() }).openapi('SubmittedJob');
+
 export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }) });
 
 export const CancelJobResponseSchema = z
