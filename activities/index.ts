@@ -7,6 +7,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../src/config';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
+import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createUploadActivities, type UploadActivities } from './uploads';
@@ -26,7 +27,7 @@ export interface ActivityDeps {
   webhookCa?: string;
 }
 
-export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities & MaintenanceActivities;
+export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities & MaintenanceActivities & JobEventRelayActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
@@ -44,6 +45,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma }),
+    ...createJobEventRelayActivities({ prisma: deps.prisma }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),

@@ -93,6 +93,8 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).default(4096),
   /** Upper bound of a serialized webhook payload; large `input` fields are truncated to fit. */
   WEBHOOK_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(2048).default(20 * 1024),
+  /** Minimum time between two `job.progress` webhooks of one job. */
+  WEBHOOK_PROGRESS_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(5),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -149,6 +151,7 @@ export interface Config {
     secretRotationWindowSeconds: number;
     maxResponseBytes: number;
     maxPayloadBytes: number;
+    progressIntervalSeconds: number;
   };
 }
 
@@ -241,6 +244,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       secretRotationWindowSeconds: e.WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS,
       maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
       maxPayloadBytes: e.WEBHOOK_MAX_PAYLOAD_BYTES,
+      progressIntervalSeconds: e.WEBHOOK_PROGRESS_INTERVAL_SECONDS,
     },
   };
 }

@@ -2,4 +2,5 @@
 export { jobWorkflow } from './job';
 export { uploadExpiryWorkflow } from './upload';
 export { webhookDeliveryWorkflow } from './webhooks';
+export { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 export { maintenanceWorkflow } from './maintenance';

@@ -8,6 +8,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ParentClosePolicy,
   TimeoutFailure,
   allHandlersFinished,
   condition,
@@ -15,8 +16,10 @@ import {
   log,
   proxyActivities,
   setHandler,
+  startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { JobActivities } from '../activities/jobs';
 import type { ProviderActivities } from '../activities/provider';
 import {
@@ -39,6 +42,8 @@ import {
 } from '../src/shared/jobs';
 import { providerTaskQueue } from '../src/shared/temporal';
 import { upstreamCallbackSignal } from '../src/shared/upstreams';
+import { DEFAULT_PROGRESS_INTERVAL_SECONDS, jobEventWebhooksWorkflowId, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
+import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { runUpstreamStep } from './upstreamJob';
 
@@ -156,6 +161,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     return { jobId: input.jobId, status: 'rejected', error: { code: rejection.type ?? 'INTERNAL_ERROR', message: rejection.message } };
   }
   setStatus('pending');
+  await startEventRelay(input);
 
   // ── provider work ──
   const taskQueue = input.providerTaskQueue ?? providerTaskQueue(input.providerId);
@@ -208,6 +214,21 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   await condition(allHandlersFinished);
   await onJobTerminal({ input, status: 'failed' });
   return { jobId: input.jobId, status: 'failed', error, refundedMicroCents };
+}
+
+/** Hands `job.processing` / `job.progress` webhooks to the job's event relay when the client asked for them. */
+async function startEventRelay(input: JobWorkflowInput): Promise<void> {
+  const events = input.webhookEvents ?? [];
+  if (!input.webhookUrl || !events.some((e) => RUNNING_WEBHOOK_EVENTS.includes(e))) return;
+  try {
+    await startChild(jobEventWebhooksWorkflow, {
+      workflowId: jobEventWebhooksWorkflowId(input.jobId),
+      args: [{ jobId: input.jobId, events, progressIntervalSeconds: input.webhookProgressIntervalSeconds ?? DEFAULT_PROGRESS_INTERVAL_SECONDS }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 function cannotCancel(status: JobWorkflowStatus): ApplicationFailure {

@@ -2,11 +2,9 @@
  * Called once when a job reaches a terminal status, after its row says so.
  * Starts the webhook delivery as an abandoned child workflow: the job's status never waits for it.
  */
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, log, startChild } from '@temporalio/workflow';
 import type { JobStatus, JobWorkflowInput } from '../src/shared/jobs';
-import { webhookEventTypeForStatus, webhookWorkflowId } from '../src/shared/webhooks';
-import { webhookDeliveryWorkflow } from './webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, webhookEventTypeForStatus } from '../src/shared/webhooks';
+import { startWebhookDelivery } from './webhookStart';
 
 export interface JobTerminalEvent {
   input: JobWorkflowInput;
@@ -16,15 +14,6 @@ export interface JobTerminalEvent {
 export async function onJobTerminal({ input, status }: JobTerminalEvent): Promise<void> {
   const eventType = webhookEventTypeForStatus(status);
   if (!input.webhookUrl || !eventType) return;
-  try {
-    await startChild(webhookDeliveryWorkflow, {
-      workflowId: webhookWorkflowId(input.jobId, eventType),
-      args: [{ jobId: input.jobId, eventType }],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
-  } catch (err) {
-    // Already started by an earlier run of this job's workflow: delivery is under way.
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    log.info('webhook delivery already started', { jobId: input.jobId, eventType });
-  }
+  if (!(input.webhookEvents ?? DEFAULT_WEBHOOK_EVENTS).includes(eventType)) return;
+  await startWebhookDelivery({ jobId: input.jobId, eventType });
 }

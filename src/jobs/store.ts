@@ -7,6 +7,7 @@
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
+import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
 
 type Tx = Prisma.TransactionClient;
 
@@ -133,6 +134,7 @@ export function createJobStore(prisma: PrismaClient): JobStore {
             status: 'pending',
             input: input.input as Prisma.InputJsonValue,
             webhookUrl: input.webhookUrl,
+            webhookEvents: input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [],
             costMicroCents: cost,
             estimatedCompletionTime: new Date(account.now.getTime() + input.expectedProcessingSeconds * 1000),
             requestId: input.requestId,

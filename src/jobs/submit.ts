@@ -23,6 +23,7 @@ import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResp
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
 import { consumeRateLimit } from './rateLimit';
 import { createJobStore } from './store';
+import type { WebhookEventType } from '../shared/webhooks';
 
 export interface SubmitDeps {
   config: Config;
@@ -37,6 +38,7 @@ export interface SubmitRequest {
   version?: string;
   input: Record<string, unknown>;
   webhookUrl?: string;
+  webhookEvents?: WebhookEventType[];
 }
 
 export interface SubmitResponse {
@@ -172,6 +174,9 @@ async function admitNewJob(
     capability: resolved.model.capabilityId,
     input,
     webhookUrl: request.webhookUrl ?? null,
+    ...(request.webhookEvents
+      ? { webhookEvents: [...new Set(request.webhookEvents)], webhookProgressIntervalSeconds: deps.config.webhooks.progressIntervalSeconds }
+      : {}),
     costMicroCents: cost.estimatedCostMicroCents,
     expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),

@@ -5,7 +5,14 @@
 import type { Job } from '@prisma/client';
 import type { JobDetail, JobListEntry, JobOutputView } from '../api/schemas/jobs';
 import type { JobOutput } from '../shared/jobs';
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
+
+/** The webhook events the job sends; rows from before the choice existed hold none and send the terminal ones. */
+export function subscribedWebhookEvents(job: Pick<Job, 'webhookUrl' | 'webhookEvents'>): WebhookEventType[] {
+  if (!job.webhookUrl) return [];
+  return job.webhookEvents.length > 0 ? (job.webhookEvents as WebhookEventType[]) : [...DEFAULT_WEBHOOK_EVENTS];
+}
 
 export type SignOutputUrl = (key: string, contentType: string) => Promise<string>;
 
@@ -41,6 +48,7 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
     version: job.versionId,
     input: job.input as Record<string, unknown>,
     webhookUrl: job.webhookUrl,
+    webhookEvents: subscribedWebhookEvents(job),
     costMicroCents: toNumber(job.costMicroCents),
     refundedMicroCents: toNumber(job.refundedMicroCents),
     estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),

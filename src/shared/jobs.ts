@@ -5,6 +5,7 @@
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { UpstreamJobPlan } from './upstreams';
+import type { WebhookEventType } from './webhooks';
 
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -34,6 +35,10 @@ export interface JobWorkflowInput {
   /** Validated input with the schema's defaults applied. */
   input: Record<string, unknown>;
   webhookUrl: string | null;
+  /** The webhook events the client asked for; absent → DEFAULT_WEBHOOK_EVENTS. */
+  webhookEvents?: WebhookEventType[];
+  /** Minimum seconds between two `job.progress` webhooks; absent → DEFAULT_PROGRESS_INTERVAL_SECONDS. */
+  webhookProgressIntervalSeconds?: number;
   costMicroCents: number;
   /** Expected processing time once a worker begins the job (base of the ETA). */
   expectedProcessingSeconds: number;

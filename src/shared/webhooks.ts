@@ -1,8 +1,14 @@
 /** Webhook event types and the types shared by the API, the workflows and the activities. */
 
-export const WEBHOOK_EVENT_TYPES = ['job.completed', 'job.failed', 'job.cancelled'] as const;
+export const WEBHOOK_EVENT_TYPES = ['job.processing', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** What a job with a webhook URL is sent when `webhookEvents` is not given at submit. */
+export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
+
+/** Events that happen while a job runs; the job's event relay sends them (see workflows/jobEventWebhooks.ts). */
+export const RUNNING_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.processing', 'job.progress'];
 
 /** The webhook event a job in a terminal status produces. */
 export function webhookEventTypeForStatus(status: string): WebhookEventType | null {
@@ -30,6 +36,8 @@ export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone';
 export interface WebhookDeliveryInput {
   jobId: string;
   eventType: WebhookEventType;
+  /** The job event (`job_events.sequence`) a `job.progress` delivery reports; one job has many of those. */
+  jobEventSequence?: number;
   /** A replay asked for through the API: same event and webhook-id, attempts flagged as redeliveries. */
   redelivery?: boolean;
 }
@@ -67,8 +75,33 @@ export interface WebhookDeliveryResult {
 }
 
 /** Workflow id of an event's delivery, started by the job workflow. */
-export function webhookWorkflowId(jobId: string, eventType: WebhookEventType): string {
-  return `webhook:${jobId}:${eventType}`;
+export function webhookWorkflowId(jobId: string, eventType: WebhookEventType, jobEventSequence?: number): string {
+  return jobEventSequence === undefined ? `webhook:${jobId}:${eventType}` : `webhook:${jobId}:${eventType}:${jobEventSequence}`;
+}
+
+/** Default minimum time between two `job.progress` webhooks of one job. */
+export const DEFAULT_PROGRESS_INTERVAL_SECONDS = 5;
+
+/** Workflow id of the relay that sends a job's `job.processing` and `job.progress` webhooks. */
+export function jobEventWebhooksWorkflowId(jobId: string): string {
+  return `webhook-relay:${jobId}`;
+}
+
+/** Input of the relay: which running events the client asked for, and how often progress may be sent. */
+export interface JobEventWebhooksInput {
+  jobId: string;
+  events: WebhookEventType[];
+  progressIntervalSeconds: number;
+  /** Job events up to this sequence are handled (set when the relay continues as new). */
+  afterSequence?: number;
+  lastProgressSentAtMs?: number;
+}
+
+/** One read of the relay: the job's events after a sequence (type and sequence only). */
+export interface JobEventBatch {
+  events: { sequence: number; type: string }[];
+  /** The job has reached its terminal event: nothing follows the returned ones. */
+  finished: boolean;
 }
 
 /** Workflow id of a redelivery; at most one runs at a time per event. */

@@ -4,11 +4,12 @@
  * The delivery workflow calls them through activities and owns the retry schedule.
  */
 import type { Config } from '../config';
-import type {
-  PreparedWebhookEvent,
-  WebhookAttemptInput,
-  WebhookAttemptSummary,
-  WebhookDeliveryInput,
+import {
+  DEFAULT_WEBHOOK_EVENTS,
+  type PreparedWebhookEvent,
+  type WebhookAttemptInput,
+  type WebhookAttemptSummary,
+  type WebhookDeliveryInput,
 } from '../shared/webhooks';
 import type { Resolver } from './addressGuard';
 import { deliverWebhook } from './deliver';
@@ -48,15 +49,16 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
 
   return {
     /** Returns null when the job has no webhook URL (or no longer exists): nothing to deliver. */
-    async prepare({ jobId, eventType, redelivery }) {
+    async prepare({ jobId, eventType, jobEventSequence, redelivery }) {
       const job = await deps.loadJob(jobId);
       if (!job?.webhookUrl) return null;
-      const eventId = webhookEventId(jobId, eventType);
+      const eventId = webhookEventId(jobId, jobEventSequence === undefined ? eventType : `${eventType}:${jobEventSequence}`);
       let event = await deps.store.findEvent(eventId);
       if (!event) {
         const { envelope } = buildWebhookPayload({
           type: eventType,
-          occurredAt: job.finishedAt ?? now(),
+          // A running event happened when it was recorded; a terminal one when the job finished.
+          occurredAt: (DEFAULT_WEBHOOK_EVENTS.includes(eventType) ? job.finishedAt : null) ?? now(),
           job: job.record,
           maxBytes: config.maxPayloadBytes,
         });

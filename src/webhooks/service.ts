@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { ApiError } from '../shared/errors';
-import { webhookRedeliveryWorkflowId, type WebhookDeliveryInput, type WebhookEventStatus, type WebhookEventType } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, webhookRedeliveryWorkflowId, type WebhookDeliveryInput, type WebhookEventStatus, type WebhookEventType } from '../shared/webhooks';
 import { createWebhookStore } from './store';
 
 export interface WebhookAttemptView {
@@ -77,7 +77,7 @@ export async function redeliverJobWebhook(
 ): Promise<RedeliveryView> {
   await ownedJob(deps.prisma, accountId, jobId, true);
   const events = await createWebhookStore(deps.prisma).listForJob(jobId);
-  const event = events.at(-1);
+  const event = events.filter((e) => DEFAULT_WEBHOOK_EVENTS.includes(e.type)).at(-1);
   if (!event) {
     throw new ApiError(
       'WEBHOOK_NOT_FOUND',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../openapi';
 import { JOB_STATUSES } from '../../shared/jobs';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../jobs/list';
 
 const DEFAULT_EVENT_PAGE_SIZE = 100;
@@ -31,6 +32,21 @@ export const SubmitJobRequestSchema = z
       .string({ error: 'webhookUrl must be a string' })
       .optional()
       .openapi({ description: 'https:// URL notified when the job completes, fails or is cancelled', example: 'https://example.com/hooks/genmedia' }),
+    webhookEvents: z
+      .array(z.enum(WEBHOOK_EVENT_TYPES, { error: `webhookEvents entries must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }))
+      .min(1, 'webhookEvents must name at least one event')
+      .max(WEBHOOK_EVENT_TYPES.length)
+      .optional()
+      .openapi({
+        description:
+          'Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; ' +
+          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default). Requires webhookUrl.',
+        example: ['job.processing', 'job.progress', 'job.completed', 'job.failed'],
+      }),
+  })
+  .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, {
+    message: 'webhookEvents needs a webhookUrl',
+    path: ['webhookEvents'],
   })
   .openapi('SubmitJobRequest');
 
@@ -110,6 +126,7 @@ export const JobDetailSchema = JobListEntrySchema.extend({
   version: z.string(),
   input: inputObject,
   webhookUrl: z.string().nullable(),
+  webhookEvents: z.array(z.enum(WEBHOOK_EVENT_TYPES)).openapi({ description: 'The events sent to webhookUrl; empty without one' }),
   costMicroCents: z.number().int(),
   refundedMicroCents: z.number().int(),
   estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
