@@ -37,8 +37,12 @@ export const ErrorBody = registry.register(
   }),
 );
 
-/** Standard error responses to spread into a path's `responses`. */
-export function errorResponses(...statuses: number[]) {
+/**
+ * Standard error responses to spread into a path's `responses`. Every operation can answer 400 (a malformed request:
+ * NUL characters, bad percent-encoding) and 500, so those two are always included.
+ */
+export function errorResponses(...listed: number[]) {
+  const statuses = [...new Set([400, ...listed, 500])].sort((x, y) => x - y);
   const descriptions: Record<number, string> = {
     400: 'Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...)',
     401: 'Missing, unknown or revoked API key (UNAUTHORIZED)',
@@ -47,6 +51,7 @@ export function errorResponses(...statuses: number[]) {
     404: 'Not found',
     409: 'Conflict with the current state',
     429: 'Limit reached; see Retry-After',
+    500: 'Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs',
     503: 'Temporarily unavailable; retry',
   };
   return Object.fromEntries(

@@ -12,6 +12,19 @@ import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from './catalogFiles';
 import { compareVersionsNewestFirst, pickCurrentVersion } from './registry';
 import { canSeeModel } from './visibility';
+import type { z } from 'zod';
+import type {
+  CapabilityGroupSchema,
+  CatalogModelSchema,
+  CatalogPricingSchema,
+  CatalogProviderDetailSchema,
+  CatalogProviderSchema,
+  CategorySchema,
+  ModelDetailSchema,
+  ModelListEntrySchema,
+  ModelVersionSchema,
+  ProviderSchema,
+} from '../api/schemas/catalog';
 
 export interface Viewer {
   segments: string[];
@@ -19,86 +32,19 @@ export interface Viewer {
   discountPercent: number;
 }
 
-export interface CatalogPricing {
-  baseCredits: number;
-  unit: string;
-}
-
-export interface CatalogModelEntry {
-  slug: string;
-  name: string;
-  description: string;
-  provider: { id: string; name: string; logoUrl: string };
-  category: string;
-  capability: string;
-  pricing: CatalogPricing;
-  tags: string[];
-  ratings: { average: number; count: number };
-}
-
+// The answers' shapes are the response schemas (src/api/schemas/catalog.ts), declared once.
+export type CatalogPricing = z.infer<typeof CatalogPricingSchema>;
+export type CatalogModelEntry = z.infer<typeof CatalogModelSchema>;
+export type CatalogProviderEntry = z.infer<typeof CatalogProviderSchema>;
+export type CatalogProviderDetail = z.infer<typeof CatalogProviderDetailSchema>;
 /** What every provider answer shows about the provider itself. */
-export interface ProviderProfile {
-  id: string;
-  name: string;
-  description: string;
-  logoUrl: string;
-  website: string;
-  color: string;
-}
-
-export interface CatalogProviderEntry extends ProviderProfile {
-  modelCount: number;
-}
-
-export interface CatalogProviderDetail extends Omit<CatalogProviderEntry, 'modelCount'> {
-  models: { slug: string; name: string; description: string; category: string; capability: string; pricing: CatalogPricing; tags: string[] }[];
-}
-
-export interface CapabilityGroupEntry {
-  id: string;
-  displayName: string;
-  label: string;
-  icon: string;
-  color: string;
-  order: number;
-}
-
-export interface CategoryEntry {
-  id: string;
-  name: string;
-  description: string;
-  modelCount: number;
-}
-
-export interface ModelVersionEntry {
-  versionId: string;
-  status: VersionStatus;
-  inputSchema: object;
-  outputSchema: object;
-  pricing: CatalogPricing;
-  rateLimits: { requestsPerMinute: number; requestsPerDay: number };
-}
-
-export interface ModelListEntry {
-  id: string;
-  providerId: string;
-  providerName: string;
-  name: string;
-  description: string;
-  category: string;
-  currentVersion: string;
-  versionCount: number;
-  currentVersionPricing: CatalogPricing;
-}
-
-export interface ModelDetail extends Omit<ModelListEntry, 'versionCount' | 'currentVersionPricing'> {
-  versions: ModelVersionEntry[];
-}
-
-export interface ProviderListEntry extends ProviderProfile {
-  categories: string[];
-  isActive: boolean;
-}
+export type ProviderProfile = Omit<CatalogProviderEntry, 'modelCount'>;
+export type CapabilityGroupEntry = z.infer<typeof CapabilityGroupSchema>;
+export type CategoryEntry = z.infer<typeof CategorySchema>;
+export type ModelVersionEntry = z.infer<typeof ModelVersionSchema>;
+export type ModelListEntry = z.infer<typeof ModelListEntrySchema>;
+export type ModelDetail = z.infer<typeof ModelDetailSchema>;
+export type ProviderListEntry = z.infer<typeof ProviderSchema>;
 
 export interface CatalogView {
   models: CatalogModelEntry[];
@@ -246,8 +192,8 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
       versions: versions.map((v) => ({
         versionId: v.versionId,
         status: v.status,
-        inputSchema: v.inputSchema as object,
-        outputSchema: v.outputSchema as object,
+        inputSchema: v.inputSchema as Record<string, unknown>,
+        outputSchema: v.outputSchema as Record<string, unknown>,
         pricing: price(v.pricing),
         rateLimits: { requestsPerMinute: v.requestsPerMinute, requestsPerDay: v.requestsPerDay },
       })),

@@ -8,6 +8,8 @@
  * running subtotal is rounded half up to a whole micro-cent; the discount saving is rounded down,
  * so a customer never pays more than the exact discounted price plus half a micro-cent per step.
  */
+import type { z } from 'zod';
+import type { CostEstimateSchema } from '../api/schemas/jobs';
 import { MICRO_CENTS_PER_CREDIT } from '../shared/money';
 
 export const PRICING_UNITS = ['per_image', 'per_second', 'per_generation'] as const;
@@ -26,19 +28,9 @@ export interface PricingRule {
   multipliers?: Record<string, Record<string, number>>;
 }
 
-export interface CostBreakdownEntry {
-  component: string;
-  costMicroCents: number;
-}
-
-export interface CostEstimate {
-  baseCostMicroCents: number;
-  estimatedCostMicroCents: number;
-  /** Additive: the entries sum to `estimatedCostMicroCents`. */
-  breakdown: CostBreakdownEntry[];
-  hasDiscount: boolean;
-  discounted?: { type: string; percentage: number; savedMicroCents: number };
-}
+// The estimate's shape is its response schema (src/api/schemas/jobs.ts); only the type is imported.
+export type CostEstimate = z.infer<typeof CostEstimateSchema>;
+export type CostBreakdownEntry = CostEstimate['breakdown'][number];
 
 export const DISCOUNT_TYPE = 'account_discount';
 
@@ -105,7 +97,7 @@ export function estimateCost(rule: PricingRule, input: Record<string, unknown>, 
  * The catalog's statement of a price: credits per unit, the account's discount applied to one unit.
  * 1 credit = 1,000 micro-cents, so `baseCredits` has at most three decimals.
  */
-export function catalogPrice(rule: PricingRule, discountPercent: number): { baseCredits: number; unit: string } {
+export function catalogPrice(rule: PricingRule, discountPercent: number): { baseCredits: number; unit: PricingUnit } {
   assertDiscount(discountPercent);
   const base = BigInt(assertMicroCents(rule.baseMicroCents));
   const perUnit = base - discountSaving(base, discountPercent);

@@ -1,9 +1,11 @@
 /** GET /v1/jobs: the caller's jobs, newest first, keyset-paginated on (createdAt, id). */
 import type { Prisma } from '@prisma/client';
+import type { z } from 'zod';
+import type { JobPageSchema } from '../api/schemas/jobs';
 import type { PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
 import { decodeCursor, encodeCursor } from './cursor';
-import { toListEntry, type JobListEntry } from './views';
+import { toListEntry } from './views';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -15,11 +17,7 @@ export interface ListQuery {
   model?: string;
 }
 
-export interface JobPage {
-  jobs: JobListEntry[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
+export type JobPage = z.infer<typeof JobPageSchema>;
 
 export async function listJobs(prisma: PrismaClient, cursorSecret: string, accountId: string, query: ListQuery): Promise<JobPage> {
   const filters = JSON.stringify([query.status ?? null, query.model ?? null]);

@@ -6,6 +6,8 @@
  * PostgreSQL (`voidAdmission`): either the job was admitted and the client gets the success, or it is
  * made impossible and the client gets 503 PUBSUB_PUBLISH_FAILED. A charge the client was told failed cannot exist.
  */
+import type { z } from 'zod';
+import type { SubmitJobResponseSchema } from '../api/schemas/jobs';
 import { ApplicationFailure } from '@temporalio/common';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -41,13 +43,7 @@ export interface SubmitRequest {
   webhookEvents?: WebhookEventType[];
 }
 
-export interface SubmitResponse {
-  jobId: string;
-  requestId: string;
-  status: 'pending';
-  estimatedCompletionTime: string;
-  costMicroCents: number;
-}
+export type SubmitResponse = z.infer<typeof SubmitJobResponseSchema>;
 
 export interface SubmitOutcome {
   status: number;

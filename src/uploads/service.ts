@@ -1,4 +1,6 @@
 import type { Upload } from '@prisma/client';
+import type { z } from 'zod';
+import type { PresignedUploadSchema, UploadStatusSchema } from '../api/schemas/uploads';
 import { ApiError } from '../shared/errors';
 import { uploadWorkflowId } from '../shared/temporal';
 import type { UploadExpiryInput } from './workflowTypes';
@@ -6,28 +8,12 @@ import { UPLOAD_EXPIRY_WORKFLOW } from './workflowTypes';
 import { now, type UploadDeps } from './deps';
 import { fileUrlFor } from './fileUrl';
 import { newFileId, uploadObjectKey } from './ids';
-import { inspectUpload, isPastExpiry, type UploadStatus } from './inspect';
+import { inspectUpload, isPastExpiry } from './inspect';
 import { maxUploadBytes, type UploadContentType } from './media';
 
-export interface PresignedUpload {
-  uploadUrl: string;
-  fileUrl: string;
-  fileId: string;
-  expiresAt: string;
-  maxSize: number;
-}
-
-export interface UploadStatusView {
-  fileId: string;
-  filename: string;
-  status: UploadStatus;
-  contentType: string;
-  size: number | null;
-  maxSize: number;
-  fileUrl: string;
-  createdAt: string;
-  expiresAt: string;
-}
+// Answer shapes: the response schemas of src/api/schemas/uploads.ts.
+export type PresignedUpload = z.infer<typeof PresignedUploadSchema>;
+export type UploadStatusView = z.infer<typeof UploadStatusSchema>;
 
 export interface DownloadTarget {
   bucket: string;

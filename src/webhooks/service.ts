@@ -1,41 +1,17 @@
 /** The delivery log and redelivery, as the API offers them to a job's owner. */
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
+import type { z } from 'zod';
+import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../api/schemas/webhooks';
 import { ApiError } from '../shared/errors';
-import { DEFAULT_WEBHOOK_EVENTS, webhookRedeliveryWorkflowId, type WebhookDeliveryInput, type WebhookEventStatus, type WebhookEventType } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../shared/webhooks';
 import { createWebhookStore } from './store';
 
-export interface WebhookAttemptView {
-  attempt: number;
-  attemptedAt: string;
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-  redelivery: boolean;
-}
-
-export interface WebhookEventView {
-  webhookId: string;
-  type: WebhookEventType;
-  url: string;
-  status: WebhookEventStatus;
-  createdAt: string;
-  deliveredAt: string | null;
-  attempts: WebhookAttemptView[];
-}
-
-export interface JobWebhooksView {
-  jobId: string;
-  webhookUrl: string | null;
-  events: WebhookEventView[];
-}
-
-export interface RedeliveryView {
-  jobId: string;
-  webhookId: string;
-  type: WebhookEventType;
-  status: 'pending';
-}
+// Answer shapes: the response schemas of src/api/schemas/webhooks.ts.
+export type WebhookAttemptView = z.infer<typeof WebhookAttemptSchema>;
+export type WebhookEventView = z.infer<typeof WebhookEventSchema>;
+export type JobWebhooksView = z.infer<typeof JobWebhooksResponseSchema>;
+export type RedeliveryView = z.infer<typeof RedeliveryResponseSchema>;
 
 /**
  * The job if `accountId` owns it. Another account's job reads as not found, so reads never reveal that it

@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app';
 import { createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '../../src/shared/jobs';
 import { eventually } from './eventually';
+import { checkResponseContract } from './responseContract';
 
 /**
  * Starts the real API in-process on a free port. Its config is built once the port is known, with that
@@ -40,6 +41,7 @@ export async function request<T = any>(url: string, init: RequestInit = {}): Pro
   } catch {
     // not JSON: keep the text
   }
+  checkResponseContract(init.method ?? 'GET', url, res.status, res.headers.get('content-type'), body);
   return { status: res.status, headers: res.headers, body };
 }
 

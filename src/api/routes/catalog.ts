@@ -68,7 +68,10 @@ registry.registerPath({
   tags: [TAG],
   summary: 'Capabilities, in display order',
   description: 'Public. Sorted by `order`.',
-  responses: { 200: { description: 'Capability groups', content: { 'application/json': { schema: z.array(CapabilityGroupSchema) } } } },
+  responses: {
+    200: { description: 'Capability groups', content: { 'application/json': { schema: z.array(CapabilityGroupSchema) } } },
+    ...errorResponses(401),
+  },
 });
 registry.registerPath({
   method: 'get',

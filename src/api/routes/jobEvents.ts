@@ -57,7 +57,8 @@ registry.registerPath({
   summary: "Follow all of the account's jobs",
   description:
     "The events of every job of the key's account, in the order they happened. Ids are the `eventId`, the account-wide " +
-    'position; the stream stays open (heartbeats) until the client leaves. Scope: `check_status`.',
+    'position. The stream starts after `Last-Event-ID` or `since`, or with the next event when neither is given, and ' +
+    'stays open (heartbeats) until the client leaves. JSON pages start at the first event. Scope: `check_status`.',
   security,
   request: { query: JobEventsQuerySchema, headers: streamHeaders },
   responses: { 200: eventStreamResponse, ...errorResponses(400, 401, 403) },
@@ -94,21 +95,24 @@ export function jobEventsRouter(deps: ApiDeps): Router {
     const query = parseWith(JobEventsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
     const header = req.get('last-event-id');
     const lastEventId = header === undefined ? undefined : parseWith(LastEventIdSchema, header.trim(), 'VALIDATION_ERROR', 'Last-Event-ID');
-    return { after: startPosition(lastEventId, query.since), limit: query.limit };
+    return { given: startPosition(lastEventId, query.since), limit: query.limit };
   };
 
   router.get('/v1/jobs/events', statusScope, async (req, res) => {
-    const { after, limit } = positionOf(req);
+    const { given, limit } = positionOf(req);
     const accountId = getAuth(res).account.id;
     if (!wantsStream(req)) {
-      res.json(await accountEventPage(deps.prisma, accountId, after, limit, signUrl));
+      res.json(await accountEventPage(deps.prisma, accountId, given ?? 0n, limit, signUrl));
       return;
     }
-    await streamFeed(req, res, deps, { accountId, afterAccountSequence: after }, (row) => row.accountSequence.toString(), signUrl);
+    // Without a position the account stream starts now: an account's whole history is for the JSON pages.
+    const position = { accountId, afterAccountSequence: given ?? ('live' as const) };
+    await streamFeed(req, res, deps, position, (row) => row.accountSequence.toString(), signUrl);
   });
 
   router.get('/v1/jobs/:jobId/events', statusScope, async (req, res) => {
-    const { after, limit } = positionOf(req);
+    const { given, limit } = positionOf(req);
+    const after = given ?? 0n;
     const accountId = getAuth(res).account.id;
     const job = await findStreamableJob(deps.prisma, accountId, String(req.params.jobId));
     if (!wantsStream(req)) {

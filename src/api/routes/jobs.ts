@@ -104,7 +104,7 @@ registry.registerPath({
   request: { params: JobIdParamsSchema, headers: waitHeader },
   responses: {
     200: { description: 'The job', content: { 'application/json': { schema: JobDetailSchema } } },
-    ...errorResponses(401, 403, 404),
+    ...errorResponses(400, 401, 403, 404),
   },
 });
 

@@ -120,7 +120,8 @@ const JobOutputSchema = z
   })
   .openapi('JobOutput');
 
-const JobErrorSchema = z.object({ code: z.string(), message: z.string() }).openapi('JobError');
+// Not a named component: zod-to-openapi renders a nullable reference as allOf [$ref, null], which no validator accepts.
+const JobErrorSchema = z.object({ code: z.string(), message: z.string() });
 
 export const JobDetailSchema = JobListEntrySchema.extend({
   version: z.string(),

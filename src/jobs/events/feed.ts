@@ -7,8 +7,8 @@ import type { JobEventHub } from './hub';
 import { isTerminalEvent, readAccountEvents, readJobEvents, type JobEventRow } from './rows';
 
 export type FeedPosition =
-  /** All of an account's jobs, after an account sequence (the SSE id of the account stream). */
-  | { accountId: string; afterAccountSequence: bigint }
+  /** All of an account's jobs, after an account sequence (the SSE id of the account stream), or from now on. */
+  | { accountId: string; afterAccountSequence: bigint | 'live' }
   /** One job, after a job sequence (the SSE id of the job's stream). */
   | { accountId: string; jobId: string; afterSequence: number };
 
@@ -43,7 +43,7 @@ export async function openJobEventFeed(hub: JobEventHub, prisma: PrismaClient, p
         after = rows[rows.length - 1].sequence;
       }
     }
-    if ('afterAccountSequence' in position) {
+    if ('afterAccountSequence' in position && position.afterAccountSequence !== 'live') {
       let after = position.afterAccountSequence;
       for (;;) {
         const rows = await readAccountEvents(prisma, position.accountId, { after, upTo });

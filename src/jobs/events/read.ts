@@ -22,8 +22,9 @@ export async function findStreamableJob(prisma: PrismaClient, accountId: string,
 }
 
 /** `Last-Event-ID` wins over `since`: a reconnecting EventSource sends the header and repeats the first URL. */
-export function startPosition(lastEventId: string | undefined, since: string | undefined): bigint {
-  return BigInt(lastEventId ?? since ?? '0');
+export function startPosition(lastEventId: string | undefined, since: string | undefined): bigint | null {
+  const given = lastEventId ?? since;
+  return given === undefined ? null : BigInt(given);
 }
 
 const MAX_JOB_SEQUENCE = 2 ** 31 - 1;
