@@ -7,7 +7,7 @@ import globals from 'globals';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', '.test-data/**', 'dist/**', 'coverage/**', 'test/workflows/histories/**'] },
+  { ignores: ['node_modules/**', '.data/**', '.test-data/**', 'dist/**', 'clients/typescript/dist/**', 'clients/typescript/.build-*/**', 'coverage/**', 'test/workflows/histories/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -74,3 +74,23 @@ export function checkResponseContract(method: string, url: string, status: numbe
     throw new Error(`${label}: body does not match its schema: ${ajv!.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
   }
 }
+
+/** Throws when `value` is not an instance of the document's component schema `name` (e.g. `WebhookPayload`). */
+export function checkComponentSchema(name: string, value: unknown): void {
+  load();
+  const validate = validatorFor(`component ${name}`, { $ref: `#/components/schemas/${name}` });
+  if (!validate(value)) throw new Error(`${name}: value does not match its schema: ${ajv!.errorsText(validate.errors)}`);
+}
+
+/** A fetch that checks every JSON answer against the document, for clients (the SDK) that bring their own requests. */
+export function contractCheckedFetch(base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const response = await base(request);
+    if (response.headers.get('content-type')?.includes('application/json')) {
+      const body = await response.clone().json();
+      checkResponseContract(request.method, request.url, response.status, response.headers.get('content-type'), body);
+    }
+    return response;
+  };
+}

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, registry } from '../openapi';
-import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema } from '../schemas/webhooks';
+import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookPayloadSchema } from '../schemas/webhooks';
 import { listJobWebhooks, redeliverJobWebhook } from '../../webhooks/service';
 
 registry.registerPath({
@@ -36,6 +36,19 @@ registry.registerPath({
     202: { description: 'Redelivery started', content: { 'application/json': { schema: RedeliveryResponseSchema } } },
     ...errorResponses(401, 403, 404),
   },
+});
+
+registry.registerWebhook({
+  method: 'post',
+  path: 'jobEvent',
+  tags: ['Webhooks'],
+  summary: 'A job event, sent to the webhookUrl given at submit',
+  description:
+    'Signed with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and the account\'s ' +
+    '`whsec_` secret. Which events are sent is chosen with `webhookEvents` at submit. Any 2xx acknowledges; 410 stops ' +
+    'the retries; anything else is retried.',
+  request: { body: { content: { 'application/json': { schema: WebhookPayloadSchema } } } },
+  responses: { 200: { description: 'Any 2xx: delivered' }, 410: { description: 'Gone: no more attempts' } },
 });
 
 export function webhooksRouter(deps: ApiDeps): Router {

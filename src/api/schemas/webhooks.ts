@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import '../openapi';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
+import { JobDetailSchema } from './jobs';
 
 export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ description: 'Job identifier' }) });
 
@@ -48,3 +49,16 @@ export const RedeliveryResponseSchema = z
     status: z.literal('pending'),
   })
   .openapi('WebhookRedelivery');
+
+export const WebhookPayloadSchema = z
+  .object({
+    type: z.enum(WEBHOOK_EVENT_TYPES),
+    version: z.literal('v1'),
+    timestamp: z.string().openapi({ format: 'date-time', description: 'When the event happened; the same on every attempt' }),
+    data: JobDetailSchema.openapi({ description: 'The job as `GET /v1/jobs/{jobId}` returns it at the time of the event' }),
+    truncated: z
+      .array(z.string())
+      .optional()
+      .openapi({ description: 'Paths of `data.input` values shortened to keep the body under the size limit; fetch the job for the full input' }),
+  })
+  .openapi('WebhookPayload');

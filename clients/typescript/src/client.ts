@@ -1,0 +1,269 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { errorFromResponse, GenmediaConnectionError, GenmediaError, GenmediaJobError } from './errors';
+import { followEvents, type FollowOptions } from './events';
+import type { paths } from './generated/openapi';
+import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './retry';
+import type {
+  CancelJobResponse,
+  CostEstimate,
+  EstimateRequest,
+  Job,
+  JobEvent,
+  JobPage,
+  JobSummary,
+  JobWebhooks,
+  ModelDetail,
+  ModelListEntry,
+  PresignedUpload,
+  Provider,
+  SubmitJobRequest,
+  SubmitJobResponse,
+  UploadContentType,
+  UploadStatus,
+} from './types';
+import { isTerminal } from './types';
+import { readUploadSource, type UploadSource } from './uploadSource';
+
+export interface GenmediaOptions {
+  /** Default: the `GENMEDIA_API_KEY` environment variable. */
+  apiKey?: string;
+  /** Default: `GENMEDIA_BASE_URL`, else http://localhost:3000. */
+  baseUrl?: string;
+  /** Retries of connection failures, 429 and 503 where they are safe (see `retry.ts`). */
+  retry?: Partial<RetryPolicy>;
+  /** A fetch of your own (proxies, tests); default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+export interface SubmitOptions extends RequestOptions {
+  /** Sent as `Idempotency-Key`; one is generated when not given, so a retried submit never charges twice. */
+  idempotencyKey?: string;
+}
+
+export interface RunOptions extends SubmitOptions, Pick<FollowOptions, 'reconnectTimeoutMs'> {
+  version?: string;
+  webhookUrl?: string;
+  webhookEvents?: SubmitJobRequest['webhookEvents'];
+  /** Called once the job is accepted and charged, before any event. */
+  onSubmitted?: (submitted: SubmitJobResponse) => void;
+  /** Called with every event of the job: status, progress, stage, queue position, ETA. */
+  onProgress?: (event: JobEvent) => void;
+}
+
+export interface UploadOptions extends RequestOptions {
+  filename?: string;
+  contentType?: UploadContentType;
+}
+
+type ListJobsQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']>;
+
+const DEFAULT_BASE_URL = 'http://localhost:3000';
+
+/**
+ * The genmedia API. `api` is the typed client generated from the OpenAPI document (every endpoint); the methods
+ * here are the common calls, unwrapped, throwing a GenmediaError on any error answer.
+ */
+export class Genmedia {
+  readonly api: Client<paths>;
+  readonly baseUrl: string;
+  private readonly fetch: typeof fetch;
+
+  constructor(options: GenmediaOptions = {}) {
+    const env = readEnvironment();
+    const apiKey = options.apiKey ?? env.GENMEDIA_API_KEY;
+    if (!apiKey) throw new GenmediaError('no API key: pass apiKey or set GENMEDIA_API_KEY', { code: 'NO_API_KEY' });
+    this.baseUrl = (options.baseUrl ?? env.GENMEDIA_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.fetch = retryingFetch(options.fetch ?? globalThis.fetch.bind(globalThis), { ...DEFAULT_RETRY_POLICY, ...options.retry });
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.fetch, headers: { authorization: `Bearer ${apiKey}` } });
+  }
+
+  /** Charges the job's price and starts it; answers at once with the job id, cost and ETA. */
+  submit(body: SubmitJobRequest, options: SubmitOptions = {}): Promise<SubmitJobResponse> {
+    const headers = { 'Idempotency-Key': options.idempotencyKey ?? newIdempotencyKey() };
+    return unwrap(this.api.POST('/v1/jobs/submit', { body, headers, signal: options.signal })) as Promise<SubmitJobResponse>;
+  }
+
+  /** The price a submit of the same body would charge, with its breakdown. */
+  estimate(body: EstimateRequest, options: RequestOptions = {}): Promise<CostEstimate> {
+    return unwrap(this.api.POST('/v1/jobs/estimate', { body, signal: options.signal }));
+  }
+
+  /** The job; with `wait` (at most 60 s) the answer is held until the job is finished or the time is up. */
+  getJob(jobId: string, options: RequestOptions & { wait?: number } = {}): Promise<Job> {
+    const headers = options.wait ? { Prefer: `wait=${options.wait}` } : undefined;
+    return unwrap(this.api.GET('/v1/jobs/{jobId}', { params: { path: { jobId } }, headers, signal: options.signal }));
+  }
+
+  /** One page of the account's jobs, newest first. */
+  listJobs(query: ListJobsQuery = {}, options: RequestOptions = {}): Promise<JobPage> {
+    return unwrap(this.api.GET('/v1/jobs', { params: { query }, signal: options.signal }));
+  }
+
+  /** Every job matching `query`, newest first, fetching pages as the loop asks for them. */
+  async *jobs(query: Omit<ListJobsQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<JobSummary> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listJobs({ ...query, cursor }, options);
+      yield* page.jobs;
+      cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
+    } while (cursor);
+  }
+
+  /** Cancels a pending job and refunds it. */
+  cancelJob(jobId: string, options: RequestOptions = {}): Promise<CancelJobResponse> {
+    return unwrap(this.api.POST('/v1/jobs/{jobId}/cancel', { params: { path: { jobId } }, signal: options.signal }));
+  }
+
+  /** The job's events after `since`, then live ones until the terminal event; reconnects across dropped connections. */
+  events(jobId: string, options: FollowOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
+    return followEvents(async (lastEventId, signal) => {
+      const result = await unwrapResponse(
+        this.api.GET('/v1/jobs/{jobId}/events', {
+          params: { path: { jobId } },
+          headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+          parseAs: 'stream',
+          signal,
+        }),
+      );
+      return result.status === 204 ? null : result;
+    }, options);
+  }
+
+  /**
+   * Submits, follows the job's events and returns the finished job with its outputs. A dropped connection or an API
+   * restart is bridged; the idempotency key makes a retried submit charge once. A failed or cancelled job throws a
+   * GenmediaJobError carrying the job. Aborting `signal` stops following; the job itself goes on (see cancelJob).
+   */
+  async run(model: string, input: Record<string, unknown>, options: RunOptions = {}): Promise<Job> {
+    const { signal } = options;
+    const submitted = await this.submit(
+      { model, version: options.version, input, webhookUrl: options.webhookUrl, webhookEvents: options.webhookEvents },
+      { idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(), signal },
+    );
+    options.onSubmitted?.(submitted);
+    let since: number | undefined;
+    while (true) {
+      for await (const event of this.events(submitted.jobId, { since, signal, reconnectTimeoutMs: options.reconnectTimeoutMs })) {
+        since = event.sequence;
+        options.onProgress?.(event);
+      }
+      const job = await this.getJob(submitted.jobId, { signal });
+      if (job.status === 'completed') return job;
+      if (isTerminal(job.status)) throw new GenmediaJobError(job);
+    }
+  }
+
+  listModels(options: RequestOptions = {}): Promise<ModelListEntry[]> {
+    return unwrap(this.api.GET('/v1/models', { signal: options.signal })).then((list) => list.models);
+  }
+
+  getModel(modelId: string, options: RequestOptions = {}): Promise<ModelDetail> {
+    return unwrap(this.api.GET('/v1/models/{modelId}', { params: { path: { modelId } }, signal: options.signal }));
+  }
+
+  listProviders(options: RequestOptions = {}): Promise<Provider[]> {
+    return unwrap(this.api.GET('/v1/providers', { signal: options.signal })).then((list) => list.providers);
+  }
+
+  /** A presigned PUT for one file; `upload()` does this and the PUT. */
+  presignUpload(filename: string, contentType: UploadContentType, options: RequestOptions = {}): Promise<PresignedUpload> {
+    return unwrap(this.api.POST('/v1/uploads/presign', { body: { filename, contentType }, signal: options.signal })).then((r) => r.data);
+  }
+
+  /** Uploads a file and returns its `fileUrl` for job inputs (with the rest of the presign answer). */
+  async upload(source: UploadSource, options: UploadOptions = {}): Promise<PresignedUpload> {
+    const file = await readUploadSource(source, options);
+    const presigned = await this.presignUpload(file.filename, file.contentType, options);
+    if (file.body.size > presigned.maxSize) {
+      throw new GenmediaError(`${file.filename} is ${file.body.size} bytes; at most ${presigned.maxSize} are accepted`, {
+        code: 'FILE_TOO_LARGE',
+      });
+    }
+    let response: Response;
+    try {
+      response = await this.fetch(presigned.uploadUrl, {
+        method: 'PUT',
+        body: file.body,
+        headers: { 'content-type': file.contentType },
+        signal: options.signal,
+      });
+    } catch (err) {
+      if (options.signal?.aborted) throw err;
+      throw new GenmediaConnectionError(err);
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => '');
+      throw new GenmediaError(`upload of ${file.filename} refused: ${response.status} ${text.slice(0, 200)}`, {
+        code: 'UPLOAD_FAILED',
+        status: response.status,
+      });
+    }
+    return presigned;
+  }
+
+  getUpload(fileId: string, options: RequestOptions = {}): Promise<UploadStatus> {
+    return unwrap(this.api.GET('/v1/uploads/{fileId}', { params: { path: { fileId } }, signal: options.signal })).then((r) => r.data);
+  }
+
+  /** The job's webhook events and every delivery attempt. */
+  jobWebhooks(jobId: string, options: RequestOptions = {}): Promise<JobWebhooks> {
+    return unwrap(this.api.GET('/v1/jobs/{jobId}/webhooks', { params: { path: { jobId } }, signal: options.signal }));
+  }
+}
+
+interface FetchResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The data of a successful answer; a GenmediaError for an error answer or no answer. */
+async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
+  const result = await settle(call);
+  if (result.error !== undefined || !result.response.ok) throw errorFromResponse(result.response, result.error);
+  return result.data as T;
+}
+
+/** The response itself when it succeeded (for streamed bodies). */
+async function unwrapResponse(call: Promise<FetchResult<unknown>>): Promise<Response> {
+  const result = await settle(call);
+  if (!result.response.ok) {
+    const body = await result.response.text().catch(() => '');
+    throw errorFromResponse(result.response, parseJson(body));
+  }
+  return result.response;
+}
+
+async function settle<T>(call: Promise<FetchResult<T>>): Promise<FetchResult<T>> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    throw new GenmediaConnectionError(err);
+  }
+}
+
+function isAbort(err: unknown): boolean {
+  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function newIdempotencyKey(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+function readEnvironment(): Record<string, string | undefined> {
+  const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
+  return processLike?.env ?? {};
+}

@@ -1,0 +1,33 @@
+import type { components } from './generated/openapi';
+
+type Schemas = components['schemas'];
+
+export type Job = Schemas['JobDetail'];
+export type JobSummary = Schemas['Job'];
+export type JobStatus = Job['status'];
+export type JobEvent = Schemas['JobEvent'];
+export type JobOutput = Schemas['JobOutput'];
+export type JobPage = Schemas['JobPage'];
+export type SubmitJobRequest = Schemas['SubmitJobRequest'];
+export type SubmitJobResponse = Schemas['SubmitJobResponse'];
+export type EstimateRequest = Schemas['EstimateRequest'];
+export type CostEstimate = Schemas['CostEstimate'];
+export type CancelJobResponse = Schemas['CancelJobResponse'];
+export type ModelListEntry = Schemas['ModelListEntry'];
+export type ModelDetail = Schemas['ModelDetail'];
+export type ModelVersion = Schemas['ModelVersion'];
+export type CatalogModel = Schemas['CatalogModel'];
+export type Provider = Schemas['Provider'];
+export type PresignedUpload = Schemas['PresignedUpload'];
+export type UploadStatus = Schemas['UploadStatus'];
+export type UploadContentType = Schemas['PresignUploadRequest']['contentType'];
+export type JobWebhooks = Schemas['JobWebhooks'];
+export type WebhookPayload = Schemas['WebhookPayload'];
+export type WebhookEventType = WebhookPayload['type'];
+export type ApiErrorCode = Schemas['Error']['error']['code'];
+
+export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isTerminal(status: JobStatus): boolean {
+  return TERMINAL_JOB_STATUSES.includes(status);
+}
