@@ -105,7 +105,7 @@ describe('run()', () => {
     const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
     let submits = 0;
     // The first submit reaches the API and is charged, but its answer never arrives.
-    const losingFirstAnswer = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const losingFirstAnswer = (async (input: string | URL | Request, init?: RequestInit) => {
       const request = new Request(input, init);
       const response = await fetch(request);
       if (new URL(request.url).pathname === '/v1/jobs/submit' && ++submits === 1) throw new TypeError('fetch failed: socket hang up');
@@ -186,7 +186,7 @@ describe('verifyWebhook()', () => {
       expect.objectContaining({ code: 'WEBHOOK_VERIFICATION_FAILED' }),
     );
     expect(() => verifyWebhook(delivery.body, delivery.headers as Record<string, string>, other)).toThrow(GenmediaError);
-    const stale = { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) };
+    const stale: Record<string, unknown> = { ...delivery.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 3600) };
     expect(() => verifyWebhook(delivery.body, stale as Record<string, string>, account.webhookSecret)).toThrow(/timestamp|too old/i);
   });
 });

@@ -11,7 +11,7 @@ interface Seen {
 /** A fetch that answers from `answers` in turn (a status, or 'drop' for a connection failure) and records requests. */
 function scriptedFetch(answers: Array<number | 'drop'>, headers: Record<string, string> = {}) {
   const seen: Seen[] = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImpl = (async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     seen.push({ method: request.method, body: await request.text(), idempotencyKey: request.headers.get('idempotency-key') });
     const answer = answers[Math.min(seen.length - 1, answers.length - 1)];
