@@ -60,7 +60,11 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   if (managedPostgres) {
     packages.unshift({ pkg: 'postgresql', label: 'postgresql server', present: () => postgres.findBinDir() !== null });
   }
-  if (forTests) packages.push({ pkg: 'chromium', label: 'chromium', present: () => which('chromium') !== null });
+  if (forTests) {
+    packages.push({ pkg: 'chromium', label: 'chromium', present: () => which('chromium') !== null });
+    // The CLI is tested in a real terminal.
+    packages.push({ pkg: 'tmux', label: 'tmux', present: () => which('tmux') !== null });
+  }
   ensureDebianPackages(report, packages);
 
   const temporalCli = temporal.ensureTemporalCli(report);

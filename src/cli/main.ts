@@ -4,12 +4,14 @@ import { registerCreditCommands } from './commands/credits';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeyCommands } from './commands/keys';
 import { registerModelCommands } from './commands/models';
+import { registerUserCommands } from './user/register';
 
 const wantsJson = process.argv.includes('--json');
 
 function buildProgram(): Command {
-  const program = new Command('genmedia').description('genmedia administration');
-  const admin = program.command('admin').description('Accounts, keys, credits, the model catalog and jobs');
+  const program = new Command('genmedia').description('Generate images and videos with genmedia, and administer it');
+  registerUserCommands(program);
+  const admin = program.command('admin').description('Operators: accounts, keys, credits, the model catalog and jobs (needs DATABASE_URL)');
   registerAccountCommands(admin);
   registerKeyCommands(admin);
   registerCreditCommands(admin);

@@ -78,7 +78,12 @@ export class Genmedia {
     if (!apiKey) throw new GenmediaError('no API key: pass apiKey or set GENMEDIA_API_KEY', { code: 'NO_API_KEY' });
     this.baseUrl = (options.baseUrl ?? env.GENMEDIA_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.fetch = retryingFetch(options.fetch ?? globalThis.fetch.bind(globalThis), { ...DEFAULT_RETRY_POLICY, ...options.retry });
-    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.fetch, headers: { authorization: `Bearer ${apiKey}` } });
+    // The catalog endpoints read `x-api-key`, the others `Authorization: Bearer`: the key goes in both.
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: this.fetch,
+      headers: { authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey },
+    });
   }
 
   /** Charges the job's price and starts it; answers at once with the job id, cost and ETA. */

@@ -45,8 +45,7 @@ export class GenmediaJobError extends GenmediaError {
 
   constructor(job: Job) {
     const code = job.error?.code ?? (job.status === 'cancelled' ? 'JOB_CANCELLED' : 'JOB_FAILED');
-    const message = job.error?.message ?? `job ${job.jobId} was ${job.status}`;
-    super(`${message} (${job.jobId})`, { code });
+    super(job.error ? `job ${job.jobId} failed: ${job.error.message}` : `job ${job.jobId} was ${job.status}`, { code });
     this.job = job;
   }
 }

@@ -1,0 +1,15 @@
+import type { Command } from 'commander';
+import { registerUploadCommand } from './commands/files';
+import { registerUserJobCommands } from './commands/jobs';
+import { registerLoginCommands } from './commands/login';
+import { registerUserModelCommands } from './commands/models';
+import { registerRunCommands } from './commands/run';
+
+/** The commands of an API user, on the SDK: run, estimate, jobs, models, upload, login. */
+export function registerUserCommands(program: Command): void {
+  registerRunCommands(program);
+  registerUserJobCommands(program);
+  registerUserModelCommands(program);
+  registerUploadCommand(program);
+  registerLoginCommands(program);
+}
