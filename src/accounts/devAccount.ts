@@ -18,7 +18,7 @@ interface DevCredentials {
  * data folder (the database only has its hash) and reissued only when it no longer works.
  */
 export async function ensureDevAccount(prisma: PrismaClient, dataDir: string): Promise<DevCredentials> {
-  const file = path.join(dataDir, 'dev-api-key.json');
+  const file = devKeyFile(dataDir);
   if (!(await prisma.account.findUnique({ where: { id: DEV_ACCOUNT_ID } }))) {
     await createAccount(prisma, { name: 'Local development', creditsMicroCents: DEV_BALANCE_MICRO_CENTS, maxConcurrentJobs: 20 }, DEV_ACCOUNT_ID);
   }
@@ -37,6 +37,15 @@ export async function ensureDevAccount(prisma: PrismaClient, dataDir: string): P
   fs.mkdirSync(dataDir, { recursive: true });
   fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   return credentials;
+}
+
+function devKeyFile(dataDir: string): string {
+  return path.join(dataDir, 'dev-api-key.json');
+}
+
+/** The dev key `npm run dev` saved in `dataDir`, if any. */
+export function readDevCredentials(dataDir: string): DevCredentials | undefined {
+  return readSaved(devKeyFile(dataDir));
 }
 
 function readSaved(file: string): DevCredentials | undefined {

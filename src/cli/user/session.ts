@@ -1,4 +1,6 @@
 import { Genmedia } from '@genmedia/client';
+import { readDevCredentials } from '../../accounts/devAccount';
+import { loadConfig } from '../../config';
 import { CliError } from '../context';
 import { readLogin } from './config';
 
@@ -14,9 +16,26 @@ export function resolveBaseUrl(options: ConnectionOptions, env: NodeJS.ProcessEn
   return options.baseUrl ?? env.GENMEDIA_BASE_URL ?? readLogin(env)?.baseUrl ?? DEFAULT_BASE_URL;
 }
 
-/** A client with the key from --api-key, else GENMEDIA_API_KEY, else `genmedia login`. */
+/**
+ * A client with the key from --api-key, else GENMEDIA_API_KEY, else `genmedia login`, else — for an API on this
+ * machine only — the dev key `npm run dev` keeps in its data folder.
+ */
 export function openClient(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): Genmedia {
-  const apiKey = options.apiKey ?? env.GENMEDIA_API_KEY ?? readLogin(env)?.apiKey;
-  if (!apiKey) throw new CliError('NO_API_KEY', 'no API key: run `genmedia login`, or set GENMEDIA_API_KEY');
-  return new Genmedia({ apiKey, baseUrl: resolveBaseUrl(options, env) });
+  const baseUrl = resolveBaseUrl(options, env);
+  const apiKey = options.apiKey ?? env.GENMEDIA_API_KEY ?? readLogin(env)?.apiKey ?? localDevKey(baseUrl, env);
+  if (!apiKey) {
+    throw new CliError('NO_API_KEY', 'no API key: run `genmedia login`, or set GENMEDIA_API_KEY');
+  }
+  return new Genmedia({ apiKey, baseUrl });
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function localDevKey(baseUrl: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!LOOPBACK_HOSTS.has(new URL(baseUrl).hostname)) return undefined;
+  try {
+    return readDevCredentials(loadConfig(env).dataDir)?.apiKey;
+  } catch {
+    return undefined;
+  }
 }

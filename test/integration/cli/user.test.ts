@@ -236,6 +236,19 @@ describe('genmedia commands for scripts (--json)', () => {
   });
 });
 
+describe('the key of npm run dev', () => {
+  it('is used for an API on this machine when no other key is given, never for a remote one', async () => {
+    const dataDir = tempDir('data');
+    writeFileSync(path.join(dataDir, 'dev-api-key.json'), JSON.stringify({ accountId: account.accountId, apiKey: account.apiKey }));
+    const env = { ...userEnv(null), GENMEDIA_DATA_DIR: dataDir };
+    const local = await cli(['models', 'ls', '--json'], env);
+    expect(local.code).toBe(0);
+    expect(local.json.length).toBeGreaterThan(0);
+    const remote = await cli(['models', 'ls', '--json', '--base-url', 'https://api.genmedia.example'], env);
+    expect(remote.json.error.code).toBe('NO_API_KEY');
+  });
+});
+
 describe('genmedia login', () => {
   it('checks the key, saves it readable by the user only, and later commands use it', async () => {
     const configDir = path.join(tempDir('login'), 'genmedia');
