@@ -13,6 +13,9 @@ export function zodProblems(error: z.ZodError): FieldProblem[] {
   }));
 }
 
+/** Problems spelt out in the error message; `details` lists more. */
+const SUMMARIZED_PROBLEMS = 5;
+
 /** Parses with a zod schema or throws `code` (VALIDATION_ERROR by default) listing every problem. */
 export function parseWith<S extends z.ZodType>(
   schema: S,
@@ -23,6 +26,8 @@ export function parseWith<S extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = zodProblems(result.error);
-  const summary = problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  const listed = problems.slice(0, SUMMARIZED_PROBLEMS).map((p) => `${p.path}: ${p.message}`);
+  if (problems.length > SUMMARIZED_PROBLEMS) listed.push(`and ${problems.length - SUMMARIZED_PROBLEMS} more`);
+  const summary = listed.join('; ');
   throw new ApiError(code, `Invalid ${what}: ${summary}`, problems);
 }

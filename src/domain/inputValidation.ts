@@ -43,6 +43,9 @@ export function compileInputSchema(schema: object): ValidateFunction {
 }
 
 export function validateInput(schema: object, input: unknown): InputValidationResult {
+  // An array past its maxItems is wrong whatever its items hold: say so once instead of checking every item.
+  const oversize = oversizeArrays(schema as SchemaNode, input, '');
+  if (oversize.length > 0) return { ok: false, errors: oversize };
   const validate = compileInputSchema(schema);
   const value = input === undefined ? {} : structuredClone(input);
   if (validate(value)) {
@@ -60,6 +63,25 @@ export function withDefaults(schema: object, input: unknown): Record<string, unk
   const value = isPlainObject(input) ? structuredClone(input) : {};
   compileInputSchema(schema)(value);
   return value;
+}
+
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+  maxItems?: number;
+}
+
+/** Arrays longer than their schema's maxItems, following the schema's properties and items. */
+function oversizeArrays(schema: SchemaNode | undefined, value: unknown, path: string): InputError[] {
+  if (!schema || typeof schema !== 'object') return [];
+  if (Array.isArray(value)) {
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+      return [{ path, message: `must NOT have more than ${schema.maxItems} items (has ${value.length})` }];
+    }
+    return value.flatMap((item, i) => oversizeArrays(schema.items, item, `${path}[${i}]`));
+  }
+  if (!isPlainObject(value) || !schema.properties) return [];
+  return Object.entries(schema.properties).flatMap(([key, inner]) => oversizeArrays(inner, value[key], join(path, key)));
 }
 
 function toInputErrors(errors: ErrorObject[]): InputError[] {

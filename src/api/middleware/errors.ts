@@ -23,6 +23,15 @@ function clientBodyError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** Problems listed in `details`; the rest are counted in a last entry, so a small request cannot make a huge answer. */
+export const MAX_LISTED_DETAILS = 20;
+
+function cappedDetails(details: unknown): unknown {
+  if (!Array.isArray(details) || details.length <= MAX_LISTED_DETAILS) return details;
+  const more = details.length - MAX_LISTED_DETAILS;
+  return [...details.slice(0, MAX_LISTED_DETAILS), { path: '', message: `${more} more problems not listed` }];
+}
+
 /** The one place errors become the documented body `{success:false, error:{code,message,details}, requestId}`. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
@@ -41,7 +50,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       error: {
         code: apiError.code,
         message: apiError.message,
-        ...(apiError.details === undefined ? {} : { details: apiError.details }),
+        ...(apiError.details === undefined ? {} : { details: cappedDetails(apiError.details) }),
       },
       requestId,
     });

@@ -3,22 +3,33 @@ import { ApiError } from '../../shared/errors';
 
 const NUL = '\u0000';
 
-/** The path of the first string (or object key) holding a NUL character, or undefined. */
+/** No request of ours nests deeper; deeper JSON is refused before anything walks it recursively. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The path of the first string (or object key) holding a NUL character, or undefined. Walks without recursion and
+ * throws VALIDATION_ERROR when `value` nests more than MAX_JSON_DEPTH levels.
+ */
 export function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${path}[${i}]`);
-      if (found) return found;
+  const pending: { value: unknown; path: string; depth: number }[] = [{ value, path, depth: 0 }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (typeof next.value === 'string') {
+      if (next.value.includes(NUL)) return next.path;
+      continue;
     }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) {
-      const child = path ? `${path}.${key}` : key;
-      if (key.includes(NUL)) return child;
-      const found = findNul(inner, child);
-      if (found) return found;
+    if (next.value === null || typeof next.value !== 'object') continue;
+    if (next.depth >= MAX_JSON_DEPTH) {
+      throw new ApiError('VALIDATION_ERROR', `${path || 'the request'} is nested more than ${MAX_JSON_DEPTH} levels deep`);
+    }
+    // Pushed in reverse, so the first NUL in document order is the one reported.
+    const children = Array.isArray(next.value)
+      ? next.value.map((inner, i) => ({ key: undefined, value: inner, path: `${next.path}[${i}]` }))
+      : Object.entries(next.value).map(([key, inner]) => ({ key, value: inner, path: next.path ? `${next.path}.${key}` : key }));
+    for (let i = children.length - 1; i >= 0; i--) {
+      const child = children[i];
+      pending.push({ value: child.value, path: child.path, depth: next.depth + 1 });
+      if (child.key?.includes(NUL)) pending.push({ value: NUL, path: child.path, depth: next.depth + 1 });
     }
   }
   return undefined;
