@@ -53,6 +53,8 @@ const EnvSchema = z.object({
   // Providers
   /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
   PROVIDER_TIME_SCALE: z.coerce.number().positive().default(0.1),
+  /** `[fail:...]` tokens in prompts make the built-in provider fail on purpose; default: on, off in production. */
+  FAILURE_INJECTION: bool.optional(),
   /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
   PROVIDER_MAX_CONCURRENCY: z.coerce.number().int().positive().default(4),
   /** Per-provider overrides of the above: `local=4,acme=2`. */
@@ -128,6 +130,8 @@ export interface Config {
   uploads: { putWindowSeconds: number; lifetimeSeconds: number };
   providers: {
     timeScale: number;
+    /** Whether the built-in provider obeys `[fail:...]` prompt tokens. */
+    failureInjection: boolean;
     defaultConcurrency: number;
     /** providerId → max concurrent jobs per worker process */
     concurrency: Record<string, number>;
@@ -220,6 +224,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     uploads: { putWindowSeconds: e.UPLOAD_PUT_WINDOW_SECONDS, lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS },
     providers: {
       timeScale: e.PROVIDER_TIME_SCALE,
+      failureInjection: e.FAILURE_INJECTION ?? e.NODE_ENV !== 'production',
       defaultConcurrency: e.PROVIDER_MAX_CONCURRENCY,
       concurrency: parseProviderMap('PROVIDER_CONCURRENCY', e.PROVIDER_CONCURRENCY, true),
       rateLimitsPerSecond: parseProviderMap('PROVIDER_RATE_LIMITS', e.PROVIDER_RATE_LIMITS, false),

@@ -43,7 +43,9 @@ export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' 
   const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
   if (provider.adapter === 'http') return { kind: 'generate', adapter: createHttpAdapter(httpProviderConfigFromEnv(providerId)) };
-  if (provider.adapter === 'local') return { kind: 'generate', adapter: createLocalAdapter() };
+  if (provider.adapter === 'local') {
+    return { kind: 'generate', adapter: createLocalAdapter({ failureInjection: deps.config.providers.failureInjection }) };
+  }
   if (isUpstreamId(provider.adapter)) {
     const adapter = createUpstreamAdapter(provider.adapter, {
       env: deps.env ?? process.env,

@@ -11,7 +11,10 @@ import { ProcessingClock } from './processingClock';
 import { renderTextToImage, type RenderedFile } from './textToImage';
 import { renderVideo } from './video';
 
-export type LocalAdapterOptions = Partial<InputFetchOptions>;
+export interface LocalAdapterOptions extends Partial<InputFetchOptions> {
+  /** Obey `[fail:...]` prompt tokens (tests and demos); off, they are ordinary prompt text. Default: on. */
+  failureInjection?: boolean;
+}
 
 interface RenderJob {
   prompt: string;
@@ -29,7 +32,8 @@ const INJECTED_FAILURE_AT = 0.5;
  * and takes the spec's nominal processing time × `ctx.timeScale`, or the render time if longer.
  */
 export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
-  const fetchOptions: InputFetchOptions = { ...DEFAULT_INPUT_FETCH_OPTIONS, ...options };
+  const { failureInjection = true, ...fetchOverrides } = options;
+  const fetchOptions: InputFetchOptions = { ...DEFAULT_INPUT_FETCH_OPTIONS, ...fetchOverrides };
   const running = new Map<string, AbortController>();
 
   function rendererFor(req: GenerationRequest): (job: RenderJob) => Promise<RenderedFile[]> {
@@ -48,7 +52,7 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderA
   async function generate(req: GenerationRequest, ctx: GenerationContext): Promise<GeneratedFile[]> {
     const render = rendererFor(req);
     const rawPrompt = readPrompt(req.input);
-    const failures = parseInjectedFailures(rawPrompt);
+    const failures = failureInjection ? parseInjectedFailures(rawPrompt) : [];
 
     const own = new AbortController();
     running.get(req.jobId)?.abort(new ProviderError('PROVIDER_CANCELLED', 'superseded by a newer attempt', { retryable: true }));
@@ -63,7 +67,7 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderA
         throw injected;
       }
       const rendered = await render({
-        prompt: stripFailureTokens(rawPrompt),
+        prompt: failureInjection ? stripFailureTokens(rawPrompt) : rawPrompt,
         input: req.input,
         workDir: ctx.workDir,
         signal,

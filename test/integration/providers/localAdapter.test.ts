@@ -292,6 +292,15 @@ describe('local provider: failure injection', () => {
     expect(error).toMatchObject({ code, retryable: false });
   });
 
+  it('with failure injection off, tokens are ordinary prompt text', async () => {
+    const plain = createLocalAdapter({ failureInjection: false });
+    for (const token of ['[fail:permanent]', '[fail:policy]', '[fail:bad-output]']) {
+      const files = await plain.generate(imageRequest({ prompt: `anything ${token}`, size: '100x100' }), { ...ctx, attempt: 1 });
+      expect(files).toHaveLength(1);
+      expect(files[0].contentType).toBe('image/png');
+    }
+  });
+
   it('[fail:bad-output] also catches a broken video', async () => {
     const error = await failureOf(
       adapter.generate(videoRequest({ prompt: 'clip [fail:bad-output]', image_url: `${base}/scene.png`, duration: '3' }), ctx),

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config';
+
+describe('FAILURE_INJECTION', () => {
+  it('is on in development and test, off in production, and can be set either way', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).providers.failureInjection).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).providers.failureInjection).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).providers.failureInjection).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', FAILURE_INJECTION: '1' }).providers.failureInjection).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'development', FAILURE_INJECTION: '0' }).providers.failureInjection).toBe(false);
+  });
+});
