@@ -46,6 +46,8 @@ export function validateInput(schema: object, input: unknown): InputValidationRe
   // An array past its maxItems is wrong whatever its items hold: say so once instead of checking every item.
   const oversize = oversizeArrays(schema as SchemaNode, input, '');
   if (oversize.length > 0) return { ok: false, errors: oversize };
+  const unprintable = controlCharacters(input, '');
+  if (unprintable.length > 0) return { ok: false, errors: unprintable };
   const validate = compileInputSchema(schema);
   const value = input === undefined ? {} : structuredClone(input);
   if (validate(value)) {
@@ -82,6 +84,24 @@ function oversizeArrays(schema: SchemaNode | undefined, value: unknown, path: st
   }
   if (!isPlainObject(value) || !schema.properties) return [];
   return Object.entries(schema.properties).flatMap(([key, inner]) => oversizeArrays(inner, value[key], join(path, key)));
+}
+
+/** C0 controls but tab, newline and carriage return; DEL; C1 controls; the noncharacters U+FFFE and U+FFFF. */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]/;
+
+/** Text no prompt needs and no renderer or upstream takes well: every string (and key) holding one. */
+function controlCharacters(value: unknown, path: string): InputError[] {
+  if (typeof value === 'string') {
+    const found = CONTROL_CHARACTER.exec(value)?.[0];
+    if (found === undefined) return [];
+    const codePoint = found.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    return [{ path, message: `must not contain control characters (U+${codePoint})` }];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, i) => controlCharacters(item, `${path}[${i}]`));
+  if (!isPlainObject(value)) return [];
+  return Object.entries(value).flatMap(([key, inner]) =>
+    CONTROL_CHARACTER.test(key) ? [{ path: join(path, key), message: 'field name must not contain control characters' }] : controlCharacters(inner, join(path, key)),
+  );
 }
 
 function toInputErrors(errors: ErrorObject[]): InputError[] {

@@ -80,7 +80,7 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderA
       clock.finish();
       return files;
     } catch (error) {
-      throw classify(error, signal);
+      throw classifyRenderError(error, signal);
     } finally {
       clock.stop();
       if (running.get(req.jobId) === own) running.delete(req.jobId);
@@ -101,12 +101,23 @@ async function corrupt(files: readonly RenderedFile[]): Promise<void> {
   }
 }
 
-function classify(error: unknown, signal: AbortSignal): unknown {
+/** What libvips and librsvg say when the picture they were given cannot be drawn: the same input fails every time. */
+const RENDERER_REFUSED_INPUT = /corrupt header|glib|XML parse|unable to load|svgload|bad image|unsupported image format/i;
+
+/**
+ * A render failure as a provider error. The renderer refusing what it was given is permanent (another attempt
+ * fails the same way) and its library text stays in the logs (`cause`), not in the job's error; anything else, a
+ * system failure, is retryable.
+ */
+export function classifyRenderError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return abortError(signal);
   if (error instanceof ProviderError) return error;
   if (error instanceof FfmpegError) {
     return new ProviderError('PROVIDER_UNAVAILABLE', `video render failed: ${error.message}`, { retryable: true, cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
+  if (RENDERER_REFUSED_INPUT.test(message)) {
+    return new ProviderError('PROVIDER_REJECTED_INPUT', 'the input could not be rendered', { retryable: false, cause: error });
+  }
   return new ProviderError('PROVIDER_UNAVAILABLE', `local render failed: ${message}`, { retryable: true, cause: error });
 }

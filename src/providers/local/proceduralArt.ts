@@ -23,8 +23,14 @@ function prng(key: string): () => number {
   };
 }
 
+/** Characters XML 1.0 does not allow at all, escaped or not: dropped from drawn text. */
+const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text safe inside an SVG element: markup characters escaped, characters XML cannot hold removed. */
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
+  return text
+    .replace(NOT_XML, '')
+    .replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] ?? c);
 }
 
 const hsl = (h: number, s: number, l: number, a = 1) =>

@@ -66,6 +66,25 @@ describe('error amplification', () => {
   });
 });
 
+describe('control characters in input text', () => {
+  it('are refused at submit, naming the field; tabs and newlines are fine', async () => {
+    const refused = await post(`${api.url}/v1/jobs/estimate`, account.apiKey, {
+      model: 'pixelforge/forge-pro/text-to-image',
+      input: { prompt: 'a bell \u0007 rings' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      details: [{ path: 'prompt', message: 'must not contain control characters (U+0007)' }],
+    });
+    const fine = await post(`${api.url}/v1/jobs/estimate`, account.apiKey, {
+      model: 'pixelforge/forge-pro/text-to-image',
+      input: { prompt: 'line one\n\tline two\r\n' },
+    });
+    expect(fine.status).toBe(200);
+  });
+});
+
 describe('deeply nested JSON', () => {
   it('answers 400 VALIDATION_ERROR, before authentication, for nesting past the limit', async () => {
     const depth = 20_000;

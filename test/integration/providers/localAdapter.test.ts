@@ -292,6 +292,12 @@ describe('local provider: failure injection', () => {
     expect(error).toMatchObject({ code, retryable: false });
   });
 
+  it('renders a prompt holding control characters (they cannot appear in the SVG text)', async () => {
+    const files = await adapter.generate(imageRequest({ prompt: 'bell \u0007 back\u0008space \u001b[31m \uffff', size: '100x100' }), ctx);
+    expect(files).toHaveLength(1);
+    expect((await sharp(files[0].path).metadata()).format).toBe('png');
+  });
+
   it('with failure injection off, tokens are ordinary prompt text', async () => {
     const plain = createLocalAdapter({ failureInjection: false });
     for (const token of ['[fail:permanent]', '[fail:policy]', '[fail:bad-output]']) {
