@@ -87,6 +87,7 @@ function oversizeArrays(schema: SchemaNode | undefined, value: unknown, path: st
 }
 
 /** C0 controls but tab, newline and carriage return; DEL; C1 controls; the noncharacters U+FFFE and U+FFFF. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\ufffe\uffff]/;
 
 /** Text no prompt needs and no renderer or upstream takes well: every string (and key) holding one. */
