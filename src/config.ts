@@ -22,6 +22,11 @@ const EnvSchema = z.object({
   PORT: port.default(3000),
   /** Public base URL of the API, used in Location headers and file URLs. */
   PUBLIC_BASE_URL: z.string().url().optional(),
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the idle timeout of the load balancer in front
+   * (60 s on the common ones), so the balancer, not the API, closes idle connections and never reuses a closed one.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(65_000),
 
   // PostgreSQL
   PG_PORT: port.default(54329),
@@ -105,7 +110,7 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
-  api: { host: string; port: number; publicBaseUrl: string };
+  api: { host: string; port: number; publicBaseUrl: string; keepAliveTimeoutMs: number };
   database: { url: string; port: number; managed: boolean };
   temporal: {
     address: string;
@@ -195,6 +200,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       host: apiHost,
       port: e.PORT,
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
     database: {
       url: e.DATABASE_URL ?? `postgresql://genmedia:genmedia@127.0.0.1:${e.PG_PORT}/genmedia`,

@@ -28,6 +28,16 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   return { config, prisma, temporal, storage, logger, events };
 }
 
+/**
+ * Keep-alive and header timeouts from the config. Node's 5 s default is shorter than a load balancer's idle timeout:
+ * the balancer would send a request on a connection the API is closing, and answer 502.
+ */
+export function applyHttpTimeouts(server: http.Server, config: Pick<Config, 'api'>): void {
+  server.keepAliveTimeout = config.api.keepAliveTimeoutMs;
+  // A request's headers must be allowed to arrive for longer than the connection may idle before it.
+  server.headersTimeout = config.api.keepAliveTimeoutMs + 1_000;
+}
+
 /** Binds `server` to `port` (0 = any free port) and returns its base URL. */
 export async function listen(server: http.Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
@@ -60,6 +70,7 @@ export function runningApi(server: http.Server, url: string, deps: ApiDeps): Run
 
 export async function startApiServer(deps: ApiDeps, port = deps.config.api.port, host = deps.config.api.host): Promise<RunningApi> {
   const server = http.createServer(createApp(deps));
+  applyHttpTimeouts(server, deps.config);
   return runningApi(server, await listen(server, port, host), deps);
 }
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { loadConfig, type Config } from '../../src/config';
 import { createApp } from '../../src/api/app';
-import { createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
+import { applyHttpTimeouts, createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '../../src/shared/jobs';
 import { eventually } from './eventually';
 import { checkResponseContract } from './responseContract';
@@ -14,6 +14,7 @@ export async function startTestApiWith(configFor: (publicBaseUrl: string) => Con
   const server = http.createServer();
   const url = await listen(server, 0, '127.0.0.1');
   const deps = await createApiDeps(configFor(url));
+  applyHttpTimeouts(server, deps.config);
   server.on('request', createApp(deps));
   return runningApi(server, url, deps);
 }
