@@ -5,6 +5,13 @@ import { DEFAULT_JOBS_TASK_QUEUE, DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './s
 /** Repository root: every default path is relative to it. */
 export const REPO_ROOT = path.resolve(__dirname, '..');
 
+/** Development defaults: fine on a laptop, refused in production (see productionProblems). */
+const DEV_MINIO_USER = 'genmedia';
+const DEV_MINIO_PASSWORD = 'genmedia-dev-secret';
+const DEV_CURSOR_SECRET = 'genmedia-dev-cursor-secret-change-me';
+/** MinIO's own out-of-the-box credentials. */
+const MINIO_FACTORY_PASSWORD = 'minioadmin';
+
 const bool = z
   .enum(['0', '1', 'true', 'false', ''])
   .transform((v) => v === '1' || v === 'true');
@@ -45,8 +52,8 @@ const EnvSchema = z.object({
   MINIO_PORT: port.default(9000),
   MINIO_CONSOLE_PORT: port.default(9001),
   MINIO_ENDPOINT: z.string().url().optional(),
-  MINIO_ROOT_USER: z.string().default('genmedia'),
-  MINIO_ROOT_PASSWORD: z.string().default('genmedia-dev-secret'),
+  MINIO_ROOT_USER: z.string().default(DEV_MINIO_USER),
+  MINIO_ROOT_PASSWORD: z.string().default(DEV_MINIO_PASSWORD),
   MINIO_REGION: z.string().default('us-east-1'),
   UPLOADS_BUCKET: z.string().default('genmedia-uploads'),
   OUTPUTS_BUCKET: z.string().default('genmedia-outputs'),
@@ -85,7 +92,7 @@ const EnvSchema = z.object({
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   /** HMAC key of the job listing cursor; any stable secret. */
-  JOBS_CURSOR_SECRET: z.string().min(16).default('genmedia-dev-cursor-secret-change-me'),
+  JOBS_CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
   /** Lifetime of the signed output URLs a job read returns. */
   OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -180,6 +187,16 @@ function parseProviderMap(variable: string, raw: string, integer: boolean): Reco
   return map;
 }
 
+/** Settings a production deployment must not leave at a value anyone can read in this repository or MinIO's docs. */
+function productionProblems(e: Env): string[] {
+  const problems: string[] = [];
+  if (e.JOBS_CURSOR_SECRET === DEV_CURSOR_SECRET) problems.push('set JOBS_CURSOR_SECRET (it signs list cursors) to a long random string');
+  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(e.MINIO_ROOT_PASSWORD)) {
+    problems.push('set MINIO_ROOT_PASSWORD: the built-in and MinIO default passwords are public');
+  }
+  return problems;
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
@@ -187,6 +204,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid environment: ${problems}`);
   }
   const e = parsed.data;
+  const unsafe = e.NODE_ENV === 'production' ? productionProblems(e) : [];
+  if (unsafe.length > 0) throw new ConfigError(`Refusing to start in production: ${unsafe.join('; ')}`);
   const schedule = e.WEBHOOK_RETRY_SCHEDULE.split(',').map((s) => Number(s.trim()));
   if (schedule.length === 0 || schedule.some((n) => !Number.isFinite(n) || n < 0)) {
     throw new ConfigError('Invalid environment: WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds');

@@ -1,6 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../logger';
 
+/** A file URL's id is its credential (anyone holding the URL reads the file), so it never reaches the logs. */
+export function loggablePath(path: string): string {
+  return path.replace(/^\/v1\/files\/[^/]+/, '/v1/files/:fileId');
+}
+
 /** One structured line per request, with its request id, status and duration. */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -9,7 +14,7 @@ export function requestLog(logger: Logger): RequestHandler {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const level = res.statusCode >= 500 ? 'error' : 'info';
       logger[level](
-        { requestId: res.locals.requestId, method: req.method, path: req.path, status: res.statusCode, durationMs },
+        { requestId: res.locals.requestId, method: req.method, path: loggablePath(req.path), status: res.statusCode, durationMs },
         'request',
       );
     });

@@ -27,9 +27,17 @@ async function runCheck(check: Check): Promise<{ ok: boolean; error?: string; la
 
 const Readiness = z.object({
   status: z.enum(['ready', 'unavailable']),
-  checks: z.record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), latencyMs: z.number() })),
-  unavailable: z.array(z.string()),
+  checks: z
+    .record(z.string(), z.object({ ok: z.boolean(), error: z.string().optional(), latencyMs: z.number() }))
+    .optional()
+    .openapi({ description: 'Only for callers on this host (loopback): what each dependency answered' }),
+  unavailable: z.array(z.string()).optional().openapi({ description: 'Only for callers on this host: the dependencies down' }),
 });
+
+/** Operators and probes on the host itself see which dependency is down; anyone else learns only up or down. */
+function isLocalCaller(ip: string | undefined): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+}
 
 registry.registerPath({
   method: 'get',
@@ -42,6 +50,7 @@ registry.registerPath({
   method: 'get',
   path: '/readyz',
   summary: 'Readiness: PostgreSQL, Temporal and MinIO all answer',
+  description: 'Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.',
   tags: ['operations'],
   responses: {
     200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
@@ -59,15 +68,17 @@ export function healthRouter(deps: ApiDeps): Router {
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  router.get('/readyz', async (_req, res) => {
+  router.get('/readyz', async (req, res) => {
     const names = Object.keys(checks);
     const results = await Promise.all(names.map((name) => runCheck(checks[name]!)));
     const report = Object.fromEntries(names.map((name, i) => [name, results[i]!]));
     const unavailable = names.filter((_, i) => !results[i]!.ok);
+    if (unavailable.length > 0) deps.logger.warn({ unavailable, checks: report }, 'not ready');
+    const status = unavailable.length ? 'unavailable' : 'ready';
     res
       .status(unavailable.length ? 503 : 200)
       .set('Cache-Control', 'no-store')
-      .json({ status: unavailable.length ? 'unavailable' : 'ready', checks: report, unavailable });
+      .json(isLocalCaller(req.ip) ? { status, checks: report, unavailable } : { status });
   });
   return router;
 }

@@ -29,12 +29,23 @@ describe('GET /healthz and /readyz', () => {
     expect(res.body.unavailable).toEqual([]);
   });
 
+  it('tells a caller from elsewhere only up or down', async () => {
+    api = await startTestApi();
+    // As through a reverse proxy on this host: the client's own address is in X-Forwarded-For.
+    const res = await request(`${api.url}/readyz`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready' });
+  });
+
   it('reports a stopped MinIO by name with 503, while staying alive', async () => {
     api = await startTestApi({ MINIO_ENDPOINT: `http://127.0.0.1:${await closedPort()}` });
     const res = await request(`${api.url}/readyz`);
     expect(res.status).toBe(503);
     expect(res.body.unavailable).toEqual(['minio']);
     expect(res.body.checks.minio.error).toMatch(/\S/);
+    const anonymous = await request(`${api.url}/readyz`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    expect(anonymous.status).toBe(503);
+    expect(anonymous.body).toEqual({ status: 'unavailable' });
     expect((await request(`${api.url}/healthz`)).status).toBe(200);
   });
 

@@ -50,16 +50,27 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   if (!hasDocker) console.warn('compose test skipped: no docker client on this machine');
 
   const [command, prefix] = hasDocker ? composeCommand() : ['', []];
-  const run = hasDocker
-    ? spawnSync(
-        command,
-        [...prefix, '-f', 'docker-compose.yml', ...upstreamProviderIds().flatMap((id) => ['--profile', id]), 'config', '--format', 'json'],
-        { cwd: REPO_ROOT, encoding: 'utf8' },
-      )
-    : null;
+  const secrets = { JOBS_CURSOR_SECRET: 'cursor-secret-for-the-compose-test', MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test' };
+  const composeConfig = (env: NodeJS.ProcessEnv) =>
+    spawnSync(
+      command,
+      [...prefix, '-f', 'docker-compose.yml', ...upstreamProviderIds().flatMap((id) => ['--profile', id]), 'config', '--format', 'json'],
+      { cwd: REPO_ROOT, encoding: 'utf8', env },
+    );
+  const run = hasDocker ? composeConfig({ ...process.env, ...secrets }) : null;
 
   it('is valid for docker compose', () => {
     expect(run!.status, run!.stderr).toBe(0);
+  });
+
+  it('refuses to be configured without its secrets', () => {
+    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, ...withoutSecrets } = process.env;
+    const refused = composeConfig(withoutSecrets);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD)/);
+    const { services } = config();
+    expect(services.api.environment?.JOBS_CURSOR_SECRET).toBe(secrets.JOBS_CURSOR_SECRET);
+    expect(services.minio.environment?.MINIO_ROOT_PASSWORD).toBe(secrets.MINIO_ROOT_PASSWORD);
   });
 
   const config = (): ComposeConfig => JSON.parse(run!.stdout) as ComposeConfig;

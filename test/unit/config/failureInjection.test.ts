@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 
+const PRODUCTION_SECRETS = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password' };
+
 describe('FAILURE_INJECTION', () => {
   it('is on in development and test, off in production, and can be set either way', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).providers.failureInjection).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test' }).providers.failureInjection).toBe(true);
-    expect(loadConfig({ NODE_ENV: 'production' }).providers.failureInjection).toBe(false);
-    expect(loadConfig({ NODE_ENV: 'production', FAILURE_INJECTION: '1' }).providers.failureInjection).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production', ...PRODUCTION_SECRETS }).providers.failureInjection).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', ...PRODUCTION_SECRETS, FAILURE_INJECTION: '1' }).providers.failureInjection).toBe(true);
     expect(loadConfig({ NODE_ENV: 'development', FAILURE_INJECTION: '0' }).providers.failureInjection).toBe(false);
   });
 });

@@ -467,7 +467,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: PostgreSQL, Temporal and MinIO all answer */
+        /**
+         * Readiness: PostgreSQL, Temporal and MinIO all answer
+         * @description Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -486,14 +489,16 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ready" | "unavailable";
-                            checks: {
+                            /** @description Only for callers on this host (loopback): what each dependency answered */
+                            checks?: {
                                 [key: string]: {
                                     ok: boolean;
                                     error?: string;
                                     latencyMs: number;
                                 };
                             };
-                            unavailable: string[];
+                            /** @description Only for callers on this host: the dependencies down */
+                            unavailable?: string[];
                         };
                     };
                 };
@@ -506,14 +511,16 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ready" | "unavailable";
-                            checks: {
+                            /** @description Only for callers on this host (loopback): what each dependency answered */
+                            checks?: {
                                 [key: string]: {
                                     ok: boolean;
                                     error?: string;
                                     latencyMs: number;
                                 };
                             };
-                            unavailable: string[];
+                            /** @description Only for callers on this host: the dependencies down */
+                            unavailable?: string[];
                         };
                     };
                 };

@@ -1,0 +1,10 @@
+import { describe, expect, it } from 'vitest';
+import { loggablePath } from '../../../src/api/middleware/requestLog';
+
+describe('loggablePath', () => {
+  it('keeps file ids, which are bearer credentials, out of the request log', () => {
+    expect(loggablePath('/v1/files/file_3kTMd9Qx0vLw7bYz1aR5nC')).toBe('/v1/files/:fileId');
+    expect(loggablePath('/v1/uploads/file_3kTMd9Qx0vLw7bYz1aR5nC')).toBe('/v1/uploads/file_3kTMd9Qx0vLw7bYz1aR5nC');
+    expect(loggablePath('/v1/jobs/job_1')).toBe('/v1/jobs/job_1');
+  });
+});
