@@ -51,6 +51,11 @@ export interface IdempotencyOptions {
   waitMs: number;
   /** An unanswered record older than this belongs to a request that died. */
   staleAfterMs: number;
+  /**
+   * The answer for a claim whose job was admitted (charged) but whose answer was still not stored after `waitMs`:
+   * the request that claimed it could not store it. Null when the job was not admitted.
+   */
+  admittedAnswer?: (jobId: string) => Promise<StoredResponse | null>;
 }
 
 export function createIdempotency(prisma: PrismaClient, options: IdempotencyOptions) {
@@ -87,6 +92,9 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
         }
         if (Date.now() - record.createdAt.getTime() > options.staleAfterMs) return { kind: 'stale', jobId: record.jobId };
         if (Date.now() >= deadline) {
+          // Its job was charged but its answer never stored: answer from the job rather than wait for nothing.
+          const admitted = record.jobId && options.admittedAnswer ? await options.admittedAnswer(record.jobId) : null;
+          if (admitted) return { kind: 'replay', response: admitted };
           throw new ApiError(
             'IDEMPOTENCY_KEY_IN_PROGRESS',
             'A request with this Idempotency-Key is still being processed; retry shortly',
@@ -98,16 +106,20 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
       }
     },
 
-    async complete(accountId: string, key: string, response: StoredResponse): Promise<void> {
-      await prisma.idempotencyRecord.update({
-        where: { accountId_key: { accountId, key } },
+    /** Stores the answer of the request that claimed the key for `jobId`; a claim taken over since is left alone. */
+    async complete(accountId: string, key: string, jobId: string, response: StoredResponse): Promise<void> {
+      await prisma.idempotencyRecord.updateMany({
+        where: { accountId, key, jobId, responseStatus: null },
         data: { responseStatus: response.status, responseBody: response.body as object },
       });
     },
 
-    /** Frees the key after a refused request so the client can retry with it. */
-    async release(accountId: string, key: string): Promise<void> {
-      await prisma.idempotencyRecord.deleteMany({ where: { accountId, key, responseStatus: null } });
+    /**
+     * Frees the key after a refused request (nothing charged) so the client can retry with it; only the claim this
+     * request made for `jobId`, never one another request took over since.
+     */
+    async release(accountId: string, key: string, jobId: string): Promise<void> {
+      await prisma.idempotencyRecord.deleteMany({ where: { accountId, key, jobId, responseStatus: null } });
     },
 
     /** Takes over a stale record (still naming `staleJobId`) for a new attempt with `jobId`; false if another request did. */

@@ -77,6 +77,8 @@ function admissionOf(job: { id: string; costMicroCents: bigint; estimatedComplet
 export interface JobStore {
   admit(input: JobWorkflowInput): Promise<AdmissionResult>;
   voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
+  /** The admission of `jobId` when it was admitted (charged) for `accountId`; null otherwise. Changes nothing. */
+  findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
   cancelPending(jobId: string): Promise<{ refundedMicroCents: number }>;
   claim(jobId: string, expectedProcessingSeconds: number): Promise<ClaimResult>;
   recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
@@ -158,6 +160,11 @@ export function createJobStore(prisma: PrismaClient): JobStore {
         await appendLedger(tx, account, accountId, jobId, 'refund', 0n, 'admission voided');
         return null;
       });
+    },
+
+    async findAdmission(accountId, jobId) {
+      const job = await prisma.job.findFirst({ where: { id: jobId, accountId } });
+      return job ? admissionOf(job) : null;
     },
 
     async cancelPending(jobId) {

@@ -70,9 +70,14 @@ export async function submitJob(
 
   validateIdempotencyKey(key);
   const accountId = caller.account.id;
+  const store = createJobStore(deps.prisma);
   const idempotency = createIdempotency(deps.prisma, {
     waitMs: deps.config.jobs.admissionTimeoutMs + 2000,
     staleAfterMs: 2 * deps.config.jobs.admissionTimeoutMs + 10_000,
+    admittedAnswer: async (jobId) => {
+      const admitted = await store.findAdmission(accountId, jobId);
+      return admitted ? successResponse(admitted, context.requestId) : null;
+    },
   });
   const hash = requestHash(request);
   for (;;) {
@@ -81,24 +86,30 @@ export async function submitJob(
     if (start.kind === 'replay') return replayed(start.response);
     if (start.kind === 'stale') {
       // The request that claimed the key died mid-way: its job was admitted, or never will be.
-      const admitted = start.jobId ? await createJobStore(deps.prisma).voidAdmission(accountId, start.jobId) : null;
+      const admitted = start.jobId ? await store.voidAdmission(accountId, start.jobId) : null;
       if (admitted) {
         const response = successResponse(admitted, context.requestId);
-        await idempotency.complete(accountId, key, response);
+        await idempotency.complete(accountId, key, admitted.jobId, response);
         return replayed(response);
       }
       if (!(await idempotency.restart(accountId, key, start.jobId, jobId))) continue;
     }
+    let outcome: SubmitOutcome;
     try {
-      const outcome = await admitNewJob(deps, caller, request, context.requestId, jobId);
-      await idempotency.complete(accountId, key, { status: outcome.status, body: { ...outcome.body } });
-      return outcome;
+      outcome = await admitNewJob(deps, caller, request, context.requestId, jobId);
     } catch (err) {
-      await idempotency.release(accountId, key).catch((releaseErr: unknown) => {
+      // Refused or voided: nothing was charged, so the key is free for another try.
+      await idempotency.release(accountId, key, jobId).catch((releaseErr: unknown) => {
         deps.logger.warn({ err: releaseErr, requestId: context.requestId }, 'could not release idempotency key');
       });
       throw err;
     }
+    // Charged: the key stays claimed whatever happens now. If the answer cannot be stored, a retry with the key
+    // finds the admitted job and is answered from it.
+    await idempotency.complete(accountId, key, jobId, { status: outcome.status, body: { ...outcome.body } }).catch((err: unknown) => {
+      deps.logger.warn({ err, requestId: context.requestId, jobId }, 'could not store the idempotent answer; retries are answered from the job');
+    });
+    return outcome;
   }
 }
 
