@@ -129,6 +129,13 @@ export function createProviderActivities(deps: ProviderActivityDeps): ProviderAc
             .catch((cancelError: unknown) => ctx.log.warn('could not cancel the remote generation', { jobId: input.jobId, error: String(cancelError) }));
         }
         if (isProviderError(err)) {
+          // The job's error is for the client; what lies behind it (a refused address, a library's text) is for us.
+          ctx.log.warn('provider attempt failed', {
+            jobId: input.jobId,
+            code: err.code,
+            error: err.message,
+            ...(err.cause === undefined ? {} : { cause: err.cause instanceof Error ? err.cause.message : String(err.cause) }),
+          });
           throw ApplicationFailure.create({
             type: err.code,
             message: err.message,

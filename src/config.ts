@@ -65,6 +65,8 @@ const EnvSchema = z.object({
   // Providers
   /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
   PROVIDER_TIME_SCALE: z.coerce.number().positive().default(0.1),
+  /** Fetch input files (image_url, ...) from private and loopback addresses too: development and tests only. */
+  INPUT_FETCH_ALLOW_PRIVATE: bool.default(false),
   /** `[fail:...]` tokens in prompts make the built-in provider fail on purpose; default: on, off in production. */
   FAILURE_INJECTION: bool.optional(),
   /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
@@ -144,6 +146,8 @@ export interface Config {
     timeScale: number;
     /** Whether the built-in provider obeys `[fail:...]` prompt tokens. */
     failureInjection: boolean;
+    /** Whether input files may be fetched from private and loopback addresses. */
+    inputFetchAllowPrivate: boolean;
     defaultConcurrency: number;
     /** providerId → max concurrent jobs per worker process */
     concurrency: Record<string, number>;
@@ -250,6 +254,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     providers: {
       timeScale: e.PROVIDER_TIME_SCALE,
       failureInjection: e.FAILURE_INJECTION ?? e.NODE_ENV !== 'production',
+      inputFetchAllowPrivate: e.INPUT_FETCH_ALLOW_PRIVATE,
       defaultConcurrency: e.PROVIDER_MAX_CONCURRENCY,
       concurrency: parseProviderMap('PROVIDER_CONCURRENCY', e.PROVIDER_CONCURRENCY, true),
       rateLimitsPerSecond: parseProviderMap('PROVIDER_RATE_LIMITS', e.PROVIDER_RATE_LIMITS, false),

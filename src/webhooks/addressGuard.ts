@@ -3,9 +3,9 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 
 /**
- * Server-side request forgery guard for webhook URLs: only `https://`, and every address the
- * host resolves to must be a public unicast address. The same check runs at submit and before
- * each delivery; the delivery then connects to the checked address (see `pinnedLookup`).
+ * Server-side request forgery guard for every URL a client gives us to fetch or call (webhooks, input files): every
+ * address the host resolves to must be a public unicast address. Webhooks take only `https://`. The check runs at
+ * submit and again before each connection, which then goes to the checked address (see `pinnedLookup`).
  */
 
 export type AddressCategory =
@@ -54,12 +54,25 @@ export type UrlCheck =
       reason: string;
     };
 
+export interface OutboundUrlOptions extends AddressGuardOptions {
+  /** URL schemes accepted, e.g. `['https:']`. */
+  schemes: readonly string[];
+  /** What the URL is for, in the reasons: `webhook`, `input file`. */
+  what: string;
+}
+
 /**
  * Checks a webhook URL: syntax and scheme, then resolves the host and classifies every address.
  * On success `address` is the one to connect to.
  */
-export async function checkWebhookUrl(rawUrl: string, options: AddressGuardOptions): Promise<UrlCheck> {
-  const syntax = checkWebhookUrlSyntax(rawUrl);
+export function checkWebhookUrl(rawUrl: string, options: AddressGuardOptions): Promise<UrlCheck> {
+  return checkOutboundUrl(rawUrl, { ...options, schemes: ['https:'], what: 'webhook' });
+}
+
+/** Checks any URL we are asked to reach: syntax and scheme, then every address its host resolves to. */
+export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptions): Promise<UrlCheck> {
+  const { what } = options;
+  const syntax = checkUrlSyntax(rawUrl, options.schemes, what);
   if (!syntax.ok) return syntax;
   const { url } = syntax;
   const hostname = bareHostname(url);
@@ -67,7 +80,7 @@ export async function checkWebhookUrl(rawUrl: string, options: AddressGuardOptio
   if (!options.allowPrivate || METADATA_HOSTNAMES.has(hostname)) {
     const byName = classifyHostname(hostname);
     if (byName) {
-      return { ok: false, kind: 'blocked_address', reason: `webhook host ${hostname} is a ${byName} name` };
+      return { ok: false, kind: 'blocked_address', reason: `${what} host ${hostname} is a ${byName} name` };
     }
   }
 
@@ -80,10 +93,10 @@ export async function checkWebhookUrl(rawUrl: string, options: AddressGuardOptio
       addresses = await (options.resolve ?? systemResolver)(hostname);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      return { ok: false, kind: 'unresolvable', reason: `webhook host ${hostname} could not be resolved (${code})` };
+      return { ok: false, kind: 'unresolvable', reason: `${what} host ${hostname} could not be resolved (${code})` };
     }
     if (addresses.length === 0) {
-      return { ok: false, kind: 'unresolvable', reason: `webhook host ${hostname} has no addresses` };
+      return { ok: false, kind: 'unresolvable', reason: `${what} host ${hostname} has no addresses` };
     }
   }
 
@@ -95,33 +108,39 @@ export async function checkWebhookUrl(rawUrl: string, options: AddressGuardOptio
     return {
       ok: false,
       kind: 'blocked_address',
-      reason: `webhook address ${address} is a ${category} address${via}; only public addresses are allowed`,
+      reason: `${what} address ${address} is a ${category} address${via}; only public addresses are allowed`,
     };
   }
   return { ok: true, url, hostname, address: addresses[0], addresses };
 }
 
 /** The checks that need no DNS: length, URL syntax, `https:` scheme, no credentials. */
-export function checkWebhookUrlSyntax(
+export function checkWebhookUrlSyntax(rawUrl: string): ReturnType<typeof checkUrlSyntax> {
+  return checkUrlSyntax(rawUrl, ['https:'], 'webhook');
+}
+
+function checkUrlSyntax(
   rawUrl: string,
+  schemes: readonly string[],
+  what: string,
 ): { ok: true; url: URL } | { ok: false; kind: 'invalid_url'; reason: string } {
   if (rawUrl.length > MAX_WEBHOOK_URL_LENGTH) {
-    return { ok: false, kind: 'invalid_url', reason: `webhook URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
+    return { ok: false, kind: 'invalid_url', reason: `${what} URL is longer than ${MAX_WEBHOOK_URL_LENGTH} characters` };
   }
   let url: URL;
   try {
     url = new URL(rawUrl);
   } catch {
-    return { ok: false, kind: 'invalid_url', reason: 'webhook URL is not a valid absolute URL' };
+    return { ok: false, kind: 'invalid_url', reason: `${what} URL is not a valid absolute URL` };
   }
-  if (url.protocol !== 'https:') {
-    return { ok: false, kind: 'invalid_url', reason: 'webhook URL must use https://' };
+  if (!schemes.includes(url.protocol)) {
+    return { ok: false, kind: 'invalid_url', reason: `${what} URL must use ${schemes.map((s) => `${s}//`).join(' or ')}` };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, kind: 'invalid_url', reason: 'webhook URL must not contain credentials' };
+    return { ok: false, kind: 'invalid_url', reason: `${what} URL must not contain credentials` };
   }
   if (url.hostname === '') {
-    return { ok: false, kind: 'invalid_url', reason: 'webhook URL has no host' };
+    return { ok: false, kind: 'invalid_url', reason: `${what} URL has no host` };
   }
   return { ok: true, url };
 }

@@ -12,7 +12,8 @@ import { createLocalAdapter } from '../providers/local/adapter';
 import type { ProviderAdapter } from '../providers/types';
 import { createUpstreamAdapter } from '../providers/upstreams/adapters';
 import { upstreamCallbackUrl } from '../providers/upstreams/callbackUrl';
-import { createInputFileReader } from '../providers/upstreams/inputFiles';
+import { createInputFileReader } from '../providers/inputFileReader';
+import { MAX_INPUT_IMAGE_BYTES } from '../providers/local/inputFiles';
 import { isUpstreamId, type UpstreamAdapter } from '../providers/upstreams/types';
 import { jobStartedSignal } from '../shared/jobs';
 import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
@@ -38,13 +39,19 @@ export interface ProviderWorkerDeps {
 export type ProviderRunner = { kind: 'generate'; adapter: ProviderAdapter } | { kind: 'upstream'; adapter: UpstreamAdapter };
 
 /** The runner the provider's catalog row names. */
-export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'providerId' | 'config' | 'env'>): Promise<ProviderRunner> {
+export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'storage' | 'providerId' | 'config' | 'env'>): Promise<ProviderRunner> {
   const { providerId } = deps;
   const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
   if (provider.adapter === 'http') return { kind: 'generate', adapter: createHttpAdapter(httpProviderConfigFromEnv(providerId)) };
   if (provider.adapter === 'local') {
-    return { kind: 'generate', adapter: createLocalAdapter({ failureInjection: deps.config.providers.failureInjection }) };
+    const readInput = createInputFileReader({
+      uploads: { prisma: deps.prisma, storage: deps.storage, publicBaseUrl: deps.config.api.publicBaseUrl },
+      allowPrivate: deps.config.providers.inputFetchAllowPrivate,
+      maxBytes: MAX_INPUT_IMAGE_BYTES,
+      fetchTimeoutMs: 30_000,
+    });
+    return { kind: 'generate', adapter: createLocalAdapter({ failureInjection: deps.config.providers.failureInjection, readInput }) };
   }
   if (isUpstreamId(provider.adapter)) {
     const adapter = createUpstreamAdapter(provider.adapter, {
@@ -77,9 +84,8 @@ function activitiesFor(deps: ProviderWorkerDeps, runner: ProviderRunner): object
     upstreamStore: createUpstreamJobStore(deps.prisma),
     adapter: runner.adapter,
     inputFile: createInputFileReader({
-      prisma: deps.prisma,
-      storage,
-      publicBaseUrl: config.api.publicBaseUrl,
+      uploads: { prisma: deps.prisma, storage, publicBaseUrl: config.api.publicBaseUrl },
+      allowPrivate: config.providers.inputFetchAllowPrivate,
       maxBytes: 100 * 1024 * 1024,
       fetchTimeoutMs: config.upstreams.requestTimeoutMs,
     }),

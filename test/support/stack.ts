@@ -42,6 +42,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     PROVIDER_TASK_QUEUE_PREFIX: `provider-test-${stackId}.`,
     PROVIDER_TIME_SCALE: '0.01',
     WEBHOOK_ALLOW_PRIVATE: '1',
+    // Test input images are served from this machine.
+    INPUT_FETCH_ALLOW_PRIVATE: '1',
     ...overrides,
   });
 }
@@ -164,6 +166,7 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
     UPSTREAM_POLL_INTERVAL_MS: String(config.upstreams.pollIntervalMs),
+    INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',
     UPSTREAM_SAFETY_NET_POLL_MS: String(config.upstreams.safetyNetPollMs),
     UPSTREAM_TIMEOUT_SECONDS: String(config.upstreams.timeoutSeconds),
   };

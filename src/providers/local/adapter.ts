@@ -5,15 +5,18 @@ import { isVideoCapability, nominalProcessingSeconds } from '../nominalTime';
 import { describeOutputFile } from '../outputs';
 import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type ProviderAdapter } from '../types';
 import { injectedErrorFor, parseInjectedFailures, stripFailureTokens, wantsBadOutput } from './failureInjection';
-import { DEFAULT_INPUT_FETCH_OPTIONS, type InputFetchOptions } from './inputFiles';
+import type { InputFileReader } from '../inputFileReader';
+import { defaultInputReader } from './inputFiles';
 import { readImageUrl, readPrompt } from './inputs';
 import { ProcessingClock } from './processingClock';
 import { renderTextToImage, type RenderedFile } from './textToImage';
 import { renderVideo } from './video';
 
-export interface LocalAdapterOptions extends Partial<InputFetchOptions> {
+export interface LocalAdapterOptions {
   /** Obey `[fail:...]` prompt tokens (tests and demos); off, they are ordinary prompt text. Default: on. */
   failureInjection?: boolean;
+  /** Reads input images (`image_url`, `characterImages`). Default: public addresses only. */
+  readInput?: InputFileReader;
 }
 
 interface RenderJob {
@@ -32,8 +35,7 @@ const INJECTED_FAILURE_AT = 0.5;
  * and takes the spec's nominal processing time × `ctx.timeScale`, or the render time if longer.
  */
 export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
-  const { failureInjection = true, ...fetchOverrides } = options;
-  const fetchOptions: InputFetchOptions = { ...DEFAULT_INPUT_FETCH_OPTIONS, ...fetchOverrides };
+  const { failureInjection = true, readInput = defaultInputReader() } = options;
   const running = new Map<string, AbortController>();
 
   function rendererFor(req: GenerationRequest): (job: RenderJob) => Promise<RenderedFile[]> {
@@ -42,7 +44,7 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderA
       if (req.capability.startsWith('image-to-') && !readImageUrl(req.input)) {
         throw new ProviderError('PROVIDER_REJECTED_INPUT', `${req.capability} needs image_url`, { retryable: false });
       }
-      return (job) => renderVideo({ ...job, fetchOptions });
+      return (job) => renderVideo({ ...job, readInput });
     }
     throw new ProviderError('PROVIDER_REJECTED_INPUT', `the local provider does not support capability "${req.capability}"`, {
       retryable: false,

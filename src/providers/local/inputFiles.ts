@@ -1,64 +1,42 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { abortError } from '../abort';
-import { FetchFileError, fetchToFile } from '../fetchFile';
-import { ProviderError } from '../types';
+import { createInputFileReader, inputFileFailure, type InputFileReader } from '../inputFileReader';
 
-export const INPUT_IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
+export const INPUT_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 
-export interface InputFetchOptions {
-  /** Largest input image accepted, in bytes (default: the 10 MB image upload limit). */
-  maxInputImageBytes: number;
-  fetchTimeoutMs: number;
-  fetchImpl?: typeof fetch;
+/** Largest input image the built-in provider reads: the 10 MB image upload limit. */
+export const MAX_INPUT_IMAGE_BYTES = 10 * 1024 * 1024;
+const INPUT_FETCH_TIMEOUT_MS = 30_000;
+
+/** Public addresses only, no uploads of ours: for an adapter built without the worker's storage. */
+export function defaultInputReader(): InputFileReader {
+  return createInputFileReader({ allowPrivate: false, maxBytes: MAX_INPUT_IMAGE_BYTES, fetchTimeoutMs: INPUT_FETCH_TIMEOUT_MS });
 }
-
-export const DEFAULT_INPUT_FETCH_OPTIONS: InputFetchOptions = {
-  maxInputImageBytes: 10 * 1024 * 1024,
-  fetchTimeoutMs: 30_000,
-};
 
 /**
- * Downloads an input image (following redirects, within the size cap and allowed types) into
- * `workDir` and checks that it decodes. Unreachable or 5xx sources are retryable; 4xx, wrong type,
- * too large or undecodable are not.
+ * Reads an input image (an upload of ours, or a URL through the address guard) into `workDir` and checks that it
+ * is an image that decodes. Unreachable or 5xx sources are retryable; anything else is not.
  */
-export async function fetchInputImage(
-  url: string,
-  workDir: string,
-  name: string,
-  signal: AbortSignal,
-  options: InputFetchOptions,
-): Promise<string> {
-  const target = path.join(workDir, name);
+export async function fetchInputImage(url: string, workDir: string, name: string, signal: AbortSignal, readInput: InputFileReader): Promise<string> {
+  let file: { data: Buffer; contentType: string };
   try {
-    await fetchToFile(url, target, {
-      signal,
-      maxBytes: options.maxInputImageBytes,
-      allowedContentTypes: INPUT_IMAGE_TYPES,
-      timeoutMs: options.fetchTimeoutMs,
-      fetchImpl: options.fetchImpl,
-    });
+    file = await readInput(url).read(signal);
   } catch (error) {
-    throw classifyInputFetchError(error, url, signal);
+    if (signal.aborted) throw abortError(signal);
+    throw error;
+  }
+  if (!INPUT_IMAGE_TYPES.includes(file.contentType)) {
+    throw inputFileFailure(url, false, new Error(`content type "${file.contentType}" is not an image type`));
   }
   try {
-    const meta = await sharp(target, { animated: false }).metadata();
+    const meta = await sharp(file.data, { animated: false }).metadata();
     if (!meta.width || !meta.height) throw new Error('no dimensions');
   } catch (error) {
-    throw new ProviderError('INPUT_FETCH_FAILED', `input image ${url} is not a decodable image`, { retryable: false, cause: error });
+    throw inputFileFailure(url, false, error);
   }
+  const target = path.join(workDir, name);
+  await writeFile(target, file.data);
   return target;
-}
-
-function classifyInputFetchError(error: unknown, url: string, signal: AbortSignal): Error {
-  if (signal.aborted) return abortError(signal);
-  if (!(error instanceof FetchFileError)) {
-    return new ProviderError('INPUT_FETCH_FAILED', `input image ${url} could not be fetched`, { retryable: true, cause: error });
-  }
-  const retryable =
-    error.kind === 'network' ||
-    error.kind === 'timeout' ||
-    (error.kind === 'http-status' && (error.status === undefined || error.status >= 500 || error.status === 408 || error.status === 429));
-  return new ProviderError('INPUT_FETCH_FAILED', `input image: ${error.message}`, { retryable, cause: error });
 }

@@ -3,7 +3,8 @@ import sharp from 'sharp';
 import { throwIfAborted } from '../abort';
 import { runFfmpeg } from '../media/ffmpeg';
 import { artKey } from './proceduralArt';
-import { fetchInputImage, type InputFetchOptions } from './inputFiles';
+import type { InputFileReader } from '../inputFileReader';
+import { fetchInputImage } from './inputFiles';
 import { parseAspectRatio, parseDurationSeconds, parseQuality, readElements, readImageUrl, readSeed } from './inputs';
 import { renderCaptionOverlay, renderElementCard } from './overlays';
 import { renderArtPng, type RenderedFile } from './textToImage';
@@ -24,7 +25,7 @@ export interface VideoJob {
   workDir: string;
   signal: AbortSignal;
   onFraction(fraction: number): void;
-  fetchOptions: InputFetchOptions;
+  readInput: InputFileReader;
 }
 
 /**
@@ -46,7 +47,7 @@ export async function renderVideo(job: VideoJob): Promise<RenderedFile[]> {
   for (const [index, element] of elements.entries()) {
     const images: string[] = [];
     for (const [imageIndex, url] of element.characterImages.slice(0, MAX_IMAGES_PER_ELEMENT).entries()) {
-      images.push(await fetchInputImage(url, job.workDir, `element-${index}-${imageIndex}`, job.signal, job.fetchOptions));
+      images.push(await fetchInputImage(url, job.workDir, `element-${index}-${imageIndex}`, job.signal, job.readInput));
     }
     const cardPath = path.join(job.workDir, `card-${index}.png`);
     const size = await renderElementCard(cardPath, element.name, images, cardHeight);
@@ -78,7 +79,7 @@ async function prepareScene(job: VideoJob, profile: VideoProfile, key: string): 
     await renderArtPng(scenePath, { width, height }, key, '');
     return scenePath;
   }
-  const source = await fetchInputImage(imageUrl, job.workDir, 'scene-input', job.signal, job.fetchOptions);
+  const source = await fetchInputImage(imageUrl, job.workDir, 'scene-input', job.signal, job.readInput);
   await sharp(source, { animated: false }).rotate().resize(width, height, { fit: 'cover' }).removeAlpha().png().toFile(scenePath);
   return scenePath;
 }

@@ -19,12 +19,9 @@ export function isUpstreamId(value: string): value is UpstreamId {
 export type { UpstreamRoute } from '../../shared/upstreams';
 
 /** A file our input refers to (an upload of ours or an external https URL), to be handed to the upstream. */
-export interface InputFile {
-  url: string;
-  /** An upload of ours: its URL is reachable only through our API, so the upstream usually needs the bytes. */
-  own: boolean;
-  read(signal: AbortSignal): Promise<{ data: Buffer; contentType: string; filename: string }>;
-}
+import type { InputFile } from '../inputFileReader';
+
+export type { InputFile };
 
 export interface UpstreamSubmission {
   /** Our job id: the idempotency key where the upstream takes one, and a label in its dashboard. */

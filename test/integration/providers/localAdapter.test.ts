@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createInputFileReader } from '../../../src/providers/inputFileReader';
 import { createLocalAdapter } from '../../../src/providers/local/adapter';
+import { MAX_INPUT_IMAGE_BYTES } from '../../../src/providers/local/inputFiles';
 import type { GenerationRequest } from '../../../src/providers/types';
 import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
 
@@ -15,7 +17,9 @@ const run = promisify(execFile);
 let imageServer: http.Server;
 let base: string;
 let ctx: RecordingContext;
-const adapter = createLocalAdapter();
+/** Input images come from a server on this machine, so private addresses are allowed here. */
+const localReader = (maxBytes = MAX_INPUT_IMAGE_BYTES) => createInputFileReader({ allowPrivate: true, maxBytes, fetchTimeoutMs: 10_000 });
+const adapter = createLocalAdapter({ readInput: localReader() });
 
 /** Loopback origin for input images: a scene, a character, a redirect, and broken answers. */
 beforeAll(async () => {
@@ -210,7 +214,7 @@ describe('local provider: video', () => {
   });
 
   it('refuses an input image over the size cap', async () => {
-    const small = createLocalAdapter({ maxInputImageBytes: 1_000 });
+    const small = createLocalAdapter({ readInput: localReader(1_000) });
     const error = await failureOf(small.generate(videoRequest({ prompt: 'x', image_url: `${base}/scene.png`, duration: '3' }), ctx));
     expect(error).toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: false });
   });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeps } from '../../../src/api/deps';
-import { DEFAULT_INPUT_FETCH_OPTIONS, fetchInputImage } from '../../../src/providers/local/inputFiles';
+import { createInputFileReader } from '../../../src/providers/inputFileReader';
+import { fetchInputImage, MAX_INPUT_IMAGE_BYTES } from '../../../src/providers/local/inputFiles';
 import { I2V_ELEMENTS } from '../catalog/testCatalog';
 import { createUploadTestEnv, presign, putBytes, type TestAccount, type UploadTestEnv } from './uploadTestEnv';
 
@@ -63,8 +64,15 @@ describe('uploaded files in an image-to-video job', () => {
     expect(status).toBe(201);
     expect(json).toMatchObject({ status: 'pending', jobId: expect.any(String) });
 
-    // The provider's input fetch (redirect, type and size checks, decoding) reads the same bytes.
-    const fetched = await fetchInputImage(sceneUrl, workDir, 'scene.png', new AbortController().signal, DEFAULT_INPUT_FETCH_OPTIONS);
+    // The provider reads our uploads from storage (no fetch through an address that must be private here), type and
+    // size checked, decoded: the same bytes.
+    const readInput = createInputFileReader({
+      uploads: { prisma: api.deps.prisma, storage: api.deps.storage, publicBaseUrl: api.baseUrl },
+      allowPrivate: false,
+      maxBytes: MAX_INPUT_IMAGE_BYTES,
+      fetchTimeoutMs: 10_000,
+    });
+    const fetched = await fetchInputImage(sceneUrl, workDir, 'scene.png', new AbortController().signal, readInput);
     expect((await readFile(fetched)).equals(scenePng)).toBe(true);
   });
 

@@ -1,0 +1,53 @@
+/**
+ * `fetch` for URLs a client gave us: every hop (the URL and each redirect) is checked by the address guard and the
+ * connection goes to the address that was checked, so neither a redirect nor a DNS answer that changes after the
+ * check (rebinding) can reach an internal service.
+ */
+import { Agent, fetch as undiciFetch } from 'undici';
+import { checkOutboundUrl, pinnedLookup, type Resolver } from '../webhooks/addressGuard';
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+export const MAX_REDIRECTS = 5;
+
+export interface GuardedFetchOptions {
+  /** Allow private and loopback addresses (development and tests); cloud metadata addresses never are. */
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  resolve?: Resolver;
+}
+
+/** The URL was refused before any connection: its reason is for our logs, not for the client. */
+export class BlockedUrlError extends Error {
+  constructor(readonly reason: string) {
+    super(`refused: ${reason}`);
+    this.name = 'BlockedUrlError';
+  }
+}
+
+/** GET `rawUrl` following at most MAX_REDIRECTS redirects, each one checked before it is followed. */
+export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions): Promise<Response> {
+  let url = rawUrl;
+  for (let hop = 0; ; hop++) {
+    const check = await checkOutboundUrl(url, {
+      allowPrivate: options.allowPrivate,
+      resolve: options.resolve,
+      schemes: ['https:', 'http:'],
+      what: 'input file',
+    });
+    if (!check.ok) throw new BlockedUrlError(check.reason);
+    const agent = new Agent({ connect: { lookup: pinnedLookup(check.address) as never } });
+    let response;
+    try {
+      response = await undiciFetch(url, { redirect: 'manual', signal: options.signal, headers: options.headers, dispatcher: agent });
+    } finally {
+      // Lets the body finish streaming, then frees the connection.
+      void agent.close();
+    }
+    const location = response.headers.get('location');
+    if (!REDIRECT_STATUSES.has(response.status) || !location) return response as unknown as Response;
+    await response.body?.cancel().catch(() => undefined);
+    if (hop >= MAX_REDIRECTS) throw new BlockedUrlError(`more than ${MAX_REDIRECTS} redirects`);
+    url = new URL(location, url).href;
+  }
+}

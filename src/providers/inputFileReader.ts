@@ -1,0 +1,95 @@
+/**
+ * Reads the files a job input refers to: our own uploads straight from MinIO, any other URL through the address
+ * guard (every hop checked, the connection pinned to the checked address), within a size limit. Whatever went wrong,
+ * the job's error says only that the file could not be fetched: the detail (status, content type, refused address)
+ * would let a client probe what answers where, so it stays in `cause`, for the logs.
+ */
+import type { PrismaClient } from '@prisma/client';
+import { guardedFetch } from '../net/guardedFetch';
+import type { Storage } from '../storage/storage';
+import { matchFileUrl } from '../uploads/fileUrl';
+import { findDownload } from '../uploads/service';
+import { withTimeout } from './abort';
+import { ProviderError } from './types';
+
+export interface InputFile {
+  url: string;
+  /** An upload of ours: its URL is reachable only through our API, so an upstream usually needs the bytes. */
+  own: boolean;
+  read(signal: AbortSignal): Promise<{ data: Buffer; contentType: string; filename: string }>;
+}
+
+export type InputFileReader = (url: string) => InputFile;
+
+export interface InputFileDeps {
+  /** Our uploads, read from MinIO; without them every URL is fetched. */
+  uploads?: { prisma: Pick<PrismaClient, 'upload'>; storage: Storage; publicBaseUrl: string };
+  /** Fetch from private and loopback addresses too (development and tests). */
+  allowPrivate: boolean;
+  /** Largest input file read, in bytes. */
+  maxBytes: number;
+  fetchTimeoutMs: number;
+}
+
+/** The one message a client sees for an input file that could not be read; retryable or not. */
+export function inputFileFailure(url: string, retryable: boolean, cause: unknown): ProviderError {
+  return new ProviderError('INPUT_FETCH_FAILED', `input file ${url} could not be fetched`, { retryable, cause });
+}
+
+async function readAll(stream: AsyncIterable<Buffer | Uint8Array>, maxBytes: number, url: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > maxBytes) throw inputFileFailure(url, false, new Error(`over the ${maxBytes}-byte limit`));
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks);
+}
+
+function filenameOf(url: string, fallback: string): string {
+  const last = new URL(url).pathname.split('/').pop();
+  return last ? decodeURIComponent(last) : fallback;
+}
+
+export function createInputFileReader(deps: InputFileDeps): InputFileReader {
+  return (url) => {
+    const uploads = deps.uploads;
+    const match = uploads ? matchFileUrl(uploads.publicBaseUrl, url) : null;
+    if (uploads && match?.kind === 'ours') {
+      return {
+        url,
+        own: true,
+        async read() {
+          const target = await findDownload(uploads, match.fileId);
+          if (!target) throw inputFileFailure(url, false, new Error('the upload no longer exists or has expired'));
+          const stream = await uploads.storage.getStream(target.bucket, target.key);
+          if (!stream) throw inputFileFailure(url, false, new Error('the upload no longer exists'));
+          return { data: await readAll(stream, deps.maxBytes, url), contentType: target.contentType, filename: target.filename };
+        },
+      };
+    }
+    return {
+      url,
+      own: false,
+      async read(signal) {
+        let response: Response;
+        try {
+          response = await guardedFetch(url, { allowPrivate: deps.allowPrivate, signal: withTimeout(signal, deps.fetchTimeoutMs) });
+        } catch (error) {
+          if (signal.aborted) throw error;
+          const refused = error instanceof Error && error.name === 'BlockedUrlError';
+          throw inputFileFailure(url, !refused, error);
+        }
+        if (!response.ok || !response.body) {
+          await response.body?.cancel().catch(() => undefined);
+          const retryable = response.status >= 500 || response.status === 429 || response.status === 408;
+          throw inputFileFailure(url, retryable, new Error(`answered ${response.status}`));
+        }
+        const contentType = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0].trim().toLowerCase();
+        const data = await readAll(response.body as unknown as AsyncIterable<Uint8Array>, deps.maxBytes, url);
+        return { data, contentType, filename: filenameOf(url, 'input') };
+      },
+    };
+  };
+}
