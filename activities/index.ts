@@ -3,6 +3,7 @@
  * `createActivities` builds everything the `jobs` task queue runs; provider workers use
  * `createProviderActivities` alone.
  */
+import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../src/config';
 import { createJobStore } from '../src/jobs/store';
@@ -10,6 +11,7 @@ import type { Storage } from '../src/storage/storage';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
+import { createReconcileActivities, type ReconcileActivities } from './reconcile';
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/delivery';
 import { toDetail } from '../src/jobs/views';
@@ -21,13 +23,20 @@ export interface ActivityDeps {
   config: Config;
   prisma: PrismaClient;
   storage: Storage;
+  /** Reads the state of job workflows, for the reconciler. */
+  temporal: Client;
   /** The job as `GET /v1/jobs/{jobId}` returns it, for webhook payloads. */
   presentJob?: JobPresenter;
   /** Extra CA trusted for webhook receivers (tests only; elsewhere NODE_EXTRA_CA_CERTS). */
   webhookCa?: string;
 }
 
-export type WorkflowQueueActivities = JobActivities & UploadActivities & WebhookActivities & MaintenanceActivities & JobEventRelayActivities;
+export type WorkflowQueueActivities = JobActivities &
+  UploadActivities &
+  WebhookActivities &
+  MaintenanceActivities &
+  ReconcileActivities &
+  JobEventRelayActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
@@ -36,13 +45,13 @@ function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
 }
 
 export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
+  const jobStore = createJobStore(deps.prisma);
+  const discardOutputs = async (jobId: string) => {
+    await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
+  };
   return {
-    ...createJobActivities({
-      jobStore: createJobStore(deps.prisma),
-      discardOutputs: async (jobId) => {
-        await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
-      },
-    }),
+    ...createJobActivities({ jobStore, discardOutputs }),
+    ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),

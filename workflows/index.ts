@@ -4,3 +4,4 @@ export { uploadExpiryWorkflow } from './upload';
 export { webhookDeliveryWorkflow } from './webhooks';
 export { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 export { maintenanceWorkflow } from './maintenance';
+export { reconcileJobsWorkflow } from './reconcile';

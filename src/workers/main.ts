@@ -12,7 +12,7 @@ import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { openWorkerConnections } from './connections';
-import { ensureMaintenanceSchedule } from './maintenanceSchedule';
+import { ensureMaintenanceSchedule, ensureReconcileSchedule } from './maintenanceSchedule';
 import { createProviderWorker } from './providerWorker';
 import { routeTemporalLogsTo } from './temporalLogging';
 import { createWorkflowWorker } from './workflowWorker';
@@ -43,8 +43,11 @@ async function runWorkers(options: Options): Promise<void> {
   const connections = await openWorkerConnections(config);
   const { prisma, storage, connection, client } = connections;
 
-  const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, prisma, storage })] : [];
-  if (options.workflows) await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
+  const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, client, prisma, storage })] : [];
+  if (options.workflows) {
+    await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
+    await ensureReconcileSchedule(client, config.temporal.jobsTaskQueue);
+  }
   const providerWorkers: Worker[] = [];
   for (const providerId of options.provider ?? []) {
     providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { REPO_ROOT, type Config } from '../config';
@@ -10,6 +11,8 @@ export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
 export interface WorkflowWorkerDeps {
   config: Config;
   connection: NativeConnection;
+  /** For activities that read workflow state (the reconciler). */
+  client: Client;
   prisma: PrismaClient;
   storage: Storage;
   /** A prebuilt bundle (tests build one once); otherwise the workflows are bundled at start. */
@@ -25,7 +28,7 @@ export function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> 
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, webhookCa: deps.webhookCa }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa }),
     shutdownGraceTime: '30 seconds',
   });
 }

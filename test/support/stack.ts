@@ -88,6 +88,7 @@ export async function createWorkerStarter(config: Config): Promise<WorkerStarter
       const worker = await createWorkflowWorker({
         config,
         connection,
+        client,
         prisma,
         storage,
         workflowBundle: await testWorkflowBundle(),

@@ -100,7 +100,7 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
         logger: new DefaultLogger('WARN'),
       });
       // The real `jobs` worker (every workflow and its activities) on this environment's own task queue.
-      worker = await createWorkflowWorker({ config, connection: workerConnection, prisma, storage, workflowBundle });
+      worker = await createWorkflowWorker({ config, connection: workerConnection, client: temporal, prisma, storage, workflowBundle });
       workerRun = worker.run();
     },
 

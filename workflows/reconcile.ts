@@ -1,0 +1,43 @@
+/**
+ * The reconciler, run every minute by the `reconcile` schedule: a job whose workflow ended without finishing it
+ * (terminated by an operator, failed on a state conflict, lost) would stay charged, count against the concurrency
+ * limit and be impossible to cancel. It is failed with JOB_ABANDONED and refunded, and its webhook is sent.
+ */
+import { proxyActivities } from '@temporalio/workflow';
+import type { ReconcileActivities } from '../activities/reconcile';
+import { DEFAULT_WEBHOOK_EVENTS } from '../src/shared/webhooks';
+import { startWebhookDelivery } from './webhookStart';
+
+const { findAbandonedJobs, failAbandonedJob } = proxyActivities<ReconcileActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
+
+export interface ReconcileOptions {
+  /** Younger jobs are left alone: their workflow may be starting. */
+  minAgeSeconds?: number;
+  limit?: number;
+  /** Only this account's jobs (an operator looking at one customer). */
+  accountId?: string;
+}
+
+export interface ReconcileResult {
+  failedJobIds: string[];
+}
+
+export async function reconcileJobsWorkflow(options: ReconcileOptions = {}): Promise<ReconcileResult> {
+  const candidates = await findAbandonedJobs({
+    minAgeSeconds: options.minAgeSeconds ?? 60,
+    limit: options.limit ?? 200,
+    accountId: options.accountId,
+  });
+  const failedJobIds: string[] = [];
+  for (const jobId of candidates) {
+    const failed = await failAbandonedJob({ jobId });
+    if (!failed) continue;
+    failedJobIds.push(jobId);
+    const subscribed = failed.webhookEvents.length > 0 ? failed.webhookEvents : DEFAULT_WEBHOOK_EVENTS;
+    if (failed.webhookUrl && subscribed.includes('job.failed')) await startWebhookDelivery({ jobId, eventType: 'job.failed' });
+  }
+  return { failedJobIds };
+}
