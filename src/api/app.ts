@@ -6,6 +6,7 @@ import { rejectNul } from './middleware/rejectNul';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
 import { catalogRouter } from './routes/catalog';
+import { docsRouter } from './routes/docs';
 import { filesRouter } from './routes/files';
 import { healthRouter } from './routes/health';
 import { jobEventsRouter } from './routes/jobEvents';
@@ -41,6 +42,7 @@ export function createApp(deps: ApiDeps): Application {
   app.get('/openapi.json', (_req, res) => {
     res.json(buildOpenApiDocument(deps.config.api.publicBaseUrl));
   });
+  app.use(docsRouter());
   app.use(catalogRouter(deps));
   app.use(modelsRouter(deps));
   // Before the jobs router: `/v1/jobs/events` is not a job id.

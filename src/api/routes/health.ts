@@ -43,7 +43,7 @@ registry.registerPath({
   method: 'get',
   path: '/healthz',
   summary: 'Liveness: the process is up',
-  tags: ['operations'],
+  tags: ['Operations'],
   responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
 });
 registry.registerPath({
@@ -51,7 +51,7 @@ registry.registerPath({
   path: '/readyz',
   summary: 'Readiness: PostgreSQL, Temporal and MinIO all answer',
   description: 'Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.',
-  tags: ['operations'],
+  tags: ['Operations'],
   responses: {
     200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
     503: { description: 'A dependency is down; `unavailable` names it', content: { 'application/json': { schema: Readiness } } },
