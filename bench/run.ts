@@ -3,9 +3,11 @@
  * Each prints its own figures; they are measured side by side in one run, never asserted in tests.
  */
 import { catalogCacheBench } from './catalogCache';
+import { sseFanoutBench } from './sseFanout';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog: catalogCacheBench,
+  sse: sseFanoutBench,
 };
 
 async function main(names: string[]) {
