@@ -9,6 +9,7 @@ const path = require('node:path');
 const log = require('./lib/log');
 const { bootstrap, loadProjectConfig } = require('./lib/bootstrap');
 const { Supervisor } = require('./lib/supervisor');
+const { ProcessRecord, stopLeftovers } = require('./lib/processRecord');
 const { startInfrastructure } = require('./lib/infrastructure');
 const { requireFreePorts, waitForHttp } = require('./lib/ports');
 const app = require('./lib/app');
@@ -143,10 +144,12 @@ async function dev() {
   const binaries = bootstrap();
   const config = loadProjectConfig();
   const plan = planFrom(config, binaries);
+  const leftovers = await stopLeftovers(config.dataDir);
+  if (leftovers.length > 0) log.warn(`stopped what an earlier npm run dev left running: ${leftovers.join(', ')}`);
   await requireFreePorts(portsToCheck(config, plan.managed));
   fs.mkdirSync(plan.logDir, { recursive: true });
 
-  const supervisor = new Supervisor();
+  const supervisor = new Supervisor({ record: new ProcessRecord(config.dataDir) });
   let stopping = null;
   const shutdown = (code) => {
     if (stopping === null) {

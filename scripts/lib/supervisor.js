@@ -4,7 +4,9 @@
 const log = require('./log');
 
 class Supervisor {
-  constructor() {
+  /** @param {{ record?: { add(service: object): void, clear(): void } }} [options] record: where started services are noted */
+  constructor(options = {}) {
+    this.record = options.record || null;
     this.services = [];
     this.shuttingDown = false;
     this.unexpectedExitListeners = [];
@@ -14,6 +16,7 @@ class Supervisor {
   start(service) {
     service.start();
     this.services.push(service);
+    if (this.record && service.pid !== undefined) this.record.add(service);
     service.exited.then(() => {
       if (service.stopping || this.shuttingDown) return;
       for (const listener of this.unexpectedExitListeners) listener(service);
@@ -32,6 +35,7 @@ class Supervisor {
       if (service.running) log.info(`stopping ${service.name}`);
       await service.stop();
     }
+    if (this.record) this.record.clear();
   }
 }
 

@@ -270,4 +270,39 @@ describe('npm run dev', () => {
       await replicate.close();
     }
   }, 200_000);
+
+  it('after its supervisor is killed, the next start stops what it left running; a second stack on the folder is refused', async () => {
+    const crashed = startDev();
+    await waitForSummary(crashed, 150_000);
+    const before = processesOfDataDir();
+    expect(before.length).toBeGreaterThanOrEqual(7);
+
+    // An OOM kill or SIGKILL of the supervisor alone: its children live on and hold the ports.
+    process.kill(crashed.child.pid!, 'SIGKILL');
+    await crashed.exited;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(processesOfDataDir().length).toBeGreaterThanOrEqual(6);
+    expect((await busyPorts()).length).toBeGreaterThan(0);
+
+    const run = startDev();
+    await waitForSummary(run, 150_000);
+    expect(run.output()).toMatch(/stopped what an earlier npm run dev left running: .*postgres/);
+    const survivors = before.filter(({ pid, command }) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() === command;
+      } catch {
+        return false;
+      }
+    });
+    expect(survivors.map((p) => p.command)).toEqual([]);
+    expect((await request(`http://127.0.0.1:${ports.PORT}/readyz`)).status).toBe(200);
+
+    const second = startDev();
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toMatch(/npm run dev is already running on/);
+
+    expect(await interrupt(run, 30_000)).toBe(0);
+    await expectEverythingGone();
+    expect(fs.existsSync(path.join(dataDir, 'dev-processes.json'))).toBe(false);
+  }, 300_000);
 });
