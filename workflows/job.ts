@@ -40,6 +40,7 @@ import {
   type JobWorkflowStatus,
   type ProviderJobOutcome,
 } from '../src/shared/jobs';
+import { ADMISSION_REJECTIONS, CANCEL_REJECTIONS, cannotCancelMessage } from '../src/shared/jobRules';
 import { providerTaskQueue } from '../src/shared/temporal';
 import { upstreamCallbackSignal } from '../src/shared/upstreams';
 import { DEFAULT_PROGRESS_INTERVAL_SECONDS, jobEventWebhooksWorkflowId, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
@@ -47,9 +48,6 @@ import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { runUpstreamStep } from './upstreamJob';
 
-/** Error codes an admission is rejected with; retrying them cannot help. */
-const ADMISSION_REJECTIONS = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED', JOB_FAILURE_TYPES.ADMISSION_VOIDED];
-const CANCEL_REJECTIONS = ['JOB_CANNOT_BE_CANCELLED', 'JOB_NOT_FOUND'];
 
 /**
  * Admission retries infrastructure errors until PostgreSQL answers; the activity itself refuses once the
@@ -61,7 +59,7 @@ const admission = proxyActivities<JobActivities>({
     initialInterval: '200 milliseconds',
     backoffCoefficient: 2,
     maximumInterval: '5 seconds',
-    nonRetryableErrorTypes: ADMISSION_REJECTIONS,
+    nonRetryableErrorTypes: [...ADMISSION_REJECTIONS],
   },
 });
 
@@ -72,7 +70,7 @@ const cancellation = proxyActivities<JobActivities>({
     backoffCoefficient: 2,
     maximumInterval: '2 seconds',
     maximumAttempts: 6,
-    nonRetryableErrorTypes: CANCEL_REJECTIONS,
+    nonRetryableErrorTypes: [...CANCEL_REJECTIONS],
   },
 });
 
@@ -234,7 +232,7 @@ async function startEventRelay(input: JobWorkflowInput): Promise<void> {
 function cannotCancel(status: JobWorkflowStatus): ApplicationFailure {
   return ApplicationFailure.create({
     type: 'JOB_CANNOT_BE_CANCELLED',
-    message: `Job is ${status}; only pending jobs can be cancelled`,
+    message: cannotCancelMessage(status),
     nonRetryable: true,
   });
 }

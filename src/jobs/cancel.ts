@@ -7,6 +7,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import type { PrismaClient } from '../db/prisma';
 import { ApiError } from '../shared/errors';
 import { cancelUpdate, type CancelResult } from '../shared/jobs';
+import { cannotCancelMessage } from '../shared/jobRules';
 import { jobWorkflowId } from '../shared/temporal';
 
 const CANCEL_TIMEOUT_MS = 15_000;
@@ -37,5 +38,5 @@ export async function cancelJob(
 }
 
 function cannotCancel(status: string): ApiError {
-  return new ApiError('JOB_CANNOT_BE_CANCELLED', `Job is ${status}; only pending jobs can be cancelled`, { status });
+  return new ApiError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(status), { status });
 }

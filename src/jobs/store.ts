@@ -8,13 +8,14 @@ import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
 import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
+import { cannotCancelMessage, type JobRuleCode } from '../shared/jobRules';
 
 type Tx = Prisma.TransactionClient;
 
 /** A business rule refused the transition; `code` is an API error code or a job failure type. */
 export class JobRuleError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: JobRuleCode,
     message: string,
   ) {
     super(message);
@@ -181,7 +182,7 @@ export function createJobStore(prisma: PrismaClient): JobStore {
           const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
           // A retried step after its commit: same answer.
           if (current.status === 'cancelled') return { refundedMicroCents: toNumber(current.refundedMicroCents) };
-          throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', `Job is ${current.status}; only pending jobs can be cancelled`);
+          throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(current.status));
         }
         const cost = moved[0].cost;
         await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, 'job cancelled');

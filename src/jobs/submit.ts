@@ -24,6 +24,7 @@ import type { jobWorkflow } from '../../workflows/job';
 import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
 import { consumeRateLimit } from './rateLimit';
+import { apiCodeForJobRule, isJobRuleCode, type JobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import type { WebhookEventType } from '../shared/webhooks';
 
@@ -53,7 +54,8 @@ export interface SubmitOutcome {
 }
 
 export const SUBMIT_STATUS = 201;
-const ADMISSION_REFUSALS = new Set(['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED']);
+/** Admission refusals a client caused and is told about; ADMISSION_VOIDED means we gave up first: settled below. */
+const CLIENT_REFUSALS: readonly JobRuleCode[] = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED'];
 
 export function newJobId(): string {
   return newId('job');
@@ -210,10 +212,10 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: numbe
     );
   } catch (err) {
     const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    if (refusal?.type && ADMISSION_REFUSALS.has(refusal.type)) {
-      const code = refusal.type as 'INSUFFICIENT_BALANCE' | 'CONCURRENT_JOBS_EXCEEDED';
+    if (isJobRuleCode(refusal?.type) && CLIENT_REFUSALS.includes(refusal.type)) {
+      const code = refusal.type;
       const headers: Record<string, string> = code === 'CONCURRENT_JOBS_EXCEEDED' ? { 'Retry-After': String(retryAfterForConcurrency(input)) } : {};
-      throw new ApiError(code, refusal.message, undefined, headers);
+      throw new ApiError(apiCodeForJobRule(code), refusal.message, undefined, headers);
     }
     log.warn({ err }, 'job admission outcome unknown; settling it');
     return settleUnknownAdmission(deps, input, log);

@@ -105,8 +105,6 @@ export const jobStateQuery = defineQuery<JobStateSnapshot>('jobState');
 
 /** `ApplicationFailure.type` values the job workflow and its activities use besides the API error codes. */
 export const JOB_FAILURE_TYPES = {
-  /** The API gave up on an admission (ambiguous outcome) before the workflow ran it. */
-  ADMISSION_VOIDED: 'ADMISSION_VOIDED',
   /** Catch-all code on a failed job when the cause carries none. */
   PROVIDER_ERROR: 'PROVIDER_ERROR',
 } as const;

@@ -1,0 +1,41 @@
+/**
+ * The rules PostgreSQL enforces on a job (admission, cancel, completion) and the one code each refusal carries, from
+ * the job store through the activity and the workflow to the API. Pure: safe to import from workflows.
+ */
+import { ERROR_STATUS, type ErrorCode } from './errors';
+
+export const JOB_RULE_CODES = [
+  'INSUFFICIENT_BALANCE',
+  'CONCURRENT_JOBS_EXCEEDED',
+  /** The API gave up on an admission (ambiguous outcome) before the workflow ran it. */
+  'ADMISSION_VOIDED',
+  'ACCOUNT_NOT_FOUND',
+  'JOB_NOT_FOUND',
+  'JOB_CANNOT_BE_CANCELLED',
+  /** The job is not in the state the step needs (completing a cancelled job, failing a completed one). */
+  'JOB_STATE_CONFLICT',
+] as const;
+
+export type JobRuleCode = (typeof JOB_RULE_CODES)[number];
+
+/** Refusals of an admission: final, retrying cannot help. */
+export const ADMISSION_REJECTIONS: readonly JobRuleCode[] = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED', 'ADMISSION_VOIDED'];
+
+/** Refusals of a cancel: final. */
+export const CANCEL_REJECTIONS: readonly JobRuleCode[] = ['JOB_CANNOT_BE_CANCELLED', 'JOB_NOT_FOUND'];
+
+export function isJobRuleCode(value: unknown): value is JobRuleCode {
+  return typeof value === 'string' && (JOB_RULE_CODES as readonly string[]).includes(value);
+}
+
+export function cannotCancelMessage(status: string): string {
+  return `Job is ${status}; only pending jobs can be cancelled`;
+}
+
+/**
+ * The API error a rule refusal is answered with: the same code where the API documents it, else INTERNAL_ERROR (a
+ * refusal a client can never cause, such as a state conflict, is our fault).
+ */
+export function apiCodeForJobRule(code: JobRuleCode): ErrorCode {
+  return code in ERROR_STATUS ? (code as ErrorCode) : 'INTERNAL_ERROR';
+}
