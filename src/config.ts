@@ -52,8 +52,13 @@ const EnvSchema = z.object({
   MINIO_PORT: port.default(9000),
   MINIO_CONSOLE_PORT: port.default(9001),
   MINIO_ENDPOINT: z.string().url().optional(),
+  /** Where clients reach MinIO (presigned upload and download URLs), when not at MINIO_ENDPOINT: a proxy, a public name. */
+  MINIO_PUBLIC_ENDPOINT: z.string().url().optional(),
   MINIO_ROOT_USER: z.string().default(DEV_MINIO_USER),
   MINIO_ROOT_PASSWORD: z.string().default(DEV_MINIO_PASSWORD),
+  /** The application's own MinIO user, limited to its buckets (production); unset → the root credentials. */
+  MINIO_ACCESS_KEY: z.string().min(3).optional(),
+  MINIO_SECRET_KEY: z.string().min(8).optional(),
   MINIO_REGION: z.string().default('us-east-1'),
   UPLOADS_BUCKET: z.string().default('genmedia-uploads'),
   OUTPUTS_BUCKET: z.string().default('genmedia-outputs'),
@@ -131,7 +136,10 @@ export interface Config {
     providerTaskQueuePrefix: string;
   };
   minio: {
+    /** Where the API and workers reach MinIO. */
     endpoint: string;
+    /** Where clients reach it: the host presigned URLs are signed for. */
+    publicEndpoint: string;
     port: number;
     consolePort: number;
     consoleUrl: string;
@@ -195,8 +203,8 @@ function parseProviderMap(variable: string, raw: string, integer: boolean): Reco
 function productionProblems(e: Env): string[] {
   const problems: string[] = [];
   if (e.JOBS_CURSOR_SECRET === DEV_CURSOR_SECRET) problems.push('set JOBS_CURSOR_SECRET (it signs list cursors) to a long random string');
-  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(e.MINIO_ROOT_PASSWORD)) {
-    problems.push('set MINIO_ROOT_PASSWORD: the built-in and MinIO default passwords are public');
+  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(e.MINIO_SECRET_KEY ?? e.MINIO_ROOT_PASSWORD)) {
+    problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   return problems;
 }
@@ -215,6 +223,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid environment: WEBHOOK_RETRY_SCHEDULE must be comma-separated non-negative seconds');
   }
   const apiHost = e.API_HOST;
+  const minioEndpoint = (e.MINIO_ENDPOINT ?? `http://127.0.0.1:${e.MINIO_PORT}`).replace(/\/$/, '');
   return {
     env: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
@@ -240,12 +249,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,
     },
     minio: {
-      endpoint: (e.MINIO_ENDPOINT ?? `http://127.0.0.1:${e.MINIO_PORT}`).replace(/\/$/, ''),
+      endpoint: minioEndpoint,
+      publicEndpoint: (e.MINIO_PUBLIC_ENDPOINT ?? minioEndpoint).replace(/\/$/, ''),
       port: e.MINIO_PORT,
       consolePort: e.MINIO_CONSOLE_PORT,
       consoleUrl: `http://127.0.0.1:${e.MINIO_CONSOLE_PORT}`,
-      accessKey: e.MINIO_ROOT_USER,
-      secretKey: e.MINIO_ROOT_PASSWORD,
+      accessKey: e.MINIO_ACCESS_KEY ?? e.MINIO_ROOT_USER,
+      secretKey: e.MINIO_SECRET_KEY ?? e.MINIO_ROOT_PASSWORD,
       region: e.MINIO_REGION,
       uploadsBucket: e.UPLOADS_BUCKET,
       outputsBucket: e.OUTPUTS_BUCKET,

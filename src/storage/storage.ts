@@ -101,7 +101,7 @@ export function createStorage(config: StorageConfig): Storage {
     async presignPut(bucket, key, contentType, expirySeconds) {
       return presignUrl({
         method: 'PUT',
-        endpoint: config.endpoint,
+        endpoint: config.publicEndpoint,
         bucket,
         key,
         region: config.region,
@@ -119,7 +119,7 @@ export function createStorage(config: StorageConfig): Storage {
       if (responseHeaders?.cacheControl) query['response-cache-control'] = responseHeaders.cacheControl;
       return presignUrl({
         method: 'GET',
-        endpoint: config.endpoint,
+        endpoint: config.publicEndpoint,
         bucket,
         key,
         region: config.region,

@@ -14,6 +14,7 @@ interface ComposeService {
   depends_on?: Record<string, { condition: string }>;
   volumes?: { source?: string; target: string }[];
   environment?: Record<string, string>;
+  ports?: { target: number; published?: string; host_ip?: string }[];
   profiles?: string[];
 }
 interface ComposeConfig {
@@ -50,7 +51,11 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   if (!hasDocker) console.warn('compose test skipped: no docker client on this machine');
 
   const [command, prefix] = hasDocker ? composeCommand() : ['', []];
-  const secrets = { JOBS_CURSOR_SECRET: 'cursor-secret-for-the-compose-test', MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test' };
+  const secrets = {
+    JOBS_CURSOR_SECRET: 'cursor-secret-for-the-compose-test',
+    MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test',
+    MINIO_APP_PASSWORD: 'minio-app-password-for-the-compose-test',
+  };
   const composeConfig = (env: NodeJS.ProcessEnv) =>
     spawnSync(
       command,
@@ -64,10 +69,10 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   });
 
   it('refuses to be configured without its secrets', () => {
-    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, ...withoutSecrets } = process.env;
+    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, ...withoutSecrets } = process.env;
     const refused = composeConfig(withoutSecrets);
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD)/);
+    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD|MINIO_APP_PASSWORD)/);
     const { services } = config();
     expect(services.api.environment?.JOBS_CURSOR_SECRET).toBe(secrets.JOBS_CURSOR_SECRET);
     expect(services.minio.environment?.MINIO_ROOT_PASSWORD).toBe(secrets.MINIO_ROOT_PASSWORD);
@@ -108,5 +113,25 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
       expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
       if (upstreamProviderIds().includes(id)) expect(worker.profiles, `worker-${id} profile`).toEqual([id]);
     }
+  });
+
+  it('publishes nothing on all interfaces, and gives the application its own MinIO user and endpoints', () => {
+    const { services } = config();
+    const published = Object.entries(services).flatMap(([name, service]) => (service.ports ?? []).map((p) => ({ name, ...p })));
+    expect(published.map((p) => `${p.name}:${p.target}`).sort()).toEqual(['api:3000', 'minio:9000', 'minio:9001', 'temporal-ui:8080']);
+    for (const port of published) expect(port.host_ip, `${port.name}:${port.target}`).toBe('127.0.0.1');
+    for (const name of ['postgres', 'temporal']) expect(services[name].ports ?? []).toEqual([]);
+
+    const env = services.api.environment ?? {};
+    expect(env.MINIO_ENDPOINT).toBe('http://minio:9000');
+    expect(env.MINIO_PUBLIC_ENDPOINT).toBe('http://localhost:9000');
+    expect(env.MINIO_ACCESS_KEY).toBe('genmedia-app');
+    expect(env.MINIO_SECRET_KEY).toBe(secrets.MINIO_APP_PASSWORD);
+    expect(env.MINIO_ROOT_PASSWORD).toBeUndefined();
+    const setup = services['minio-setup'];
+    expect(setup.command?.join('\n')).toMatch(/mc admin user add root genmedia-app/);
+    expect(setup.command?.join('\n')).toMatch(/arn:aws:s3:::genmedia-uploads\/\*/);
+    expect(services.api.depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
+    expect(services['worker-pixelforge'].depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
   });
 });

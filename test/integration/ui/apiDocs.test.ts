@@ -63,7 +63,7 @@ describe('GET /docs', () => {
       await page.getByText(summary, { exact: true }).first().waitFor({ state: 'attached', timeout: 30_000 });
     }
     const text = await page.locator('body').innerText();
-    expect(text).toContain('/v1/jobs/submit');
+    for (const route of ['/v1/jobs/submit', '/v1/jobs/{jobId}/events', '/v1/uploads/presign', '/v1/models/{modelId}']) expect(text).toContain(route);
 
     const screenshot = await page.screenshot({ fullPage: false });
     fs.writeFileSync(path.join(workDir, 'docs.png'), screenshot);
