@@ -1,11 +1,13 @@
 /**
  * Job event streams on one API process:
- *  1. memory: the API's RSS idle, with 200 open streams (150 per-job, 50 account-wide), and with events flowing
- *     to all of them; the API runs as a child process so its RSS is its own;
- *  2. latency: from a job's progress change committed in PostgreSQL to the SSE client receiving the event, beside
- *     the raw LISTEN/NOTIFY latency of the same changes on a node-postgres connection (the floor any design has).
- * Jobs are admitted straight through the job store (no workflow: nothing must move them on), and changed with the
- * same UPDATE the provider activity runs, so the events come from the real trigger and the real LISTEN hub.
+ *  1. memory: the API's RSS idle, with 200 open streams (150 per-job, 50 account-wide), and while events flow to all
+ *     of them; the API runs as a child process (`tsx src/api/server.ts`) so its RSS is its own;
+ *  2. latency: from a job's progress change being committed in PostgreSQL to the SSE client receiving the event,
+ *     beside the raw LISTEN/NOTIFY latency of the same changes on a node-postgres connection (the floor any design
+ *     has), and beside NOTIFY plus one read of the event row (what a PostgreSQL-backed stream cannot avoid).
+ * Jobs are admitted straight through the job store and stay pending (no workflow: nothing else moves them), then
+ * their progress is updated in PostgreSQL as the provider activity does, so every event comes from the real trigger
+ * and reaches the client through the real LISTEN hub and SSE route.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,72 +22,71 @@ import { newJobId } from '../src/jobs/submit';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { fmt, summarize } from './stats';
 
+const ACCOUNTS = 5;
 const JOB_STREAMS = 150;
 const ACCOUNT_STREAMS = 50;
+const LOAD_ROUNDS = 5;
 const LATENCY_JOBS = 30;
 const LATENCY_ROUNDS = 10;
-/** The trigger keeps at most one progress event per job and second. */
+/** The trigger keeps at most one progress event per job and second; rounds touch each job once. */
 const ROUND_SPACING_MS = 1_100;
-
-interface OpenStream {
-  close(): void;
-  /** Events received so far. */
-  received: number;
-}
-
-export async function sseFanoutBench(): Promise<void> {
-  const config = loadConfig();
-  const prisma = createPrisma(config.database.url);
-  const api = await startApiProcess();
-  const streams: OpenStream[] = [];
-  try {
-    const accounts = await Promise.all(Array.from({ length: 5 }, () => createTestAccount(prisma, { creditsMicroCents: 1_000_000_000n, maxConcurrentJobs: 1000 })));
-    const jobs = await admitJobs(prisma, accounts, JOB_STREAMS);
-    await warmUp(api.url, accounts[0]);
-    const idle = rssKb(api.child);
-
-    for (const job of jobs) streams.push(await openStream(`${api.url}/v1/jobs/${job.jobId}/events`, job.account.apiKey));
-    for (let i = 0; i < ACCOUNT_STREAMS; i++) {
-      const account = accounts[i % accounts.length];
-      streams.push(await openStream(`${api.url}/v1/jobs/events`, account.apiKey));
-    }
-    await sleep(3_000);
-    const open = rssKb(api.child);
-
-    // Events flowing: every job changes once a round; each change reaches its job stream and 10 account streams.
-    for (let round = 1; round <= 3; round++) {
-      await Promise.all(jobs.map((job) => setProgress(prisma, job.jobId, round * 10)));
-      await sleep(ROUND_SPACING_MS);
-    }
-    await sleep(1_000);
-    const flowing = rssKb(api.child);
-    const delivered = streams.reduce((sum, s) => sum + s.received, 0);
-
-    const latency = await measureLatency(prisma, config.database.url, api.url, jobs.slice(0, LATENCY_JOBS));
-
-    const total = streams.length;
-    console.log(`job event streams: one API process, ${total} open streams (${JOB_STREAMS} per-job, ${ACCOUNT_STREAMS} account-wide)`);
-    console.log(`  API RSS idle (warm)              ${mb(idle)}`);
-    console.log(`  API RSS with ${total} streams        ${mb(open)}   (+${mb(open - idle)}, ${((open - idle) / total).toFixed(1)} KB per stream)`);
-    console.log(`  API RSS with events flowing      ${mb(flowing)}   (${delivered} events delivered)`);
-    console.log(`event latency, progress change committed → received (${latency.sse.n} changes, ${LATENCY_JOBS} streams open):`);
-    console.log(`  SSE through the API              p50 ${fmt(latency.sse.p50)}  p95 ${fmt(latency.sse.p95)}  max ${fmt(latency.sse.max)}`);
-    console.log(`  raw LISTEN/NOTIFY (node-postgres) p50 ${fmt(latency.raw.p50)}  p95 ${fmt(latency.raw.p95)}  max ${fmt(latency.raw.max)}`);
-    console.log(`  NOTIFY + read of the event row  p50 ${fmt(latency.rawWithRead.p50)}  p95 ${fmt(latency.rawWithRead.p95)}  max ${fmt(latency.rawWithRead.max)}`);
-    console.log(
-      `  ratio SSE / (NOTIFY + read) at p50: ${(latency.sse.p50 / latency.rawWithRead.p50).toFixed(1)}x, ` +
-        `at p95: ${(latency.sse.p95 / latency.rawWithRead.p95).toFixed(1)}x`,
-    );
-  } finally {
-    for (const stream of streams) stream.close();
-    api.child.kill('SIGTERM');
-    await prisma.$disconnect();
-  }
-}
+const RSS_SAMPLES = 5;
+const EVENT_TIMEOUT_MS = 10_000;
 
 interface BenchJob {
   jobId: string;
   account: TestAccount;
+}
+
+interface OpenStream {
+  close(): void;
+}
+
+interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+}
+
+type Summary = ReturnType<typeof summarize>;
+
+export async function sseFanoutBench(): Promise<void> {
+  const config = loadConfig();
+  const prisma = createPrisma(config.database.url);
+  const arrivals = new Arrivals();
+  const delivered = { count: 0 };
+  const streams: OpenStream[] = [];
+  let api: ApiProcess | null = null;
+  try {
+    const accounts = await Promise.all(
+      Array.from({ length: ACCOUNTS }, () => createTestAccount(prisma, { creditsMicroCents: 1_000_000_000n, maxConcurrentJobs: 1000 })),
+    );
+    const jobs = await admitJobs(prisma, accounts, JOB_STREAMS);
+    api = await startApiProcess();
+    await warmUp(api.url, accounts[0]);
+    const idle = await medianRss(api.child);
+
+    const onEvent = (data: string) => {
+      delivered.count += 1;
+      const event = JSON.parse(data) as { jobId: string; progress: number };
+      arrivals.record(`${event.jobId}:${event.progress}`);
+    };
+    for (const job of jobs) streams.push(await openStream(`${api.url}/v1/jobs/${job.jobId}/events`, job.account.apiKey, onEvent));
+    for (let i = 0; i < ACCOUNT_STREAMS; i++) {
+      streams.push(await openStream(`${api.url}/v1/jobs/events`, accounts[i % ACCOUNTS].apiKey, () => (delivered.count += 1)));
+    }
+    await sleep(3_000);
+    const open = await medianRss(api.child);
+
+    const load = await driveEvents(prisma, api.child, jobs, delivered);
+    const latency = await measureLatency(config.database.url, jobs.slice(0, LATENCY_JOBS), arrivals);
+
+    printMemory({ idle, open, load });
+    printLatency(latency);
+  } finally {
+    for (const stream of streams) stream.close();
+    if (api) await stopApiProcess(api.child);
+    await prisma.$disconnect();
+  }
 }
 
 async function admitJobs(prisma: PrismaClient, accounts: TestAccount[], count: number): Promise<BenchJob[]> {
@@ -115,108 +116,188 @@ async function admitJobs(prisma: PrismaClient, accounts: TestAccount[], count: n
   return jobs;
 }
 
-/** The progress UPDATE the provider activity makes; the trigger turns it into an event and a NOTIFY. */
-async function setProgress(prisma: PrismaClient, jobId: string, progress: number): Promise<number> {
-  await prisma.job.update({ where: { id: jobId }, data: { progress, updatedAt: new Date() } });
-  return performance.now();
+interface LoadFigures {
+  peakRss: number;
+  medianRss: number;
+  changes: number;
+  delivered: number;
+  expected: number;
 }
 
-async function measureLatency(prisma: PrismaClient, databaseUrl: string, apiUrl: string, jobs: BenchJob[]) {
-  const receivedAt = new Map<string, number>();
-  const notifiedAt = new Map<string, number[]>();
-  const listener = new PgClient({ connectionString: databaseUrl });
-  await listener.connect();
-  const reader = new PgClient({ connectionString: databaseUrl });
-  await reader.connect();
-  await listener.query('LISTEN job_events');
-  listener.on('notification', (n) => {
-    const list = notifiedAt.get(n.payload ?? '') ?? [];
-    list.push(performance.now());
-    notifiedAt.set(n.payload ?? '', list);
-  });
-  const streams: OpenStream[] = [];
-  for (const job of jobs) {
-    streams.push(
-      await openStream(`${apiUrl}/v1/jobs/${job.jobId}/events`, job.account.apiKey, (data) => {
-        const event = JSON.parse(data) as { jobId: string; progress: number };
-        receivedAt.set(`${event.jobId}:${event.progress}`, performance.now());
-      }),
-    );
+/**
+ * Every job's progress changes once a round, all at once, while the API's RSS is sampled every 200 ms. Each change
+ * reaches its job stream and the account's 10 account streams; the per-job streams also replayed `job.created`.
+ */
+async function driveEvents(prisma: PrismaClient, child: ChildProcess, jobs: BenchJob[], delivered: { count: number }): Promise<LoadFigures> {
+  const streamsPerChange = 1 + ACCOUNT_STREAMS / ACCOUNTS;
+  const expected = jobs.length + LOAD_ROUNDS * jobs.length * streamsPerChange;
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(rssKb(child)), 200);
+  try {
+    for (let round = 1; round <= LOAD_ROUNDS; round++) {
+      await Promise.all(jobs.map((job) => prisma.job.update({ where: { id: job.jobId }, data: { progress: round * 10, updatedAt: new Date() } })));
+      await sleep(ROUND_SPACING_MS);
+    }
+    await until(() => delivered.count >= expected, EVENT_TIMEOUT_MS);
+  } finally {
+    clearInterval(sampler);
   }
-  await sleep(1_000);
-  const sse: number[] = [];
-  const raw: number[] = [];
-  const rawWithRead: number[] = [];
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    peakRss: sorted[sorted.length - 1],
+    medianRss: sorted[Math.floor(sorted.length / 2)],
+    changes: LOAD_ROUNDS * jobs.length,
+    delivered: delivered.count,
+    expected,
+  };
+}
+
+interface LatencyFigures {
+  sse: Summary;
+  raw: Summary;
+  rawWithRead: Summary;
+  commit: Summary;
+}
+
+/**
+ * One change at a time, on its own node-postgres connection: BEGIN, the activity's progress UPDATE, then COMMIT.
+ * Latencies count from the moment COMMIT is sent: the commit lands somewhere before its acknowledgement, and the
+ * notification is sent at commit, so it can arrive before the acknowledgement does. Both paths share that origin.
+ */
+async function measureLatency(databaseUrl: string, jobs: BenchJob[], arrivals: Arrivals): Promise<LatencyFigures> {
+  const writer = await connectPg(databaseUrl);
+  const listener = await connectPg(databaseUrl);
+  const reader = await connectPg(databaseUrl);
+  const notified = new Arrivals();
+  listener.on('notification', (n) => notified.record(n.payload ?? ''));
+  await listener.query('LISTEN job_events');
+  const figures = { sse: [] as number[], raw: [] as number[], rawWithRead: [] as number[], commit: [] as number[] };
   try {
     for (let round = 0; round < LATENCY_ROUNDS; round++) {
-      const progress = 50 + round;
-      // One change at a time: the NOTIFY payload is the account, so each notification is matched to its change.
+      const progress = 60 + round;
       for (const job of jobs) {
-        const notifiedBefore = notifiedAt.get(job.account.accountId)?.length ?? 0;
-        const committed = await setProgress(prisma, job.jobId, progress);
-        const received = await waitFor(() => receivedAt.get(`${job.jobId}:${progress}`));
-        const notified = await waitFor(() => notifiedAt.get(job.account.accountId)?.[notifiedBefore]);
-        sse.push(received - committed);
-        raw.push(notified - committed);
-        // A stream must read the event row after the notification: the least any PostgreSQL-backed stream adds.
-        const readStarted = performance.now();
-        await reader.query('SELECT * FROM job_events WHERE job_id = $1 ORDER BY sequence DESC LIMIT 1', [job.jobId]);
-        rawWithRead.push(notified - committed + (performance.now() - readStarted));
+        // The NOTIFY payload is the account id: with one change in flight, the account's next notification is this one.
+        const sseArrival = arrivals.expect(`${job.jobId}:${progress}`, EVENT_TIMEOUT_MS);
+        const rawArrival = notified.expect(job.account.accountId, EVENT_TIMEOUT_MS);
+        const { commitSent, committed } = await commitProgress(writer, job.jobId, progress);
+        const [received, notifiedAt] = await Promise.all([sseArrival, rawArrival]);
+        figures.sse.push(received - commitSent);
+        figures.raw.push(notifiedAt - commitSent);
+        figures.commit.push(committed - commitSent);
+        figures.rawWithRead.push(notifiedAt - commitSent + (await timeEventRead(reader, job.jobId)));
       }
       await sleep(ROUND_SPACING_MS);
     }
   } finally {
-    for (const stream of streams) stream.close();
-    await listener.end();
-    await reader.end();
+    await Promise.all([writer.end(), listener.end(), reader.end()]);
   }
-  return { sse: summarize(sse), raw: summarize(raw), rawWithRead: summarize(rawWithRead) };
+  return { sse: summarize(figures.sse), raw: summarize(figures.raw), rawWithRead: summarize(figures.rawWithRead), commit: summarize(figures.commit) };
 }
 
-async function waitFor(read: () => number | undefined, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('an event never arrived');
-    await new Promise((r) => setImmediate(r));
+async function commitProgress(writer: PgClient, jobId: string, progress: number): Promise<{ commitSent: number; committed: number }> {
+  await writer.query('BEGIN');
+  await writer.query('UPDATE jobs SET progress = $2, updated_at = now() WHERE id = $1', [jobId, progress]);
+  const commitSent = performance.now();
+  await writer.query('COMMIT');
+  return { commitSent, committed: performance.now() };
+}
+
+/** The read the hub makes after a notification, timed on its own connection. */
+async function timeEventRead(reader: PgClient, jobId: string): Promise<number> {
+  const started = performance.now();
+  await reader.query('SELECT * FROM job_events WHERE job_id = $1 ORDER BY sequence DESC LIMIT 1', [jobId]);
+  return performance.now() - started;
+}
+
+async function connectPg(databaseUrl: string): Promise<PgClient> {
+  const client = new PgClient({ connectionString: databaseUrl });
+  await client.connect();
+  return client;
+}
+
+/** Arrival times of expected keys, awaited without polling so waiting takes no CPU from the API and PostgreSQL. */
+class Arrivals {
+  private readonly waiting = new Map<string, (at: number) => void>();
+
+  expect(key: string, timeoutMs: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(key);
+        reject(new Error(`no event for ${key} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiting.set(key, (at) => {
+        clearTimeout(timer);
+        resolve(at);
+      });
+    });
   }
+
+  /** Resolves the expectation of `key`, if any; other arrivals are ignored. */
+  record(key: string, at = performance.now()): void {
+    const resolve = this.waiting.get(key);
+    if (!resolve) return;
+    this.waiting.delete(key);
+    resolve(at);
+  }
+}
+
+function printMemory(figures: { idle: number; open: number; load: LoadFigures }): void {
+  const { idle, open, load } = figures;
+  const total = JOB_STREAMS + ACCOUNT_STREAMS;
+  const row = (label: string, kb: number, note = '') =>
+    console.log(`  ${label.padEnd(34)} ${mb(kb).padStart(9)} ${(kb === idle ? '' : `+${mb(kb - idle)}`).padStart(10)}   ${note}`.trimEnd());
+  console.log(`job event streams: one API process (child), ${total} open streams (${JOB_STREAMS} per-job on pending jobs, ${ACCOUNT_STREAMS} account-wide, ${ACCOUNTS} accounts)`);
+  console.log(`  ${'API RSS (VmRSS)'.padEnd(34)} ${'RSS'.padStart(9)} ${'vs idle'.padStart(10)}`);
+  row(`idle, warm (median of ${RSS_SAMPLES})`, idle);
+  row(`${total} streams open (median of ${RSS_SAMPLES})`, open, `${((open - idle) / total).toFixed(1)} KB per stream`);
+  row('events flowing (median)', load.medianRss);
+  row('events flowing (peak)', load.peakRss);
+  console.log(`  events flowing: ${load.changes} progress changes in ${LOAD_ROUNDS} rounds, ${load.delivered} of ${load.expected} expected events delivered`);
+}
+
+function printLatency(latency: LatencyFigures): void {
+  const row = (label: string, s: Summary) => console.log(`  ${label.padEnd(32)} ${fmt(s.p50).padStart(10)} ${fmt(s.p95).padStart(10)} ${fmt(s.max).padStart(10)}`);
+  console.log(`event latency, COMMIT sent → received (${latency.sse.n} progress changes over ${LATENCY_JOBS} jobs, all streams open):`);
+  console.log(`  ${''.padEnd(32)} ${'p50'.padStart(10)} ${'p95'.padStart(10)} ${'max'.padStart(10)}`);
+  row('SSE through the API', latency.sse);
+  row('raw LISTEN/NOTIFY (node-postgres)', latency.raw);
+  row('NOTIFY + read of the event row', latency.rawWithRead);
+  row('COMMIT round trip (writer)', latency.commit);
+  console.log(`  ${'ratio SSE / raw NOTIFY'.padEnd(32)} p50 ${ratio(latency.sse.p50, latency.raw.p50)}   p95 ${ratio(latency.sse.p95, latency.raw.p95)}`);
+  console.log(`  ${'ratio SSE / (NOTIFY + read)'.padEnd(32)} p50 ${ratio(latency.sse.p50, latency.rawWithRead.p50)}   p95 ${ratio(latency.sse.p95, latency.rawWithRead.p95)}`);
 }
 
 /** An SSE connection read with eventsource-parser; `onData` sees each event's data. */
-async function openStream(url: string, apiKey: string, onData?: (data: string) => void): Promise<OpenStream> {
+async function openStream(url: string, apiKey: string, onData: (data: string) => void): Promise<OpenStream> {
   const controller = new AbortController();
   const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' }, signal: controller.signal });
   if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}`);
-  const stream: OpenStream = { received: 0, close: () => controller.abort() };
-  const parser = createParser({
-    onEvent: (message) => {
-      stream.received += 1;
-      onData?.(message.data);
-    },
-  });
+  const parser = createParser({ onEvent: (message) => onData(message.data) });
   const decoder = new TextDecoder();
   void (async () => {
     try {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
     } catch {
-      // closed by close()
+      // aborted by close()
     }
   })();
-  return stream;
+  return { close: () => controller.abort() };
 }
 
+/** JIT, the Prisma pool and the hub's LISTEN connection, so the idle baseline is the warm process. */
 async function warmUp(apiUrl: string, account: TestAccount): Promise<void> {
   for (let i = 0; i < 20; i++) {
-    await (await fetch(`${apiUrl}/v1/jobs?limit=5`, { headers: { authorization: `Bearer ${account.apiKey}` } })).arrayBuffer();
+    const res = await fetch(`${apiUrl}/v1/jobs?limit=5`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    if (res.status !== 200) throw new Error(`GET /v1/jobs answered ${res.status}`);
+    await res.arrayBuffer();
   }
-  const warm = await openStream(`${apiUrl}/v1/jobs/events`, account.apiKey);
+  const warm = await openStream(`${apiUrl}/v1/jobs/events`, account.apiKey, () => undefined);
   await sleep(500);
   warm.close();
   await sleep(1_000);
 }
 
-async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> {
+async function startApiProcess(): Promise<ApiProcess> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
@@ -224,16 +305,31 @@ async function startApiProcess(): Promise<{ url: string; child: ChildProcess }> 
     env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return { url, child };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('the API did not become ready');
-    await sleep(250);
+  try {
+    await until(async () => child.exitCode === null && (await isReady(url)), 60_000, 250);
+  } catch (err) {
+    await stopApiProcess(child);
+    throw new Error(`the API did not become ready: ${err instanceof Error ? err.message : err}`);
   }
+  return { url, child };
+}
+
+async function isReady(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/readyz`)).ok;
+  } catch {
+    return false; // not listening yet
+  }
+}
+
+/** SIGTERM (the API drains and exits), SIGKILL if it has not exited within 10 s. */
+async function stopApiProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 function freePort(): Promise<number> {
@@ -252,11 +348,31 @@ function rssKb(child: ChildProcess): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
 }
 
+async function medianRss(child: ChildProcess): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < RSS_SAMPLES; i++) {
+    if (i > 0) await sleep(400);
+    samples.push(rssKb(child));
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
+
+async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
 function mb(kb: number): string {
   return `${(kb / 1024).toFixed(1)} MB`;
+}
+
+function ratio(a: number, b: number): string {
+  return b > 0 ? `${(a / b).toFixed(1)}x` : 'n/a';
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
-
