@@ -65,6 +65,10 @@ const EnvSchema = z.object({
 
   // Uploads
   UPLOAD_PUT_WINDOW_SECONDS: z.coerce.number().int().positive().default(15 * 60),
+  /** Uploads one account may have open (not yet expired) at once. */
+  UPLOAD_MAX_OPEN_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  /** Bytes one account may have reserved in open uploads: the declared size, or the kind's limit when none was declared. */
+  UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT: z.coerce.number().int().positive().default(2_000_000_000),
   UPLOAD_LIFETIME_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
   // Providers
@@ -149,7 +153,7 @@ export interface Config {
     uploadsBucket: string;
     outputsBucket: string;
   };
-  uploads: { putWindowSeconds: number; lifetimeSeconds: number };
+  uploads: { putWindowSeconds: number; lifetimeSeconds: number; maxOpenPerAccount: number; maxOpenBytesPerAccount: number };
   providers: {
     timeScale: number;
     /** Whether the built-in provider obeys `[fail:...]` prompt tokens. */
@@ -260,7 +264,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       uploadsBucket: e.UPLOADS_BUCKET,
       outputsBucket: e.OUTPUTS_BUCKET,
     },
-    uploads: { putWindowSeconds: e.UPLOAD_PUT_WINDOW_SECONDS, lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS },
+    uploads: {
+      putWindowSeconds: e.UPLOAD_PUT_WINDOW_SECONDS,
+      lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS,
+      maxOpenPerAccount: e.UPLOAD_MAX_OPEN_PER_ACCOUNT,
+      maxOpenBytesPerAccount: e.UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT,
+    },
     providers: {
       timeScale: e.PROVIDER_TIME_SCALE,
       failureInjection: e.FAILURE_INJECTION ?? e.NODE_ENV !== 'production',

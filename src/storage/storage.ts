@@ -24,8 +24,11 @@ export interface Storage {
   readonly outputsBucket: string;
   /** Creates both configured buckets when missing; safe to call repeatedly and concurrently. */
   ensureBuckets(): Promise<void>;
-  /** A URL that accepts one PUT of `key` carrying exactly `Content-Type: contentType`, for `expirySeconds`. */
-  presignPut(bucket: string, key: string, contentType: string, expirySeconds: number): Promise<string>;
+  /**
+   * A URL that accepts one PUT of `key` carrying exactly `Content-Type: contentType` (and, when `contentLength` is
+   * given, exactly that many bytes), for `expirySeconds`.
+   */
+  presignPut(bucket: string, key: string, contentType: string, expirySeconds: number, contentLength?: number): Promise<string>;
   presignGet(
     bucket: string,
     key: string,
@@ -98,7 +101,7 @@ export function createStorage(config: StorageConfig): Storage {
       for (const bucket of new Set([config.uploadsBucket, config.outputsBucket])) await ensureBucket(bucket);
     },
 
-    async presignPut(bucket, key, contentType, expirySeconds) {
+    async presignPut(bucket, key, contentType, expirySeconds, contentLength) {
       return presignUrl({
         method: 'PUT',
         endpoint: config.publicEndpoint,
@@ -108,7 +111,7 @@ export function createStorage(config: StorageConfig): Storage {
         accessKey: config.accessKey,
         secretKey: config.secretKey,
         expirySeconds,
-        signedHeaders: { 'content-type': contentType },
+        signedHeaders: { 'content-type': contentType, ...(contentLength === undefined ? {} : { 'content-length': String(contentLength) }) },
       });
     },
 

@@ -6,20 +6,23 @@ import type { Storage } from '../storage/storage';
 export interface UploadDeps {
   config: {
     api: { publicBaseUrl: string };
-    uploads: { putWindowSeconds: number; lifetimeSeconds: number };
+    uploads: { putWindowSeconds: number; lifetimeSeconds: number; maxOpenPerAccount: number; maxOpenBytesPerAccount: number };
     temporal: { jobsTaskQueue: string };
   };
-  prisma: Pick<PrismaClient, 'upload'>;
+  prisma: Pick<PrismaClient, 'upload' | '$transaction'>;
   storage: Storage;
   temporal: Pick<Client, 'workflow'>;
   clock?: () => Date;
   logger?: { warn(details: object, message: string): void };
 }
 
-/** The subset needed to check file references in job inputs. */
-export type FileReferenceDeps = Pick<UploadDeps, 'prisma' | 'storage' | 'clock'> & {
+/** The subset needed to read uploads and check file references in job inputs. */
+export interface FileReferenceDeps {
+  prisma: Pick<PrismaClient, 'upload'>;
+  storage: Storage;
+  clock?: () => Date;
   config: { api: { publicBaseUrl: string } };
-};
+}
 
 export function now(deps: { clock?: () => Date }): Date {
   return deps.clock ? deps.clock() : new Date();

@@ -1,11 +1,11 @@
-import type { Upload } from '@prisma/client';
+import type { PrismaClient, Upload } from '@prisma/client';
 import type { z } from 'zod';
 import type { PresignedUploadSchema, UploadStatusSchema } from '../api/schemas/uploads';
 import { ApiError } from '../shared/errors';
 import { uploadWorkflowId } from '../shared/temporal';
 import type { UploadExpiryInput } from './workflowTypes';
 import { UPLOAD_EXPIRY_WORKFLOW } from './workflowTypes';
-import { now, type UploadDeps } from './deps';
+import { now, type FileReferenceDeps, type UploadDeps } from './deps';
 import { fileUrlFor } from './fileUrl';
 import { newFileId, uploadObjectKey } from './ids';
 import { inspectUpload, isPastExpiry } from './inspect';
@@ -32,26 +32,38 @@ export interface DownloadTarget {
 export async function createPresignedUpload(
   deps: UploadDeps,
   accountId: string,
-  request: { filename: string; contentType: UploadContentType },
+  request: { filename: string; contentType: UploadContentType; size?: number },
 ): Promise<PresignedUpload> {
   const createdAt = now(deps);
   const { lifetimeSeconds, putWindowSeconds } = deps.config.uploads;
   const expiresAt = new Date(createdAt.getTime() + lifetimeSeconds * 1000);
   const fileId = newFileId();
   const objectKey = uploadObjectKey(accountId, fileId);
-  const maxSize = maxUploadBytes(request.contentType);
+  const limit = maxUploadBytes(request.contentType);
+  if (request.size !== undefined && request.size > limit) {
+    throw new ApiError('VALIDATION_ERROR', `size ${request.size} is over the ${limit}-byte limit for ${request.contentType}`, [
+      { path: 'size', message: `must be at most ${limit}` },
+    ]);
+  }
+  // A declared size is what the PUT must send, and the most the file may hold.
+  const maxSize = request.size ?? limit;
 
-  await deps.prisma.upload.create({
-    data: {
-      id: fileId,
-      accountId,
-      filename: request.filename,
-      contentType: request.contentType,
-      objectKey,
-      maxSizeBytes: maxSize,
-      createdAt,
-      expiresAt,
-    },
+  await deps.prisma.$transaction(async (tx) => {
+    // Serialized per account, so concurrent presigns cannot together pass the caps.
+    await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+    await checkOpenUploadCaps(tx, deps.config.uploads, accountId, maxSize, createdAt);
+    await tx.upload.create({
+      data: {
+        id: fileId,
+        accountId,
+        filename: request.filename,
+        contentType: request.contentType,
+        objectKey,
+        maxSizeBytes: maxSize,
+        createdAt,
+        expiresAt,
+      },
+    });
   });
   const input: UploadExpiryInput = { fileId, expiresAt: expiresAt.toISOString() };
   try {
@@ -74,6 +86,7 @@ export async function createPresignedUpload(
     objectKey,
     request.contentType,
     Math.min(putWindowSeconds, lifetimeSeconds),
+    request.size,
   );
   return {
     uploadUrl,
@@ -82,6 +95,35 @@ export async function createPresignedUpload(
     expiresAt: expiresAt.toISOString(),
     maxSize,
   };
+}
+
+/** Refuses a presign that would take the account past its open-upload caps; Retry-After until its oldest expires. */
+async function checkOpenUploadCaps(
+  tx: Pick<PrismaClient, 'upload'>,
+  caps: { maxOpenPerAccount: number; maxOpenBytesPerAccount: number },
+  accountId: string,
+  reservingBytes: number,
+  at: Date,
+): Promise<void> {
+  const open = { accountId, status: { in: ['awaiting_upload', 'uploaded'] as ('awaiting_upload' | 'uploaded')[] }, expiresAt: { gt: at } };
+  const summary = await tx.upload.aggregate({ where: open, _count: { _all: true }, _sum: { maxSizeBytes: true }, _min: { expiresAt: true } });
+  const count = summary._count._all;
+  const bytes = summary._sum.maxSizeBytes ?? 0;
+  const which =
+    count + 1 > caps.maxOpenPerAccount
+      ? { window: 'open_uploads', limit: caps.maxOpenPerAccount, message: `at most ${caps.maxOpenPerAccount} uploads may be open at once` }
+      : bytes + reservingBytes > caps.maxOpenBytesPerAccount
+        ? { window: 'open_upload_bytes', limit: caps.maxOpenBytesPerAccount, message: `open uploads may reserve at most ${caps.maxOpenBytesPerAccount} bytes` }
+        : null;
+  if (!which) return;
+  const oldest = summary._min.expiresAt ?? at;
+  const retryAfterSeconds = Math.max(1, Math.ceil((oldest.getTime() - at.getTime()) / 1000));
+  throw new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    `Too many open uploads: ${which.message}; retry once one expires`,
+    { window: which.window, limit: which.limit, retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 async function findOwnUpload(deps: Pick<UploadDeps, 'prisma'>, accountId: string, fileId: string): Promise<Upload> {
@@ -113,7 +155,7 @@ export async function getUploadStatus(
 
 /** Where the bytes of a live, uploaded file are; null when the file is unknown, not uploaded, too large or expired. */
 export async function findDownload(
-  deps: Pick<UploadDeps, 'prisma' | 'storage' | 'clock'>,
+  deps: Pick<FileReferenceDeps, 'prisma' | 'storage' | 'clock'>,
   fileId: string,
 ): Promise<DownloadTarget | null> {
   const upload = await deps.prisma.upload.findUnique({ where: { id: fileId } });

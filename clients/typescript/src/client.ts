@@ -174,20 +174,17 @@ export class Genmedia {
     return unwrap(this.api.GET('/v1/providers', { signal: options.signal })).then((list) => list.providers);
   }
 
-  /** A presigned PUT for one file; `upload()` does this and the PUT. */
-  presignUpload(filename: string, contentType: UploadContentType, options: RequestOptions = {}): Promise<PresignedUpload> {
-    return unwrap(this.api.POST('/v1/uploads/presign', { body: { filename, contentType }, signal: options.signal })).then((r) => r.data);
+  /** A presigned PUT for one file (with `size`, the PUT must send exactly that many bytes); `upload()` does this and the PUT. */
+  presignUpload(filename: string, contentType: UploadContentType, options: RequestOptions & { size?: number } = {}): Promise<PresignedUpload> {
+    return unwrap(this.api.POST('/v1/uploads/presign', { body: { filename, contentType, size: options.size }, signal: options.signal })).then(
+      (r) => r.data,
+    );
   }
 
   /** Uploads a file and returns its `fileUrl` for job inputs (with the rest of the presign answer). */
   async upload(source: UploadSource, options: UploadOptions = {}): Promise<PresignedUpload> {
     const file = await readUploadSource(source, options);
-    const presigned = await this.presignUpload(file.filename, file.contentType, options);
-    if (file.body.size > presigned.maxSize) {
-      throw new GenmediaError(`${file.filename} is ${file.body.size} bytes; at most ${presigned.maxSize} are accepted`, {
-        code: 'FILE_TOO_LARGE',
-      });
-    }
+    const presigned = await this.presignUpload(file.filename, file.contentType, { signal: options.signal, size: file.body.size });
     let response: Response;
     try {
       response = await this.fetch(presigned.uploadUrl, {

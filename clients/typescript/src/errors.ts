@@ -3,7 +3,7 @@ import type { Job } from './types';
 /**
  * Every failure the client reports. `code` is the API's stable error code (`INSUFFICIENT_BALANCE`, `JOB_NOT_FOUND`, ...),
  * or one of the client's own: `CONNECTION_ERROR` (no answer), `HTTP_<status>` (an answer without the API's error
- * body), `UPLOAD_FAILED`, `FILE_TOO_LARGE`, `WEBHOOK_VERIFICATION_FAILED`.
+ * body), `UPLOAD_FAILED`, `WEBHOOK_VERIFICATION_FAILED`.
  */
 export class GenmediaError extends Error {
   override name = 'GenmediaError';

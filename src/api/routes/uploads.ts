@@ -20,13 +20,15 @@ registry.registerPath({
   tags: ['Uploads'],
   summary: 'Create a presigned upload',
   description:
-    'Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type, and the fileUrl ' +
-    'to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). Scope: `upload`.',
+    'Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type (and, with `size`, ' +
+    'exactly that many bytes), and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes ' +
+    'after creation). An account may hold at most UPLOAD_MAX_OPEN_PER_ACCOUNT open uploads reserving at most ' +
+    'UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.',
   security: [{ [bearerAuth.name]: [] }],
   request: { body: { content: { 'application/json': { schema: PresignRequestSchema } } } },
   responses: {
     200: { description: 'Upload created', content: { 'application/json': { schema: PresignResponseSchema } } },
-    ...errorResponses(400, 401, 403, 503),
+    ...errorResponses(400, 401, 403, 429, 503),
   },
 });
 
@@ -58,6 +60,7 @@ export function uploadsRouter(deps: ApiDeps): Router {
     const data = await createPresignedUpload(deps, getAuth(res).account.id, {
       filename: body.filename,
       contentType: body.contentType,
+      size: body.size,
     });
     res.json({ success: true, data, requestId: res.locals.requestId });
   });

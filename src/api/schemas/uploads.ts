@@ -17,6 +17,18 @@ export const PresignRequestSchema = z
       .string({ error: 'contentType is required and must be a string' })
       .min(1, 'contentType must not be empty')
       .openapi({ enum: [...UPLOAD_CONTENT_TYPES], example: 'image/png' }),
+    size: z
+      .number({ error: 'size must be a number of bytes' })
+      .int('size must be a whole number of bytes')
+      .positive('size must be at least 1 byte')
+      .optional()
+      .openapi({
+        description:
+          'The file size in bytes. When given, the PUT must send exactly this many bytes (the URL signs `Content-Length`) ' +
+          'and `maxSize` is this size; over the limit of the content type it is refused here. Recommended: without it, ' +
+          'a file over `maxSize` is stored until it is checked or expires.',
+        example: 48213,
+      }),
   })
   .openapi('PresignUploadRequest');
 

@@ -1460,7 +1460,7 @@ export interface paths {
         put?: never;
         /**
          * Create a presigned upload
-         * @description Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type, and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). Scope: `upload`.
+         * @description Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type (and, with `size`, exactly that many bytes), and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). An account may hold at most UPLOAD_MAX_OPEN_PER_ACCOUNT open uploads reserving at most UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.
          */
         post: {
             parameters: {
@@ -1504,6 +1504,15 @@ export interface paths {
                 };
                 /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Limit reached; see Retry-After */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2356,6 +2365,11 @@ export interface components {
              * @enum {string}
              */
             contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
+            /**
+             * @description The file size in bytes. When given, the PUT must send exactly this many bytes (the URL signs `Content-Length`) and `maxSize` is this size; over the limit of the content type it is refused here. Recommended: without it, a file over `maxSize` is stored until it is checked or expires.
+             * @example 48213
+             */
+            size?: number;
         };
         UploadStatusResponse: {
             /** @enum {boolean} */
