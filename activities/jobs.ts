@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
-import type { AdmissionResult, JobError, JobOutput, JobWorkflowInput } from '../src/shared/jobs';
+import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../src/shared/jobs';
 
 export interface JobActivityDeps {
   jobStore: JobStore;
@@ -17,6 +17,8 @@ export interface JobActivities {
   cancelPendingJob(args: { jobId: string }): Promise<{ refundedMicroCents: number }>;
   completeJob(args: { jobId: string; outputs: JobOutput[] }): Promise<void>;
   failJob(args: { jobId: string; error: JobError }): Promise<{ refundedMicroCents: number }>;
+  /** The job's status and refund as PostgreSQL has them (read only). */
+  readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
 }
 
 /** Business refusals become non-retryable failures typed with their code; anything else is retried. */
@@ -42,5 +44,6 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       await deps.discardOutputs?.(jobId);
       return result;
     },
+    readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
   };
 }

@@ -14,6 +14,7 @@ import {
   condition,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -189,11 +190,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   }
 
   if (jobError === undefined && (outcome === undefined || outcome.outcome === 'cancelled')) {
-    // The cancel update won the race in PostgreSQL; wait for its handler to record the outcome.
-    await condition(() => cancelResult !== undefined);
-    await condition(allHandlersFinished);
-    await onJobTerminal({ input, status: 'cancelled' });
-    return { jobId: input.jobId, status: 'cancelled', refundedMicroCents: cancelResult!.refundedMicroCents };
+    const refundedMicroCents = await cancelledRefund(input.jobId, () => cancelResult);
+    if (refundedMicroCents !== null) {
+      // The cancel handler sets it when its update succeeded; not when its answer was lost.
+      if (status !== 'cancelled') setStatus('cancelled');
+      await condition(allHandlersFinished);
+      await onJobTerminal({ input, status: 'cancelled' });
+      return { jobId: input.jobId, status: 'cancelled', refundedMicroCents };
+    }
+    jobError = { code: 'JOB_STATE_CONFLICT', message: 'The provider found the job neither pending nor cancelled' };
   }
 
   if (outcome?.outcome === 'completed') {
@@ -212,6 +217,25 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   await condition(allHandlersFinished);
   await onJobTerminal({ input, status: 'failed' });
   return { jobId: input.jobId, status: 'failed', error, refundedMicroCents };
+}
+
+/** Marks histories recorded before the cancel outcome was read from PostgreSQL (replay keeps their old path). */
+const CANCEL_OUTCOME_FROM_DATABASE = 'cancel-outcome-from-database';
+
+/**
+ * The refund of a job the provider found cancelled (PostgreSQL decided the race for the cancel), or null when its
+ * row is not cancelled. The row is read rather than waiting for the cancel update: an update whose answer was lost
+ * after the commit would otherwise leave this workflow waiting forever.
+ */
+async function cancelledRefund(jobId: string, recorded: () => CancelResult | undefined): Promise<number | null> {
+  if (!patched(CANCEL_OUTCOME_FROM_DATABASE)) {
+    await condition(() => recorded() !== undefined);
+    return recorded()!.refundedMicroCents;
+  }
+  const known = recorded();
+  if (known) return known.refundedMicroCents;
+  const row = await bookkeeping.readJobOutcome({ jobId });
+  return row.status === 'cancelled' ? row.refundedMicroCents : null;
 }
 
 /** Hands `job.processing` / `job.progress` webhooks to the job's event relay when the client asked for them. */

@@ -80,6 +80,8 @@ export interface JobStore {
   voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
   /** The admission of `jobId` when it was admitted (charged) for `accountId`; null otherwise. Changes nothing. */
   findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
+  /** The job's status and refund; JOB_NOT_FOUND when there is no such job. Changes nothing. */
+  readOutcome(jobId: string): Promise<{ status: JobStatus; refundedMicroCents: number }>;
   cancelPending(jobId: string): Promise<{ refundedMicroCents: number }>;
   claim(jobId: string, expectedProcessingSeconds: number): Promise<ClaimResult>;
   recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
@@ -166,6 +168,12 @@ export function createJobStore(prisma: PrismaClient): JobStore {
     async findAdmission(accountId, jobId) {
       const job = await prisma.job.findFirst({ where: { id: jobId, accountId } });
       return job ? admissionOf(job) : null;
+    },
+
+    async readOutcome(jobId) {
+      const job = await prisma.job.findUnique({ where: { id: jobId }, select: { status: true, refundedMicroCents: true } });
+      if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
+      return { status: job.status, refundedMicroCents: toNumber(job.refundedMicroCents) };
     },
 
     async cancelPending(jobId) {

@@ -127,6 +127,37 @@ describe('jobWorkflow', () => {
     expect(calls).toEqual(['admitJob', 'completeJob']);
   }, 60_000);
 
+  it('ends cancelled with the refund PostgreSQL recorded when the cancel update failed after its commit', async () => {
+    const input = jobInput();
+    const cancelledInDatabase = deferred();
+    const { calls, activities } = fakeJobActivities({
+      // The cancel commits, then every attempt's answer is lost: the update fails, the row says cancelled.
+      async cancelPendingJob() {
+        calls.push('cancelPendingJob');
+        cancelledInDatabase.resolve();
+        throw new Error('connection lost after COMMIT');
+      },
+      async readJobOutcome() {
+        calls.push('readJobOutcome');
+        return { status: 'cancelled', refundedMicroCents: 45_000 };
+      },
+    });
+    const provider: ProviderActivities = {
+      async runProviderJob() {
+        await cancelledInDatabase.promise;
+        return { outcome: 'cancelled' };
+      },
+    };
+    await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
+      const { handle } = await admit(client(), input, taskQueue);
+      const error = await handle.executeUpdate(cancelUpdate).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(await handle.result()).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
+    });
+    expect(calls).toContain('readJobOutcome');
+    expect(await statusAttribute(client(), input.jobId)).toBe('cancelled');
+  }, 90_000);
+
   it('fails and refunds the job on a permanent provider error', async () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();

@@ -76,6 +76,10 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
       calls.push(`failJob:${error.code}`);
       return { refundedMicroCents: 45_000 };
     },
+    async readJobOutcome() {
+      calls.push('readJobOutcome');
+      return { status: 'pending', refundedMicroCents: 0 };
+    },
     ...overrides,
   };
   return { calls, activities };

@@ -57,6 +57,9 @@ const jobActivities: JobActivities = {
   async failJob() {
     return { refundedMicroCents: 0 };
   },
+  async readJobOutcome() {
+    return { status: 'cancelled', refundedMicroCents: 0 };
+  },
 };
 const providerActivities: ProviderActivities = {
   async runProviderJob() {

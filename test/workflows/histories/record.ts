@@ -69,6 +69,9 @@ async function main() {
     async failJob() {
       return { refundedMicroCents: 45_000 };
     },
+    async readJobOutcome() {
+      return { status: 'cancelled', refundedMicroCents: 45_000 };
+    },
   };
   const provider: ProviderActivities = {
     async runProviderJob(args) {
