@@ -9,6 +9,7 @@ const USAGE = `usage: node scripts/run.js <command>
   dev                  bootstrap, then run the whole stack until Ctrl-C
   test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
   bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
+  fuzz                 bootstrap, start a throw-away stack, fuzz the API from its OpenAPI document (thousands of cases)
   bootstrap [--json] [--for-tests]
                        only make sure every dependency is installed (--for-tests: also what the tests need)`;
 
@@ -22,6 +23,10 @@ async function main(argv) {
       return require('./test').test(rest);
     case 'bench':
       return require('./test').bench(rest);
+    case 'fuzz':
+      // The fuzz test of `npm test`, with many more examples per operation (at least 5,000 cases in all).
+      process.env.GENMEDIA_FUZZ_EXAMPLES = process.env.GENMEDIA_FUZZ_EXAMPLES || '300';
+      return require('./test').test(['test/integration/api/fuzz.test.ts', ...rest]);
     case 'bootstrap': {
       const result = require('./lib/bootstrap').bootstrap({ forTests: rest.includes('--for-tests') });
       if (rest.includes('--json')) console.log(JSON.stringify(result));

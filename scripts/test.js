@@ -59,6 +59,7 @@ function testEnv(plan, binaries) {
     MINIO_ROOT_PASSWORD: MINIO_PASSWORD,
     PROVIDER_TIME_SCALE: '0.01',
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
+    SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
   };
 }
 

@@ -193,7 +193,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     const refundedMicroCents = await cancelledRefund(input.jobId, () => cancelResult);
     if (refundedMicroCents !== null) {
       // The cancel handler sets it when its update succeeded; not when its answer was lost.
-      if (status !== 'cancelled') setStatus('cancelled');
+      if ((status as JobWorkflowStatus) !== 'cancelled') setStatus('cancelled');
       await condition(allHandlersFinished);
       await onJobTerminal({ input, status: 'cancelled' });
       return { jobId: input.jobId, status: 'cancelled', refundedMicroCents };

@@ -10,6 +10,7 @@ const postgres = require('./postgres');
 const temporal = require('./temporal');
 const minio = require('./minio');
 const compose = require('./compose');
+const schemathesis = require('./schemathesis');
 
 class Report {
   constructor() {
@@ -45,6 +46,7 @@ class Report {
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
  *   Chromium, for the browser tests of the Temporal Web UI)
  * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
+ *   schemathesisCli: string|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
@@ -70,6 +72,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   const temporalCli = temporal.ensureTemporalCli(report);
   const minioBinary = minio.ensureMinio(report);
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
+  const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
 
   const elapsedMs = Date.now() - started;
   const summary =
@@ -82,6 +85,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
     temporalCli,
     minio: minioBinary,
     composeCli,
+    schemathesisCli,
     chromium: forTests ? which('chromium') : null,
     installed: report.installedItems,
     cached: report.cachedItems,
