@@ -38,13 +38,13 @@ describe('error body and request ids', () => {
     const cases: [string, unknown][] = [
       ['/v1/jobs/submit', { model: 'pixelforge/forge-pro/text-to-image', input: { prompt: 'x' }, webhookURL: 'https://example.com/h' }],
       ['/v1/jobs/estimate', { model: 'pixelforge/forge-pro/text-to-image', inputs: { num_images: '2' } }],
-      ['/v1/uploads/presign', { filename: 'a.png', contentType: 'image/png', size: 10 }],
+      ['/v1/uploads/presign', { filename: 'a.png', contentType: 'image/png', sizeBytes: 10 }],
     ];
     for (const [path, body] of cases) {
       const res = await request(`${api.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
       expect(res.status, path).toBe(400);
       expect(res.body.error.code, path).toBe('VALIDATION_ERROR');
-      expect(res.body.error.message, path).toMatch(/webhookURL|inputs|size/);
+      expect(res.body.error.message, path).toMatch(/webhookURL|inputs|sizeBytes/);
     }
     expect(await api.deps.prisma.job.count({ where: { accountId } })).toBe(0);
   });
