@@ -4,6 +4,9 @@
  * `npm run fuzz` sets GENMEDIA_FUZZ_EXAMPLES higher for thousands.
  */
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 
@@ -28,10 +31,13 @@ interface FuzzRun {
 function schemathesis(args: string[]): Promise<FuzzRun> {
   const cli = process.env.SCHEMATHESIS_CLI;
   if (!cli) throw new Error('SCHEMATHESIS_CLI is not set: run through npm test, whose bootstrap installs schemathesis');
+  // Its working files (.schemathesis/) go to a scratch folder, not the repository.
+  const cwd = mkdtempSync(path.join(os.tmpdir(), 'genmedia-fuzz-'));
   return new Promise((resolve) => {
-    execFile(cli, args, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` }),
-    );
+    execFile(cli, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+      rmSync(cwd, { recursive: true, force: true });
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` });
+    });
   });
 }
 
