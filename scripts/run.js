@@ -10,6 +10,7 @@ const USAGE = `usage: node scripts/run.js <command>
   test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
   bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
   fuzz                 bootstrap, start a throw-away stack, fuzz the API from its OpenAPI document (thousands of cases)
+  chaos [--seed N]     bootstrap, then 1,000 jobs on a throw-away stack while processes are killed and restarted
   bootstrap [--json] [--for-tests]
                        only make sure every dependency is installed (--for-tests: also what the tests need)`;
 
@@ -23,6 +24,8 @@ async function main(argv) {
       return require('./test').test(rest);
     case 'bench':
       return require('./test').bench(rest);
+    case 'chaos':
+      return require('./chaos').chaos(rest);
     case 'fuzz':
       // The fuzz test of `npm test`, with many more examples per operation (at least 5,000 cases in all).
       process.env.GENMEDIA_FUZZ_EXAMPLES = process.env.GENMEDIA_FUZZ_EXAMPLES || '300';

@@ -39,10 +39,11 @@ export const ErrorBody = registry.register(
 
 /**
  * Standard error responses to spread into a path's `responses`. Every operation can answer 400 (a malformed request:
- * NUL characters, bad percent-encoding) and 500, so those two are always included.
+ * NUL characters, bad percent-encoding), 500, and 503 (the database unavailable for a moment), so those are always
+ * included.
  */
 export function errorResponses(...listed: number[]) {
-  const statuses = [...new Set([400, ...listed, 500])].sort((x, y) => x - y);
+  const statuses = [...new Set([400, ...listed, 500, 503])].sort((x, y) => x - y);
   const descriptions: Record<number, string> = {
     400: 'Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...)',
     401: 'Missing, unknown or revoked API key (UNAUTHORIZED)',

@@ -23,7 +23,8 @@ export function isRetrySafe(request: Request): boolean {
 }
 
 /**
- * `fetch` with retries of connection failures and 429/502/503/504 answers, for requests where that is safe. Waits
+ * `fetch` with retries of connection failures, 429/502/503/504 answers and a 409 carrying Retry-After, for requests
+ * where that is safe. Waits
  * `Retry-After` when the answer gives one, otherwise an exponential backoff with jitter.
  */
 export function retryingFetch(base: typeof fetch, policy: RetryPolicy = DEFAULT_RETRY_POLICY): typeof fetch {
@@ -40,8 +41,10 @@ export function retryingFetch(base: typeof fetch, policy: RetryPolicy = DEFAULT_
         await sleep(backoffMs(attempt), request.signal);
         continue;
       }
-      if (last || !RETRYABLE_STATUSES.has(response.status)) return response;
       const advised = retryAfterSeconds(response.headers.get('retry-after'));
+      // A 409 with Retry-After is "the same request is still in progress" (IDEMPOTENCY_KEY_IN_PROGRESS): ask again.
+      const retryable = RETRYABLE_STATUSES.has(response.status) || (response.status === 409 && advised !== undefined);
+      if (last || !retryable) return response;
       const delay = advised === undefined ? backoffMs(attempt) : advised * 1000;
       if (delay > policy.maxDelayMs) return response;
       await response.body?.cancel();

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../logger';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import { ApiError } from '../../shared/errors';
 
 export function notFound(): RequestHandler {
@@ -23,6 +24,12 @@ function clientBodyError(err: unknown): ApiError | undefined {
   return undefined;
 }
 
+/** PostgreSQL restarting or unreachable: a passing condition, answered 503 with Retry-After, never 500. */
+function unavailable(err: unknown): ApiError | undefined {
+  if (!isDatabaseUnavailable(err)) return undefined;
+  return new ApiError('SERVICE_UNAVAILABLE', 'The database is unavailable for a moment; retry the request', undefined, { 'Retry-After': '1' });
+}
+
 /** Problems listed in `details`; the rest are counted in a last entry, so a small request cannot make a huge answer. */
 export const MAX_LISTED_DETAILS = 20;
 
@@ -39,7 +46,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const apiError =
       err instanceof ApiError
         ? err
-        : (clientBodyError(err) ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId'));
+        : (clientBodyError(err) ?? unavailable(err) ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId'));
+    if (apiError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof ApiError)) {
+      logger.warn({ err: { message: (err as Error)?.message }, requestId, method: req.method, path: req.path }, 'database unavailable');
+    }
     if (apiError.code === 'INTERNAL_ERROR') {
       logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
     }

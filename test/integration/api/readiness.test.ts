@@ -56,6 +56,16 @@ describe('GET /healthz and /readyz', () => {
     expect(res.body.unavailable).toEqual(['temporal']);
   });
 
+  it('answers requests that need a stopped PostgreSQL with 503 SERVICE_UNAVAILABLE and Retry-After, not 500', async () => {
+    const url = new URL(process.env.DATABASE_URL ?? 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia');
+    url.port = String(await closedPort());
+    api = await startTestApi({ DATABASE_URL: url.toString() });
+    const res = await request(`${api.url}/v1/jobs`, { headers: { authorization: 'Bearer gm_anykeywilldo000000000000000000000000000' } });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers.get('retry-after')).toBe('1');
+  });
+
   it('reports a stopped PostgreSQL by name with 503', async () => {
     const url = new URL(process.env.DATABASE_URL ?? 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia');
     url.port = String(await closedPort());

@@ -65,6 +65,16 @@ describe('retryingFetch', () => {
     expect(seen).toEqual([1, 2, 3].map(() => ({ method: 'POST', body, idempotencyKey: 'key-1' })));
   });
 
+  it('asks again on a 409 with Retry-After (the same keyed request still in progress), not on a plain 409', async () => {
+    const inProgress = scriptedFetch([409, 201], { 'retry-after': '0' });
+    const keyed = { method: 'POST', body: '{}', headers: { 'idempotency-key': 'k' } };
+    expect((await retryingFetch(inProgress.fetchImpl, FAST)('http://api.test/v1/jobs/submit', keyed)).status).toBe(201);
+    expect(inProgress.seen).toHaveLength(2);
+    const conflict = scriptedFetch([409, 201]);
+    expect((await retryingFetch(conflict.fetchImpl, FAST)('http://api.test/v1/jobs/submit', keyed)).status).toBe(409);
+    expect(conflict.seen).toHaveLength(1);
+  });
+
   it('gives up after maxRetries and returns the last answer', async () => {
     const { fetchImpl, seen } = scriptedFetch([503], { 'retry-after': '0' });
     const res = await retryingFetch(fetchImpl, { maxRetries: 2, maxDelayMs: 1000 })('http://api.test/v1/models');

@@ -69,6 +69,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -128,6 +137,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -212,6 +230,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -271,6 +298,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -344,6 +380,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -404,6 +449,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -626,6 +680,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -703,6 +766,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -928,6 +1000,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1002,6 +1083,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1091,6 +1181,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1277,6 +1376,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1364,6 +1472,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1432,6 +1549,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1622,6 +1748,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1798,6 +1933,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1880,6 +2024,15 @@ export interface paths {
                 };
                 /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
