@@ -6,6 +6,7 @@ import { createPrisma } from '../db/prisma';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
 import { createStorage } from '../storage/storage';
+import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
 import type { ApiDeps } from './deps';
 
@@ -51,11 +52,13 @@ export async function listen(server: http.Server, port: number, host: string): P
 /** The handle of a listening API; `stop()` drains requests, then closes the clients. */
 export function runningApi(server: http.Server, url: string, deps: ApiDeps): RunningApi {
   deps.logger.info({ url }, 'API listening');
+  const uploadWatcher = watchNewUploads(deps);
   return {
     url,
     server,
     deps,
     async stop() {
+      uploadWatcher.close();
       // Open event streams end first (clients reconnect elsewhere with Last-Event-ID), so the server can close.
       await deps.events.close();
       await new Promise<void>((resolve) => {
