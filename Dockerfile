@@ -10,9 +10,14 @@ WORKDIR /app
 ENV NODE_ENV=production
 
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+COPY clients/typescript/package.json clients/typescript/
+COPY console/package.json console/
+# Development dependencies too: Vite builds the web console below.
+RUN npm ci --no-audit --no-fund --include=dev
 
 COPY . .
+# The web console, served by the API from console/dist at /console.
+RUN npm run console:build
 # npm skips dependency install scripts, so the Prisma client is generated explicitly. Generation does not connect;
 # the URL only keeps the CLI from looking for a query engine.
 RUN DATABASE_URL=postgresql://build:build@localhost:5432/build node prisma/cli.js generate

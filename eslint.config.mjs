@@ -3,11 +3,12 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', '.test-data/**', 'dist/**', 'clients/typescript/dist/**', 'clients/typescript/.build-*/**', 'coverage/**', 'test/workflows/histories/**'] },
+  { ignores: ['node_modules/**', '.data/**', '.test-data/**', 'dist/**', 'clients/typescript/dist/**', 'clients/typescript/.build-*/**', 'coverage/**', 'test/workflows/histories/**', 'console/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,6 +18,13 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The console runs in the browser.
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+    plugins: { 'react-hooks': reactHooks },
+    rules: reactHooks.configs.recommended.rules,
   },
   {
     // Workflows are replayed: only deterministic code may be imported, activities only as types.

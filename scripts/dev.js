@@ -62,11 +62,21 @@ function childEnv(config) {
     MINIO_ENDPOINT: config.minio.endpoint,
     MINIO_ROOT_USER: config.minio.accessKey,
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
+    // The console from its sources, with hot reload.
+    CONSOLE_DEV: process.env.CONSOLE_DEV ?? '1',
+    CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }
 
+function consoleHmrPort() {
+  return process.env.CONSOLE_HMR_PORT || '24678';
+}
+
 function portsToCheck(config, managed) {
-  const ports = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
+  const ports = [
+    { name: 'API', port: config.api.port, variable: 'PORT' },
+    { name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' },
+  ];
   if (managed.postgres) ports.push({ name: 'PostgreSQL', port: config.database.port, variable: 'PG_PORT' });
   if (managed.temporal) {
     ports.push({ name: 'Temporal', port: config.temporal.port, variable: 'TEMPORAL_PORT' });
@@ -124,6 +134,7 @@ function printSummary(config, started, credentials, startedAt) {
     '',
     b(`genmedia dev stack is up (${log.seconds(Date.now() - startedAt)})`),
     `  API             ${started.api ? config.api.publicBaseUrl : '(not started)'}`,
+    `  Console         ${started.api ? `${config.api.publicBaseUrl}/console/   (sign-in filled in with the dev key)` : '(not started)'}`,
     `  OpenAPI         ${started.api ? `${config.api.publicBaseUrl}/openapi.json` : '(not started)'}`,
     `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace})`,
     `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
@@ -177,7 +188,7 @@ async function dev() {
     await startInfrastructure(supervisor, plan);
     const env = childEnv(config);
     const credentials = prepareDatabase(env);
-    const started = startApplication(supervisor, env, plan.logDir);
+    const started = startApplication(supervisor, credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env, plan.logDir);
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
       await waitForHttp(`http://${config.api.host}:${config.api.port}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });

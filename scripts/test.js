@@ -112,7 +112,7 @@ function vitestArgs(args) {
 
 /** `npm test`: vitest with the given arguments against a throw-away stack. */
 function test(args) {
-  return withTestStack((env) => runInOwnGroup(vitestArgs(args), env));
+  return withTestStack((env) => runInOwnGroup(vitestArgs(args), env), { buildConsole: true });
 }
 
 /** `npm run bench`: the benchmarks under bench/ against a throw-away stack; they print their own figures. */
@@ -120,9 +120,13 @@ function bench(args) {
   return withTestStack((env) => runInOwnGroup(['--import', 'tsx', path.join('bench', 'run.ts'), ...args], { ...env, LOG_LEVEL: 'error' }));
 }
 
-async function withTestStack(runner) {
+async function withTestStack(runner, options = {}) {
   const startedAt = Date.now();
   const binaries = bootstrap({ managedPostgres: true, forTests: true });
+  if (options.buildConsole) {
+    app.buildConsole();
+    log.ok(`console built into console/dist (${log.seconds(Date.now() - startedAt)})`);
+  }
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-test-'));
   fs.chmodSync(workDir, 0o755); // the postgres system user must reach its cluster inside
   const supervisor = new Supervisor();

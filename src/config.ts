@@ -85,6 +85,14 @@ const EnvSchema = z.object({
   /** Per-provider task-queue rate limits, jobs started per second across all its workers: `acme=0.5`. */
   PROVIDER_RATE_LIMITS: z.string().default(''),
 
+  // Web console (/console)
+  /** Serve the console from its sources through Vite, with hot reload (npm run dev); otherwise from console/dist. */
+  CONSOLE_DEV: bool.default(false),
+  /** Port of Vite's hot-reload WebSocket in CONSOLE_DEV. */
+  CONSOLE_HMR_PORT: port.default(24678),
+  /** A key to fill in on the console's sign-in form (npm run dev passes its dev key); ignored in production. */
+  CONSOLE_DEV_API_KEY: z.string().optional(),
+
   // Real upstreams (fal, Replicate, Runway, Google, OpenAI); their credentials are read by src/providers/upstreams.
   /** Public origin the upstreams can reach our callback endpoint at (`https://genmedia.example.com`); unset → polling only. */
   UPSTREAM_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -129,6 +137,7 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
   api: { host: string; port: number; publicBaseUrl: string; keepAliveTimeoutMs: number };
+  console: { dev: boolean; hmrPort: number; devApiKey: string | undefined };
   database: { url: string; port: number; managed: boolean };
   temporal: {
     address: string;
@@ -237,6 +246,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
+    console: {
+      dev: e.CONSOLE_DEV,
+      hmrPort: e.CONSOLE_HMR_PORT,
+      devApiKey: e.NODE_ENV === 'production' ? undefined : e.CONSOLE_DEV_API_KEY,
     },
     database: {
       url: e.DATABASE_URL ?? `postgresql://genmedia:genmedia@127.0.0.1:${e.PG_PORT}/genmedia`,

@@ -34,6 +34,13 @@ function migrate(env) {
   if (result.status !== 0) throw failure('node prisma/cli.js migrate deploy', result);
 }
 
+/** `vite build` of the web console into console/dist, which the API serves at /console. */
+function buildConsole() {
+  const vite = path.join(path.dirname(require.resolve('vite/package.json', { paths: [REPO_ROOT] })), 'bin', 'vite.js');
+  const result = capture(process.execPath, [vite, 'build', '--config', path.join(REPO_ROOT, 'console', 'vite.config.ts'), '--logLevel', 'warn'], { cwd: REPO_ROOT });
+  if (result.status !== 0) throw failure('vite build of the console', result);
+}
+
 /** The last line of stdout that parses as JSON. */
 function lastJsonLine(stdout) {
   const lines = stdout.trim().split('\n').reverse();
@@ -71,4 +78,4 @@ const apiService = (env, logDir) => service('api', FILES.api, [], env, logDir);
 const workflowWorkerService = (env, logDir) => service('worker:workflows', FILES.workers, ['--workflows'], env, logDir);
 const providerWorkerService = (id, env, logDir) => service(`worker:${id}`, FILES.workers, ['--provider', id], env, logDir);
 
-module.exports = { FILES, exists, migrate, seed, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };
+module.exports = { FILES, exists, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/prisma';
+import { countJobsInFlight } from '../jobs/store';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../webhooks/signing';
 import { generateApiKey, type Scope } from './apiKeys';
@@ -92,9 +93,7 @@ export async function addCredits(prisma: PrismaClient, accountId: string, amount
 export async function describeAccount(prisma: PrismaClient, accountId: string) {
   const account = await prisma.account.findUnique({ where: { id: accountId } });
   if (!account) return null;
-  const jobsInFlight = await prisma.job.count({
-    where: { accountId, status: { in: ['pending', 'processing'] } },
-  });
+  const jobsInFlight = await countJobsInFlight(prisma, accountId);
   const keys = await prisma.apiKey.findMany({
     where: { accountId },
     select: { id: true, prefix: true, scopes: true, allowedModels: true, revokedAt: true, createdAt: true },

@@ -5,7 +5,9 @@ import { requestId } from './middleware/requestId';
 import { rejectNul } from './middleware/rejectNul';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
+import { accountRouter } from './routes/account';
 import { catalogRouter } from './routes/catalog';
+import { consoleRouter } from './routes/console';
 import { docsRouter } from './routes/docs';
 import { filesRouter } from './routes/files';
 import { healthRouter } from './routes/health';
@@ -43,6 +45,7 @@ export function createApp(deps: ApiDeps): Application {
     res.json(buildOpenApiDocument(deps.config.api.publicBaseUrl));
   });
   app.use(docsRouter());
+  app.use(consoleRouter(deps));
   app.use(catalogRouter(deps));
   app.use(modelsRouter(deps));
   // Before the jobs router: `/v1/jobs/events` is not a job id.
@@ -50,6 +53,7 @@ export function createApp(deps: ApiDeps): Application {
   app.use(jobsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(uploadsRouter(deps));
+  app.use(accountRouter(deps));
   app.use(filesRouter(deps));
 
   app.use(notFound());

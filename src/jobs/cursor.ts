@@ -1,6 +1,7 @@
 /**
- * Opaque, tamper-evident cursor of the job listing: the keyset position (createdAt, id) of the last job
- * returned, bound to the account and the filters, signed with HMAC-SHA256.
+ * Opaque, tamper-evident cursor of the keyset listings (jobs, the account's ledger): the position (createdAt, id) of
+ * the last row returned, bound to the account and the filters, signed with HMAC-SHA256. The ledger passes `ledger`
+ * as its filters, so a cursor of one listing is refused by the other.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../shared/errors';
@@ -18,7 +19,7 @@ interface CursorPayload {
   f: string;
   /** createdAt, ms since epoch */
   t: number;
-  /** job id */
+  /** row id: the job id, or the ledger entry id */
   i: string;
 }
 

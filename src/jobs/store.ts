@@ -23,6 +23,13 @@ export class JobRuleError extends Error {
   }
 }
 
+/** Jobs that hold one of the account's concurrent slots. Admission counts them; the account answer shows them. */
+export const IN_FLIGHT_JOB_STATUSES = ['pending', 'processing'] as const satisfies readonly JobStatus[];
+
+export function countJobsInFlight(db: Pick<Tx, 'job'>, accountId: string): Promise<number> {
+  return db.job.count({ where: { accountId, status: { in: [...IN_FLIGHT_JOB_STATUSES] } } });
+}
+
 interface LockedAccount {
   balance: bigint;
   maxConcurrentJobs: number;
@@ -110,9 +117,7 @@ export function createJobStore(prisma: PrismaClient): JobStore {
           throw new JobRuleError('ADMISSION_VOIDED', 'The submission was abandoned before it could be admitted');
         }
 
-        const active = await tx.job.count({
-          where: { accountId: input.accountId, status: { in: ['pending', 'processing'] } },
-        });
+        const active = await countJobsInFlight(tx, input.accountId);
         if (active >= account.maxConcurrentJobs) {
           throw new JobRuleError(
             'CONCURRENT_JOBS_EXCEEDED',

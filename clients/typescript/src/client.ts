@@ -4,7 +4,12 @@ import { followEvents, type FollowOptions } from './events';
 import type { paths } from './generated/openapi';
 import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './retry';
 import type {
+  Account,
   CancelJobResponse,
+  CapabilityGroup,
+  CatalogCategory,
+  CatalogModel,
+  CatalogProvider,
   CostEstimate,
   EstimateRequest,
   Job,
@@ -12,6 +17,8 @@ import type {
   JobPage,
   JobSummary,
   JobWebhooks,
+  LedgerEntry,
+  LedgerPage,
   ModelDetail,
   ModelListEntry,
   PresignedUpload,
@@ -20,6 +27,7 @@ import type {
   SubmitJobResponse,
   UploadContentType,
   UploadStatus,
+  WebhookRedelivery,
 } from './types';
 import { isTerminal } from './types';
 import { readUploadSource, type UploadSource } from './uploadSource';
@@ -60,6 +68,8 @@ export interface UploadOptions extends RequestOptions {
 }
 
 type ListJobsQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']>;
+type CatalogModelsQuery = NonNullable<paths['/v1/catalog/models']['get']['parameters']['query']>;
+type ListLedgerQuery = NonNullable<paths['/v1/account/ledger']['get']['parameters']['query']>;
 
 const DEFAULT_BASE_URL = 'http://localhost:3000';
 
@@ -211,9 +221,51 @@ export class Genmedia {
     return unwrap(this.api.GET('/v1/uploads/{fileId}', { params: { path: { fileId } }, signal: options.signal })).then((r) => r.data);
   }
 
+  /** The account of the key: balance, plan, jobs in flight, this key's scopes and the spend of the last 30 days. */
+  getAccount(options: RequestOptions = {}): Promise<Account> {
+    return unwrap(this.api.GET('/v1/account', { signal: options.signal }));
+  }
+
+  /** One page of the account's ledger (charges, refunds, top-ups), newest first. */
+  listLedger(query: ListLedgerQuery = {}, options: RequestOptions = {}): Promise<LedgerPage> {
+    return unwrap(this.api.GET('/v1/account/ledger', { params: { query }, signal: options.signal }));
+  }
+
+  /** Every ledger entry, newest first, fetching pages as the loop asks for them. */
+  async *ledger(query: Omit<ListLedgerQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<LedgerEntry> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.listLedger({ ...query, cursor }, options);
+      yield* page.entries;
+      cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
+    } while (cursor);
+  }
+
   /** The job's webhook events and every delivery attempt. */
   jobWebhooks(jobId: string, options: RequestOptions = {}): Promise<JobWebhooks> {
     return unwrap(this.api.GET('/v1/jobs/{jobId}/webhooks', { params: { path: { jobId } }, signal: options.signal }));
+  }
+
+  /** Sends the job's final webhook event again (same id and body, new signature). */
+  redeliverWebhook(jobId: string, options: RequestOptions = {}): Promise<WebhookRedelivery> {
+    return unwrap(this.api.POST('/v1/jobs/{jobId}/webhooks/redeliver', { params: { path: { jobId } }, signal: options.signal }));
+  }
+
+  /** The catalog's models this key may see (visibility applies as for the key's account), filtered on the server. */
+  catalogModels(query: CatalogModelsQuery = {}, options: RequestOptions = {}): Promise<CatalogModel[]> {
+    return unwrap(this.api.GET('/v1/catalog/models', { params: { query }, signal: options.signal }));
+  }
+
+  catalogProviders(options: RequestOptions = {}): Promise<CatalogProvider[]> {
+    return unwrap(this.api.GET('/v1/catalog/providers', { signal: options.signal }));
+  }
+
+  catalogCategories(options: RequestOptions = {}): Promise<CatalogCategory[]> {
+    return unwrap(this.api.GET('/v1/catalog/categories', { signal: options.signal }));
+  }
+
+  capabilityGroups(options: RequestOptions = {}): Promise<CapabilityGroup[]> {
+    return unwrap(this.api.GET('/v1/catalog/capability-groups', { signal: options.signal }));
   }
 }
 

@@ -17,14 +17,24 @@ export type ModelListEntry = Schemas['ModelListEntry'];
 export type ModelDetail = Schemas['ModelDetail'];
 export type ModelVersion = Schemas['ModelVersion'];
 export type CatalogModel = Schemas['CatalogModel'];
+export type CatalogProvider = Schemas['CatalogProvider'];
+export type CatalogCategory = Schemas['Category'];
+export type CapabilityGroup = Schemas['CapabilityGroup'];
 export type Provider = Schemas['Provider'];
 export type PresignedUpload = Schemas['PresignedUpload'];
 export type UploadStatus = Schemas['UploadStatus'];
 export type UploadContentType = Schemas['PresignUploadRequest']['contentType'];
 export type JobWebhooks = Schemas['JobWebhooks'];
+export type WebhookRedelivery = Schemas['WebhookRedelivery'];
 export type WebhookPayload = Schemas['WebhookPayload'];
 export type WebhookEventType = WebhookPayload['type'];
 export type ApiErrorCode = Schemas['Error']['error']['code'];
+export type Account = Schemas['Account'];
+export type AccountKey = Schemas['AccountKey'];
+export type SpendDay = Schemas['SpendDay'];
+export type LedgerEntry = Schemas['LedgerEntry'];
+export type LedgerEntryKind = LedgerEntry['kind'];
+export type LedgerPage = Schemas['LedgerPage'];
 
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 

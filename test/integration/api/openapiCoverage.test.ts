@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/api/app';
+import { CONSOLE_PATH } from '../../../src/api/routes/console';
 import { DOCS_PATHS } from '../../../src/api/routes/docs';
 import type { RunningApi } from '../../../src/api/server';
 import { request, startTestApi } from '../../support/api';
@@ -31,9 +32,10 @@ describe('OpenAPI document', () => {
 
   it('documents exactly the routes the app serves', async () => {
     const app = createApp(api.deps) as unknown as { router: { stack: Layer[] } };
-    // The document itself and the pages that render it are not API operations.
+    // The document itself, the pages that render it and the web console are not API operations.
     const notOperations = new Set(['GET /openapi.json', ...Object.values(DOCS_PATHS).map((p) => `GET ${p}`)]);
-    const served = servedRoutes(app.router.stack).filter((r) => !notOperations.has(r)).sort();
+    const isConsolePage = (route: string) => route === `GET ${CONSOLE_PATH}` || route.startsWith(`GET ${CONSOLE_PATH}/`);
+    const served = servedRoutes(app.router.stack).filter((r) => !notOperations.has(r) && !isConsolePage(r)).sort();
     const doc = (await request(`${api.url}/openapi.json`)).body;
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
@@ -48,7 +50,7 @@ describe('OpenAPI document', () => {
       for (const [method, op] of Object.entries(ops)) {
         const statuses = Object.keys(op.responses ?? {});
         expect(statuses.some((s) => /^[23]\d\d$/.test(s)), `${method} ${path}`).toBe(true);
-        const keyed = path.startsWith('/v1/jobs') || path.startsWith('/v1/uploads') || path === '/v1/models' || path.startsWith('/v1/models/') || path === '/v1/providers';
+        const keyed = path.startsWith('/v1/jobs') || path.startsWith('/v1/account') || path.startsWith('/v1/uploads') || path === '/v1/models' || path.startsWith('/v1/models/') || path === '/v1/providers';
         if (keyed) expect(op.security?.length, `${method} ${path} security`).toBeGreaterThan(0);
       }
     }

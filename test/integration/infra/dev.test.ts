@@ -30,6 +30,7 @@ interface Ports {
   TEMPORAL_UI_PORT: number;
   MINIO_PORT: number;
   MINIO_CONSOLE_PORT: number;
+  CONSOLE_HMR_PORT: number;
 }
 
 interface DevRun {
@@ -51,12 +52,12 @@ function listenOnFreePort(): Promise<net.Server> {
   });
 }
 
-/** Six distinct free ports: all held open at once while choosing, so none is handed out twice. */
+/** Seven distinct free ports: all held open at once while choosing, so none is handed out twice. */
 async function freePorts(): Promise<Ports> {
   const held: net.Server[] = [];
   const chosen: number[] = [];
   try {
-    while (chosen.length < 6) {
+    while (chosen.length < 7) {
       const server = await listenOnFreePort();
       held.push(server);
       const { port } = server.address() as net.AddressInfo;
@@ -65,8 +66,8 @@ async function freePorts(): Promise<Ports> {
   } finally {
     await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
   }
-  const [PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT] = chosen;
-  return { PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT };
+  const [PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT] = chosen;
+  return { PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT };
 }
 
 function isPortFree(port: number): Promise<boolean> {
@@ -210,6 +211,12 @@ describe('npm run dev', () => {
     const consolePage = await fetch(`http://127.0.0.1:${ports.MINIO_CONSOLE_PORT}/`);
     expect(consolePage.status).toBe(200);
     expect(await consolePage.text()).toMatch(/MinIO/i);
+
+    // The console from its sources through Vite (hot reload), the dev key filled in for the first sign-in.
+    expect(summaryValue(summary, 'Console')).toMatch(new RegExp(`^${api}/console/`));
+    const consoleHtml = await (await fetch(`${api}/console/`)).text();
+    expect(consoleHtml).toContain(`<meta name="genmedia-dev-key" content="${devKey}" />`);
+    expect(consoleHtml).toContain('/console/@vite/client');
 
     const models = await request(`${api}/v1/models`, { headers: { 'x-api-key': devKey } });
     expect(models.status).toBe(200);

@@ -4,6 +4,179 @@
  */
 
 export interface paths {
+    "/v1/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account
+         * @description Balance, plan, the concurrent-job limit and the jobs `pending` or `processing` now, the key of this request (never the key itself), and the micro-cents charged and refunded on each of the last 30 UTC days. Scope: `check_status`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Account"];
+                    };
+                };
+                /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's ledger
+         * @description Every change of the balance (charges, refunds, top-ups), newest first. Follow `nextCursor` while `hasMore`; no entry is skipped or repeated. Scope: `check_status`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Entries per page, 1-100 */
+                    limit?: number;
+                    /** @description `nextCursor` of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description One page of ledger entries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LedgerPage"];
+                    };
+                };
+                /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Temporarily unavailable; retry */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/catalog/models": {
         parameters: {
             query?: never;
@@ -2183,6 +2356,80 @@ export interface components {
                 details?: unknown;
             };
             requestId: string;
+        };
+        Account: {
+            /** @example acc_3kTMd9Qx0vLw7bYz1aR5nC */
+            accountId: string;
+            name: string;
+            /** @example standard */
+            plan: string;
+            /** @description Catalog segments the account belongs to (they make `segment` models visible) */
+            segments: string[];
+            /** @description Discount on every charge and estimate, 0-100 */
+            discountPercent: number;
+            /** @description Credits left, in micro-cents */
+            balanceMicroCents: number;
+            /** @description How many jobs may be `pending` or `processing` at once */
+            maxConcurrentJobs: number;
+            /** @description Jobs `pending` or `processing` now, counted as admission counts them */
+            concurrentJobs: number;
+            apiKey: components["schemas"]["AccountKey"];
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The last 30 UTC days, oldest first, today last; every day is present, days without money moved show 0 */
+            spendPerDay: components["schemas"]["SpendDay"][];
+        };
+        /** @description The key of this request */
+        AccountKey: {
+            /** @example key_3kTMd9Qx0vLw7bYz */
+            keyId: string;
+            /**
+             * @description The first characters of the key, to recognise it; the key itself is never shown again
+             * @example gm_4fQ8zK1p
+             */
+            prefix: string;
+            scopes: ("submit_job" | "check_status" | "list_models" | "upload")[];
+            /** @description Model slugs this key may run; empty: every model the account can use */
+            allowedModels: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        SpendDay: {
+            /**
+             * Format: date
+             * @description A UTC calendar day
+             * @example 2026-11-22
+             */
+            date: string;
+            /** @description Charged at submit that day (0 or more) */
+            chargedMicroCents: number;
+            /** @description Refunded that day for failed and cancelled jobs (0 or more) */
+            refundedMicroCents: number;
+        };
+        LedgerPage: {
+            entries: components["schemas"]["LedgerEntry"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        LedgerEntry: {
+            /**
+             * @description Identifier of the entry (a decimal number as a string)
+             * @example 4182
+             */
+            entryId: string;
+            /**
+             * @description `charge` (a job submitted), `refund` (a job failed or cancelled), `topup` (credits added)
+             * @enum {string}
+             */
+            kind: "charge" | "refund" | "topup";
+            /** @description Signed change of the balance: negative for a charge, positive for a refund or top-up */
+            amountMicroCents: number;
+            /** @description The balance right after this entry */
+            balanceAfterMicroCents: number;
+            /** @description The job charged or refunded; null for top-ups */
+            jobId: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
         CatalogModel: {
             /** @example pixelforge/forge-pro/text-to-image */

@@ -1,0 +1,40 @@
+import { formatDollars, type CatalogModel } from '@genmedia/client';
+
+/** Catalog prices are in credits: 1 credit = 1,000 micro-cents. */
+const MICRO_CENTS_PER_CREDIT = 1_000;
+
+const UNIT_LABELS: Record<CatalogModel['pricing']['unit'], string> = {
+  per_image: 'per image',
+  per_second: 'per second',
+  per_generation: 'per generation',
+};
+
+export function unitPrice(pricing: CatalogModel['pricing']): string {
+  return `${formatDollars(Math.round(pricing.baseCredits * MICRO_CENTS_PER_CREDIT))} ${UNIT_LABELS[pricing.unit]}`;
+}
+
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString('en-US', { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+/** "in 25 s", "in 3 min", or "any moment" once the time has passed. */
+export function formatEta(iso: string | null | undefined, now = Date.now()): string {
+  if (!iso) return '—';
+  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+  if (seconds <= 0) return 'any moment';
+  if (seconds < 90) return `in ${seconds} s`;
+  return `in ${Math.round(seconds / 60)} min`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1_000) return `${bytes} B`;
+  if (bytes < 1_000_000) return `${(bytes / 1_000).toFixed(1)} kB`;
+  return `${(bytes / 1_000_000).toFixed(1)} MB`;
+}
+
+/** `num_images` → "Num images", `characterImages` → "Character images". */
+export function humanize(name: string): string {
+  const words = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}

@@ -1,0 +1,127 @@
+import { formatDollars, isTerminal, type Job, type JobOutput } from '@genmedia/client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { ErrorNotice } from '../components/ErrorNotice';
+import { StatusBadge } from '../components/StatusBadge';
+import { formatEta, formatTime } from '../format';
+import { useSession } from '../session';
+import { useJobEvents } from './useJobEvents';
+import { WebhookLog } from './WebhookLog';
+
+export function JobPage() {
+  const { jobId = '' } = useParams();
+  const { client } = useSession();
+  const job = useQuery({ queryKey: ['job', jobId], queryFn: ({ signal }) => client.getJob(jobId, { signal }) });
+  if (job.error) return <div className="page"><ErrorNotice error={job.error} context={`Job ${jobId}`} /></div>;
+  if (job.isPending) return <div className="page"><p aria-busy="true">Loading {jobId}…</p></div>;
+  return <JobView job={job.data} refetch={() => void job.refetch()} />;
+}
+
+function JobView({ job, refetch }: { job: Job; refetch(): void }) {
+  const { client, can } = useSession();
+  const queryClient = useQueryClient();
+  const finished = isTerminal(job.status);
+  const live = useJobEvents(client, job.jobId, !finished, refetch);
+  const event = live.last;
+  const status = finished ? job.status : (event?.status ?? job.status);
+  const progress = finished ? job.progress : (event?.progress ?? job.progress);
+  const cancel = useMutation({
+    mutationFn: () => client.cancelJob(job.jobId),
+    onSettled: () => {
+      refetch();
+      void queryClient.invalidateQueries({ queryKey: ['account'] });
+    },
+  });
+
+  return (
+    <div className="page job-page">
+      <p className="muted">
+        <Link to={`/models/${job.model}`}>{job.model}</Link> · version {job.version}
+      </p>
+      <h1>
+        Job <code>{job.jobId}</code>
+      </h1>
+      <section className="job-status" aria-label="Status">
+        <p>
+          <StatusBadge status={status} />
+          {!finished && event?.stage && <span className="stage"> {event.stage}</span>}
+          {!finished && event?.queuePosition != null && <span className="muted"> · position {event.queuePosition} in the queue</span>}
+          {!finished && <span className="muted"> · done {formatEta(event?.estimatedCompletionTime ?? job.estimatedCompletionTime)}</span>}
+        </p>
+        <progress max={100} value={progress} aria-label="Progress" aria-valuetext={`${progress}%`} />
+        <span className="progress-label">{progress}%</span>
+        {live.error !== null && <ErrorNotice error={live.error} context="Live status" />}
+      </section>
+
+      <dl className="facts">
+        <dt>Charged</dt>
+        <dd>{formatDollars(job.costMicroCents)}</dd>
+        {job.refundedMicroCents > 0 && (
+          <>
+            <dt>Refunded</dt>
+            <dd data-testid="refund">{formatDollars(job.refundedMicroCents)}</dd>
+          </>
+        )}
+        <dt>Submitted</dt>
+        <dd>{formatTime(job.createdAt)}</dd>
+        <dt>Finished</dt>
+        <dd>{formatTime(job.completedAt)}</dd>
+      </dl>
+
+      {status === 'pending' && (
+        <p>
+          <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending || !can('submit_job')}>
+            {cancel.isPending ? 'Cancelling…' : 'Cancel and refund'}
+          </button>
+        </p>
+      )}
+      {cancel.error && <ErrorNotice error={cancel.error} context="Cancel" />}
+
+      {job.error && (
+        <div className="notice error" role="alert">
+          <strong>{job.error.code}</strong>
+          <p>{job.error.message}</p>
+          {job.refundedMicroCents > 0 && <p>{formatDollars(job.refundedMicroCents)} was refunded.</p>}
+        </div>
+      )}
+      {job.status === 'cancelled' && <p className="notice">Cancelled; {formatDollars(job.refundedMicroCents)} refunded.</p>}
+
+      {job.outputs.length > 0 && <Outputs outputs={job.outputs} />}
+      {job.webhookUrl && <WebhookLog jobId={job.jobId} />}
+    </div>
+  );
+}
+
+function Outputs({ outputs }: { outputs: JobOutput[] }) {
+  const [open, setOpen] = useState<JobOutput | null>(null);
+  return (
+    <section aria-labelledby="outputs-title">
+      <h2 id="outputs-title">Outputs</h2>
+      <ul className="gallery">
+        {outputs.map((output, index) => (
+          <li key={output.url}>
+            {output.contentType.startsWith('video/') ? (
+              <video controls preload="metadata" src={output.url} aria-label={`Video ${index + 1}`} />
+            ) : (
+              <button type="button" className="thumb" onClick={() => setOpen(output)} aria-label={`Open image ${index + 1} full size`}>
+                <img src={output.url} alt={`Output ${index + 1}`} width={output.width} height={output.height} loading="lazy" />
+              </button>
+            )}
+            <a href={output.url} download>
+              Download {index + 1}
+            </a>
+          </li>
+        ))}
+      </ul>
+      {open && (
+        <div className="lightbox" role="dialog" aria-modal="true" aria-label="Full-size image" onClick={() => setOpen(null)}>
+          <img src={open.url} alt="Full-size output" />
+          <button type="button" autoFocus onClick={() => setOpen(null)}>
+            Close
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

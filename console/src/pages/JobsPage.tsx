@@ -1,0 +1,108 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import type { JobStatus, JobSummary } from '@genmedia/client';
+import { Empty, ErrorNotice } from '../components/ErrorNotice';
+import { StatusBadge } from '../components/StatusBadge';
+import { formatTime } from '../format';
+import { useSession } from '../session';
+
+const STATUSES: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
+const PAGE_SIZE = 20;
+
+/** The account's jobs, newest first, a page at a time through the API's cursor. */
+export function JobsPage() {
+  const { client } = useSession();
+  const [status, setStatus] = useState<JobStatus | ''>('');
+  const [model, setModel] = useState('');
+  const filter = { ...(status ? { status } : {}), ...(model.trim() ? { model: model.trim() } : {}) };
+  const jobs = useInfiniteQuery({
+    queryKey: ['jobs', filter],
+    queryFn: ({ pageParam, signal }) => client.listJobs({ ...filter, limit: PAGE_SIZE, cursor: pageParam }, { signal }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (page) => (page.hasMore && page.nextCursor ? page.nextCursor : undefined),
+  });
+  const rows = jobs.data?.pages.flatMap((p) => p.jobs) ?? [];
+
+  return (
+    <div className="page">
+      <h1>Jobs</h1>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus(e.target.value as JobStatus | '')}>
+            <option value="">All</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Model
+          <input type="search" value={model} onChange={(e) => setModel(e.target.value)} placeholder="provider/model/capability" maxLength={200} />
+        </label>
+      </form>
+      {jobs.error ? <ErrorNotice error={jobs.error} context="Loading jobs" /> : null}
+      {jobs.isPending && <p aria-busy="true">Loading jobs…</p>}
+      {jobs.isSuccess && rows.length === 0 && (
+        <Empty>
+          No jobs yet. <Link to="/">Pick a model</Link> to generate something.
+        </Empty>
+      )}
+      {rows.length > 0 && (
+        <table className="jobs">
+          <thead>
+            <tr>
+              <th scope="col">Output</th>
+              <th scope="col">Job</th>
+              <th scope="col">Model</th>
+              <th scope="col">Status</th>
+              <th scope="col">Submitted</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((job) => (
+              <tr key={job.jobId} data-job-id={job.jobId}>
+                <td>
+                  <Thumbnail job={job} />
+                </td>
+                <td>
+                  <Link to={`/jobs/${job.jobId}`}>
+                    <code>{job.jobId}</code>
+                  </Link>
+                </td>
+                <td>{job.model}</td>
+                <td>
+                  <StatusBadge status={job.status} />
+                </td>
+                <td>{formatTime(job.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {jobs.hasNextPage && (
+        <button type="button" onClick={() => void jobs.fetchNextPage()} disabled={jobs.isFetchingNextPage}>
+          {jobs.isFetchingNextPage ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The first output of a completed job (the listing carries no outputs: the job is read once and cached). */
+function Thumbnail({ job }: { job: JobSummary }) {
+  const { client } = useSession();
+  const detail = useQuery({
+    queryKey: ['job', job.jobId],
+    queryFn: ({ signal }) => client.getJob(job.jobId, { signal }),
+    enabled: job.status === 'completed',
+    staleTime: Infinity,
+  });
+  const output = detail.data?.outputs[0];
+  if (!output) return <span className="thumb-empty" aria-hidden="true" />;
+  if (output.contentType.startsWith('video/')) return <video className="thumb-small" src={output.url} preload="metadata" muted aria-label="Video output" />;
+  return <img className="thumb-small" src={output.url} alt="First output" loading="lazy" />;
+}

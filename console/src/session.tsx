@@ -1,0 +1,99 @@
+/**
+ * The signed-in API key: kept in session storage (gone with the tab, never in a URL), with the SDK client built on
+ * it and the account it belongs to (GET /v1/account, which also names the key's scopes).
+ */
+import { Genmedia, GenmediaError } from '@genmedia/client';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import type { Account } from './types';
+
+const STORAGE_KEY = 'genmedia.apiKey';
+
+export type Scope = 'submit_job' | 'check_status' | 'list_models' | 'upload';
+
+export interface Session {
+  apiKey: string;
+  client: Genmedia;
+  account: Account | undefined;
+  /** Set when the account could not be read (for example a key without `check_status`). */
+  accountError: unknown;
+  /** Whether the key has `scope`; unknown scopes (account unreadable) count as allowed, the API has the last word. */
+  can(scope: Scope): boolean;
+  signOut(): void;
+}
+
+interface SessionState {
+  session: Session | null;
+  signIn(apiKey: string): void;
+}
+
+const SessionContext = createContext<SessionState | null>(null);
+
+export function createClient(apiKey: string): Genmedia {
+  return new Genmedia({ apiKey, baseUrl: window.location.origin, retry: { maxRetries: 2, maxDelayMs: 5_000 } });
+}
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [apiKey, setApiKey] = useState<string | null>(() => sessionStorage.getItem(STORAGE_KEY));
+  const queryClient = useQueryClient();
+  const client = useMemo(() => (apiKey ? createClient(apiKey) : null), [apiKey]);
+
+  const account = useQuery({
+    queryKey: ['account', apiKey],
+    queryFn: ({ signal }) => client!.getAccount({ signal }),
+    enabled: client !== null,
+    retry: false,
+    refetchInterval: 10_000,
+  });
+
+  const signOut = useCallback(() => {
+    sessionStorage.removeItem(STORAGE_KEY);
+    queryClient.clear();
+    setApiKey(null);
+  }, [queryClient]);
+
+  const signIn = useCallback((key: string) => {
+    sessionStorage.setItem(STORAGE_KEY, key);
+    setApiKey(key);
+  }, []);
+
+  const session = useMemo<Session | null>(() => {
+    if (!apiKey || !client) return null;
+    // Refused the account read for want of check_status: that much is known about the key.
+    const scopes = account.data?.apiKey.scopes ?? (isScopeRefusal(account.error) ? SCOPES.filter((s) => s !== 'check_status') : undefined);
+    return {
+      apiKey,
+      client,
+      account: account.data,
+      accountError: account.error,
+      can: (scope) => (scopes ? scopes.includes(scope) : true),
+      signOut,
+    };
+  }, [apiKey, client, account.data, account.error, signOut]);
+
+  return <SessionContext.Provider value={{ session, signIn }}>{children}</SessionContext.Provider>;
+}
+
+export function useSessionState(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error('useSessionState outside SessionProvider');
+  return state;
+}
+
+/** The session of a signed-in page (the router shows sign-in otherwise). */
+export function useSession(): Session {
+  const { session } = useSessionState();
+  if (!session) throw new Error('useSession without a signed-in key');
+  return session;
+}
+
+export const SCOPES: Scope[] = ['submit_job', 'check_status', 'list_models', 'upload'];
+
+function isScopeRefusal(error: unknown): boolean {
+  return error instanceof GenmediaError && error.code === 'INSUFFICIENT_SCOPE';
+}
+
+/** True when the API refused the key itself (unknown or revoked). */
+export function isKeyRefused(error: unknown): boolean {
+  return error instanceof GenmediaError && error.status === 401;
+}

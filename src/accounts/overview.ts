@@ -1,0 +1,79 @@
+/**
+ * GET /v1/account: the caller's account as its owner sees it: balance, plan, jobs in flight, the key of the request
+ * and the money moved per UTC day. The shapes are the response schemas of src/api/schemas/account.ts.
+ */
+import type { ApiKey, Prisma } from '@prisma/client';
+import type { AccountView, SpendDay } from '../api/schemas/account';
+import type { PrismaClient } from '../db/prisma';
+import { countJobsInFlight } from '../jobs/store';
+import { ApiError } from '../shared/errors';
+import { toNumber } from '../shared/money';
+import { isScope } from './apiKeys';
+
+/** Days in `spendPerDay`, today (UTC) included. */
+export const SPEND_DAYS = 30;
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * Charged and refunded micro-cents per UTC day over the last SPEND_DAYS days, oldest first, every day present.
+ * One range scan of the account's ledger (index on account_id, created_at), summed per day in SQL.
+ */
+async function spendPerDay(tx: Tx, accountId: string): Promise<SpendDay[]> {
+  const rows = await tx.$queryRaw<{ date: string; charged: bigint | number; refunded: bigint | number }[]>`
+    WITH today AS (SELECT (now() AT TIME ZONE 'UTC')::date AS day),
+    days AS (
+      SELECT today.day - n AS day FROM today, generate_series(${SPEND_DAYS - 1}::int, 0, -1) AS n
+    ),
+    spend AS (
+      SELECT (l.created_at AT TIME ZONE 'UTC')::date AS day,
+             -SUM(l.amount_micro_cents) FILTER (WHERE l.kind = 'charge') AS charged,
+             SUM(l.amount_micro_cents) FILTER (WHERE l.kind = 'refund') AS refunded
+      FROM ledger_entries l, today
+      WHERE l.account_id = ${accountId}
+        AND l.created_at >= (today.day - ${SPEND_DAYS - 1}::int)::timestamp AT TIME ZONE 'UTC'
+      GROUP BY 1
+    )
+    SELECT to_char(days.day, 'YYYY-MM-DD') AS date,
+           COALESCE(spend.charged, 0)::bigint AS charged,
+           COALESCE(spend.refunded, 0)::bigint AS refunded
+    FROM days LEFT JOIN spend ON spend.day = days.day
+    ORDER BY days.day`;
+  return rows.map((r) => ({ date: r.date, chargedMicroCents: toNumber(r.charged), refundedMicroCents: toNumber(r.refunded) }));
+}
+
+/**
+ * The account of `apiKey`. Balance, jobs in flight and spend are read from one snapshot (repeatable read), so the
+ * balance agrees with the ledger the days are summed from.
+ */
+export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey): Promise<AccountView> {
+  return prisma.$transaction(
+    async (tx) => {
+      const account = await tx.account.findUnique({ where: { id: apiKey.accountId } });
+      // The key was valid a moment ago; its account (and with it the key) has been deleted since.
+      if (!account) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
+      const concurrentJobs = await countJobsInFlight(tx, account.id);
+      const days = await spendPerDay(tx, account.id);
+      return {
+        accountId: account.id,
+        name: account.name,
+        plan: account.plan,
+        segments: account.segments,
+        discountPercent: account.discountPercent,
+        balanceMicroCents: toNumber(account.balanceMicroCents),
+        maxConcurrentJobs: account.maxConcurrentJobs,
+        concurrentJobs,
+        apiKey: {
+          keyId: apiKey.id,
+          prefix: apiKey.prefix,
+          scopes: apiKey.scopes.filter(isScope),
+          allowedModels: apiKey.allowedModels,
+          createdAt: apiKey.createdAt.toISOString(),
+        },
+        createdAt: account.createdAt.toISOString(),
+        spendPerDay: days,
+      };
+    },
+    { isolationLevel: 'RepeatableRead' },
+  );
+}

@@ -1,0 +1,58 @@
+import { Router } from 'express';
+import { getAuth, requireApiKey } from '../auth';
+import type { ApiDeps } from '../deps';
+import { bearerAuth, errorResponses, registry } from '../openapi';
+import { AccountSchema, LedgerPageSchema, ListLedgerQuerySchema } from '../schemas/account';
+import { parseWith } from '../validate';
+import { listLedger } from '../../accounts/ledger';
+import { getAccountOverview, SPEND_DAYS } from '../../accounts/overview';
+
+const security = [{ [bearerAuth.name]: [] }];
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/account',
+  tags: ['Account'],
+  summary: 'Your account',
+  description:
+    'Balance, plan, the concurrent-job limit and the jobs `pending` or `processing` now, the key of this request ' +
+    `(never the key itself), and the micro-cents charged and refunded on each of the last ${SPEND_DAYS} UTC days. ` +
+    'Scope: `check_status`.',
+  security,
+  responses: {
+    200: { description: 'The account', content: { 'application/json': { schema: AccountSchema } } },
+    ...errorResponses(401, 403),
+  },
+});
+
+registry.registerPath({
+  method: 'get',
+  path: '/v1/account/ledger',
+  tags: ['Account'],
+  summary: "Your account's ledger",
+  description:
+    'Every change of the balance (charges, refunds, top-ups), newest first. Follow `nextCursor` while `hasMore`; no ' +
+    'entry is skipped or repeated. Scope: `check_status`.',
+  security,
+  request: { query: ListLedgerQuerySchema },
+  responses: {
+    200: { description: 'One page of ledger entries', content: { 'application/json': { schema: LedgerPageSchema } } },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+export function accountRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+
+  router.get('/v1/account', statusScope, async (_req, res) => {
+    res.json(await getAccountOverview(deps.prisma, getAuth(res).apiKey));
+  });
+
+  router.get('/v1/account/ledger', statusScope, async (req, res) => {
+    const query = parseWith(ListLedgerQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    res.json(await listLedger(deps.prisma, deps.config.jobs.cursorSecret, getAuth(res).account.id, query));
+  });
+
+  return router;
+}

@@ -1,0 +1,125 @@
+/**
+ * The web console at `/console`, on the API's own origin so it needs no CORS. Built files (`console/dist`, made by
+ * `vite build`) are served with a year of caching for the content-hashed assets and none for the page itself; with
+ * CONSOLE_DEV the sources are served through Vite's dev server in middleware mode, with hot reload. Every other path
+ * under `/console/` answers the page, so the browser router can show it.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router, type Request, type Response, type NextFunction } from 'express';
+import { REPO_ROOT, type Config } from '../../config';
+import type { Logger } from '../../logger';
+
+export const CONSOLE_PATH = '/console';
+const CONSOLE_ROOT = path.join(REPO_ROOT, 'console');
+const BUILT = path.join(CONSOLE_ROOT, 'dist');
+const DEV_KEY_PLACEHOLDER = '<!--genmedia-dev-key-->';
+const ONE_YEAR_SECONDS = 365 * 24 * 3600;
+
+interface ConsoleDeps {
+  config: Pick<Config, 'console' | 'minio'>;
+  logger: Pick<Logger, 'error'>;
+}
+
+/** Same origin, plus MinIO's public endpoint: output images and videos, and the presigned upload PUTs. */
+function contentSecurityPolicy(storageOrigin: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    `img-src 'self' data: blob: ${storageOrigin}`,
+    `media-src 'self' blob: ${storageOrigin}`,
+    `connect-src 'self' ${storageOrigin}`,
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The page with the development key filled in, when one is configured (never in production). */
+function withDevKey(html: string, devApiKey: string | undefined): string {
+  const tag = devApiKey ? `<meta name="genmedia-dev-key" content="${escapeAttribute(devApiKey)}" />` : '';
+  return html.replace(DEV_KEY_PLACEHOLDER, tag);
+}
+
+function isConsolePath(req: Request): boolean {
+  return req.path === CONSOLE_PATH || req.path.startsWith(`${CONSOLE_PATH}/`);
+}
+
+export function consoleRouter(deps: ConsoleDeps): Router {
+  const router = Router();
+  router.get(CONSOLE_PATH, (req, res, next) => {
+    // Routing is not strict: `/console/` arrives here too.
+    if (new URL(req.originalUrl, 'http://x').pathname !== CONSOLE_PATH) return next();
+    res.redirect(301, `${CONSOLE_PATH}/`);
+  });
+  if (deps.config.console.dev) router.use(devConsole(deps));
+  else builtConsole(router, deps);
+  return router;
+}
+
+function builtConsole(router: Router, deps: ConsoleDeps): void {
+  const csp = contentSecurityPolicy(new URL(deps.config.minio.publicEndpoint).origin);
+  router.use(
+    `${CONSOLE_PATH}/assets`,
+    express.static(path.join(BUILT, 'assets'), { immutable: true, maxAge: ONE_YEAR_SECONDS * 1000, index: false, fallthrough: true }),
+  );
+  let page: string | null = null;
+  router.get(`${CONSOLE_PATH}/{*path}`, (req, res, next) => {
+    if (req.path.startsWith(`${CONSOLE_PATH}/assets/`)) return next();
+    const indexFile = path.join(BUILT, 'index.html');
+    if (page === null) {
+      if (!existsSync(indexFile)) {
+        res.status(503).type('text/plain').set('Cache-Control', 'no-store').send('The console is not built: run `npm run console:build` (npm test and npm run dev do it).\n');
+        return;
+      }
+      page = withDevKey(readFileSync(indexFile, 'utf8'), deps.config.console.devApiKey);
+    }
+    res.set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' }).type('html').send(page);
+  });
+}
+
+/** The part of Vite's dev server used here (Vite is a development dependency, loaded only with CONSOLE_DEV). */
+interface ViteDevServer {
+  middlewares: (req: Request, res: Response, next: () => void) => void;
+  transformIndexHtml(url: string, html: string): Promise<string>;
+}
+interface ViteModule {
+  createServer(options: object): Promise<ViteDevServer>;
+}
+const VITE = 'vite';
+
+/** Vite in middleware mode, created on the first console request. */
+function devConsole(deps: ConsoleDeps) {
+  let server: Promise<ViteDevServer> | null = null;
+  const start = () =>
+    (server ??= (import(VITE) as Promise<ViteModule>).then(({ createServer }) =>
+      createServer({
+        configFile: path.join(CONSOLE_ROOT, 'vite.config.ts'),
+        server: { middlewareMode: true, hmr: { port: deps.config.console.hmrPort } },
+        appType: 'custom',
+      }),
+    ));
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!isConsolePath(req)) return next();
+    start()
+      .then((vite) =>
+        vite.middlewares(req, res, async () => {
+          try {
+            const source = readFileSync(path.join(CONSOLE_ROOT, 'index.html'), 'utf8');
+            const html = await vite.transformIndexHtml(req.originalUrl, withDevKey(source, deps.config.console.devApiKey));
+            res.set('Cache-Control', 'no-cache').type('html').send(html);
+          } catch (err) {
+            next(err);
+          }
+        }),
+      )
+      .catch((err) => {
+        deps.logger.error({ err }, 'the console dev server failed');
+        next(err);
+      });
+  };
+}

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import '../openapi';
+import { SCOPES } from '../../accounts/apiKeys';
+import { SPEND_DAYS } from '../../accounts/overview';
+import { MAX_PAGE_SIZE } from '../../jobs/list';
+import { ListJobsQuerySchema } from './jobs';
+
+const microCents = (description: string) => z.number().int().openapi({ description });
+
+export const AccountKeySchema = z
+  .object({
+    keyId: z.string().openapi({ example: 'key_3kTMd9Qx0vLw7bYz' }),
+    prefix: z.string().openapi({ description: 'The first characters of the key, to recognise it; the key itself is never shown again', example: 'gm_4fQ8zK1p' }),
+    scopes: z.array(z.enum(SCOPES)),
+    allowedModels: z.array(z.string()).openapi({ description: 'Model slugs this key may run; empty: every model the account can use' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('AccountKey');
+
+export const SpendDaySchema = z
+  .object({
+    date: z.string().openapi({ format: 'date', description: 'A UTC calendar day', example: '2026-11-22' }),
+    chargedMicroCents: microCents('Charged at submit that day (0 or more)'),
+    refundedMicroCents: microCents('Refunded that day for failed and cancelled jobs (0 or more)'),
+  })
+  .openapi('SpendDay');
+
+export const AccountSchema = z
+  .object({
+    accountId: z.string().openapi({ example: 'acc_3kTMd9Qx0vLw7bYz1aR5nC' }),
+    name: z.string(),
+    plan: z.string().openapi({ example: 'standard' }),
+    segments: z.array(z.string()).openapi({ description: 'Catalog segments the account belongs to (they make `segment` models visible)' }),
+    discountPercent: z.number().int().openapi({ description: 'Discount on every charge and estimate, 0-100' }),
+    balanceMicroCents: microCents('Credits left, in micro-cents'),
+    maxConcurrentJobs: z.number().int().openapi({ description: 'How many jobs may be `pending` or `processing` at once' }),
+    concurrentJobs: z.number().int().openapi({ description: 'Jobs `pending` or `processing` now, counted as admission counts them' }),
+    apiKey: AccountKeySchema.openapi({ description: 'The key of this request' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    spendPerDay: z.array(SpendDaySchema).openapi({
+      description: `The last ${SPEND_DAYS} UTC days, oldest first, today last; every day is present, days without money moved show 0`,
+    }),
+  })
+  .openapi('Account');
+
+export const LEDGER_KINDS = ['charge', 'refund', 'topup'] as const;
+
+export const LedgerEntrySchema = z
+  .object({
+    entryId: z.string().openapi({ description: 'Identifier of the entry (a decimal number as a string)', example: '4182' }),
+    kind: z.enum(LEDGER_KINDS).openapi({ description: '`charge` (a job submitted), `refund` (a job failed or cancelled), `topup` (credits added)' }),
+    amountMicroCents: microCents('Signed change of the balance: negative for a charge, positive for a refund or top-up'),
+    balanceAfterMicroCents: microCents('The balance right after this entry'),
+    jobId: z.string().nullable().openapi({ description: 'The job charged or refunded; null for top-ups' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('LedgerEntry');
+
+export const LedgerPageSchema = z
+  .object({ entries: z.array(LedgerEntrySchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .openapi('LedgerPage');
+
+// The paging parameters of GET /v1/jobs, so both listings take and refuse the same values.
+export const ListLedgerQuerySchema = z.object({
+  limit: ListJobsQuerySchema.shape.limit.openapi({ description: `Entries per page, 1-${MAX_PAGE_SIZE}` }),
+  cursor: ListJobsQuerySchema.shape.cursor,
+});
+
+export type AccountView = z.infer<typeof AccountSchema>;
+export type SpendDay = z.infer<typeof SpendDaySchema>;
+export type LedgerEntryView = z.infer<typeof LedgerEntrySchema>;
+export type LedgerPage = z.infer<typeof LedgerPageSchema>;
+export type LedgerQuery = z.infer<typeof ListLedgerQuerySchema>;

@@ -1,0 +1,300 @@
+/**
+ * The web console as a customer uses it, in headless Chromium against the real stack (API serving the built
+ * console, Temporal workers, PostgreSQL, MinIO): generate images, upload by drag and drop and make a video, cancel
+ * a pending job, page through jobs; screenshots against baselines at desktop and phone width; axe-core checks.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { formatDollars } from '@genmedia/client';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newJobId } from '../../../src/jobs/submit';
+import { createTestAccount, type TestAccount } from '../../support/accounts';
+import { eventually } from '../../support/eventually';
+import { startE2eStack, type E2eStack } from '../e2e/e2eStack';
+import {
+  compareWithBaseline,
+  dropFile,
+  launchChromium,
+  MAX_DIFF_RATIO,
+  openConsole,
+  seriousAccessibilityViolations,
+  WIDTHS,
+  type Width,
+} from './consoleSupport';
+
+const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
+const ELEMENTS_VIDEO = 'motionworks/reel-2/image-to-video-elements';
+/** No worker serves this provider in these tests: its jobs stay pending. */
+const ALWAYS_PENDING = 'lumina/lumi-xl/text-to-image';
+
+/** The few browser types these checks use (the project compiles without the DOM library). */
+interface VideoElement {
+  readyState: number;
+  duration: number;
+  currentTime: number;
+  muted: boolean;
+  play(): Promise<void>;
+}
+interface BrowserGlobals {
+  document: { documentElement: { scrollWidth: number } };
+  sessionStorage: { getItem(key: string): string | null };
+}
+
+let stack: E2eStack;
+let browser: Browser;
+let account: TestAccount;
+const jobs: { image?: string; video?: string } = {};
+
+beforeAll(async () => {
+  stack = await startE2eStack({ providers: ['pixelforge', 'motionworks'] });
+  account = await createTestAccount(stack.prisma, { name: 'Console Studio', maxConcurrentJobs: 10 });
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+async function balance(accountId: string): Promise<bigint> {
+  return (await stack.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).balanceMicroCents;
+}
+
+async function estimateText(page: Page): Promise<string> {
+  return (await page.getByTestId('estimate-total').textContent()) ?? '';
+}
+
+describe('generating from the console', () => {
+  it('signs in, finds the text-to-image model, prices two images, submits, follows progress and shows both images', async () => {
+    const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
+    await page.getByLabel('Search').fill('forge pro');
+    await page.getByRole('link', { name: 'Forge Pro' }).click();
+    await page.getByRole('heading', { name: 'Forge Pro' }).waitFor();
+
+    await page.getByLabel('Prompt').fill('a lighthouse at dusk');
+    await expect.poll(() => estimateText(page)).toBe('$0.045');
+    await page.getByLabel('Num images').selectOption('2');
+    await expect.poll(() => estimateText(page)).toBe('$0.09');
+    const before = await balance(account.accountId);
+
+    await page.getByRole('button', { name: 'Generate for $0.09' }).click();
+    await page.waitForURL(/\/console\/jobs\/job_/);
+    jobs.image = page.url().split('/').pop()!;
+    await expect.poll(() => page.getByRole('progressbar', { name: 'Progress' }).count()).toBe(1);
+    await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+
+    const images = page.getByRole('img', { name: /^Output \d$/ });
+    await expect.poll(() => images.count()).toBe(2);
+    await expect.poll(() => images.evaluateAll((els) => els.every((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0))).toBe(true);
+    await page.getByRole('button', { name: 'Open image 1 full size' }).click();
+    const full = page.getByRole('dialog', { name: 'Full-size image' }).getByRole('img');
+    await expect.poll(() => full.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Close' }).click();
+
+    // What the estimate said is what was charged, once.
+    expect(before - (await balance(account.accountId))).toBe(90_000n);
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('uploads a PNG by drag and drop, submits the elements video model with one element, and plays the video', async () => {
+    const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
+    await page.goto(`${stack.url}/console/models/${ELEMENTS_VIDEO}`);
+    await page.getByRole('heading', { name: 'Reel 2 Elements' }).waitFor();
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2563eb' } }).png().toBuffer();
+
+    await page.getByLabel('Prompt').fill('Ava walks along the pier');
+    await dropFile(page, page.locator('[data-field="image_url"] .dropzone'), 'scene.png', 'image/png', png);
+    await page.getByText('Uploaded scene.png').waitFor();
+    await dropFile(page, page.locator('[data-field="elements[0].characterImages[0]"] .dropzone'), 'ava.png', 'image/png', png);
+    await page.getByText('Uploaded ava.png').waitFor();
+    await page.locator('[data-field="elements[0].name"] input').fill('Ava');
+    await page.getByLabel('Duration').selectOption('3');
+    await expect.poll(() => estimateText(page)).toBe('$0.255');
+
+    await page.getByRole('button', { name: /^Generate for/ }).click();
+    await page.waitForURL(/\/console\/jobs\/job_/);
+    jobs.video = page.url().split('/').pop()!;
+    await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor({ timeout: 90_000 });
+
+    const video = page.locator('video').first();
+    await expect.poll(() => video.evaluate((v) => (v as unknown as VideoElement).readyState)).toBeGreaterThanOrEqual(1);
+    const duration = await video.evaluate((v) => (v as unknown as VideoElement).duration);
+    expect(duration).toBeGreaterThan(2.8);
+    expect(duration).toBeLessThan(3.3);
+    await video.evaluate((v) => {
+      const el = v as unknown as VideoElement;
+      el.muted = true;
+      return el.play();
+    });
+    await expect.poll(() => video.evaluate((v) => (v as unknown as VideoElement).currentTime)).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  }, 150_000);
+
+  it('cancels a pending job and shows the refund', async () => {
+    const submitted = await fetch(`${stack.url}/v1/jobs/submit`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: ALWAYS_PENDING, input: { prompt: 'never started' } }),
+    }).then((r) => r.json() as Promise<{ jobId: string; costMicroCents: number }>);
+    const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
+    await page.goto(`${stack.url}/console/jobs/${submitted.jobId}`);
+    await page.getByTestId('job-status').filter({ hasText: 'pending' }).waitFor();
+    const before = await balance(account.accountId);
+
+    await page.getByRole('button', { name: 'Cancel and refund' }).click();
+    await page.getByTestId('job-status').filter({ hasText: 'cancelled' }).waitFor();
+    const refund = formatDollars(submitted.costMicroCents);
+    await expect.poll(() => page.getByTestId('refund').textContent()).toBe(refund);
+    expect(await page.getByText(`Cancelled; ${refund} refunded.`).count()).toBe(1);
+    expect((await balance(account.accountId)) - before).toBe(BigInt(submitted.costMicroCents));
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('pages through 45 jobs newest first with none twice and none missing', async () => {
+    const lister = await createTestAccount(stack.prisma, { name: 'Many jobs' });
+    const start = Date.UTC(2026, 0, 1);
+    const ids = Array.from({ length: 45 }, (_, i) => ({ id: newJobId(), createdAt: new Date(start + i * 60_000) }));
+    // Two jobs in the same millisecond: the cursor must still order them by id.
+    ids[20].createdAt = ids[21].createdAt;
+    await stack.prisma.job.createMany({
+      data: ids.map(({ id, createdAt }) => ({
+        id,
+        accountId: lister.accountId,
+        modelSlug: TEXT_TO_IMAGE,
+        modelId: TEXT_TO_IMAGE,
+        versionId: 'v2',
+        providerId: 'pixelforge',
+        status: 'failed' as const,
+        input: { prompt: 'listed' },
+        costMicroCents: 0n,
+        estimatedCompletionTime: createdAt,
+        createdAt,
+      })),
+    });
+    const { page, errors } = await openConsole(browser, stack.url, lister.apiKey);
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    const rows = page.locator('tr[data-job-id]');
+    await expect.poll(() => rows.count()).toBe(20);
+    while (await page.getByRole('button', { name: 'Load more' }).count()) {
+      const shown = await rows.count();
+      await page.getByRole('button', { name: 'Load more' }).click();
+      await expect.poll(() => rows.count()).toBeGreaterThan(shown);
+    }
+    const listed = await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job-id')));
+    const expected = [...ids].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1)).map((j) => j.id);
+    expect(new Set(listed).size).toBe(45);
+    expect(listed).toEqual(expected);
+    expect(errors).toEqual([]);
+  }, 60_000);
+});
+
+describe('what people see', () => {
+  const pages: Array<[string, () => string]> = [
+    ['catalog', () => '/console/'],
+    ['model', () => `/console/models/${TEXT_TO_IMAGE}`],
+    ['job-image', () => `/console/jobs/${jobs.image}`],
+    ['job-video', () => `/console/jobs/${jobs.video}`],
+    ['account', () => '/console/account'],
+  ];
+
+  for (const width of Object.keys(WIDTHS) as Width[]) {
+    it.each(pages)(`%s at ${width} width matches its baseline and has no serious accessibility violation`, async (name, pathOf) => {
+      const { page, errors } = await openConsole(browser, stack.url, account.apiKey, width);
+      await page.goto(`${stack.url}${pathOf()}`);
+      await page.locator('main h1').first().waitFor();
+      await page.waitForLoadState('networkidle');
+      if (name.startsWith('job')) await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor();
+      // Whatever differs from run to run: ids, times, amounts, generated media, the chart.
+      const mask = [
+        page.locator('code'),
+        page.locator('.facts dd'),
+        page.locator('.gallery img, .gallery video'),
+        page.locator('.balance, .stats dd, .spend-chart, .ledger td'),
+        page.locator('[data-testid="estimate-total"]'),
+      ];
+      const difference = await compareWithBaseline(page, `${name}-${width}`, mask);
+      expect(difference, `${name}-${width}: see test-output/console`).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+      expect(await seriousAccessibilityViolations(page)).toEqual([]);
+      // Nothing wider than the window: usable at a phone's width without sideways scrolling.
+      expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS[width]);
+      expect(errors).toEqual([]);
+    }, 60_000);
+  }
+});
+
+describe('error and empty states', () => {
+  it('a revoked key is sent back to sign-in with a clear message', async () => {
+    const revoked = await createTestAccount(stack.prisma);
+    await stack.prisma.apiKey.update({ where: { id: revoked.keyId }, data: { revokedAt: new Date() } });
+    const { page } = await openConsole(browser, stack.url, null);
+    await page.getByLabel('API key').fill(revoked.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('That key is not accepted: it is unknown or has been revoked.').waitFor();
+    expect(await page.getByLabel('API key').inputValue()).toBe('');
+  });
+
+  it('an empty key is refused on the form; the key never appears in the URL', async () => {
+    const { page } = await openConsole(browser, stack.url, null);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Enter an API key.').waitFor();
+    await page.getByLabel('API key').fill(account.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+    expect(page.url()).not.toContain(account.apiKey);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).sessionStorage.getItem('genmedia.apiKey'))).toBe(account.apiKey);
+  });
+
+  it('insufficient balance at submit shows the balance and the price, and nothing is charged', async () => {
+    const poor = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000n });
+    const { page } = await openConsole(browser, stack.url, poor.apiKey);
+    await page.goto(`${stack.url}/console/models/${TEXT_TO_IMAGE}`);
+    await page.getByLabel('Prompt').fill('too expensive');
+    await expect.poll(() => estimateText(page)).toBe('$0.045');
+    await page.getByRole('button', { name: 'Generate for $0.045' }).click();
+    await page.getByText('This job costs $0.045 and the balance is $0.01. Nothing was charged.').waitFor();
+    expect(await balance(poor.accountId)).toBe(10_000n);
+  });
+
+  it('a key without check_status sees the jobs and account pages greyed out', async () => {
+    const limited = await createTestAccount(stack.prisma, { scopes: ['list_models', 'submit_job'] });
+    const { page } = await openConsole(browser, stack.url, limited.apiKey);
+    await page.getByText('Not allowed with this key').first().waitFor();
+    expect(await page.getByRole('link', { name: 'Jobs' }).getAttribute('aria-disabled')).toBe('true');
+  });
+
+  it('an account without jobs gets an empty list with a way forward', async () => {
+    const fresh = await createTestAccount(stack.prisma);
+    const { page } = await openConsole(browser, stack.url, fresh.apiKey);
+    await page.getByRole('link', { name: 'Jobs' }).click();
+    await page.getByText('No jobs yet.').waitFor();
+    expect(await page.getByRole('link', { name: 'Pick a model' }).count()).toBe(1);
+  });
+
+  it('the API going away mid-session shows that it cannot be reached, not a blank page', async () => {
+    const { page } = await openConsole(browser, stack.url, account.apiKey);
+    await page.route('**/v1/catalog/models**', (route) => route.abort('connectionrefused'));
+    await page.getByLabel('Search').fill('anything');
+    await page.getByText('The API cannot be reached').waitFor({ timeout: 20_000 });
+  }, 30_000);
+});
+
+describe('serving', () => {
+  it('serves hashed assets for a year and the page uncached, for any console path', async () => {
+    const page = await fetch(`${stack.url}/console/jobs/job_x`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const html = await page.text();
+    const asset = /\/console\/assets\/[^"]+\.js/.exec(html)?.[0];
+    expect(asset).toBeDefined();
+    const script = await fetch(`${stack.url}${asset}`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Same origin only, plus the storage that serves outputs and takes uploads.
+    expect(page.headers.get('content-security-policy')).toBe(
+      `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: ${stack.config.minio.publicEndpoint}; ` +
+        `media-src 'self' blob: ${stack.config.minio.publicEndpoint}; connect-src 'self' ${stack.config.minio.publicEndpoint}; frame-ancestors 'none'`,
+    );
+    expect((await fetch(`${stack.url}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+    await eventually(async () => ((await fetch(`${stack.url}/console/assets/missing.js`)).status === 404 ? true : undefined), 2_000);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Headless Chromium for the console tests: pages signed in with a key, file drops, screenshots compared with the
+ * committed baselines (the latest kept under test-output/console for people to look at), and axe-core checks.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import pixelmatch from 'pixelmatch';
+import { PNG } from 'pngjs';
+import { REPO_ROOT } from '../../../src/config';
+
+export const WIDTHS = { desktop: 1280, phone: 390 } as const;
+export type Width = keyof typeof WIDTHS;
+
+const BASELINES = path.join(__dirname, 'baselines');
+export const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output', 'console');
+/** Share of pixels that may differ from the baseline (anti-aliasing, a scrollbar). */
+const MAX_DIFF_RATIO = 0.02;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--font-render-hinting=none'],
+  });
+}
+
+export interface ConsolePage {
+  page: Page;
+  /** Errors the page printed or threw, less the failed requests the test caused on purpose. */
+  errors: string[];
+}
+
+export async function openConsole(browser: Browser, baseUrl: string, apiKey: string | null, width: Width = 'desktop'): Promise<ConsolePage> {
+  // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
+  const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    // The browser logs every 4xx answer; the tests provoke some (refusals, a revoked key) and check what is shown.
+    if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) errors.push(message.text());
+  });
+  await page.goto(`${baseUrl}/console/`);
+  if (apiKey !== null) {
+    await page.getByLabel('API key').fill(apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Models' }).waitFor();
+  }
+  return { page, errors };
+}
+
+/** Drops `bytes` as a file on the drop zone, as a person dragging it from their desktop would. */
+export async function dropFile(page: Page, dropzone: Locator, name: string, type: string, bytes: Buffer): Promise<void> {
+  const transfer = await page.evaluateHandle(
+    ({ name, type, base64 }) => {
+      // Runs in the page; the project compiles without the DOM library.
+      const web = globalThis as unknown as {
+        atob(text: string): string;
+        DataTransfer: new () => { items: { add(file: unknown): void } };
+        File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
+      };
+      const data = Uint8Array.from(web.atob(base64), (c) => c.charCodeAt(0));
+      const dt = new web.DataTransfer();
+      dt.items.add(new web.File([data], name, { type }));
+      return dt;
+    },
+    { name, type, base64: bytes.toString('base64') },
+  );
+  await dropzone.dispatchEvent('dragover', { dataTransfer: transfer });
+  await dropzone.dispatchEvent('drop', { dataTransfer: transfer });
+}
+
+/**
+ * Screenshots the page with what changes from run to run masked (ids, times, money, generated media), keeps it
+ * under test-output/console, and returns the share of pixels that differ from the committed baseline. A missing
+ * baseline is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise.
+ */
+export async function compareWithBaseline(page: Page, name: string, mask: Locator[]): Promise<number> {
+  fs.mkdirSync(OUTPUT_DIR, { recursive: true });
+  const shot = await page.screenshot({ fullPage: true, mask, maskColor: '#ff00ff', animations: 'disabled', caret: 'hide' });
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
+  const baselineFile = path.join(BASELINES, `${name}.png`);
+  if (process.env.UPDATE_BASELINES === '1') {
+    fs.mkdirSync(BASELINES, { recursive: true });
+    fs.writeFileSync(baselineFile, shot);
+    return 0;
+  }
+  if (!fs.existsSync(baselineFile)) return 1;
+  const actual = PNG.sync.read(shot);
+  const expected = PNG.sync.read(fs.readFileSync(baselineFile));
+  if (actual.width !== expected.width) return 1;
+  // Full-page shots may differ in height when a list is longer; the common part is compared, the rest counts as different.
+  const width = actual.width;
+  const height = Math.min(actual.height, expected.height);
+  const crop = (png: PNG) => png.data.subarray(0, width * height * 4);
+  const diff = new PNG({ width, height });
+  const differing = pixelmatch(crop(actual), crop(expected), diff.data, width, height, { threshold: 0.1 });
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.diff.png`), PNG.sync.write(diff));
+  const extra = Math.abs(actual.height - expected.height) * width;
+  return (differing + extra) / (width * Math.max(actual.height, expected.height));
+}
+
+export { MAX_DIFF_RATIO };
+
+/** axe-core's serious and critical findings on the page as it is. */
+export async function seriousAccessibilityViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  const violations = await page.evaluate(async () => {
+    const web = globalThis as unknown as {
+      document: unknown;
+      axe: { run(context: unknown, options: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+    };
+    const result = await web.axe.run(web.document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.targets.join(', ')}`);
+}
