@@ -70,6 +70,8 @@ const EnvSchema = z.object({
   /** Bytes one account may have reserved in open uploads: the declared size, or the kind's limit when none was declared. */
   UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT: z.coerce.number().int().positive().default(2_000_000_000),
   UPLOAD_LIFETIME_SECONDS: z.coerce.number().int().positive().default(60 * 60),
+  /** How often each API process inspects uploads whose PUT window is open (over-size objects are deleted then). */
+  UPLOAD_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
 
   // Providers
   /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
@@ -162,7 +164,7 @@ export interface Config {
     uploadsBucket: string;
     outputsBucket: string;
   };
-  uploads: { putWindowSeconds: number; lifetimeSeconds: number; maxOpenPerAccount: number; maxOpenBytesPerAccount: number };
+  uploads: { putWindowSeconds: number; lifetimeSeconds: number; maxOpenPerAccount: number; maxOpenBytesPerAccount: number; sweepIntervalMs: number };
   providers: {
     timeScale: number;
     /** Whether the built-in provider obeys `[fail:...]` prompt tokens. */
@@ -283,6 +285,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       lifetimeSeconds: e.UPLOAD_LIFETIME_SECONDS,
       maxOpenPerAccount: e.UPLOAD_MAX_OPEN_PER_ACCOUNT,
       maxOpenBytesPerAccount: e.UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT,
+      sweepIntervalMs: e.UPLOAD_SWEEP_INTERVAL_MS,
     },
     providers: {
       timeScale: e.PROVIDER_TIME_SCALE,

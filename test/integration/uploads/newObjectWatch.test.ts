@@ -1,7 +1,6 @@
 /**
- * A PUT without a declared size cannot be capped by its signature, so the API watches MinIO's notification stream
- * and deletes an over-size object within seconds of its arrival; uploads put while no watcher listened are swept
- * when one connects.
+ * A PUT without a declared size cannot be capped by its signature, so the API inspects the uploads whose PUT window
+ * is open every UPLOAD_SWEEP_INTERVAL_MS and deletes an over-size object within seconds of its arrival.
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,8 +61,8 @@ describe('an upload without a declared size', () => {
   });
 });
 
-describe('a watcher that connects', () => {
-  it('deletes over-size objects put while nobody listened', async () => {
+describe('a sweep', () => {
+  it('deletes the over-size object of an open upload, in a bucket no API is watching', async () => {
     const config = api.deps.config;
     const storage = createStorage({ ...config.minio, uploadsBucket: `sweep-${crypto.randomBytes(4).toString('hex')}` });
     await storage.ensureBuckets();
@@ -86,7 +85,7 @@ describe('a watcher that connects', () => {
 
     const watcher = watchNewUploads({ prisma: api.deps.prisma, storage, logger: createLogger('test', 'silent'), config });
     try {
-      await watcher.ready;
+      await watcher.sweep();
       expect(await storage.stat(storage.uploadsBucket, objectKey)).toBeNull();
     } finally {
       watcher.close();
