@@ -119,13 +119,8 @@ export class Genmedia {
   }
 
   /** Every job matching `query`, newest first, fetching pages as the loop asks for them. */
-  async *jobs(query: Omit<ListJobsQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<JobSummary> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.listJobs({ ...query, cursor }, options);
-      yield* page.jobs;
-      cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-    } while (cursor);
+  jobs(query: Omit<ListJobsQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<JobSummary> {
+    return followCursor((cursor) => this.listJobs({ ...query, cursor }, options), (page) => page.jobs);
   }
 
   /** Cancels a pending job and refunds it. */
@@ -232,13 +227,8 @@ export class Genmedia {
   }
 
   /** Every ledger entry, newest first, fetching pages as the loop asks for them. */
-  async *ledger(query: Omit<ListLedgerQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<LedgerEntry> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.listLedger({ ...query, cursor }, options);
-      yield* page.entries;
-      cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-    } while (cursor);
+  ledger(query: Omit<ListLedgerQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<LedgerEntry> {
+    return followCursor((cursor) => this.listLedger({ ...query, cursor }, options), (page) => page.entries);
   }
 
   /** The job's webhook events and every delivery attempt. */
@@ -267,6 +257,19 @@ export class Genmedia {
   capabilityGroups(options: RequestOptions = {}): Promise<CapabilityGroup[]> {
     return unwrap(this.api.GET('/v1/catalog/capability-groups', { signal: options.signal }));
   }
+}
+
+/** Every item of a cursor-paged listing, fetching the next page only when the loop asks for more. */
+async function* followCursor<Page extends { hasMore: boolean; nextCursor: string | null }, Item>(
+  fetchPage: (cursor: string | undefined) => Promise<Page>,
+  itemsOf: (page: Page) => Item[],
+): AsyncGenerator<Item> {
+  let cursor: string | undefined;
+  do {
+    const page = await fetchPage(cursor);
+    yield* itemsOf(page);
+    cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
+  } while (cursor);
 }
 
 interface FetchResult<T> {

@@ -115,7 +115,14 @@ function Outputs({ outputs }: { outputs: JobOutput[] }) {
         ))}
       </ul>
       {open && (
-        <div className="lightbox" role="dialog" aria-modal="true" aria-label="Full-size image" onClick={() => setOpen(null)}>
+        <div
+          className="lightbox"
+          role="dialog"
+          aria-modal="true"
+          aria-label="Full-size image"
+          onClick={() => setOpen(null)}
+          onKeyDown={(e) => e.key === 'Escape' && setOpen(null)}
+        >
           <img src={open.url} alt="Full-size output" />
           <button type="button" autoFocus onClick={() => setOpen(null)}>
             Close

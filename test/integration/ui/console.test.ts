@@ -46,7 +46,8 @@ let account: TestAccount;
 const jobs: { image?: string; video?: string } = {};
 
 beforeAll(async () => {
-  stack = await startE2eStack({ providers: ['pixelforge', 'motionworks'] });
+  // Loopback webhook receivers are allowed, so a job can have a (failing) delivery log.
+  stack = await startE2eStack({ providers: ['pixelforge', 'motionworks'], env: { WEBHOOK_ALLOW_PRIVATE: '1' } });
   account = await createTestAccount(stack.prisma, { name: 'Console Studio', maxConcurrentJobs: 10 });
   browser = await launchChromium();
 }, 120_000);
@@ -188,6 +189,56 @@ describe('generating from the console', () => {
   }, 60_000);
 });
 
+describe('more of the job page', () => {
+  // Accounts of their own here, so the main account's ledger (in the account screenshots) is the same every run.
+  it('a failed job shows its error code and message and the refund', async () => {
+    const failing = await createTestAccount(stack.prisma);
+    const { page, errors } = await openConsole(browser, stack.url, failing.apiKey);
+    await page.goto(`${stack.url}/console/models/${TEXT_TO_IMAGE}`);
+    await page.getByLabel('Prompt').fill('[fail:permanent] a broken render');
+    await expect.poll(() => estimateText(page)).toBe('$0.045');
+    await page.getByRole('button', { name: 'Generate for $0.045' }).click();
+    await page.getByTestId('job-status').filter({ hasText: 'failed' }).waitFor({ timeout: 60_000 });
+    const alert = page.getByRole('alert').filter({ hasText: 'INJECTED_FAILURE' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('$0.045 was refunded.');
+    expect(await page.getByTestId('refund').textContent()).toBe('$0.045');
+    expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('a double click on Generate makes one job and one charge', async () => {
+    const clicker = await createTestAccount(stack.prisma);
+    const { page } = await openConsole(browser, stack.url, clicker.apiKey);
+    await page.goto(`${stack.url}/console/models/${TEXT_TO_IMAGE}`);
+    await page.getByLabel('Prompt').fill('one job only');
+    await expect.poll(() => estimateText(page)).toBe('$0.045');
+    await page.getByRole('button', { name: 'Generate for $0.045' }).dblclick();
+    await page.waitForURL(/\/console\/jobs\/job_/);
+    await page.waitForTimeout(1_000);
+    expect(await stack.prisma.job.count({ where: { accountId: clicker.accountId } })).toBe(1);
+    expect(await stack.prisma.ledgerEntry.count({ where: { accountId: clicker.accountId, kind: 'charge' } })).toBe(1);
+  });
+
+  it('shows the webhook deliveries of a job and starts a redelivery', async () => {
+    const hooked = await createTestAccount(stack.prisma);
+    const submitted = await fetch(`${stack.url}/v1/jobs/submit`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hooked.apiKey}`, 'content-type': 'application/json' },
+      // Nothing listens there: the attempts fail and are logged.
+      body: JSON.stringify({ model: TEXT_TO_IMAGE, input: { prompt: 'with a webhook' }, webhookUrl: 'https://127.0.0.1:9/hooks' }),
+    }).then((r) => r.json() as Promise<{ jobId: string }>);
+    const { page, errors } = await openConsole(browser, stack.url, hooked.apiKey);
+    await page.goto(`${stack.url}/console/jobs/${submitted.jobId}`);
+    await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    const log = page.getByRole('region', { name: 'Webhook deliveries' });
+    await log.getByText('job.completed → https://127.0.0.1:9/hooks').waitFor({ timeout: 20_000 });
+    await expect.poll(() => log.locator('tbody tr').count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+    await log.getByRole('button', { name: 'Redeliver' }).click();
+    await log.getByRole('status').filter({ hasText: 'Redelivery started.' }).waitFor();
+    expect(errors).toEqual([]);
+  }, 90_000);
+});
+
 describe('what people see', () => {
   const pages: Array<[string, () => string]> = [
     ['catalog', () => '/console/'],
@@ -254,6 +305,33 @@ describe('error and empty states', () => {
     await page.getByText('This job costs $0.045 and the balance is $0.01. Nothing was charged.').waitFor();
     expect(await balance(poor.accountId)).toBe(10_000n);
   });
+
+  it('a rate-limited submit says when to try again, and the catalog shows the segment model to its segment only', async () => {
+    const model = 'motionworks/reel-turbo/text-to-video'; // 10 requests per minute, segment "beta"
+    const beta = await createTestAccount(stack.prisma, { segments: ['beta'], maxConcurrentJobs: 20 });
+    const outsider = await openConsole(browser, stack.url, account.apiKey);
+    await outsider.page.getByRole('link', { name: 'Forge Pro' }).waitFor();
+    expect(await outsider.page.getByRole('link', { name: 'Reel Turbo' }).count()).toBe(0);
+
+    // The limit counts per UTC minute: start early in a minute so all eleven requests fall into the same window.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${stack.url}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${beta.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, input: { prompt: `clip ${i}` } }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const { page } = await openConsole(browser, stack.url, beta.apiKey);
+    await page.getByRole('link', { name: 'Reel Turbo' }).click();
+    await page.getByLabel('Prompt').fill('one too many');
+    await page.getByRole('button', { name: /^Generate for/ }).click();
+    const notice = page.getByRole('alert').filter({ hasText: 'Rate limited' });
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/Try again in \d+ s\./);
+  }, 90_000);
 
   it('a key without check_status sees the jobs and account pages greyed out', async () => {
     const limited = await createTestAccount(stack.prisma, { scopes: ['list_models', 'submit_job'] });
