@@ -3,10 +3,12 @@
  * Each prints its own figures; they are measured side by side in one run, never asserted in tests.
  */
 import { catalogCacheBench } from './catalogCache';
+import { listingBench } from './listing';
 import { sseFanoutBench } from './sseFanout';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog: catalogCacheBench,
+  listing: listingBench,
   sse: sseFanoutBench,
 };
 

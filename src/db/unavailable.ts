@@ -14,10 +14,13 @@ const UNAVAILABLE_CODES = new Set([
   '08001',
   '08003',
   '08006',
+  'P1001', // Prisma: can't reach the database server
+  'P1002', // Prisma: the database server timed out
+  'P1017', // Prisma: the server has closed the connection
 ]);
 
 const UNAVAILABLE_MESSAGES =
-  /terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)|Connection terminated|connect ECONNREFUSED|Can't reach database server|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+  /terminating connection due to administrator command|the database system is (starting up|shutting down|in recovery mode)|Connection terminated|connect ECONNREFUSED|Can't reach database server|timeout exceeded when trying to connect|Client has encountered a connection error|Server has closed the connection/i;
 
 export function isDatabaseUnavailable(err: unknown): boolean {
   for (let current: unknown = err, depth = 0; current && depth < 5; depth++) {

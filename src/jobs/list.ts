@@ -26,6 +26,9 @@ export async function listJobs(prisma: PrismaClient, cursorSecret: string, accou
   if (query.model) where.modelSlug = query.model;
   if (query.cursor) {
     const after = decodeCursor(cursorSecret, accountId, filters, query.cursor);
+    // `created_at <= t` bounds the index scan, so a page deep in the list starts at the cursor instead of reading
+    // every row before it; the OR then only sorts out the rows that share the cursor's millisecond.
+    where.createdAt = { lte: after.createdAt };
     where.OR = [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }];
   }
   const rows = await prisma.job.findMany({
