@@ -87,6 +87,9 @@ const EnvSchema = z.object({
   /** Per-provider task-queue rate limits, jobs started per second across all its workers: `acme=0.5`. */
   PROVIDER_RATE_LIMITS: z.string().default(''),
 
+  /** How long an API key is trusted without asking PostgreSQL again; a revocation takes effect within this time. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
+
   // Web console (/console)
   /** Serve the console from its sources through Vite, with hot reload (npm run dev); otherwise from console/dist. */
   CONSOLE_DEV: bool.default(false),
@@ -138,7 +141,7 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
-  api: { host: string; port: number; publicBaseUrl: string; keepAliveTimeoutMs: number };
+  api: { host: string; port: number; publicBaseUrl: string; keepAliveTimeoutMs: number; keyCacheTtlMs: number };
   console: { dev: boolean; hmrPort: number; devApiKey: string | undefined };
   database: { url: string; port: number; managed: boolean };
   temporal: {
@@ -248,6 +251,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       port: e.PORT,
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      keyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     },
     console: {
       dev: e.CONSOLE_DEV,

@@ -30,22 +30,50 @@ function presentedKey(req: Request, credential: Credential): string | undefined 
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-async function authenticate(prisma: PrismaClient, key: string): Promise<AuthContext> {
-  const apiKey = await prisma.apiKey.findUnique({ where: { hash: hashApiKey(key) }, include: { account: true } });
-  if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
-  if (apiKey.revokedAt) throw new ApiError('UNAUTHORIZED', 'This API key has been revoked');
-  const { account, ...keyRow } = apiKey;
-  return { account, apiKey: keyRow };
+export interface KeyAuthenticator {
+  /** The key's row and account; UNAUTHORIZED for an unknown or revoked key. */
+  authenticate(key: string): Promise<AuthContext>;
+}
+
+const MAX_CACHED_KEYS = 10_000;
+
+/**
+ * Looks keys up in PostgreSQL at most once per `ttlMs` each, so the hot path costs no database round trip. The
+ * price: a revoked key, or a change to a key or its account (scopes, discount, segments), takes effect within
+ * `ttlMs`. Unknown and revoked keys are never cached. 0 turns the cache off.
+ */
+export function createKeyAuthenticator(prisma: PrismaClient, options: { ttlMs: number; clock?: () => number }): KeyAuthenticator {
+  const clock = options.clock ?? Date.now;
+  const cache = new Map<string, { auth: AuthContext; expiresAt: number }>();
+  return {
+    async authenticate(key) {
+      const hash = hashApiKey(key);
+      const hit = cache.get(hash);
+      if (hit && hit.expiresAt > clock()) return hit.auth;
+      cache.delete(hash);
+      const apiKey = await prisma.apiKey.findUnique({ where: { hash }, include: { account: true } });
+      if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
+      if (apiKey.revokedAt) throw new ApiError('UNAUTHORIZED', 'This API key has been revoked');
+      const { account, ...keyRow } = apiKey;
+      const auth = { account, apiKey: keyRow };
+      if (options.ttlMs > 0) {
+        cache.set(hash, { auth, expiresAt: clock() + options.ttlMs });
+        // Oldest first out: a Map iterates in insertion order.
+        if (cache.size > MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
+      }
+      return auth;
+    },
+  };
 }
 
 /** Requires a valid, unrevoked key in the endpoint's documented header, carrying `scope`. */
-export function requireApiKey(prisma: PrismaClient, options: { credential: Credential; scope: Scope }): RequestHandler {
+export function requireApiKey(keys: KeyAuthenticator, options: { credential: Credential; scope: Scope }): RequestHandler {
   return async (req, res, next) => {
     const key = presentedKey(req, options.credential);
     if (key === undefined) {
       throw new ApiError('UNAUTHORIZED', `Missing API key; send it as "${CREDENTIAL_HINT[options.credential]}"`);
     }
-    const auth = await authenticate(prisma, key);
+    const auth = await keys.authenticate(key);
     if (!auth.apiKey.scopes.includes(options.scope)) {
       throw new ApiError('INSUFFICIENT_SCOPE', `This API key lacks the "${options.scope}" scope`, {
         requiredScope: options.scope,
@@ -58,10 +86,10 @@ export function requireApiKey(prisma: PrismaClient, options: { credential: Crede
 }
 
 /** Public endpoints with an optional Bearer key: no header → anonymous; a bad key is still a 401. */
-export function optionalBearer(prisma: PrismaClient): RequestHandler {
+export function optionalBearer(keys: KeyAuthenticator): RequestHandler {
   return async (req, res, next) => {
     const key = bearerToken(req);
-    res.locals.auth = key === undefined ? undefined : await authenticate(prisma, key);
+    res.locals.auth = key === undefined ? undefined : await keys.authenticate(key);
     next();
   };
 }

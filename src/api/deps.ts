@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { KeyAuthenticator } from './auth';
 import type { PrismaClient } from '../db/prisma';
 import type { JobEventHub } from '../jobs/events/hub';
 import type { Logger } from '../logger';
@@ -12,6 +13,8 @@ export interface ApiDeps {
   temporal: Client;
   storage: Storage;
   logger: Logger;
+  /** API keys, cached for API_KEY_CACHE_TTL_MS. */
+  keys: KeyAuthenticator;
   /** Live job events of this process (one LISTEN connection). */
   events: JobEventHub;
 }

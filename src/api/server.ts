@@ -8,6 +8,7 @@ import { createLogger } from '../logger';
 import { createStorage } from '../storage/storage';
 import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
+import { createKeyAuthenticator } from './auth';
 import type { ApiDeps } from './deps';
 
 export interface RunningApi {
@@ -26,7 +27,8 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   const storage = createStorage(config.minio);
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
   const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
-  return { config, prisma, temporal, storage, logger, events };
+  const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
+  return { config, prisma, temporal, storage, logger, events, keys };
 }
 
 /**

@@ -43,7 +43,7 @@ registry.registerPath({
 
 export function accountRouter(deps: ApiDeps): Router {
   const router = Router();
-  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
 
   router.get('/v1/account', statusScope, async (_req, res) => {
     res.json(await getAccountOverview(deps.prisma, getAuth(res).apiKey));

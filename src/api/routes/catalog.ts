@@ -94,7 +94,7 @@ export function setCatalogCacheHeaders(res: Response, varyOn: string): void {
 export function catalogRouter(deps: ApiDeps): Router {
   const router = Router();
   const reader = catalogReaderFor(deps.prisma);
-  const viewer = optionalBearer(deps.prisma);
+  const viewer = optionalBearer(deps.keys);
 
   const viewFor = async (res: Response): Promise<CatalogView> => {
     setCatalogCacheHeaders(res, 'Authorization');

@@ -86,7 +86,7 @@ async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: 
 
 export function jobEventsRouter(deps: ApiDeps): Router {
   const router = Router();
-  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
   const { storage } = deps;
   const ttl = deps.config.jobs.outputUrlTtlSeconds;
   const signUrl: SignOutputUrl = (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType });

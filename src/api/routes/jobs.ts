@@ -124,8 +124,8 @@ registry.registerPath({
 
 export function jobsRouter(deps: ApiDeps): Router {
   const router = Router();
-  const submitScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'submit_job' });
-  const statusScope = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
+  const submitScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
+  const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
   const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds };
 
   router.post('/v1/jobs/submit', submitScope, async (req, res) => {

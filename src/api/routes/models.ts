@@ -54,7 +54,7 @@ registry.registerPath({
 export function modelsRouter(deps: ApiDeps): Router {
   const router = Router();
   const reader = catalogReaderFor(deps.prisma);
-  const auth = requireApiKey(deps.prisma, { credential: 'x-api-key', scope: 'list_models' });
+  const auth = requireApiKey(deps.keys, { credential: 'x-api-key', scope: 'list_models' });
 
   const viewFor = async (res: Response): Promise<CatalogView> => {
     setCatalogCacheHeaders(res, 'x-api-key');

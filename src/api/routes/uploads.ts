@@ -48,7 +48,7 @@ registry.registerPath({
 
 export function uploadsRouter(deps: ApiDeps): Router {
   const router = Router();
-  const auth = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'upload' });
+  const auth = requireApiKey(deps.keys, { credential: 'bearer', scope: 'upload' });
 
   router.post('/v1/uploads/presign', auth, async (req, res) => {
     const body = parseWith(PresignRequestSchema, req.body ?? {});

@@ -53,8 +53,8 @@ registry.registerWebhook({
 
 export function webhooksRouter(deps: ApiDeps): Router {
   const router = Router();
-  const read = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'check_status' });
-  const write = requireApiKey(deps.prisma, { credential: 'bearer', scope: 'submit_job' });
+  const read = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
+  const write = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
 
   router.get('/v1/jobs/:jobId/webhooks', read, async (req, res) => {
     res.json(await listJobWebhooks(deps.prisma, getAuth(res).account.id, String(req.params.jobId)));

@@ -3,6 +3,7 @@ import type { RunningApi } from '../../../src/api/server';
 import { revokeApiKey } from '../../../src/accounts/service';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { request, startTestApi } from '../../support/api';
+import { eventually } from '../../support/eventually';
 
 describe('authentication and scopes', () => {
   let api: RunningApi;
@@ -52,12 +53,17 @@ describe('authentication and scopes', () => {
     expectError(await request(`${api.url}/v1/models`, { headers: { 'x-api-key': uploadOnly.apiKey } }), 403, 'INSUFFICIENT_SCOPE');
   });
 
-  it('refuses a revoked key with 401', async () => {
+  it('refuses a revoked key with 401 within the key cache time (API_KEY_CACHE_TTL_MS)', async () => {
     const doomed = await createTestAccount(api.deps.prisma);
     const headers = { authorization: `Bearer ${doomed.apiKey}` };
     expect((await request(`${api.url}/v1/jobs`, { headers })).status).toBe(200);
     expect(await revokeApiKey(api.deps.prisma, doomed.keyId)).toBe(true);
-    const res = await request(`${api.url}/v1/jobs`, { headers });
+    const revokedAt = Date.now();
+    const res = await eventually(async () => {
+      const answer = await request(`${api.url}/v1/jobs`, { headers });
+      return answer.status === 401 ? answer : undefined;
+    }, 5_000, 50, 'the revoked key refused');
+    expect(Date.now() - revokedAt).toBeLessThanOrEqual(api.deps.config.api.keyCacheTtlMs + 500);
     expectError(res, 401, 'UNAUTHORIZED');
     expect(res.body.error.message).toMatch(/revoked/);
   });

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Scope } from '../../../src/accounts/apiKeys';
+import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApp } from '../../../src/api/app';
 import type { ApiDeps } from '../../../src/api/deps';
 import { loadConfig, type Config } from '../../../src/config';
@@ -88,7 +89,8 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
       const logger = createLogger('uploads-test', 'silent');
       const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
       hubs.push(events);
-      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events };
+      const keys = createKeyAuthenticator(prisma, { ttlMs: apiConfig.api.keyCacheTtlMs });
+      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events, keys };
       server.on('request', createApp(deps));
       return { baseUrl, deps };
     },

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobActivities } from '../../../activities/jobs';
 import type { ProviderActivities } from '../../../activities/provider';
 import { createWebhookActivities } from '../../../activities/webhooks';
+import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApp } from '../../../src/api/app';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { createJobEventHub, type JobEventHub } from '../../../src/jobs/events/hub';
@@ -91,7 +92,8 @@ beforeAll(async () => {
 
   const logger = createLogger('webhooks-test', 'silent');
   events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
-  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events });
+  const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
+  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events, keys });
   await new Promise<void>((resolve) => {
     api = app.listen(0, '127.0.0.1', () => resolve());
   });
