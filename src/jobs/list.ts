@@ -5,7 +5,7 @@ import type { JobPageSchema } from '../api/schemas/jobs';
 import type { PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
 import { decodeCursor, encodeCursor } from './cursor';
-import { toListEntry } from './views';
+import { LIST_ENTRY_COLUMNS, toListEntry } from './views';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -33,6 +33,7 @@ export async function listJobs(prisma: PrismaClient, cursorSecret: string, accou
   }
   const rows = await prisma.job.findMany({
     where,
+    select: LIST_ENTRY_COLUMNS,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
   });
