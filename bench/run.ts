@@ -5,11 +5,13 @@
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
 import { sseFanoutBench } from './sseFanout';
+import { submitBench } from './submit';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog: catalogCacheBench,
   listing: listingBench,
   sse: sseFanoutBench,
+  submit: submitBench,
 };
 
 async function main(names: string[]) {

@@ -1,0 +1,140 @@
+/**
+ * Submit against the raw Temporal baseline, in one process and one run, on the same Temporal server:
+ *  - genmedia: POST /v1/jobs/submit through the API (key check, validation, pricing, idempotency, Update-with-Start
+ *    whose update charges in PostgreSQL), the workflow and pixelforge workers in this process;
+ *  - baseline: Update-with-Start of a workflow whose update awaits one trivial activity, on its own task queue, with
+ *    its worker in this process (bench/baseline/).
+ * Figures: throughput of 400 submits at concurrency 16 (the two sides in alternating halves) and p50 latency at
+ * concurrency 1 (alternating request by request), both of admission alone (genmedia's jobs go to a provider no worker
+ * serves, so no rendering competes); then submit-to-completed at concurrency 1 with about 30 ms of work (the
+ * built-in provider at PROVIDER_TIME_SCALE 0.001 against a 30 ms work activity).
+ */
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createTestAccount, type TestAccount } from '../test/support/accounts';
+import { startTestStack } from '../test/support/stack';
+import { baselineActivities } from './baseline/activities';
+import { admitBaseline, type baselineJob } from './baseline/workflows';
+import { fmt, summarize, timed } from './stats';
+
+/** Admission alone: no worker serves lumina here, so these jobs stay pending and cost nothing after their submit. */
+const ADMIT_MODEL = 'lumina/lumi-xl/text-to-image';
+/** End to end: the built-in pixelforge worker renders it. */
+const RUN_MODEL = 'pixelforge/forge-lite/text-to-image';
+const SUBMITS = 400;
+const CONCURRENCY = 16;
+const LATENCY_ROUNDS = 60;
+const E2E_ROUNDS = 30;
+const WORK_MS = 30;
+
+async function runConcurrently(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const [, ms] = await timed(() =>
+    Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < count) await task(next++);
+      }),
+    ),
+  );
+  return ms;
+}
+
+export async function submitBench(): Promise<void> {
+  const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001' } });
+  const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
+  const taskQueue = `bench-baseline-${crypto.randomBytes(4).toString('hex')}`;
+  const worker = await Worker.create({
+    connection,
+    namespace: stack.config.temporal.namespace,
+    taskQueue,
+    workflowsPath: path.join(__dirname, 'baseline', 'workflows.ts'),
+    activities: baselineActivities,
+  });
+  const workerRun = worker.run();
+  const client = stack.api.deps.temporal;
+  try {
+    // One account per concurrent client, so no model rate limit or concurrency cap is what is measured.
+    const accounts: TestAccount[] = [];
+    for (let i = 0; i < CONCURRENCY; i++) {
+      accounts.push(await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 1_000 }));
+    }
+
+    const rawStart = (workMs: number) =>
+      new WithStartWorkflowOperation<typeof baselineJob>('baselineJob', {
+        workflowId: `bench-${crypto.randomUUID()}`,
+        taskQueue,
+        args: [workMs],
+        workflowIdConflictPolicy: 'FAIL',
+      });
+    const rawSubmit = async () => {
+      await client.workflow.executeUpdateWithStart(admitBaseline, { startWorkflowOperation: rawStart(0) });
+    };
+    const rawEndToEnd = async () => {
+      const operation = rawStart(WORK_MS);
+      await client.workflow.executeUpdateWithStart(admitBaseline, { startWorkflowOperation: operation });
+      await (await operation.workflowHandle()).result();
+    };
+    const apiSubmit = async (i: number, model = ADMIT_MODEL): Promise<string> => {
+      const res = await fetch(`${stack.url}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accounts[i % accounts.length].apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, input: { prompt: `bench ${i}` } }),
+      });
+      const body = (await res.json()) as { jobId?: string };
+      if (res.status !== 201 || !body.jobId) throw new Error(`submit answered ${res.status}: ${JSON.stringify(body)}`);
+      return body.jobId;
+    };
+    const apiEndToEnd = async (i: number) => {
+      const jobId = await apiSubmit(i, RUN_MODEL);
+      const apiKey = accounts[i % accounts.length].apiKey;
+      for (;;) {
+        const res = await fetch(`${stack.url}/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${apiKey}`, prefer: 'wait=30' } });
+        const job = (await res.json()) as { status: string };
+        if (job.status === 'completed') return;
+        if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`bench job ${jobId} ${job.status}`);
+      }
+    };
+
+    for (let i = 0; i < 20; i++) await Promise.all([rawSubmit(), apiSubmit(i)]); // warm-up: JIT, pools, caches
+
+    const half = SUBMITS / 2;
+    let rawMs = 0;
+    let apiMs = 0;
+    rawMs += await runConcurrently(half, CONCURRENCY, () => rawSubmit());
+    apiMs += await runConcurrently(half, CONCURRENCY, (i) => apiSubmit(i).then(() => undefined));
+    rawMs += await runConcurrently(half, CONCURRENCY, () => rawSubmit());
+    apiMs += await runConcurrently(half, CONCURRENCY, (i) => apiSubmit(half + i).then(() => undefined));
+    const rawRate = SUBMITS / (rawMs / 1000);
+    const apiRate = SUBMITS / (apiMs / 1000);
+
+    const rawLatency: number[] = [];
+    const apiLatency: number[] = [];
+    for (let i = 0; i < LATENCY_ROUNDS; i++) {
+      rawLatency.push((await timed(rawSubmit))[1]);
+      apiLatency.push((await timed(() => apiSubmit(i)))[1]);
+    }
+    const rawE2e: number[] = [];
+    const apiE2e: number[] = [];
+    for (let i = 0; i < E2E_ROUNDS; i++) {
+      rawE2e.push((await timed(rawEndToEnd))[1]);
+      apiE2e.push((await timed(() => apiEndToEnd(i)))[1]);
+    }
+
+    const rows = [
+      ['what', 'genmedia', 'raw baseline', 'ratio'],
+      [`throughput, ${SUBMITS} submits at c=${CONCURRENCY}`, `${apiRate.toFixed(1)} jobs/s`, `${rawRate.toFixed(1)} jobs/s`, `${(apiRate / rawRate).toFixed(2)}x`],
+      [`submit latency at c=1 (p50, ${LATENCY_ROUNDS} each)`, fmt(summarize(apiLatency).p50), fmt(summarize(rawLatency).p50), `${(summarize(apiLatency).p50 / summarize(rawLatency).p50).toFixed(2)}x`],
+      [`submit to completed, ~${WORK_MS} ms work (p50, ${E2E_ROUNDS} each)`, fmt(summarize(apiE2e).p50), fmt(summarize(rawE2e).p50), `${(summarize(apiE2e).p50 / summarize(rawE2e).p50).toFixed(2)}x`],
+    ];
+    console.log('submit: genmedia against raw Update-with-Start on the same Temporal server, one process, one run');
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    for (const row of rows) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i])).join('  ')}`);
+  } finally {
+    worker.shutdown();
+    await workerRun;
+    await connection.close();
+    await stack.stop();
+  }
+}
