@@ -4,12 +4,14 @@
  */
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
+import { memoryBench } from './memory';
 import { sseFanoutBench } from './sseFanout';
 import { submitBench } from './submit';
 
 const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog: catalogCacheBench,
   listing: listingBench,
+  memory: memoryBench,
   sse: sseFanoutBench,
   submit: submitBench,
 };

@@ -9,17 +9,15 @@
  * their progress is updated in PostgreSQL as the provider activity does, so every event comes from the real trigger
  * and reaches the client through the real LISTEN hub and SSE route.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { createParser } from 'eventsource-parser';
 import { Client as PgClient } from 'pg';
-import { loadConfig, REPO_ROOT } from '../src/config';
+import { loadConfig } from '../src/config';
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
 import { createJobStore } from '../src/jobs/store';
 import { newJobId } from '../src/jobs/submit';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
+import { type ApiProcess, mb, medianRss, RSS_SAMPLES, rssKb, sleep, startApiProcess, stopProcess, until } from './processes';
 import { fmt, summarize } from './stats';
 
 const ACCOUNTS = 5;
@@ -30,7 +28,6 @@ const LATENCY_JOBS = 30;
 const LATENCY_ROUNDS = 10;
 /** The trigger keeps at most one progress event per job and second; rounds touch each job once. */
 const ROUND_SPACING_MS = 1_100;
-const RSS_SAMPLES = 5;
 const EVENT_TIMEOUT_MS = 10_000;
 
 interface BenchJob {
@@ -38,13 +35,8 @@ interface BenchJob {
   account: TestAccount;
 }
 
-interface OpenStream {
+export interface OpenStream {
   close(): void;
-}
-
-interface ApiProcess {
-  url: string;
-  child: ChildProcess;
 }
 
 type Summary = ReturnType<typeof summarize>;
@@ -84,7 +76,7 @@ export async function sseFanoutBench(): Promise<void> {
     printLatency(latency);
   } finally {
     for (const stream of streams) stream.close();
-    if (api) await stopApiProcess(api.child);
+    if (api) await stopProcess(api.child);
     await prisma.$disconnect();
   }
 }
@@ -268,7 +260,7 @@ function printLatency(latency: LatencyFigures): void {
 }
 
 /** An SSE connection read with eventsource-parser; `onData` sees each event's data. */
-async function openStream(url: string, apiKey: string, onData: (data: string) => void): Promise<OpenStream> {
+export async function openStream(url: string, apiKey: string, onData: (data: string) => void): Promise<OpenStream> {
   const controller = new AbortController();
   const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' }, signal: controller.signal });
   if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}`);
@@ -297,82 +289,6 @@ async function warmUp(apiUrl: string, account: TestAccount): Promise<void> {
   await sleep(1_000);
 }
 
-async function startApiProcess(): Promise<ApiProcess> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  try {
-    await until(async () => child.exitCode === null && (await isReady(url)), 60_000, 250);
-  } catch (err) {
-    await stopApiProcess(child);
-    throw new Error(`the API did not become ready: ${err instanceof Error ? err.message : err}`);
-  }
-  return { url, child };
-}
-
-async function isReady(url: string): Promise<boolean> {
-  try {
-    return (await fetch(`${url}/readyz`)).ok;
-  } catch {
-    return false; // not listening yet
-  }
-}
-
-/** SIGTERM (the API drains and exits), SIGKILL if it has not exited within 10 s. */
-async function stopApiProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function rssKb(child: ChildProcess): number {
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
-}
-
-async function medianRss(child: ChildProcess): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < RSS_SAMPLES; i++) {
-    if (i > 0) await sleep(400);
-    samples.push(rssKb(child));
-  }
-  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
-}
-
-async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms`);
-    await sleep(everyMs);
-  }
-}
-
-function mb(kb: number): string {
-  return `${(kb / 1024).toFixed(1)} MB`;
-}
-
 function ratio(a: number, b: number): string {
   return b > 0 ? `${(a / b).toFixed(1)}x` : 'n/a';
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }

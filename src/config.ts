@@ -90,6 +90,9 @@ const EnvSchema = z.object({
   /** How long an API key is trusted without asking PostgreSQL again; a revocation takes effect within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
 
+  /** Job workflows the workflow worker keeps in memory; the others are replayed from their history when they move. */
+  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(0).default(250),
+
   // Web console (/console)
   /** Serve the console from its sources through Vite, with hot reload (npm run dev); otherwise from console/dist. */
   CONSOLE_DEV: bool.default(false),
@@ -152,6 +155,7 @@ export interface Config {
     namespace: string;
     jobsTaskQueue: string;
     providerTaskQueuePrefix: string;
+    workflowCacheSize: number;
   };
   minio: {
     /** Where the API and workers reach MinIO. */
@@ -271,6 +275,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       jobsTaskQueue: e.JOBS_TASK_QUEUE,
       providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,
+      workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
     },
     minio: {
       endpoint: minioEndpoint,

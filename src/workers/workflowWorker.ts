@@ -1,12 +1,29 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { REPO_ROOT, type Config } from '../config';
+import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
+import { BUNDLE_SCRIPT } from './workflowPaths';
 
-export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
+export { WORKFLOWS_PATH } from './workflowPaths';
+
+/**
+ * Bundles the workflows in a child process and returns the file: the bundler's memory leaves with the child, where
+ * bundling in the worker itself kept a few hundred MB in its heap for good.
+ */
+export async function bundleWorkflowsInChildProcess(): Promise<{ codePath: string }> {
+  const codePath = path.join(mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-')), 'workflows.js');
+  const tsx = pathToFileURL(require.resolve('tsx')).href;
+  await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
+  return { codePath };
+}
 
 export interface WorkflowWorkerDeps {
   config: Config;
@@ -22,12 +39,14 @@ export interface WorkflowWorkerDeps {
 }
 
 /** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
-export function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
+export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle: deps.workflowBundle ?? (await bundleWorkflowsInChildProcess()),
+    // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.
+    maxCachedWorkflows: deps.config.temporal.workflowCacheSize,
     activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa }),
     shutdownGraceTime: '30 seconds',
   });

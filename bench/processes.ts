@@ -1,0 +1,99 @@
+/** Child processes of the benchmarks (the API, a worker) and their memory, read from /proc. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT } from '../src/config';
+
+export interface ApiProcess {
+  url: string;
+  child: ChildProcess;
+}
+
+export const RSS_SAMPLES = 5;
+
+export async function startApiProcess(): Promise<ApiProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await until(async () => child.exitCode === null && (await isReady(url)), 60_000, 250);
+  } catch (err) {
+    await stopProcess(child);
+    throw new Error(`the API did not become ready: ${err instanceof Error ? err.message : err}`);
+  }
+  return { url, child };
+}
+
+async function isReady(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/readyz`)).ok;
+  } catch {
+    return false; // not listening yet
+  }
+}
+
+/** SIGTERM (the process drains and exits), SIGKILL if it has not exited within 10 s. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function rssKb(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+}
+
+export async function medianRss(child: ChildProcess): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < RSS_SAMPLES; i++) {
+    if (i > 0) await sleep(400);
+    samples.push(rssKb(child));
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+}
+
+export async function until(done: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
+export function mb(kb: number): string {
+  return `${(kb / 1024).toFixed(1)} MB`;
+}
+
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** The workflow worker (`src/workers/main.ts --workflows`) as a child process against the benchmark's stack. */
+export function startWorkflowWorkerProcess(): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'error' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}

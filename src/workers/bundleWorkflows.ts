@@ -1,0 +1,19 @@
+/**
+ * `node --import tsx src/workers/bundleWorkflows.ts <out.js>`: bundles the workflows (webpack, through the Temporal
+ * SDK) into one file. The workflow worker runs this as a child process at start, so the bundler's few hundred MB
+ * are freed with that process instead of staying in the worker's heap for its lifetime.
+ */
+import { writeFileSync } from 'node:fs';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { WORKFLOWS_PATH } from './workflowPaths';
+
+async function main(out: string | undefined) {
+  if (!out) throw new Error('usage: bundleWorkflows.ts <out.js>');
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+  writeFileSync(out, code);
+}
+
+main(process.argv[2]).catch((err) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
