@@ -10,6 +10,7 @@ import { loadConfig } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { mb, medianRss, RSS_SAMPLES, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { openStream, type OpenStream } from './sseFanout';
+import { runConcurrently } from './stats';
 
 const MODEL = 'lumina/lumi-xl/text-to-image';
 const JOBS = 1_000;
@@ -47,12 +48,7 @@ export async function memoryBench(): Promise<void> {
     const workerIdle = await medianRss(worker);
     const apiIdle = await medianRss(api.child);
 
-    let next = 10;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < JOBS) await submitJob(next++);
-      }),
-    );
+    await runConcurrently(JOBS - 10, CONCURRENCY, (i) => submitJob(10 + i));
     await sleep(3_000);
     const workerOpen = await medianRss(worker);
     const apiInFlight = await medianRss(api.child);

@@ -19,3 +19,16 @@ export async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 export function fmt(ms: number): string {
   return `${ms.toFixed(2)} ms`;
 }
+
+/** Runs `task(0..count-1)` with at most `concurrency` at once; returns the wall time in ms. */
+export async function runConcurrently(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const [, ms] = await timed(() =>
+    Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < count) await task(next++);
+      }),
+    ),
+  );
+  return ms;
+}

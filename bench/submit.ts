@@ -17,7 +17,7 @@ import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { startTestStack } from '../test/support/stack';
 import { baselineActivities } from './baseline/activities';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
-import { fmt, summarize, timed } from './stats';
+import { fmt, runConcurrently, summarize, timed } from './stats';
 
 /** Admission alone: no worker serves lumina here, so these jobs stay pending and cost nothing after their submit. */
 const ADMIT_MODEL = 'lumina/lumi-xl/text-to-image';
@@ -28,18 +28,6 @@ const CONCURRENCY = 16;
 const LATENCY_ROUNDS = 60;
 const E2E_ROUNDS = 30;
 const WORK_MS = 30;
-
-async function runConcurrently(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
-  let next = 0;
-  const [, ms] = await timed(() =>
-    Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < count) await task(next++);
-      }),
-    ),
-  );
-  return ms;
-}
 
 export async function submitBench(): Promise<void> {
   const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001' } });
