@@ -5,7 +5,7 @@
 import { Prisma } from '@prisma/client';
 import type { LedgerEntryView, LedgerPage, LedgerQuery } from '../api/schemas/account';
 import type { PrismaClient } from '../db/prisma';
-import { decodeCursor, encodeCursor, type CursorPosition } from '../jobs/cursor';
+import { decodeCursor, encodeCursor, keysetPage, type CursorPosition } from '../jobs/cursor';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 
@@ -58,15 +58,8 @@ export async function listLedger(prisma: PrismaClient, cursorSecret: string, acc
     WHERE account_id = ${accountId} ${keyset}
     ORDER BY created_at DESC, id DESC
     LIMIT ${query.limit + 1}::int`;
-  const hasMore = rows.length > query.limit;
-  const page = hasMore ? rows.slice(0, query.limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    entries: page.map(toEntry),
-    nextCursor:
-      hasMore && last
-        ? encodeCursor(cursorSecret, accountId, LEDGER_CURSOR_SCOPE, { createdAt: new Date(last.created_at), id: last.id })
-        : null,
-    hasMore,
-  };
+  const { page, hasMore, nextCursor } = keysetPage(rows, query.limit, (last) =>
+    encodeCursor(cursorSecret, accountId, LEDGER_CURSOR_SCOPE, { createdAt: new Date(last.created_at), id: last.id }),
+  );
+  return { entries: page.map(toEntry), nextCursor, hasMore };
 }

@@ -54,3 +54,11 @@ export function decodeCursor(secret: string, accountId: string, filters: string,
   if (payload.f !== filters) throw invalid('issued for different filters');
   return { createdAt: new Date(payload.t), id: payload.i };
 }
+
+/** A keyset listing's page from the `limit + 1` rows read: the extra row only tells that more follow. */
+export function keysetPage<Row>(rows: Row[], limit: number, cursorAfter: (last: Row) => string): { page: Row[]; hasMore: boolean; nextCursor: string | null } {
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  return { page, hasMore, nextCursor: hasMore && last ? cursorAfter(last) : null };
+}

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import type { JobPageSchema } from '../api/schemas/jobs';
 import type { PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
-import { decodeCursor, encodeCursor } from './cursor';
+import { decodeCursor, encodeCursor, keysetPage } from './cursor';
 import { LIST_ENTRY_COLUMNS, toListEntry } from './views';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -37,12 +37,8 @@ export async function listJobs(prisma: PrismaClient, cursorSecret: string, accou
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: query.limit + 1,
   });
-  const hasMore = rows.length > query.limit;
-  const page = hasMore ? rows.slice(0, query.limit) : rows;
-  const last = page[page.length - 1];
-  return {
-    jobs: page.map(toListEntry),
-    nextCursor: hasMore && last ? encodeCursor(cursorSecret, accountId, filters, { createdAt: last.createdAt, id: last.id }) : null,
-    hasMore,
-  };
+  const { page, hasMore, nextCursor } = keysetPage(rows, query.limit, (last) =>
+    encodeCursor(cursorSecret, accountId, filters, { createdAt: last.createdAt, id: last.id }),
+  );
+  return { jobs: page.map(toListEntry), nextCursor, hasMore };
 }

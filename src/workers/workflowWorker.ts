@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,14 +15,19 @@ import { BUNDLE_SCRIPT } from './workflowPaths';
 export { WORKFLOWS_PATH } from './workflowPaths';
 
 /**
- * Bundles the workflows in a child process and returns the file: the bundler's memory leaves with the child, where
- * bundling in the worker itself kept a few hundred MB in its heap for good.
+ * Bundles the workflows in a child process and returns the code: the bundler's memory leaves with the child, where
+ * bundling in the worker itself kept a few hundred MB in its heap for good. The child's file is removed once read.
  */
-export async function bundleWorkflowsInChildProcess(): Promise<{ codePath: string }> {
-  const codePath = path.join(mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-')), 'workflows.js');
-  const tsx = pathToFileURL(require.resolve('tsx')).href;
-  await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
-  return { codePath };
+export async function bundleWorkflowsInChildProcess(): Promise<{ code: string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-'));
+  try {
+    const codePath = path.join(dir, 'workflows.js');
+    const tsx = pathToFileURL(require.resolve('tsx')).href;
+    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
+    return { code: readFileSync(codePath, 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export interface WorkflowWorkerDeps {

@@ -43,13 +43,12 @@ function cappedDetails(details: unknown): unknown {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const requestId = String(res.locals.requestId ?? '');
-    const apiError =
-      err instanceof ApiError
-        ? err
-        : (clientBodyError(err) ?? unavailable(err) ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId'));
-    if (apiError.code === 'SERVICE_UNAVAILABLE' && !(err instanceof ApiError)) {
+    const known = err instanceof ApiError ? err : clientBodyError(err);
+    const databaseDown = known ? undefined : unavailable(err);
+    if (databaseDown) {
       logger.warn({ err: { message: (err as Error)?.message }, requestId, method: req.method, path: req.path }, 'database unavailable');
     }
+    const apiError = known ?? databaseDown ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId');
     if (apiError.code === 'INTERNAL_ERROR') {
       logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
     }
