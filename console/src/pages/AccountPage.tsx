@@ -1,6 +1,6 @@
 import { formatDollars } from '@genmedia/client';
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
+import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { SpendChart } from '../components/SpendChart';
 import { formatTime } from '../format';
@@ -8,12 +8,7 @@ import { SCOPES, useSession } from '../session';
 
 export function AccountPage() {
   const { client, account, accountError } = useSession();
-  const ledger = useInfiniteQuery({
-    queryKey: ['ledger'],
-    queryFn: ({ pageParam, signal }) => client.listLedger({ limit: 25, cursor: pageParam }, { signal }),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => (page.hasMore && page.nextCursor ? page.nextCursor : undefined),
-  });
+  const ledger = useCursorPages(['ledger'], (cursor, signal) => client.listLedger({ limit: 25, cursor }, { signal }));
   if (accountError) return <div className="page"><ErrorNotice error={accountError} context="Account" /></div>;
   if (!account) return <div className="page"><p aria-busy="true">Loading the account…</p></div>;
   const entries = ledger.data?.pages.flatMap((p) => p.entries) ?? [];
@@ -84,11 +79,7 @@ export function AccountPage() {
             </tbody>
           </table>
         )}
-        {ledger.hasNextPage && (
-          <button type="button" onClick={() => void ledger.fetchNextPage()} disabled={ledger.isFetchingNextPage}>
-            Load more
-          </button>
-        )}
+        <LoadMore pages={ledger} />
       </section>
     </div>
   );

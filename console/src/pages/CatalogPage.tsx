@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useDeferredValue, useState } from 'react';
 import { Link } from 'react-router';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
+import { FilterSelect } from '../components/FilterSelect';
 import { Rating } from '../components/Rating';
 import { unitPrice } from '../format';
 import { useSession } from '../session';
@@ -41,7 +42,7 @@ export function CatalogPage() {
   });
 
   const colorOf = new Map((providers.data ?? []).map((p) => [p.id, p.color]));
-  const set = (key: keyof Filters) => (e: { target: { value: string } }) => setFilters((f) => ({ ...f, [key]: e.target.value }));
+  const set = (key: keyof Filters) => (value: string) => setFilters((f) => ({ ...f, [key]: value }));
 
   return (
     <div className="page">
@@ -49,41 +50,26 @@ export function CatalogPage() {
       <form className="filters" role="search" onSubmit={(e) => e.preventDefault()}>
         <label>
           Search
-          <input type="search" value={filters.q} onChange={set('q')} placeholder="name, tag, description" maxLength={200} />
+          <input type="search" value={filters.q} onChange={(e) => set('q')(e.target.value)} placeholder="name, tag, description" maxLength={200} />
         </label>
-        <label>
-          Category
-          <select value={filters.category} onChange={set('category')}>
-            <option value="">All</option>
-            {(categories.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Capability
-          <select value={filters.capability} onChange={set('capability')}>
-            <option value="">All</option>
-            {(groups.data ?? []).map((g) => (
-              <option key={g.id} value={g.id}>
-                {g.displayName}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Provider
-          <select value={filters.provider} onChange={set('provider')}>
-            <option value="">All</option>
-            {(providers.data ?? []).map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect
+          label="Category"
+          value={filters.category}
+          onChange={set('category')}
+          options={(categories.data ?? []).map((c) => ({ value: c.id, label: c.name }))}
+        />
+        <FilterSelect
+          label="Capability"
+          value={filters.capability}
+          onChange={set('capability')}
+          options={(groups.data ?? []).map((g) => ({ value: g.id, label: g.displayName }))}
+        />
+        <FilterSelect
+          label="Provider"
+          value={filters.provider}
+          onChange={set('provider')}
+          options={(providers.data ?? []).map((p) => ({ value: p.id, label: p.name }))}
+        />
       </form>
 
       {models.error ? (

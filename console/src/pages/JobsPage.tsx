@@ -1,8 +1,10 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import type { JobStatus, JobSummary } from '@genmedia/client';
+import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
+import { FilterSelect } from '../components/FilterSelect';
 import { StatusBadge } from '../components/StatusBadge';
 import { formatTime } from '../format';
 import { useSession } from '../session';
@@ -16,29 +18,14 @@ export function JobsPage() {
   const [status, setStatus] = useState<JobStatus | ''>('');
   const [model, setModel] = useState('');
   const filter = { ...(status ? { status } : {}), ...(model.trim() ? { model: model.trim() } : {}) };
-  const jobs = useInfiniteQuery({
-    queryKey: ['jobs', filter],
-    queryFn: ({ pageParam, signal }) => client.listJobs({ ...filter, limit: PAGE_SIZE, cursor: pageParam }, { signal }),
-    initialPageParam: undefined as string | undefined,
-    getNextPageParam: (page) => (page.hasMore && page.nextCursor ? page.nextCursor : undefined),
-  });
+  const jobs = useCursorPages(['jobs', filter], (cursor, signal) => client.listJobs({ ...filter, limit: PAGE_SIZE, cursor }, { signal }));
   const rows = jobs.data?.pages.flatMap((p) => p.jobs) ?? [];
 
   return (
     <div className="page">
       <h1>Jobs</h1>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus(e.target.value as JobStatus | '')}>
-            <option value="">All</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <FilterSelect label="Status" value={status} onChange={(value) => setStatus(value as JobStatus | '')} options={STATUSES.map((s) => ({ value: s, label: s }))} />
         <label>
           Model
           <input type="search" value={model} onChange={(e) => setModel(e.target.value)} placeholder="provider/model/capability" maxLength={200} />
@@ -83,11 +70,7 @@ export function JobsPage() {
           </tbody>
         </table>
       )}
-      {jobs.hasNextPage && (
-        <button type="button" onClick={() => void jobs.fetchNextPage()} disabled={jobs.isFetchingNextPage}>
-          {jobs.isFetchingNextPage ? 'Loading…' : 'Load more'}
-        </button>
-      )}
+      <LoadMore pages={jobs} />
     </div>
   );
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/jobs/submit';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { eventually } from '../../support/eventually';
-import { startE2eStack, type E2eStack } from '../e2e/e2eStack';
+import { post, startE2eStack, type E2eStack } from '../e2e/e2eStack';
 import {
   compareWithBaseline,
   dropFile,
@@ -132,11 +132,10 @@ describe('generating from the console', () => {
   }, 150_000);
 
   it('cancels a pending job and shows the refund', async () => {
-    const submitted = await fetch(`${stack.url}/v1/jobs/submit`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: ALWAYS_PENDING, input: { prompt: 'never started' } }),
-    }).then((r) => r.json() as Promise<{ jobId: string; costMicroCents: number }>);
+    const submitted = (await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: ALWAYS_PENDING, input: { prompt: 'never started' } })).body as {
+      jobId: string;
+      costMicroCents: number;
+    };
     const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
     await page.goto(`${stack.url}/console/jobs/${submitted.jobId}`);
     await page.getByTestId('job-status').filter({ hasText: 'pending' }).waitFor();
@@ -221,12 +220,10 @@ describe('more of the job page', () => {
 
   it('shows the webhook deliveries of a job and starts a redelivery', async () => {
     const hooked = await createTestAccount(stack.prisma);
-    const submitted = await fetch(`${stack.url}/v1/jobs/submit`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${hooked.apiKey}`, 'content-type': 'application/json' },
-      // Nothing listens there: the attempts fail and are logged.
-      body: JSON.stringify({ model: TEXT_TO_IMAGE, input: { prompt: 'with a webhook' }, webhookUrl: 'https://127.0.0.1:9/hooks' }),
-    }).then((r) => r.json() as Promise<{ jobId: string }>);
+    // Nothing listens there: the attempts fail and are logged.
+    const submitted = (
+      await post(`${stack.url}/v1/jobs/submit`, hooked.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: 'with a webhook' }, webhookUrl: 'https://127.0.0.1:9/hooks' })
+    ).body as { jobId: string };
     const { page, errors } = await openConsole(browser, stack.url, hooked.apiKey);
     await page.goto(`${stack.url}/console/jobs/${submitted.jobId}`);
     await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor({ timeout: 60_000 });
@@ -317,12 +314,7 @@ describe('error and empty states', () => {
     const intoMinute = Date.now() % 60_000;
     if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
     for (let i = 0; i < 10; i++) {
-      const res = await fetch(`${stack.url}/v1/jobs/submit`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${beta.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, input: { prompt: `clip ${i}` } }),
-      });
-      expect(res.status).toBe(201);
+      expect((await post(`${stack.url}/v1/jobs/submit`, beta.apiKey, { model, input: { prompt: `clip ${i}` } })).status).toBe(201);
     }
     const { page } = await openConsole(browser, stack.url, beta.apiKey);
     await page.getByRole('link', { name: 'Reel Turbo' }).click();
