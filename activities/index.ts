@@ -18,6 +18,8 @@ import { toDetail } from '../src/jobs/views';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
+import { jobMetricsObserver, webhookMetricsObserver } from '../src/observability/jobMetrics';
+import type { WorkerMetrics } from '../src/observability/metrics';
 
 export interface ActivityDeps {
   config: Config;
@@ -29,6 +31,8 @@ export interface ActivityDeps {
   presentJob?: JobPresenter;
   /** Extra CA trusted for webhook receivers (tests only; elsewhere NODE_EXTRA_CA_CERTS). */
   webhookCa?: string;
+  /** Where job outcomes, money and webhook attempts are counted. */
+  metrics?: WorkerMetrics;
 }
 
 export type WorkflowQueueActivities = JobActivities &
@@ -45,7 +49,7 @@ function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
 }
 
 export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
-  const jobStore = createJobStore(deps.prisma);
+  const jobStore = createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined);
   const discardOutputs = async (jobId: string) => {
     await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
   };
@@ -61,6 +65,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
         ...prismaWebhookSources(deps.prisma, deps.presentJob ?? jobDetailPresenter(deps)),
         config: deps.config.webhooks,
         ca: deps.webhookCa,
+        onAttempt: deps.metrics ? webhookMetricsObserver(deps.metrics) : undefined,
       }),
     ),
   };

@@ -93,6 +93,21 @@ const EnvSchema = z.object({
   /** Job workflows the workflow worker keeps in memory; the others are replayed from their history when they move. */
   WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(0).default(250),
 
+  // Observability (docs/observability.md).
+  /** Port of a worker process's /metrics (0: any free port, printed at start). */
+  WORKER_METRICS_PORT: port.default(9464),
+  WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
+  /** When set, GET /metrics of the API and workers asks for `Authorization: Bearer <token>`; otherwise only private addresses may scrape. */
+  METRICS_BEARER_TOKEN: z.string().min(16).optional(),
+  /** How long a sampled task-queue backlog is reused before Temporal is asked again. */
+  TASK_QUEUE_BACKLOG_SAMPLE_MS: z.coerce.number().int().positive().default(10_000),
+  /** Tracing is on when one of these is set (the OpenTelemetry SDK's own variables). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  /** `console` prints finished spans to stdout instead (local use); `none` turns tracing off. */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_SERVICE_NAME: z.string().optional(),
+
   // Web console (/console)
   /** Serve the console from its sources through Vite, with hot reload (npm run dev); otherwise from console/dist. */
   CONSOLE_DEV: bool.default(false),
@@ -194,6 +209,15 @@ export interface Config {
     maxOutputBytes: number;
   };
   jobs: { admissionTimeoutMs: number; cursorSecret: string; outputUrlTtlSeconds: number };
+  observability: {
+    workerMetricsPort: number;
+    workerMetricsHost: string;
+    metricsBearerToken: string | undefined;
+    backlogSampleMs: number;
+    /** Where spans go; `off` unless an OTLP endpoint or the console exporter is configured. */
+    traces: 'off' | 'otlp' | 'console';
+    serviceName: string | undefined;
+  };
   webhooks: {
     allowPrivate: boolean;
     retryScheduleSeconds: number[];
@@ -229,6 +253,13 @@ function productionProblems(e: Env): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   return problems;
+}
+
+function tracesExporter(e: Env): Config['observability']['traces'] {
+  if (e.OTEL_TRACES_EXPORTER === 'none') return 'off';
+  if (e.OTEL_TRACES_EXPORTER === 'console') return 'console';
+  const endpoint = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_ENDPOINT;
+  return endpoint !== undefined || e.OTEL_TRACES_EXPORTER === 'otlp' ? 'otlp' : 'off';
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
@@ -316,6 +347,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
+    },
+    observability: {
+      workerMetricsPort: e.WORKER_METRICS_PORT,
+      workerMetricsHost: e.WORKER_METRICS_HOST,
+      metricsBearerToken: e.METRICS_BEARER_TOKEN,
+      backlogSampleMs: e.TASK_QUEUE_BACKLOG_SAMPLE_MS,
+      traces: tracesExporter(e),
+      serviceName: e.OTEL_SERVICE_NAME,
     },
     webhooks: {
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,

@@ -5,6 +5,7 @@ import { requestId } from './middleware/requestId';
 import { rejectNul } from './middleware/rejectNul';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
+import { httpMetrics } from '../observability/httpMetrics';
 import { accountRouter } from './routes/account';
 import { catalogRouter } from './routes/catalog';
 import { consoleRouter } from './routes/console';
@@ -13,6 +14,7 @@ import { filesRouter } from './routes/files';
 import { healthRouter } from './routes/health';
 import { jobEventsRouter } from './routes/jobEvents';
 import { jobsRouter } from './routes/jobs';
+import { metricsRouter } from './routes/metrics';
 import { modelsRouter } from './routes/models';
 import { uploadsRouter } from './routes/uploads';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
@@ -33,6 +35,7 @@ export function createApp(deps: ApiDeps): Application {
   app.set('json replacer', jsonReplacer);
   app.set('trust proxy', 'loopback');
 
+  app.use(httpMetrics(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.logger));
   // Upstream webhooks are verified against their raw bytes, so they are read before the JSON parser.
@@ -41,6 +44,7 @@ export function createApp(deps: ApiDeps): Application {
   app.use(rejectNul());
 
   app.use(healthRouter(deps));
+  app.use(metricsRouter(deps));
   app.get('/openapi.json', (_req, res) => {
     res.json(buildOpenApiDocument(deps.config.api.publicBaseUrl));
   });

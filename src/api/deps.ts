@@ -4,6 +4,7 @@ import type { KeyAuthenticator } from './auth';
 import type { PrismaClient } from '../db/prisma';
 import type { JobEventHub } from '../jobs/events/hub';
 import type { Logger } from '../logger';
+import type { ApiMetrics } from '../observability/metrics';
 import type { Storage } from '../storage/storage';
 
 /** Everything the HTTP layer needs, created once per process and injected. */
@@ -17,4 +18,6 @@ export interface ApiDeps {
   keys: KeyAuthenticator;
   /** Live job events of this process (one LISTEN connection). */
   events: JobEventHub;
+  /** This process's Prometheus metrics, served on GET /metrics. */
+  metrics: ApiMetrics;
 }

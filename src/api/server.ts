@@ -1,3 +1,4 @@
+import './instrument';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
@@ -5,6 +6,8 @@ import { loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
+import { createApiMetrics } from '../observability/metrics';
+import { startTracing } from '../observability/tracing';
 import { createStorage } from '../storage/storage';
 import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
@@ -22,13 +25,14 @@ export interface RunningApi {
 export async function createApiDeps(config: Config): Promise<ApiDeps> {
   const logger = createLogger('api', config.logLevel);
   const prisma = createPrisma(config.database.url);
+  const tracing = startTracing(config, 'genmedia-api');
   const connection = Connection.lazy({ address: config.temporal.address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   const storage = createStorage(config.minio);
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
   const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
   const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
-  return { config, prisma, temporal, storage, logger, events, keys };
+  return { config, prisma, temporal, storage, logger, events, keys, metrics: createApiMetrics() };
 }
 
 /**

@@ -4,7 +4,8 @@
  * and the ledger's unique (job_id, kind) makes a second charge or refund for a job impossible.
  * Lock order is always account row first, then job row.
  */
-import type { Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, type PrismaClient } from '@prisma/client';
+import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './lifecycle';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
 import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
@@ -100,7 +101,37 @@ export type ClaimResult =
   | { claimed: true; startedAt: Date; resumed: boolean }
   | { claimed: false; status: JobStatus };
 
-export function createJobStore(prisma: PrismaClient): JobStore {
+const FINISHED_COLUMNS = Prisma.sql`cost_micro_cents AS cost, model_slug, provider_id, created_at, started_at, completed_at`;
+
+/** The columns a finished transition reports to the observer. */
+interface FinishedRow {
+  cost: bigint;
+  model_slug: string;
+  provider_id: string;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date;
+}
+
+function finishFacts(row: FinishedRow, status: JobFinishFacts['status'], refunded: bigint, errorCode?: string): JobFinishFacts {
+  return {
+    status,
+    modelSlug: row.model_slug,
+    providerId: row.provider_id,
+    refundedMicroCents: refunded,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+    ...(errorCode ? { errorCode } : {}),
+  };
+}
+
+/** `observer` hears of each transition once it is committed (metrics). */
+export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObserver = IGNORE_TRANSITIONS): JobStore {
+  const reportFinished = ({ refundedMicroCents, finished }: { refundedMicroCents: number; finished: JobFinishFacts | null }) => {
+    if (finished) observer.finished(finished);
+    return { refundedMicroCents };
+  };
   return {
     /**
      * Charges the account and creates the pending job, or refuses. Idempotent: a retry after a commit whose
@@ -110,7 +141,7 @@ export function createJobStore(prisma: PrismaClient): JobStore {
       return prisma.$transaction(async (tx) => {
         const account = await lockAccount(tx, input.accountId);
         const existing = await tx.job.findUnique({ where: { id: input.jobId } });
-        if (existing) return admissionOf(existing);
+        if (existing) return { admission: admissionOf(existing), created: false };
 
         const voided = await tx.ledgerEntry.findUnique({ where: { jobId_kind: { jobId: input.jobId, kind: 'refund' } } });
         if (voided || account.now.getTime() > Date.parse(input.admitBefore)) {
@@ -152,7 +183,10 @@ export function createJobStore(prisma: PrismaClient): JobStore {
           },
         });
         await appendLedger(tx, account, input.accountId, input.jobId, 'charge', -cost, `job ${input.modelSlug}`);
-        return admissionOf(job);
+        return { admission: admissionOf(job), created: true };
+      }).then(({ admission, created }) => {
+        if (created) observer.admitted({ modelSlug: input.modelSlug, providerId: input.providerId, costMicroCents: BigInt(input.costMicroCents) });
+        return admission;
       });
     },
 
@@ -186,32 +220,36 @@ export function createJobStore(prisma: PrismaClient): JobStore {
         const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
         if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
         const account = await lockAccount(tx, job.accountId);
-        const moved = await tx.$queryRaw<{ cost: bigint }[]>`
+        const moved = await tx.$queryRaw<FinishedRow[]>`
           UPDATE jobs SET status = 'cancelled', refunded_micro_cents = cost_micro_cents,
                  completed_at = now(), updated_at = now()
           WHERE id = ${jobId} AND status = 'pending'
-          RETURNING cost_micro_cents AS cost`;
+          RETURNING ${FINISHED_COLUMNS}`;
         if (moved.length === 0) {
           const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
           // A retried step after its commit: same answer.
-          if (current.status === 'cancelled') return { refundedMicroCents: toNumber(current.refundedMicroCents) };
+          if (current.status === 'cancelled') return { refundedMicroCents: toNumber(current.refundedMicroCents), finished: null };
           throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(current.status));
         }
         const cost = moved[0].cost;
         await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, 'job cancelled');
-        return { refundedMicroCents: toNumber(cost) };
-      });
+        return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'cancelled', cost) };
+      }).then(reportFinished);
     },
 
     /** pending → processing, unless a cancel committed first. A retried attempt finds its own claim. */
     async claim(jobId, expectedProcessingSeconds) {
       const seconds = Math.max(1, Math.round(expectedProcessingSeconds));
-      const moved = await prisma.$queryRaw<{ started_at: Date }[]>`
+      const moved = await prisma.$queryRaw<{ started_at: Date; created_at: Date; model_slug: string; provider_id: string }[]>`
         UPDATE jobs SET status = 'processing', started_at = now(),
                estimated_completion_time = now() + make_interval(secs => ${seconds}), updated_at = now()
         WHERE id = ${jobId} AND status = 'pending'
-        RETURNING started_at`;
-      if (moved.length > 0) return { claimed: true, startedAt: moved[0].started_at, resumed: false };
+        RETURNING started_at, created_at, model_slug, provider_id`;
+      if (moved.length > 0) {
+        const row = moved[0];
+        observer.started({ modelSlug: row.model_slug, providerId: row.provider_id, createdAt: row.created_at, startedAt: row.started_at });
+        return { claimed: true, startedAt: row.started_at, resumed: false };
+      }
       const current = await prisma.job.findUnique({ where: { id: jobId }, select: { status: true, startedAt: true } });
       if (!current) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
       if (current.status === 'processing') return { claimed: true, startedAt: current.startedAt ?? new Date(), resumed: true };
@@ -226,11 +264,15 @@ export function createJobStore(prisma: PrismaClient): JobStore {
     },
 
     async complete(jobId, outputs) {
-      const moved = await prisma.$executeRaw`
+      const moved = await prisma.$queryRaw<FinishedRow[]>`
         UPDATE jobs SET status = 'completed', progress = 100, completed_at = now(), estimated_completion_time = now(),
                outputs = ${JSON.stringify(outputs)}::jsonb, updated_at = now()
-        WHERE id = ${jobId} AND status IN ('pending', 'processing')`;
-      if (moved > 0) return;
+        WHERE id = ${jobId} AND status IN ('pending', 'processing')
+        RETURNING ${FINISHED_COLUMNS}`;
+      if (moved.length > 0) {
+        observer.finished(finishFacts(moved[0], 'completed', 0n));
+        return;
+      }
       const current = await prisma.job.findUnique({ where: { id: jobId }, select: { status: true } });
       if (current?.status !== 'completed') {
         throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current?.status ?? 'missing'}, cannot complete it`);
@@ -243,20 +285,20 @@ export function createJobStore(prisma: PrismaClient): JobStore {
         const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
         if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
         const account = await lockAccount(tx, job.accountId);
-        const moved = await tx.$queryRaw<{ cost: bigint }[]>`
+        const moved = await tx.$queryRaw<FinishedRow[]>`
           UPDATE jobs SET status = 'failed', error_code = ${error.code}, error_message = ${error.message.slice(0, 2000)},
                  refunded_micro_cents = cost_micro_cents, completed_at = now(), updated_at = now()
           WHERE id = ${jobId} AND status IN ('pending', 'processing')
-          RETURNING cost_micro_cents AS cost`;
+          RETURNING ${FINISHED_COLUMNS}`;
         if (moved.length === 0) {
           const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
-          if (current.status === 'failed') return { refundedMicroCents: toNumber(current.refundedMicroCents) };
+          if (current.status === 'failed') return { refundedMicroCents: toNumber(current.refundedMicroCents), finished: null };
           throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current.status}, cannot fail it`);
         }
         const cost = moved[0].cost;
         await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, `job failed: ${error.code}`);
-        return { refundedMicroCents: toNumber(cost) };
-      });
+        return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'failed', cost, error.code) };
+      }).then(reportFinished);
     },
   };
 }

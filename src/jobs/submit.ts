@@ -27,6 +27,7 @@ import { consumeRateLimit } from './rateLimit';
 import { apiCodeForJobRule, isJobRuleCode, type JobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import type { WebhookEventType } from '../shared/webhooks';
+import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 
 export interface SubmitDeps {
   config: Config;
@@ -65,10 +66,10 @@ export async function submitJob(
   deps: SubmitDeps,
   caller: Caller,
   request: SubmitRequest,
-  context: { requestId: string; idempotencyKey?: string },
+  context: { requestId: string; idempotencyKey?: string; tracker?: SubmissionTracker },
 ): Promise<SubmitOutcome> {
   const key = context.idempotencyKey;
-  if (key === undefined) return admitNewJob(deps, caller, request, context.requestId, newJobId());
+  if (key === undefined) return admitNewJob(deps, caller, request, context, newJobId());
 
   validateIdempotencyKey(key);
   const accountId = caller.account.id;
@@ -98,7 +99,7 @@ export async function submitJob(
     }
     let outcome: SubmitOutcome;
     try {
-      outcome = await admitNewJob(deps, caller, request, context.requestId, jobId);
+      outcome = await admitNewJob(deps, caller, request, context, jobId);
     } catch (err) {
       // Refused or voided: nothing was charged, so the key is free for another try.
       await idempotency.release(accountId, key, jobId).catch((releaseErr: unknown) => {
@@ -157,11 +158,13 @@ async function admitNewJob(
   deps: SubmitDeps,
   caller: Caller,
   request: SubmitRequest,
-  requestId: string,
+  context: { requestId: string; tracker?: SubmissionTracker },
   jobId: string,
 ): Promise<SubmitOutcome> {
+  const { requestId, tracker } = context;
   const { account, apiKey } = caller;
   const resolved = await resolveUsableModel(deps.prisma, caller, request.model, request.version);
+  tracker?.resolved(resolved.model.slug, resolved.provider.id);
   const input = validatedInput(resolved, request.input);
   if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
   await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
@@ -191,14 +194,16 @@ async function admitNewJob(
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
     ...(resolved.upstream ? { upstream: { route: resolved.upstream, timeoutSeconds: deps.config.upstreams.timeoutSeconds } } : {}),
   };
-  const admission = await admit(deps, workflowInput, timeoutMs);
+  const admission = await admit(deps, workflowInput, timeoutMs, tracker);
   const headers: Record<string, string> = {};
   if (resolved.version.status === 'deprecated') headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };
 }
 
-async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: number): Promise<AdmissionResult> {
+async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: number, tracker?: SubmissionTracker): Promise<AdmissionResult> {
   const log = deps.logger.child({ jobId: input.jobId, requestId: input.requestId });
+  const startedAt = performance.now();
+  const measured = (outcome: AdmissionOutcome) => tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof jobWorkflow>('jobWorkflow', {
     workflowId: jobWorkflowId(input.jobId),
     taskQueue: deps.config.temporal.jobsTaskQueue,
@@ -207,16 +212,20 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: numbe
     typedSearchAttributes: jobIdentitySearchAttributes(input),
   });
   try {
-    return await deps.temporal.withDeadline(Date.now() + timeoutMs, () =>
+    const admission = await deps.temporal.withDeadline(Date.now() + timeoutMs, () =>
       deps.temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }),
     );
+    measured('admitted');
+    return admission;
   } catch (err) {
     const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
     if (isJobRuleCode(refusal?.type) && CLIENT_REFUSALS.includes(refusal.type)) {
+      measured('refused');
       const code = refusal.type;
       const headers: Record<string, string> = code === 'CONCURRENT_JOBS_EXCEEDED' ? { 'Retry-After': String(retryAfterForConcurrency(input)) } : {};
       throw new ApiError(apiCodeForJobRule(code), refusal.message, undefined, headers);
     }
+    measured('unknown');
     log.warn({ err }, 'job admission outcome unknown; settling it');
     return settleUnknownAdmission(deps, input, log);
   }

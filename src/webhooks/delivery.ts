@@ -8,6 +8,7 @@ import {
   DEFAULT_WEBHOOK_EVENTS,
   type PreparedWebhookEvent,
   type WebhookAttemptInput,
+  type WebhookAttemptOutcome,
   type WebhookAttemptSummary,
   type WebhookDeliveryInput,
 } from '../shared/webhooks';
@@ -36,6 +37,8 @@ export interface WebhookDeliveryDeps {
   ca?: string | Buffer;
   resolve?: Resolver;
   now?: () => Date;
+  /** Hears of each HTTP attempt once it is recorded (metrics). */
+  onAttempt?: (attempt: { outcome: WebhookAttemptOutcome; final: boolean; durationMs: number }) => void;
 }
 
 export interface WebhookDelivery {
@@ -120,6 +123,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       });
       if (result.outcome === 'delivered') await deps.store.setStatus(eventId, 'delivered', result.attemptedAt);
       else if (result.outcome === 'gone' || final) await deps.store.setStatus(eventId, 'failed');
+      deps.onAttempt?.({ outcome: result.outcome, final, durationMs: result.durationMs });
 
       const summary: WebhookAttemptSummary = { outcome: result.outcome, durationMs: result.durationMs };
       if (result.statusCode !== undefined) summary.statusCode = result.statusCode;

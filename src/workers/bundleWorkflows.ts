@@ -1,5 +1,5 @@
 /**
- * `node --import tsx src/workers/bundleWorkflows.ts <out.js>`: bundles the workflows (webpack, through the Temporal
+ * `node --import tsx src/workers/bundleWorkflows.ts <out.js> [interceptor module...]`: bundles the workflows (webpack, through the Temporal
  * SDK) into one file. The workflow worker runs this as a child process at start, so the bundler's few hundred MB
  * are freed with that process instead of staying in the worker's heap for its lifetime.
  */
@@ -7,13 +7,13 @@ import { writeFileSync } from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { WORKFLOWS_PATH } from './workflowPaths';
 
-async function main(out: string | undefined) {
-  if (!out) throw new Error('usage: bundleWorkflows.ts <out.js>');
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') });
+async function main(out: string | undefined, workflowInterceptorModules: string[]) {
+  if (!out) throw new Error('usage: bundleWorkflows.ts <out.js> [workflow interceptor module...]');
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: new DefaultLogger('WARN') });
   writeFileSync(out, code);
 }
 
-main(process.argv[2]).catch((err) => {
+main(process.argv[2], process.argv.slice(3)).catch((err) => {
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

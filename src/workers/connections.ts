@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
+import { TRACING_OFF, type Tracing } from '../observability/tracing';
 import { createPrisma, type PrismaClient } from '../db/prisma';
 import { createStorage, type Storage } from '../storage/storage';
 
@@ -15,13 +16,13 @@ export interface WorkerConnections {
   close(): Promise<void>;
 }
 
-export async function openWorkerConnections(config: Config): Promise<WorkerConnections> {
+export async function openWorkerConnections(config: Config, tracing: Tracing = TRACING_OFF): Promise<WorkerConnections> {
   const prisma = createPrisma(config.database.url);
   const storage = createStorage(config.minio);
   await storage.ensureBuckets();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   return {
     prisma,
     storage,

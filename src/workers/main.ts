@@ -5,6 +5,7 @@
  *   --list-providers       prints the catalog's active provider ids as a JSON array and exits
  * SIGTERM/SIGINT drain: pollers stop, running tasks finish (within the grace time), then clients close.
  */
+import './instrument';
 import { Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
@@ -14,7 +15,11 @@ import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule, ensureReconcileSchedule } from './maintenanceSchedule';
 import { createProviderWorker } from './providerWorker';
-import { routeTemporalLogsTo } from './temporalLogging';
+import { installTemporalRuntime } from './temporalRuntime';
+import { freeLoopbackPort } from '../lib/freePort';
+import { createWorkerMetrics } from '../observability/metrics';
+import { startMetricsServer } from '../observability/metricsServer';
+import { startTracing } from '../observability/tracing';
 import { createWorkflowWorker } from './workflowWorker';
 
 interface Options {
@@ -39,18 +44,31 @@ async function listProviders(): Promise<void> {
 async function runWorkers(options: Options): Promise<void> {
   const config = loadConfig();
   const logger = createLogger('worker', config.logLevel);
-  routeTemporalLogsTo(logger);
-  const connections = await openWorkerConnections(config);
+  const tracing = startTracing(config, 'genmedia-worker');
+  const sdkMetricsAddress = `127.0.0.1:${await freeLoopbackPort()}`;
+  installTemporalRuntime(logger, { sdkMetricsAddress });
+  const metrics = createWorkerMetrics();
+  const metricsServer = await startMetricsServer({
+    registry: metrics.registry,
+    host: config.observability.workerMetricsHost,
+    port: config.observability.workerMetricsPort,
+    bearerToken: config.observability.metricsBearerToken,
+    extra: () => fetch(`http://${sdkMetricsAddress}/metrics`).then((res) => res.text()),
+  });
+  logger.info({ metrics: metricsServer.url }, 'metrics served');
+  const connections = await openWorkerConnections(config, tracing);
   const { prisma, storage, connection, client } = connections;
 
-  const workflowWorkers: Worker[] = options.workflows ? [await createWorkflowWorker({ config, connection, client, prisma, storage })] : [];
+  const workflowWorkers: Worker[] = options.workflows
+    ? [await createWorkflowWorker({ config, connection, client, prisma, storage, metrics, tracing })]
+    : [];
   if (options.workflows) {
     await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
     await ensureReconcileSchedule(client, config.temporal.jobsTaskQueue);
   }
   const providerWorkers: Worker[] = [];
   for (const providerId of options.provider ?? []) {
-    providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId }));
+    providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing }));
   }
   const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
@@ -71,6 +89,8 @@ async function runWorkers(options: Options): Promise<void> {
     await Promise.all([...providerRuns, ...workflowRuns]);
   } finally {
     await connections.close();
+    await metricsServer.close();
+    await tracing.shutdown();
     logger.info('workers stopped');
   }
 }

@@ -17,6 +17,9 @@ import { MAX_INPUT_IMAGE_BYTES } from '../providers/local/inputFiles';
 import { isUpstreamId, type UpstreamAdapter } from '../providers/upstreams/types';
 import { jobStartedSignal } from '../shared/jobs';
 import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
+import { jobMetricsObserver } from '../observability/jobMetrics';
+import type { WorkerMetrics } from '../observability/metrics';
+import type { Tracing } from '../observability/tracing';
 import type { Storage } from '../storage/storage';
 
 export interface ProviderWorkerDeps {
@@ -33,6 +36,9 @@ export interface ProviderWorkerDeps {
   maxConcurrentJobs?: number;
   /** Environment the upstream adapters read their credentials from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Where the time jobs waited for this provider is counted. */
+  metrics?: WorkerMetrics;
+  tracing?: Tracing;
 }
 
 /** What runs a provider's jobs: a generating adapter (built-in renderer, HTTP queue) or a real upstream's adapter. */
@@ -75,7 +81,7 @@ function activitiesFor(deps: ProviderWorkerDeps, runner: ProviderRunner): object
   const putOutput = (key: string, filePath: string, contentType: string) => storage.putFile(storage.outputsBucket, key, filePath, contentType);
   const notifyStarted = (jobId: string, startedAt: Date) =>
     deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() });
-  const jobStore = createJobStore(deps.prisma);
+  const jobStore = createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined);
   if (runner.kind === 'generate') {
     return createProviderActivities({ jobStore, adapterFor: () => runner.adapter, putOutput, notifyStarted, timeScale: config.providers.timeScale });
   }
@@ -107,6 +113,7 @@ export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Wo
     namespace: deps.config.temporal.namespace,
     taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
     activities: activitiesFor(deps, runner),
+    interceptors: deps.tracing?.workerInterceptors,
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined
       ? { maxTaskQueueActivitiesPerSecond: limits.maxTaskQueueActivitiesPerSecond }

@@ -10,6 +10,8 @@ import { createActivities } from '../../activities';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
+import type { WorkerMetrics } from '../observability/metrics';
+import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
 import { BUNDLE_SCRIPT } from './workflowPaths';
 
 export { WORKFLOWS_PATH } from './workflowPaths';
@@ -18,12 +20,12 @@ export { WORKFLOWS_PATH } from './workflowPaths';
  * Bundles the workflows in a child process and returns the code: the bundler's memory leaves with the child, where
  * bundling in the worker itself kept a few hundred MB in its heap for good. The child's file is removed once read.
  */
-export async function bundleWorkflowsInChildProcess(): Promise<{ code: string }> {
+export async function bundleWorkflowsInChildProcess(workflowInterceptorModules: string[] = []): Promise<{ code: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-'));
   try {
     const codePath = path.join(dir, 'workflows.js');
     const tsx = pathToFileURL(require.resolve('tsx')).href;
-    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
+    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath, ...workflowInterceptorModules], { maxBuffer: 16 * 1024 * 1024 });
     return { code: readFileSync(codePath, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -41,18 +43,23 @@ export interface WorkflowWorkerDeps {
   workflowBundle?: WorkflowBundleOption;
   /** Extra CA for webhook receivers (tests with their own CA); production relies on NODE_EXTRA_CA_CERTS. */
   webhookCa?: string;
+  metrics?: WorkerMetrics;
+  tracing?: Tracing;
 }
 
 /** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
 export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
+  const tracing = deps.tracing ?? TRACING_OFF;
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
-    workflowBundle: deps.workflowBundle ?? (await bundleWorkflowsInChildProcess()),
+    workflowBundle: deps.workflowBundle ?? (await bundleWorkflowsInChildProcess(tracing.enabled ? WORKFLOW_TRACING_MODULES : [])),
+    interceptors: tracing.workerInterceptors,
+    sinks: tracing.workerSinks,
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.
     maxCachedWorkflows: deps.config.temporal.workflowCacheSize,
-    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics }),
     shutdownGraceTime: '30 seconds',
   });
 }

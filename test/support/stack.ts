@@ -12,9 +12,11 @@ import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
 import type { Storage } from '../../src/storage/storage';
 import { createProviderWorker } from '../../src/workers/providerWorker';
-import { routeTemporalLogsTo } from '../../src/workers/temporalLogging';
+import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
+import { createWorkerMetrics, type WorkerMetrics } from '../../src/observability/metrics';
+import { WORKFLOW_TRACING_MODULES, type Tracing } from '../../src/observability/tracing';
 
 import { startTestApiWith } from './api';
 
@@ -22,11 +24,16 @@ export { eventually } from './eventually';
 
 export { createTestAccount, type TestAccount } from './accounts';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** The workflow bundle, built once per test process. */
-export function testWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: silentLogger });
+/** The workflow bundle (with the given workflow interceptor modules), built once per test process. */
+export function testWorkflowBundle(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
+  const key = workflowInterceptorModules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: silentLogger });
+    bundles.set(key, bundle);
+  }
   return bundle;
 }
 
@@ -58,6 +65,8 @@ export interface WorkerStarter {
   config: Config;
   prisma: PrismaClient;
   storage: Storage;
+  /** What the workers started here count (one registry for all of them). */
+  metrics: WorkerMetrics;
   startWorkflowWorker(options?: { webhookCa?: string }): Promise<RunningWorker>;
   startProviderWorker(providerId: string, options?: { adapter?: ProviderAdapter; maxConcurrentJobs?: number }): Promise<RunningWorker>;
   close(): Promise<void>;
@@ -75,15 +84,17 @@ function running(worker: Worker): RunningWorker {
 }
 
 /** Starts workers on demand against `config`; `close()` stops them all and closes the connections. */
-export async function createWorkerStarter(config: Config): Promise<WorkerStarter> {
-  routeTemporalLogsTo(createLogger('test-worker', config.logLevel));
-  const connections = await openWorkerConnections(config);
+export async function createWorkerStarter(config: Config, tracing?: Tracing): Promise<WorkerStarter> {
+  installTemporalRuntime(createLogger('test-worker', config.logLevel));
+  const connections = await openWorkerConnections(config, tracing);
   const { prisma, storage, connection, client } = connections;
+  const metrics = createWorkerMetrics();
   const started: RunningWorker[] = [];
   return {
     config,
     prisma,
     storage,
+    metrics,
     async startWorkflowWorker(options = {}) {
       const worker = await createWorkflowWorker({
         config,
@@ -91,15 +102,17 @@ export async function createWorkerStarter(config: Config): Promise<WorkerStarter
         client,
         prisma,
         storage,
-        workflowBundle: await testWorkflowBundle(),
+        workflowBundle: tracing?.enabled ? await testWorkflowBundle(WORKFLOW_TRACING_MODULES) : await testWorkflowBundle(),
         webhookCa: options.webhookCa,
+        metrics,
+        tracing,
       });
       const r = running(worker);
       started.push(r);
       return r;
     },
     async startProviderWorker(providerId, options = {}) {
-      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, ...options });
+      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, ...options });
       const r = running(worker);
       started.push(r);
       return r;
@@ -129,6 +142,8 @@ export interface TestStackOptions {
   webhookCa?: string;
   /** Upstreams call back to this API (UPSTREAM_CALLBACK_BASE_URL = its own address). */
   upstreamCallbacks?: boolean;
+  /** Tracing the process installed (the API picks it up by itself; the workers are given it). */
+  tracing?: Tracing;
 }
 
 /**
@@ -140,7 +155,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     testConfig({ PUBLIC_BASE_URL: url, ...(options.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: url } : {}), ...options.env }),
   );
   const config = api.deps.config;
-  const workers = await createWorkerStarter(config);
+  const workers = await createWorkerStarter(config, options.tracing);
   if (options.workflowWorker !== false) await workers.startWorkflowWorker({ webhookCa: options.webhookCa });
   for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
   return {

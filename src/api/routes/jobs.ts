@@ -20,7 +20,8 @@ import { cancelJob } from '../../jobs/cancel';
 import { estimateJob } from '../../jobs/estimate';
 import { listJobs } from '../../jobs/list';
 import { getJob } from '../../jobs/read';
-import { submitJob } from '../../jobs/submit';
+import { submitJob, type SubmitOutcome } from '../../jobs/submit';
+import { trackSubmission } from '../../observability/submitMetrics';
 import { MAX_WAIT_SECONDS, parseWaitPreference, waitForTerminal } from '../../jobs/wait';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
 
@@ -124,18 +125,29 @@ registry.registerPath({
 
 export function jobsRouter(deps: ApiDeps): Router {
   const router = Router();
+
   const submitScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
   const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds };
 
   router.post('/v1/jobs/submit', submitScope, async (req, res) => {
-    const body = parseWith(SubmitJobRequestSchema, req.body ?? {});
-    const wait = parseWaitPreference(req.get('prefer'));
+    const tracker = trackSubmission(deps.metrics);
     const caller = getAuth(res);
-    const outcome = await submitJob(deps, caller, body, {
-      requestId: String(res.locals.requestId),
-      idempotencyKey: req.get('idempotency-key'),
-    });
+    let wait: number | null;
+    let outcome: SubmitOutcome;
+    try {
+      const body = parseWith(SubmitJobRequestSchema, req.body ?? {});
+      wait = parseWaitPreference(req.get('prefer'));
+      outcome = await submitJob(deps, caller, body, {
+        requestId: String(res.locals.requestId),
+        idempotencyKey: req.get('idempotency-key'),
+        tracker,
+      });
+    } catch (err) {
+      tracker.answered(err);
+      throw err;
+    }
+    tracker.answered();
     for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
     res.setHeader('Location', `/v1/jobs/${encodeURIComponent(outcome.body.jobId)}`);
     if (wait === null) {

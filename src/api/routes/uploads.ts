@@ -62,6 +62,8 @@ export function uploadsRouter(deps: ApiDeps): Router {
       contentType: body.contentType,
       size: body.size,
     });
+    deps.metrics.uploadPresigns.inc({ content_type: body.contentType });
+    if (body.size !== undefined) deps.metrics.uploadDeclaredBytes.inc({ content_type: body.contentType }, body.size);
     res.json({ success: true, data, requestId: res.locals.requestId });
   });
 

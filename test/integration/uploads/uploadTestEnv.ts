@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Scope } from '../../../src/accounts/apiKeys';
 import { createKeyAuthenticator } from '../../../src/api/auth';
+import { createApiMetrics } from '../../../src/observability/metrics';
 import { createApp } from '../../../src/api/app';
 import type { ApiDeps } from '../../../src/api/deps';
 import { loadConfig, type Config } from '../../../src/config';
@@ -90,7 +91,7 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
       const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
       hubs.push(events);
       const keys = createKeyAuthenticator(prisma, { ttlMs: apiConfig.api.keyCacheTtlMs });
-      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events, keys };
+      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events, keys, metrics: createApiMetrics() };
       server.on('request', createApp(deps));
       return { baseUrl, deps };
     },

@@ -14,6 +14,7 @@ import type { JobActivities } from '../../../activities/jobs';
 import type { ProviderActivities } from '../../../activities/provider';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { createKeyAuthenticator } from '../../../src/api/auth';
+import { createApiMetrics } from '../../../src/observability/metrics';
 import { createApp } from '../../../src/api/app';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { createJobEventHub, type JobEventHub } from '../../../src/jobs/events/hub';
@@ -93,7 +94,7 @@ beforeAll(async () => {
   const logger = createLogger('webhooks-test', 'silent');
   events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
   const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
-  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events, keys });
+  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events, keys, metrics: createApiMetrics() });
   await new Promise<void>((resolve) => {
     api = app.listen(0, '127.0.0.1', () => resolve());
   });

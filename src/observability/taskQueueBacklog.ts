@@ -1,0 +1,52 @@
+import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import type { ApiMetrics } from './metrics';
+
+export interface SampledQueue {
+  taskQueue: string;
+  kind: 'workflow' | 'activity';
+}
+
+/**
+ * Samples each queue's approximate backlog from Temporal's task-queue description, at most once per `maxAgeMs`
+ * (every API process answers scrapes, so the sample is shared and Temporal is not asked per scrape).
+ */
+export function taskQueueBacklogSampler(deps: { temporal: Client; namespace: string; metrics: ApiMetrics; maxAgeMs: number; queues: () => Promise<SampledQueue[]> }) {
+  let sampledAt = 0;
+  let running: Promise<void> | undefined;
+
+  async function sample(): Promise<void> {
+    const queues = await deps.queues();
+    deps.metrics.taskQueueBacklog.reset();
+    deps.metrics.taskQueueBacklogAge.reset();
+    await Promise.all(
+      queues.map(async ({ taskQueue, kind }) => {
+        const described = await deps.temporal.workflowService.describeTaskQueue({
+          namespace: deps.namespace,
+          taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType:
+            kind === 'workflow' ? temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          reportStats: true,
+        });
+        const stats = described.stats;
+        deps.metrics.taskQueueBacklog.set({ task_queue: taskQueue, kind }, Number(stats?.approximateBacklogCount ?? 0));
+        const age = stats?.approximateBacklogAge;
+        deps.metrics.taskQueueBacklogAge.set({ task_queue: taskQueue, kind }, Number(age?.seconds ?? 0) + (age?.nanos ?? 0) / 1e9);
+      }),
+    );
+  }
+
+  return {
+    /** Brings the gauges up to date unless the last sample is recent; a failed sample leaves them empty. */
+    async refresh(now = Date.now()): Promise<void> {
+      if (now - sampledAt < deps.maxAgeMs) return;
+      running ??= sample()
+        .catch(() => undefined)
+        .finally(() => {
+          sampledAt = Date.now();
+          running = undefined;
+        });
+      await running;
+    },
+  };
+}
