@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
+  /** Where operators open the Temporal UI (`genmedia admin jobs open`); default: this machine's TEMPORAL_UI_PORT. */
+  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   JOBS_TASK_QUEUE: z.string().default(DEFAULT_JOBS_TASK_QUEUE),
   /** Provider activity task queues are `<prefix><providerId>`; tests use a private prefix. */
@@ -302,7 +304,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       address: e.TEMPORAL_ADDRESS ?? `127.0.0.1:${e.TEMPORAL_PORT}`,
       port: e.TEMPORAL_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
-      uiUrl: `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`,
+      uiUrl: (e.TEMPORAL_UI_URL ?? `http://127.0.0.1:${e.TEMPORAL_UI_PORT}`).replace(/\/+$/, ''),
       namespace: e.TEMPORAL_NAMESPACE,
       jobsTaskQueue: e.JOBS_TASK_QUEUE,
       providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,

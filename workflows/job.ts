@@ -16,6 +16,7 @@ import {
   log,
   patched,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -108,6 +109,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   const setStatus = (next: JobWorkflowStatus) => {
     status = next;
     upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.JobStatus, value: next }]);
+    setCurrentDetails(`**Status** ${next}${jobError ? ` · \`${jobError.code}\`: ${jobError.message}` : ''}`);
   };
 
   setHandler(jobStateQuery, () => ({ jobId: input.jobId, status, ...(jobError ? { error: jobError } : {}) }));
@@ -133,7 +135,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       await condition(() => status !== 'admitting');
       if (status !== 'pending') throw cannotCancel(status);
       try {
-        const { refundedMicroCents } = await cancellation.cancelPendingJob({ jobId: input.jobId });
+        const { refundedMicroCents } = await cancellation.cancelPendingJob.executeWithOptions({ summary: 'Cancel the pending job and refund it' }, [
+          { jobId: input.jobId },
+        ]);
         cancelResult = { jobId: input.jobId, status: 'cancelled', refundedMicroCents };
       } catch (err) {
         // PostgreSQL decided: the provider claimed the job first.
@@ -152,7 +156,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   // ── admission ──
   try {
-    admitted = await admission.admitJob(input);
+    admitted = await admission.admitJob.executeWithOptions({ summary: 'Charge the account and create the pending job' }, [input]);
   } catch (err) {
     rejection = asApplicationFailure(err, ADMISSION_REJECTIONS);
     setStatus('rejected');
@@ -173,7 +177,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     const provider = providerActivities(taskQueue);
     try {
       outcome = await providerScope.run(() =>
-        provider.runProviderJob({
+        provider.runProviderJob.executeWithOptions({ summary: `Generate with ${input.providerId}` }, [{
           jobId: input.jobId,
           accountId: input.accountId,
           providerId: input.providerId,
@@ -182,7 +186,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
           versionId: input.versionId,
           input: input.input,
           expectedProcessingSeconds: input.expectedProcessingSeconds,
-        }),
+        }]),
       );
     } catch (err) {
       if (!isCancellation(err)) jobError = describeProviderFailure(err);
@@ -203,7 +207,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   if (outcome?.outcome === 'completed') {
     const outputs: JobOutput[] = outcome.outputs;
-    await bookkeeping.completeJob({ jobId: input.jobId, outputs });
+    await bookkeeping.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
     setStatus('completed');
     await condition(allHandlersFinished);
     await onJobTerminal({ input, status: 'completed' });
@@ -212,7 +216,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   const error = jobError!;
   log.warn('job failed', { jobId: input.jobId, code: error.code, message: error.message });
-  const { refundedMicroCents } = await bookkeeping.failJob({ jobId: input.jobId, error });
+  const { refundedMicroCents } = await bookkeeping.failJob.executeWithOptions({ summary: `Fail the job (${error.code}) and refund it` }, [
+    { jobId: input.jobId, error },
+  ]);
   setStatus('failed');
   await condition(allHandlersFinished);
   await onJobTerminal({ input, status: 'failed' });

@@ -4,7 +4,7 @@
  * Between checks the workflow only waits, so no worker slot is held. A timeout, or a check that keeps
  * failing, cancels the upstream generation before the job fails.
  */
-import { ActivityCancellationType, CancellationScope, condition, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, condition, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { UpstreamActivities } from '../activities/upstream';
 import { JOB_SEARCH_ATTRIBUTES, PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, type JobError, type JobWorkflowInput, type ProviderJobOutcome } from '../src/shared/jobs';
 import type { UpstreamJobPlan, UpstreamProgress } from '../src/shared/upstreams';
@@ -63,7 +63,9 @@ export async function runUpstreamStep(
   let progress: UpstreamProgress;
   try {
     progress = await providerScope.run(() =>
-      activities.start.startUpstreamJob({ ...base, input: input.input, deadline: new Date(deadlineMs).toISOString() }),
+      activities.start.startUpstreamJob.executeWithOptions({ summary: `Submit to ${input.providerId} (${plan.route.model})` }, [
+        { ...base, input: input.input, deadline: new Date(deadlineMs).toISOString() },
+      ]),
     );
   } catch (err) {
     if (providerScope.consideredCancelled) return { outcome: { outcome: 'cancelled' } };
@@ -73,7 +75,10 @@ export async function runUpstreamStep(
   }
   if (progress.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
   const upstreamId = progress.upstreamId;
-  if (upstreamId) upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.UpstreamId, value: upstreamId }]);
+  if (upstreamId) {
+    upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.UpstreamId, value: upstreamId }]);
+    setCurrentDetails(`**Status** processing on ${input.providerId} · upstream generation \`${upstreamId}\``);
+  }
 
   while (progress.outcome === 'waiting') {
     const remaining = deadlineMs - Date.now();
@@ -84,7 +89,9 @@ export async function runUpstreamStep(
     callbacks.arrived = false;
     await condition(() => callbacks.arrived, Math.min(progress.nextCheckMs, remaining));
     try {
-      progress = await activities.check.checkUpstreamJob({ ...base, upstreamId: progress.upstreamId });
+      progress = await activities.check.checkUpstreamJob.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
+        { ...base, upstreamId: progress.upstreamId },
+      ]);
     } catch (err) {
       await cancelUpstream();
       return { error: describeFailure(err) };

@@ -30,12 +30,10 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   if (initialDelay > 0) await sleep(initialDelay * 1000);
 
   for (let n = 1; ; n++) {
-    const result = await attemptWebhookDelivery({
-      eventId: prepared.eventId,
-      attempt: prepared.firstAttempt + n - 1,
-      redelivery: input.redelivery === true,
-      final: nextRetryDelaySeconds(n, schedule) === null,
-    });
+    const attempt = prepared.firstAttempt + n - 1;
+    const result = await attemptWebhookDelivery.executeWithOptions({ summary: `POST ${input.eventType} webhook, attempt ${attempt}` }, [
+      { eventId: prepared.eventId, attempt, redelivery: input.redelivery === true, final: nextRetryDelaySeconds(n, schedule) === null },
+    ]);
     if (result.outcome === 'delivered') return { eventId: prepared.eventId, status: 'delivered', attempts: n };
     if (result.outcome === 'gone') return { eventId: prepared.eventId, status: 'failed', attempts: n };
     const delay = nextRetryDelaySeconds(n, schedule, result.retryAfterSeconds);

@@ -26,6 +26,7 @@ import { price, resolveUsableModel, validatedInput, type Caller } from './quote'
 import { consumeRateLimit } from './rateLimit';
 import { apiCodeForJobRule, isJobRuleCode, type JobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
+import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 
@@ -210,6 +211,8 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: numbe
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     typedSearchAttributes: jobIdentitySearchAttributes(input),
+    staticSummary: jobWorkflowSummary(input),
+    staticDetails: jobWorkflowDetails(input),
   });
   try {
     const admission = await deps.temporal.withDeadline(Date.now() + timeoutMs, () =>

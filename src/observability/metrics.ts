@@ -112,7 +112,7 @@ export function createWorkerMetrics(registry: Registry = newRegistry()) {
     }),
     chargedMicroCents: new Counter({
       name: 'genmedia_charged_micro_cents_total',
-      help: 'Micro-cents charged at admission (1 dollar = 100,000,000 micro-cents)',
+      help: 'Micro-cents charged at admission (1 dollar = 1,000,000 micro-cents)',
       labelNames: JOB_LABELS,
       registers: [registry],
     }),

@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import { jobMargins, showJob, type JobAdminView, type ProviderMargin } from '../../jobs/admin';
+import { loadConfig } from '../../config';
+import { jobWorkflowId } from '../../shared/temporal';
 import { CliError, runCommand } from '../context';
+
+/** The job workflow's page in the Temporal UI: its summary, details, activity timeline and history. */
+export function temporalUiLink(config: { uiUrl: string; namespace: string }, jobId: string): string {
+  return `${config.uiUrl}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${jobWorkflowId(jobId)}`;
+}
 
 function describeJob(job: JobAdminView): string {
   const lines = [
@@ -54,6 +61,22 @@ export function registerJobCommands(admin: Command): void {
           return job;
         },
         describeJob,
+      ),
+    );
+  jobs
+    .command('open')
+    .description("Prints the link to the job's workflow in the Temporal UI")
+    .argument('<jobId>')
+    .option('--json', 'print one JSON object')
+    .action((jobId: string, opts) =>
+      runCommand(
+        opts,
+        async (prisma) => {
+          const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true } });
+          if (!job) throw new CliError('JOB_NOT_FOUND', `no job ${jobId}`);
+          return { jobId, url: temporalUiLink(loadConfig().temporal, jobId) };
+        },
+        (result) => result.url,
       ),
     );
   jobs

@@ -138,6 +138,18 @@ describe('genmedia admin jobs', () => {
     expect(onlyJson(missing.stdout)).toEqual({ error: { code: 'JOB_NOT_FOUND', message: 'no job job_nope' } });
   });
 
+  it("prints the link to a job's workflow in the Temporal UI", async () => {
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'o', '--credits', '0', '--json')).stdout);
+    const jobId = await insertJob(account.accountId, 'pixelforge', { status: 'completed' });
+    const { temporal } = loadConfig();
+    const text = await genmedia('admin', 'jobs', 'open', jobId);
+    expect(text.code).toBe(0);
+    expect(text.stdout.trim()).toBe(`${temporal.uiUrl}/namespaces/${temporal.namespace}/workflows/job:${jobId}`);
+    const missing = await genmedia('admin', 'jobs', 'open', 'job_nope', '--json');
+    expect(missing.code).toBe(1);
+    expect(onlyJson(missing.stdout).error.code).toBe('JOB_NOT_FOUND');
+  });
+
   it('sums revenue, reported upstream cost and margin per provider', async () => {
     const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'm', '--credits', '0', '--json')).stdout);
     const provider = `margin-${Math.random().toString(36).slice(2, 8)}`;

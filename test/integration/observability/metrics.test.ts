@@ -3,7 +3,11 @@
  * no label that could grow without bound.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { workflowMetadataQuery } from '@temporalio/workflow';
+import { formatDollars } from '@genmedia/client';
 import { startMetricsServer, type MetricsServer } from '../../../src/observability/metricsServer';
+import { jobWorkflowId } from '../../../src/shared/temporal';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { scrape, valueOf, type Sample } from '../../support/prometheusText';
 import { createTestAccount, eventually, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
@@ -147,6 +151,31 @@ describe('workflow worker metrics', () => {
     expect(valueOf(worker, 'genmedia_webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
     expect(valueOf(worker, 'genmedia_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
     expect(valueOf(worker, 'genmedia_webhook_attempt_duration_seconds_count')).toBe(1);
+  });
+});
+
+describe('the Temporal UI tells the job story', () => {
+  it("gives the job workflow a summary and details, each activity a summary, and the status as current details", async () => {
+    const [jobId] = Object.keys(costs);
+    const handle = stack.api.deps.temporal.workflow.getHandle(jobWorkflowId(jobId));
+    const described = await handle.describe();
+    expect(await described.staticSummary()).toBe(`${TEXT_TO_IMAGE} · ${formatDollars(costs[jobId])}`);
+    const details = await described.staticDetails();
+    expect(details).toContain(`**Job** \`${jobId}\``);
+    expect(details).toContain(`**Account** \`${account.accountId}\``);
+    expect(details).toContain(`on provider \`pixelforge\``);
+
+    const history = await handle.fetchHistory();
+    const summaries = (history.events ?? [])
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => (e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : null));
+    expect(summaries).toEqual([
+      'Charge the account and create the pending job',
+      'Generate with pixelforge',
+      'Record 1 output(s); job completed',
+    ]);
+    const metadata = await handle.query(workflowMetadataQuery);
+    expect(metadata.currentDetails).toBe('**Status** completed');
   });
 });
 
