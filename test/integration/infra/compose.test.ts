@@ -55,6 +55,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     JOBS_CURSOR_SECRET: 'cursor-secret-for-the-compose-test',
     MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test',
     MINIO_APP_PASSWORD: 'minio-app-password-for-the-compose-test',
+    GRAFANA_ADMIN_PASSWORD: 'grafana-password-for-the-compose-test',
   };
   const composeConfig = (env: NodeJS.ProcessEnv) =>
     spawnSync(
@@ -69,7 +70,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   });
 
   it('refuses to be configured without its secrets', () => {
-    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, ...withoutSecrets } = process.env;
+    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, GRAFANA_ADMIN_PASSWORD: _grafana, ...withoutSecrets } = process.env;
     const refused = composeConfig(withoutSecrets);
     expect(refused.status).not.toBe(0);
     expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD|MINIO_APP_PASSWORD)/);
@@ -101,6 +102,22 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(services.api.depends_on?.migrate?.condition).toBe('service_completed_successfully');
     expect(services.api.depends_on?.postgres?.condition).toBe('service_healthy');
     expect(services['worker-workflows'].command).toEqual(expect.arrayContaining(['src/workers/main.ts', '--workflows']));
+  });
+
+  it('runs Prometheus with the rules, Grafana with the provisioned dashboard, and Jaeger for traces', () => {
+    const { services } = config();
+    const mounts = (name: string) => (services[name].volumes ?? []).map((v) => `${path.relative(REPO_ROOT, v.source ?? '')}:${v.target}`);
+    expect(mounts('prometheus')).toEqual(
+      expect.arrayContaining(['deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml', 'deploy/prometheus/alerts.yml:/etc/prometheus/alerts.yml']),
+    );
+    expect(mounts('grafana')).toEqual(
+      expect.arrayContaining(['deploy/grafana/provisioning:/etc/grafana/provisioning', 'deploy/grafana/dashboards:/var/lib/grafana/dashboards']),
+    );
+    expect(services.grafana.environment?.GF_SECURITY_ADMIN_PASSWORD).toBe(secrets.GRAFANA_ADMIN_PASSWORD);
+    expect(services.jaeger.image).toMatch(/^jaegertracing\/jaeger:/);
+    // Workers serve /metrics to Prometheus; every service exports traces to Jaeger.
+    expect(services['worker-workflows'].environment).toMatchObject({ WORKER_METRICS_HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
+    expect(services.api.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
   });
 
   it('has a replicated worker service for every active provider in the catalog', () => {
