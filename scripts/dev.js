@@ -107,15 +107,24 @@ function prepareDatabase(env) {
   return credentials;
 }
 
+/** Each worker process serves its metrics on its own port: the workflow worker on the first, providers after it. */
+function workerMetricsPort(index) {
+  return Number(process.env.WORKER_METRICS_PORT || 9464) + index;
+}
+
 function startApplication(supervisor, env, logDir) {
-  const started = { api: false, workers: [] };
+  const started = { api: false, workers: [], metrics: [] };
   if (app.exists('workers')) {
-    supervisor.start(app.workflowWorkerService(env, logDir));
+    const withMetricsPort = (index, name) => {
+      started.metrics.push(`${name} :${workerMetricsPort(index)}`);
+      return { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(index)) };
+    };
+    supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir));
     started.workers.push('workflows');
-    for (const id of app.listProviders(env)) {
-      supervisor.start(app.providerWorkerService(id, env, logDir));
+    app.listProviders(env).forEach((id, i) => {
+      supervisor.start(app.providerWorkerService(id, withMetricsPort(i + 1, id), logDir));
       started.workers.push(id);
-    }
+    });
   } else {
     log.warn(`workers not started: ${app.FILES.workers} does not exist yet`);
   }
@@ -140,6 +149,7 @@ function printSummary(config, started, credentials, startedAt) {
     `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
     `  PostgreSQL      ${config.database.url}`,
     `  Workers         ${started.workers.length > 0 ? started.workers.join(', ') : '(not started)'}`,
+    `  Metrics         ${started.api ? `${config.api.publicBaseUrl}/metrics` : '(API not started)'}; workers on 127.0.0.1 ${started.metrics.join(', ') || '-'}`,
   ];
   if (credentials) {
     lines.push(`  Dev account     ${credentials.accountId}`);
