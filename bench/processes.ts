@@ -93,7 +93,7 @@ export function sleep(ms: number): Promise<void> {
 export function startWorkflowWorkerProcess(): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error' },
+    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -88,6 +88,8 @@ async function main() {
     WEBHOOK_ALLOW_PRIVATE: '1',
     WEBHOOK_RETRY_SCHEDULE: '0,1,2,5,10,20,30,60',
     NODE_EXTRA_CA_CERTS: receiver.caPath,
+    // Several worker processes on one host: each serves its metrics on a free port.
+    WORKER_METRICS_PORT: '0',
   };
   const factories: Record<string, () => any> = {
     api: () => app.apiService(env, logDir),

@@ -60,6 +60,7 @@ function testEnv(plan, binaries) {
     PROVIDER_TIME_SCALE: '0.01',
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
+    PROMTOOL_CLI: binaries.promtoolCli || '',
   };
 }
 

@@ -11,6 +11,7 @@ const temporal = require('./temporal');
 const minio = require('./minio');
 const compose = require('./compose');
 const schemathesis = require('./schemathesis');
+const promtool = require('./promtool');
 
 class Report {
   constructor() {
@@ -44,9 +45,10 @@ class Report {
  * @param {object} [options]
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
+ *   promtool, to check the Prometheus configuration and rules;
  *   Chromium, for the browser tests of the Temporal Web UI)
  * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
- *   schemathesisCli: string|undefined,
+ *   schemathesisCli: string|undefined, promtoolCli: string|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
@@ -73,6 +75,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   const minioBinary = minio.ensureMinio(report);
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
+  const promtoolCli = forTests ? promtool.ensurePromtool(report) : undefined;
 
   const elapsedMs = Date.now() - started;
   const summary =
@@ -86,6 +89,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
     minio: minioBinary,
     composeCli,
     schemathesisCli,
+    promtoolCli,
     chromium: forTests ? which('chromium') : null,
     installed: report.installedItems,
     cached: report.cachedItems,

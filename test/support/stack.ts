@@ -176,6 +176,8 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
   return {
     ...process.env,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    // Several worker processes run side by side: each serves its metrics on a free port.
+    WORKER_METRICS_PORT: '0',
     JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),

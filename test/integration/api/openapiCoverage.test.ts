@@ -32,8 +32,8 @@ describe('OpenAPI document', () => {
 
   it('documents exactly the routes the app serves', async () => {
     const app = createApp(api.deps) as unknown as { router: { stack: Layer[] } };
-    // The document itself, the pages that render it and the web console are not API operations.
-    const notOperations = new Set(['GET /openapi.json', ...Object.values(DOCS_PATHS).map((p) => `GET ${p}`)]);
+    // The document itself, the pages that render it, the web console and the Prometheus scrape are not API operations.
+    const notOperations = new Set(['GET /openapi.json', 'GET /metrics', ...Object.values(DOCS_PATHS).map((p) => `GET ${p}`)]);
     const isConsolePage = (route: string) => route === `GET ${CONSOLE_PATH}` || route.startsWith(`GET ${CONSOLE_PATH}/`);
     const served = servedRoutes(app.router.stack).filter((r) => !notOperations.has(r) && !isConsolePage(r)).sort();
     const doc = (await request(`${api.url}/openapi.json`)).body;

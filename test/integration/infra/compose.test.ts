@@ -135,7 +135,15 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   it('publishes nothing on all interfaces, and gives the application its own MinIO user and endpoints', () => {
     const { services } = config();
     const published = Object.entries(services).flatMap(([name, service]) => (service.ports ?? []).map((p) => ({ name, ...p })));
-    expect(published.map((p) => `${p.name}:${p.target}`).sort()).toEqual(['api:3000', 'minio:9000', 'minio:9001', 'temporal-ui:8080']);
+    expect(published.map((p) => `${p.name}:${p.target}`).sort()).toEqual([
+      'api:3000',
+      'grafana:3000',
+      'jaeger:16686',
+      'minio:9000',
+      'minio:9001',
+      'prometheus:9090',
+      'temporal-ui:8080',
+    ]);
     for (const port of published) expect(port.host_ip, `${port.name}:${port.target}`).toBe('127.0.0.1');
     for (const name of ['postgres', 'temporal']) expect(services[name].ports ?? []).toEqual([]);
 
