@@ -16,12 +16,13 @@ import {
   log,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, type RetryPolicy } from '@temporalio/common';
 import type { JobActivities } from '../activities/jobs';
 import type { ProviderActivities } from '../activities/provider';
 import {
@@ -55,15 +56,22 @@ import { runUpstreamStep } from './upstreamJob';
  * Admission retries infrastructure errors until PostgreSQL answers; the activity itself refuses once the
  * admission deadline has passed or the API voided it, so a late retry can never charge.
  */
-const admission = proxyActivities<JobActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: {
-    initialInterval: '200 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    nonRetryableErrorTypes: [...ADMISSION_REJECTIONS],
-  },
-});
+const ADMISSION_RETRY: RetryPolicy = {
+  initialInterval: '200 milliseconds',
+  backoffCoefficient: 2,
+  maximumInterval: '5 seconds',
+  nonRetryableErrorTypes: [...ADMISSION_REJECTIONS],
+};
+const admission = proxyActivities<JobActivities>({ startToCloseTimeout: '10 seconds', retry: ADMISSION_RETRY });
+
+/**
+ * Admission as a local activity (Temporal's early-return pattern): it runs in the first workflow task, so the
+ * Update-with-Start is answered after one workflow task instead of two plus an activity task. A crash mid-way runs
+ * it again on the next workflow task; `admitJob` is idempotent per job id and bounded by the admission deadline.
+ */
+const localAdmission = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '10 seconds', retry: ADMISSION_RETRY });
+/** Marks histories whose admission ran as a local activity (older ones replay the activity task). */
+const ADMISSION_AS_LOCAL_ACTIVITY = 'admission-local-activity';
 
 const cancellation = proxyActivities<JobActivities>({
   startToCloseTimeout: '10 seconds',
@@ -156,7 +164,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   // ── admission ──
   try {
-    admitted = await admission.admitJob.executeWithOptions({ summary: 'Charge the account and create the pending job' }, [input]);
+    const admit = patched(ADMISSION_AS_LOCAL_ACTIVITY) ? localAdmission.admitJob : admission.admitJob;
+    admitted = await admit.executeWithOptions({ summary: 'Charge the account and create the pending job' }, [input]);
   } catch (err) {
     rejection = asApplicationFailure(err, ADMISSION_REJECTIONS);
     setStatus('rejected');

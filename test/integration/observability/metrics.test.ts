@@ -167,7 +167,8 @@ describe('the Temporal UI tells the job story', () => {
 
     const history = await handle.fetchHistory();
     const summaries = (history.events ?? [])
-      .filter((e) => e.activityTaskScheduledEventAttributes)
+      // The admission runs as a local activity: a marker in the history, with its summary like any activity's.
+      .filter((e) => e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
       .map((e) => (e.userMetadata?.summary ? defaultPayloadConverter.fromPayload<string>(e.userMetadata.summary) : null));
     expect(summaries).toEqual([
       'Charge the account and create the pending job',
