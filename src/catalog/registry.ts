@@ -6,7 +6,9 @@ import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import type { UpstreamRoute } from '../shared/upstreams';
+import { CatalogCache } from './cache';
 import type { VersionStatus, Visibility } from './catalogFiles';
+import { readCatalogRevision } from './revision';
 
 export { canSeeModel, canUseModel } from './visibility';
 
@@ -68,11 +70,24 @@ export function pickCurrentVersion<V extends VersionLike>(versions: V[]): V | nu
  * Null (→ MODEL_NOT_FOUND) for an unknown slug, an unknown, disabled or deleted version, or a
  * model with no runnable version. Visibility is not checked here: see `canUseModel`.
  */
-export async function resolveModelVersion(
-  prisma: PrismaClient,
-  slug: string,
-  versionId?: string,
-): Promise<ResolvedModel | null> {
+/** Resolutions per client, kept while the catalog revision they were read at is current (see cache.ts). */
+const resolutions = new WeakMap<PrismaClient, CatalogCache<ResolvedModel | null>>();
+
+/**
+ * The runnable version of `slug` (`versionId`, or the current one), or null. Cached per catalog revision: a submit
+ * reads one revision number instead of the model, its provider and its versions.
+ */
+export async function resolveModelVersion(prisma: PrismaClient, slug: string, versionId?: string): Promise<ResolvedModel | null> {
+  let cache = resolutions.get(prisma);
+  if (!cache) {
+    cache = new CatalogCache<ResolvedModel | null>();
+    resolutions.set(prisma, cache);
+  }
+  const revision = await readCatalogRevision(prisma);
+  return cache.get(`${slug}\n${versionId ?? ''}`, revision, () => readModelVersion(prisma, slug, versionId));
+}
+
+async function readModelVersion(prisma: PrismaClient, slug: string, versionId?: string): Promise<ResolvedModel | null> {
   const model = await prisma.model.findUnique({
     where: { slug },
     include: { provider: true, versions: { where: { status: { in: ['active', 'deprecated'] } } } },

@@ -1,6 +1,6 @@
 /**
  * Per-account, per-model-version request limits in fixed windows (`rate_limit_counters`).
- * Both windows are checked and counted in one transaction: a refused request counts in neither.
+ * Both windows are counted in one statement; a refused request takes its counts back and counts in neither.
  */
 import type { PrismaClient } from '../db/prisma';
 import { ApiError } from '../shared/errors';
@@ -11,49 +11,46 @@ export interface RateLimits {
 }
 
 interface WindowRow {
+  scope: string;
+  window_start: Date;
   count: number;
   retry_after: number;
 }
 
-class LimitReached extends Error {
-  constructor(
-    readonly window: 'minute' | 'day',
-    readonly limit: number,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(`limit of ${limit} requests per ${window} reached`);
-  }
-}
-
-/** Counts one request; throws 429 RATE_LIMIT_EXCEEDED with Retry-After when a window is full. */
+/**
+ * Counts one request in both windows in one statement (one round trip on every accepted request); throws 429
+ * RATE_LIMIT_EXCEEDED with Retry-After when a window is full. A refused request takes its counts back, so it counts
+ * in neither window; between the two statements a concurrent request at the very limit may see it counted.
+ */
 export async function consumeRateLimit(prisma: PrismaClient, accountId: string, scope: string, limits: RateLimits): Promise<void> {
-  try {
-    await prisma.$transaction(async (tx) => {
-      for (const [window, limit] of [
-        ['minute', limits.requestsPerMinute],
-        ['day', limits.requestsPerDay],
-      ] as const) {
-        const rows = await tx.$queryRaw<WindowRow[]>`
-          INSERT INTO rate_limit_counters (account_id, scope, window_start, count)
-          VALUES (${accountId}, ${`${scope}:${window}`}, date_trunc(${window}, now()), 1)
-          ON CONFLICT (account_id, scope, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
-          RETURNING count,
-            ceil(extract(epoch FROM (window_start + ${`1 ${window}`}::interval - now())))::int AS retry_after`;
-        const row = rows[0];
-        if (row.count > limit) throw new LimitReached(window, limit, Math.max(1, row.retry_after));
-      }
-    });
-  } catch (err) {
-    if (err instanceof LimitReached) {
-      throw new ApiError(
-        'RATE_LIMIT_EXCEEDED',
-        `Rate limit of ${err.limit} requests per ${err.window} for this model version reached; retry in ${err.retryAfterSeconds} s`,
-        { window: err.window, limit: err.limit, retryAfterSeconds: err.retryAfterSeconds },
-        { 'Retry-After': String(err.retryAfterSeconds) },
-      );
-    }
-    throw err;
+  const minuteScope = `${scope}:minute`;
+  const dayScope = `${scope}:day`;
+  const rows = await prisma.$queryRaw<WindowRow[]>`
+    INSERT INTO rate_limit_counters (account_id, scope, window_start, count)
+    VALUES (${accountId}, ${minuteScope}, date_trunc('minute', now()), 1), (${accountId}, ${dayScope}, date_trunc('day', now()), 1)
+    ON CONFLICT (account_id, scope, window_start) DO UPDATE SET count = rate_limit_counters.count + 1
+    RETURNING scope, window_start, count,
+      ceil(extract(epoch FROM (window_start + CASE WHEN scope = ${minuteScope} THEN interval '1 minute' ELSE interval '1 day' END - now())))::int
+        AS retry_after`;
+  const windows = [
+    { window: 'minute' as const, limit: limits.requestsPerMinute, row: rows.find((r) => r.scope === minuteScope) },
+    { window: 'day' as const, limit: limits.requestsPerDay, row: rows.find((r) => r.scope === dayScope) },
+  ];
+  const full = windows.find((w) => w.row !== undefined && w.row.count > w.limit);
+  if (!full) return;
+  for (const { row } of windows) {
+    if (!row) continue;
+    await prisma.$executeRaw`
+      UPDATE rate_limit_counters SET count = count - 1
+      WHERE account_id = ${accountId} AND scope = ${row.scope} AND window_start = ${row.window_start}::timestamptz`;
   }
+  const retryAfterSeconds = Math.max(1, full.row!.retry_after);
+  throw new ApiError(
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${full.limit} requests per ${full.window} for this model version reached; retry in ${retryAfterSeconds} s`,
+    { window: full.window, limit: full.limit, retryAfterSeconds },
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
 }
 
 /** Deletes counters of windows that ended more than a day ago. */

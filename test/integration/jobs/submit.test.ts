@@ -139,6 +139,13 @@ describe('POST /v1/jobs/submit errors', () => {
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
     expect(await charges(account.accountId)).toBe(10);
+    // The refused request counts in neither window.
+    const counters = await stack.prisma.$queryRaw<{ scope: string; count: number }[]>`
+      SELECT scope, count FROM rate_limit_counters WHERE account_id = ${account.accountId} ORDER BY scope`;
+    expect(counters.map((c) => [c.scope.split(':').at(-1), c.count])).toEqual([
+      ['day', 10],
+      ['minute', 10],
+    ]);
   });
 
   it('503 PUBSUB_PUBLISH_FAILED when Temporal cannot be reached, with nothing charged', async () => {
