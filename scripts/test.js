@@ -61,6 +61,7 @@ function testEnv(plan, binaries) {
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
     PROMTOOL_CLI: binaries.promtoolCli || '',
+    TEMPORAL_CLUSTER_BINARIES: binaries.temporalCluster ? JSON.stringify(binaries.temporalCluster) : '',
   };
 }
 

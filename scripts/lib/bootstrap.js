@@ -12,6 +12,7 @@ const minio = require('./minio');
 const compose = require('./compose');
 const schemathesis = require('./schemathesis');
 const promtool = require('./promtool');
+const temporalCluster = require('./temporalCluster');
 
 class Report {
   constructor() {
@@ -45,14 +46,16 @@ class Report {
  * @param {object} [options]
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
- *   promtool, to check the Prometheus configuration and rules;
- *   Chromium, for the browser tests of the Temporal Web UI)
+ *   promtool, to check the Prometheus configuration and rules; the Temporal server on PostgreSQL, for its restart
+ *   test; Chromium, for the browser tests of the Temporal Web UI)
+ * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
  * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined,
+ *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
-function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false } = {}) {
+function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false, withCluster = false } = {}) {
   const started = Date.now();
   const report = new Report();
   log.info('bootstrap: checking what this machine has');
@@ -76,6 +79,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
   const promtoolCli = forTests ? promtool.ensurePromtool(report) : undefined;
+  const cluster = forTests || withCluster ? temporalCluster.ensureTemporalCluster(report) : undefined;
 
   const elapsedMs = Date.now() - started;
   const summary =
@@ -90,6 +94,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
     composeCli,
     schemathesisCli,
     promtoolCli,
+    temporalCluster: cluster,
     chromium: forTests ? which('chromium') : null,
     installed: report.installedItems,
     cached: report.cachedItems,
