@@ -1,5 +1,7 @@
 'use strict';
 // `npm run dev`: the whole stack on this machine, supervised until Ctrl-C / SIGTERM.
+// `npm run cluster`: the production shape instead: the Temporal server on PostgreSQL with its UI server, two API
+// processes, the workflow worker and one worker per provider, in its own data directory (.data/cluster).
 //
 // Policy: a child that dies on its own is reported with the end of its log and the whole stack stops (exit 1), so a
 // broken process is never hidden behind a half-working stack.
@@ -13,6 +15,8 @@ const { ProcessRecord, stopLeftovers } = require('./lib/processRecord');
 const { startInfrastructure } = require('./lib/infrastructure');
 const { requireFreePorts, waitForHttp } = require('./lib/ports');
 const app = require('./lib/app');
+const clusterInfra = require('./lib/clusterInfra');
+const { REPO_ROOT } = require('./lib/paths');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
 function planFrom(config, binaries) {
@@ -112,8 +116,8 @@ function workerMetricsPort(index) {
   return Number(process.env.WORKER_METRICS_PORT || 9464) + index;
 }
 
-function startApplication(supervisor, env, logDir) {
-  const started = { api: false, workers: [], metrics: [] };
+function startApplication(supervisor, env, logDir, { apis = 1 } = {}) {
+  const started = { api: false, apiUrls: [], workers: [], metrics: [] };
   if (app.exists('workers')) {
     const withMetricsPort = (index, name) => {
       started.metrics.push(`${name} :${workerMetricsPort(index)}`);
@@ -129,7 +133,11 @@ function startApplication(supervisor, env, logDir) {
     log.warn(`workers not started: ${app.FILES.workers} does not exist yet`);
   }
   if (app.exists('api')) {
-    supervisor.start(app.apiService(env, logDir));
+    for (let i = 0; i < apis; i += 1) {
+      const port = Number(env.PORT) + i;
+      supervisor.start(app.apiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`));
+      started.apiUrls.push(`http://${env.API_HOST}:${port}`);
+    }
     started.api = true;
   } else {
     log.warn(`API not started: ${app.FILES.api} does not exist yet`);
@@ -137,15 +145,15 @@ function startApplication(supervisor, env, logDir) {
   return started;
 }
 
-function printSummary(config, started, credentials, startedAt) {
+function printSummary(config, started, credentials, startedAt, cluster) {
   const b = log.colors.bold;
   const lines = [
     '',
-    b(`genmedia dev stack is up (${log.seconds(Date.now() - startedAt)})`),
-    `  API             ${started.api ? config.api.publicBaseUrl : '(not started)'}`,
+    b(`genmedia ${cluster ? 'cluster' : 'dev stack'} is up (${log.seconds(Date.now() - startedAt)})`),
+    `  API             ${started.api ? started.apiUrls.join(', ') : '(not started)'}`,
     `  Console         ${started.api ? `${config.api.publicBaseUrl}/console/   (sign-in filled in with the dev key)` : '(not started)'}`,
     `  OpenAPI         ${started.api ? `${config.api.publicBaseUrl}/openapi.json` : '(not started)'}`,
-    `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace})`,
+    `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace}${cluster ? ', server on PostgreSQL' : ''})`,
     `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
     `  PostgreSQL      ${config.database.url}`,
     `  Workers         ${started.workers.length > 0 ? started.workers.join(', ') : '(not started)'}`,
@@ -160,14 +168,25 @@ function printSummary(config, started, credentials, startedAt) {
   console.log(lines.join('\n'));
 }
 
-async function dev() {
+/** The cluster keeps its state apart from the dev stack's (a Temporal server on PostgreSQL, not the dev server's file). */
+function clusterEnv() {
+  return { ...process.env, GENMEDIA_DATA_DIR: process.env.GENMEDIA_DATA_DIR || path.join(REPO_ROOT, '.data', 'cluster') };
+}
+
+/** @param {{ cluster?: boolean }} [options] */
+async function dev({ cluster = false } = {}) {
   const startedAt = Date.now();
-  const binaries = bootstrap();
-  const config = loadProjectConfig();
+  const binaries = bootstrap({ withCluster: cluster });
+  const config = loadProjectConfig(cluster ? clusterEnv() : process.env);
   const plan = planFrom(config, binaries);
+  const temporalCluster = cluster && plan.temporal ? { ...plan.temporal, binaries: binaries.temporalCluster } : null;
+  if (temporalCluster) plan.temporal = null;
   const leftovers = await stopLeftovers(config.dataDir);
-  if (leftovers.length > 0) log.warn(`stopped what an earlier npm run dev left running: ${leftovers.join(', ')}`);
-  await requireFreePorts(portsToCheck(config, plan.managed));
+  if (leftovers.length > 0) log.warn(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
+  const ports = portsToCheck(config, plan.managed);
+  if (temporalCluster) ports.push(...clusterInfra.portsToCheck(config.temporal.port));
+  if (cluster) ports.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
+  await requireFreePorts(ports);
   fs.mkdirSync(plan.logDir, { recursive: true });
 
   const supervisor = new Supervisor({ record: new ProcessRecord(config.dataDir) });
@@ -196,14 +215,27 @@ async function dev() {
 
   try {
     await startInfrastructure(supervisor, plan);
+    if (temporalCluster) {
+      await clusterInfra.startTemporalCluster(supervisor, {
+        binaries: temporalCluster.binaries,
+        temporalCli: binaries.temporalCli,
+        pgPort: config.database.port,
+        port: temporalCluster.port,
+        uiPort: temporalCluster.uiPort,
+        namespace: temporalCluster.namespace,
+        dataDir: config.dataDir,
+        logDir: plan.logDir,
+      });
+    }
     const env = childEnv(config);
     const credentials = prepareDatabase(env);
-    const started = startApplication(supervisor, credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env, plan.logDir);
+    const appEnv = credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env;
+    const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1 });
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
       await waitForHttp(`http://${config.api.host}:${config.api.port}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });
     }
-    if (stopping === null) printSummary(config, started, credentials, startedAt);
+    if (stopping === null) printSummary(config, started, credentials, startedAt, cluster);
   } catch (err) {
     if (stopping !== null) return;
     log.error(err.message);

@@ -7,6 +7,7 @@ const log = require('./lib/log');
 
 const USAGE = `usage: node scripts/run.js <command>
   dev                  bootstrap, then run the whole stack until Ctrl-C
+  cluster              the production shape until Ctrl-C: Temporal server on PostgreSQL, two APIs, separate workers
   test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
   bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
   fuzz                 bootstrap, start a throw-away stack, fuzz the API from its OpenAPI document (thousands of cases)
@@ -19,6 +20,9 @@ async function main(argv) {
   switch (command) {
     case 'dev':
       await require('./dev').dev();
+      return undefined;
+    case 'cluster':
+      await require('./dev').dev({ cluster: true });
       return undefined;
     case 'test':
       return require('./test').test(rest);

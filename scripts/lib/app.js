@@ -74,7 +74,7 @@ function service(name, file, args, env, logDir) {
   return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
 }
 
-const apiService = (env, logDir) => service('api', FILES.api, [], env, logDir);
+const apiService = (env, logDir, name = 'api') => service(name, FILES.api, [], env, logDir);
 const workflowWorkerService = (env, logDir) => service('worker:workflows', FILES.workers, ['--workflows'], env, logDir);
 const providerWorkerService = (id, env, logDir) => service(`worker:${id}`, FILES.workers, ['--provider', id], env, logDir);
 

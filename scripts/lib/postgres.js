@@ -133,4 +133,4 @@ function databaseUrl(port) {
   return `postgresql://${ROLE}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`;
 }
 
-module.exports = { findBinDir, initCluster, createService, waitReady, ensureDatabase, databaseUrl, isInitialized };
+module.exports = { ROLE, PASSWORD, findBinDir, initCluster, createService, waitReady, ensureDatabase, databaseUrl, isInitialized };
