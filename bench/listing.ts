@@ -8,7 +8,7 @@ import { Client as PgClient } from 'pg';
 import { encodeCursor } from '../src/jobs/cursor';
 import { createTestAccount } from '../test/support/accounts';
 import { startTestApi } from '../test/support/api';
-import { fmt, summarize, timed } from './stats';
+import { fmt, printTable, summarize, timed } from './stats';
 
 /** A little over a million, so the status and model filters (half of the jobs each) still reach 5,000 pages deep. */
 const JOBS = 1_050_000;
@@ -116,9 +116,7 @@ export async function listingBench(): Promise<void> {
       ]);
     }
     console.log(`  GET /v1/jobs?limit=${LIMIT}, p50 of ${ROUNDS} requests each, deep = ${DEPTH_PAGES.toLocaleString('en-US')} pages in`);
-    const header = ['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first'];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-    for (const row of [header, ...rows]) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i])).join('  ')}`);
+    printTable([['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first'], ...rows]);
   } finally {
     await pg.end();
     await api.stop();

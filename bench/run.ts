@@ -5,6 +5,7 @@
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
+import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
 import { submitBench } from './submit';
 
@@ -12,6 +13,7 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
   catalog: catalogCacheBench,
   listing: listingBench,
   memory: memoryBench,
+  'scale-out': scaleOutBench,
   sse: sseFanoutBench,
   submit: submitBench,
 };

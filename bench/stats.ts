@@ -32,3 +32,9 @@ export async function runConcurrently(count: number, concurrency: number, task: 
   );
   return ms;
 }
+
+/** Rows of cells as aligned columns, the first row being the header. */
+export function printTable(rows: string[][]): void {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const row of rows) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i])).join('  ')}`);
+}

@@ -17,7 +17,8 @@ import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { startTestStack } from '../test/support/stack';
 import { baselineActivities } from './baseline/activities';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
-import { fmt, runConcurrently, summarize, timed } from './stats';
+import { startTemporalServer } from '../test/support/temporalServer';
+import { fmt, printTable, runConcurrently, summarize, timed } from './stats';
 
 /** Admission alone: no worker serves lumina here, so these jobs stay pending and cost nothing after their submit. */
 const ADMIT_MODEL = 'lumina/lumi-xl/text-to-image';
@@ -29,8 +30,44 @@ const LATENCY_ROUNDS = 60;
 const E2E_ROUNDS = 30;
 const WORK_MS = 30;
 
+interface Figures {
+  apiRate: number;
+  rawRate: number;
+  apiLatency: number[];
+  rawLatency: number[];
+  apiE2e: number[];
+  rawE2e: number[];
+}
+
+/** Both engines, one after the other in this run: the dev server (SQLite) and the Temporal server on PostgreSQL. */
 export async function submitBench(): Promise<void> {
-  const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001' } });
+  const dev = await measureSubmit({});
+  const server = await startTemporalServer();
+  let onPostgres: Figures;
+  try {
+    onPostgres = await measureSubmit({ TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' });
+  } finally {
+    await server.close();
+  }
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  const rows = [['what', 'engine', 'genmedia', 'raw baseline', 'ratio']];
+  for (const [engine, f] of [
+    ['dev server (SQLite)', dev],
+    ['server on PostgreSQL', onPostgres],
+  ] as const) {
+    const p50 = (xs: number[]) => summarize(xs).p50;
+    rows.push(
+      [`throughput, ${SUBMITS} submits at c=${CONCURRENCY}`, engine, `${f.apiRate.toFixed(1)} jobs/s`, `${f.rawRate.toFixed(1)} jobs/s`, ratio(f.apiRate, f.rawRate)],
+      [`submit latency at c=1 (p50, ${LATENCY_ROUNDS} each)`, engine, fmt(p50(f.apiLatency)), fmt(p50(f.rawLatency)), ratio(p50(f.apiLatency), p50(f.rawLatency))],
+      [`submit to completed, ~${WORK_MS} ms work (p50, ${E2E_ROUNDS} each)`, engine, fmt(p50(f.apiE2e)), fmt(p50(f.rawE2e)), ratio(p50(f.apiE2e), p50(f.rawE2e))],
+    );
+  }
+  console.log('submit: genmedia against raw Update-with-Start on the same Temporal server, one process, one run');
+  printTable(rows);
+}
+
+async function measureSubmit(env: NodeJS.ProcessEnv): Promise<Figures> {
+  const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001', ...env } });
   const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
   const taskQueue = `bench-baseline-${crypto.randomBytes(4).toString('hex')}`;
   const worker = await Worker.create({
@@ -110,15 +147,7 @@ export async function submitBench(): Promise<void> {
       apiE2e.push((await timed(() => apiEndToEnd(i)))[1]);
     }
 
-    const rows = [
-      ['what', 'genmedia', 'raw baseline', 'ratio'],
-      [`throughput, ${SUBMITS} submits at c=${CONCURRENCY}`, `${apiRate.toFixed(1)} jobs/s`, `${rawRate.toFixed(1)} jobs/s`, `${(apiRate / rawRate).toFixed(2)}x`],
-      [`submit latency at c=1 (p50, ${LATENCY_ROUNDS} each)`, fmt(summarize(apiLatency).p50), fmt(summarize(rawLatency).p50), `${(summarize(apiLatency).p50 / summarize(rawLatency).p50).toFixed(2)}x`],
-      [`submit to completed, ~${WORK_MS} ms work (p50, ${E2E_ROUNDS} each)`, fmt(summarize(apiE2e).p50), fmt(summarize(rawE2e).p50), `${(summarize(apiE2e).p50 / summarize(rawE2e).p50).toFixed(2)}x`],
-    ];
-    console.log('submit: genmedia against raw Update-with-Start on the same Temporal server, one process, one run');
-    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-    for (const row of rows) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i])).join('  ')}`);
+    return { apiRate, rawRate, apiLatency, rawLatency, apiE2e, rawE2e };
   } finally {
     worker.shutdown();
     await workerRun;

@@ -1,0 +1,108 @@
+/**
+ * A Temporal server on PostgreSQL (the production shape, as `npm run cluster` runs it) for one test file or
+ * benchmark: its own two databases in the harness's PostgreSQL, free ports, namespace `default` with genmedia's
+ * search attributes. Needs the binaries the test bootstrap built (TEMPORAL_CLUSTER_BINARIES).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freeLoopbackPort } from '../../src/lib/freePort';
+import { eventually } from './eventually';
+
+const load = createRequire(__filename);
+const cluster = load('../../scripts/lib/temporalCluster.js');
+const { ensureSearchAttributes } = load('../../scripts/lib/temporal.js');
+const { capture } = load('../../scripts/lib/proc.js');
+
+interface ServerService {
+  start(): void;
+  stop(graceMs?: number): Promise<void>;
+  tail(lines?: number): string;
+}
+
+export interface TemporalServer {
+  address: string;
+  /** `graceMs` 0: killed at once, as a crash would. */
+  stop(graceMs?: number): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it for good and removes its files. */
+  close(): Promise<void>;
+}
+
+/** A free loopback port below 32768: Temporal stores membership ports as smallint, past the OS's ephemeral range. */
+async function freeMembershipPort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = net.createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
+export const temporalCli = (): string => process.env.TEMPORAL_CLI_PATH ?? '';
+
+export async function startTemporalServer(): Promise<TemporalServer> {
+  const binaries = JSON.parse(process.env.TEMPORAL_CLUSTER_BINARIES || 'null');
+  if (!binaries) throw new Error('TEMPORAL_CLUSTER_BINARIES is not set (run through npm test or npm run bench, whose bootstrap builds the server)');
+  const pg = new URL(process.env.DATABASE_URL!);
+  const suffix = randomBytes(4).toString('hex');
+  const databases = { main: `temporal_${suffix}`, visibility: `temporal_visibility_${suffix}` };
+  const credentials = { pgPort: Number(pg.port), user: decodeURIComponent(pg.username), password: decodeURIComponent(pg.password) };
+  cluster.setupSchemas({ sqlTool: binaries.sqlTool, schemaDir: binaries.schemaDir, databases, ...credentials });
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-temporal-server-'));
+  const ports = {
+    frontend: await freeLoopbackPort(),
+    frontendHttp: await freeLoopbackPort(),
+    history: await freeLoopbackPort(),
+    matching: await freeLoopbackPort(),
+    worker: await freeLoopbackPort(),
+    membership: [await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort()],
+  };
+  const address = `127.0.0.1:${ports.frontend}`;
+  let service: ServerService | undefined;
+
+  const healthy = async (timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (capture(temporalCli(), ['operator', 'cluster', 'health', '--address', address]).status !== 0) {
+      if (Date.now() > deadline) throw new Error(`the Temporal server did not become healthy:\n${service?.tail(5).slice(0, 4000)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  const start = async () => {
+    service = cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials });
+    service!.start();
+    await healthy(90_000);
+  };
+
+  await start();
+  cluster.ensureNamespace({ cli: temporalCli(), address, namespace: 'default' });
+  // The namespace reaches every service within a few seconds.
+  await eventually(
+    async () => {
+      try {
+        ensureSearchAttributes({ binary: temporalCli(), address, namespace: 'default' });
+        return true;
+      } catch {
+        return undefined;
+      }
+    },
+    60_000,
+    1000,
+  );
+  return {
+    address,
+    start,
+    stop: async (graceMs) => service?.stop(graceMs),
+    async close() {
+      await service?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
