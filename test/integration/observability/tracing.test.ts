@@ -9,7 +9,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, type Tracing } from '../../../src/observability/tracing';
+import { useTracing, type Tracing } from '../../../src/observability/tracing';
+import { installTracing } from '../../../src/observability/tracingSdk';
 
 const exporter = new InMemorySpanExporter();
 let tracing: Tracing;
@@ -43,7 +44,7 @@ function renderTree(spans: ReadableSpan[]): string {
 
 beforeAll(async () => {
   const { loadConfig } = await import('../../../src/config');
-  tracing = startTracing(loadConfig(), 'genmedia-test', new SimpleSpanProcessor(exporter));
+  tracing = useTracing(installTracing(loadConfig(), 'genmedia-test', new SimpleSpanProcessor(exporter))!);
   const { createTestAccount, eventually, startTestStack } = await import('../../support/stack');
   const { startHttpsReceiver } = await import('../../support/httpsReceiver');
   const { get, imageJob, post } = await import('../jobs/helpers');
