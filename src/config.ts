@@ -93,7 +93,7 @@ const EnvSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
 
   /** Job workflows the workflow worker keeps in memory; the others are replayed from their history when they move. */
-  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(0).default(250),
+  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(0).default(100),
 
   // Observability (docs/observability.md).
   /** Port of a worker process's /metrics (0: any free port, printed at start). */

@@ -14,13 +14,11 @@ import { createLogger } from '../logger';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule, ensureReconcileSchedule } from './maintenanceSchedule';
-import { createProviderWorker } from './providerWorker';
 import { installTemporalRuntime } from './temporalRuntime';
 import { freeLoopbackPort } from '../lib/freePort';
 import { createWorkerMetrics } from '../observability/metrics';
 import { startMetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
-import { createWorkflowWorker } from './workflowWorker';
 
 interface Options {
   workflows?: boolean;
@@ -62,16 +60,20 @@ async function runWorkers(options: Options): Promise<void> {
   const connections = await openWorkerConnections(config, tracing);
   const { prisma, storage, connection, client } = connections;
 
+  // Each kind is loaded only where it runs: the provider side alone brings sharp and every upstream SDK (~30 MB).
   const workflowWorkers: Worker[] = options.workflows
-    ? [await createWorkflowWorker({ config, connection, client, prisma, storage, metrics, tracing })]
+    ? [await (await import('./workflowWorker')).createWorkflowWorker({ config, connection, client, prisma, storage, metrics, tracing })]
     : [];
   if (options.workflows) {
     await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
     await ensureReconcileSchedule(client, config.temporal.jobsTaskQueue);
   }
   const providerWorkers: Worker[] = [];
-  for (const providerId of options.provider ?? []) {
-    providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing }));
+  if (options.provider?.length) {
+    const { createProviderWorker } = await import('./providerWorker');
+    for (const providerId of options.provider) {
+      providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing }));
+    }
   }
   const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');

@@ -7,7 +7,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { createUpstreamJobStore } from '../../jobs/upstreamStore';
-import { createUpstreamAdapter } from '../../providers/upstreams/adapters';
 import { upstreamCallbackPath } from '../../providers/upstreams/callbackUrl';
 import { CallbackRejected, isUpstreamId, UPSTREAM_IDS, type UpstreamAdapter, type UpstreamId } from '../../providers/upstreams/types';
 import { ApiError } from '../../shared/errors';
@@ -39,11 +38,15 @@ export function upstreamCallbacksRouter(deps: ApiDeps): Router {
   const store = createUpstreamJobStore(deps.prisma);
   const adapters = new Map<UpstreamId, UpstreamAdapter | null>();
 
-  /** The adapter that verifies this upstream's callbacks, or null when it has no credentials or sends none. */
-  const verifierFor = (id: UpstreamId): UpstreamAdapter | null => {
+  /**
+   * The adapter that verifies this upstream's callbacks, or null when it has no credentials or sends none. The
+   * upstreams' SDKs (about 30 MB) are loaded on the first callback, not in every API process at start.
+   */
+  const verifierFor = async (id: UpstreamId): Promise<UpstreamAdapter | null> => {
     if (!adapters.has(id)) {
       let adapter: UpstreamAdapter | null = null;
       try {
+        const { createUpstreamAdapter } = await import('../../providers/upstreams/adapters');
         adapter = createUpstreamAdapter(id, { env: process.env, requestTimeoutMs: deps.config.upstreams.requestTimeoutMs });
       } catch {
         adapter = null;
@@ -55,7 +58,7 @@ export function upstreamCallbacksRouter(deps: ApiDeps): Router {
 
   router.post(upstreamCallbackPath(':upstream' as UpstreamId), express.raw({ type: () => true, limit: CALLBACK_BODY_LIMIT }), async (req, res) => {
     const id = String(req.params.upstream);
-    const adapter = isUpstreamId(id) ? verifierFor(id) : null;
+    const adapter = isUpstreamId(id) ? await verifierFor(id) : null;
     if (!adapter?.verifyCallback) throw new ApiError('NOT_FOUND', `No callbacks are taken for upstream ${id}`);
 
     const headers: Record<string, string | undefined> = {};
