@@ -8,7 +8,7 @@ import { Client as PgClient } from 'pg';
 import { encodeCursor } from '../src/jobs/cursor';
 import { createTestAccount } from '../test/support/accounts';
 import { startTestApi } from '../test/support/api';
-import { fmt, printTable, summarize, timed } from './stats';
+import { fmt, headline, printTable, summarize, timed, type Headline } from './stats';
 
 /** A little over a million, so the status and model filters (half of the jobs each) still reach 5,000 pages deep. */
 const JOBS = 1_050_000;
@@ -43,7 +43,7 @@ const CASES: Case[] = [
   { name: `model=${MODELS[1]}`, filter: { model: MODELS[1] } },
 ];
 
-export async function listingBench(): Promise<void> {
+export async function listingBench(): Promise<Headline[]> {
   const api = await startTestApi({ LOG_LEVEL: 'error' });
   const pg = new PgClient({ connectionString: api.deps.config.database.url });
   await pg.connect();
@@ -66,6 +66,7 @@ export async function listingBench(): Promise<void> {
     const secret = api.deps.config.jobs.cursorSecret;
     const headers = { authorization: `Bearer ${main.apiKey}` };
     const rows: string[][] = [];
+    const headlines: Headline[] = [];
     for (const c of CASES) {
       const where = [`account_id = $1`, c.filter.status ? `status = '${c.filter.status}'` : '', c.filter.model ? `model_slug = '${c.filter.model}'` : '']
         .filter(Boolean)
@@ -97,14 +98,20 @@ export async function listingBench(): Promise<void> {
         if (result.rows.length !== LIMIT + 1) throw new Error(`SQL page of ${result.rows.length} rows`);
       };
       for (let i = 0; i < 10; i++) await Promise.all([apiPage(false), apiPage(true)]); // warm-up
-      const samples = { apiFirst: [] as number[], apiDeep: [] as number[], sqlFirst: [] as number[], sqlDeep: [] as number[] };
+      const samples = { apiFirst: [] as number[], apiDeep: [] as number[], sqlFirst: [] as number[], sqlDeep: [] as number[], http: [] as number[] };
       for (let i = 0; i < ROUNDS; i++) {
+        // The floor of any answer of this API: an HTTP round trip to a route that reads nothing.
+        samples.http.push((await timed(() => fetch(`${api.url}/healthz`).then((r) => r.text())))[1]);
         samples.apiFirst.push((await timed(() => apiPage(false)))[1]);
         samples.apiDeep.push((await timed(() => apiPage(true)))[1]);
         samples.sqlFirst.push((await timed(() => sqlPage(false)))[1]);
         samples.sqlDeep.push((await timed(() => sqlPage(true)))[1]);
       }
       const p50 = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v).p50])) as Record<keyof typeof samples, number>;
+      headlines.push(
+        headline(`listing 5,000 pages deep vs first page, ${c.name}`, p50.apiDeep / p50.apiFirst, 1.3, 'at most'),
+        headline(`listing first page vs the same SQL, ${c.name}`, p50.apiFirst / p50.sqlFirst, 2, 'at most'),
+      );
       rows.push([
         c.name,
         fmt(p50.apiFirst),
@@ -113,10 +120,12 @@ export async function listingBench(): Promise<void> {
         fmt(p50.sqlFirst),
         fmt(p50.sqlDeep),
         `${(p50.apiFirst / p50.sqlFirst).toFixed(2)}x`,
+        fmt(p50.http),
       ]);
     }
     console.log(`  GET /v1/jobs?limit=${LIMIT}, p50 of ${ROUNDS} requests each, deep = ${DEPTH_PAGES.toLocaleString('en-US')} pages in`);
-    printTable([['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first'], ...rows]);
+    printTable([['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first', 'GET /healthz'], ...rows]);
+    return headlines;
   } finally {
     await pg.end();
     await api.stop();

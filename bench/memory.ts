@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { mb, medianRss, RSS_SAMPLES, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { openStream, type OpenStream } from './sseFanout';
-import { runConcurrently } from './stats';
+import { runConcurrently, type Headline } from './stats';
 
 const MODEL = 'lumina/lumi-xl/text-to-image';
 const JOBS = 1_000;
@@ -20,7 +20,7 @@ const CONCURRENCY = 16;
 const JOB_STREAMS = 150;
 const ACCOUNT_STREAMS = 50;
 
-export async function memoryBench(): Promise<void> {
+export async function memoryBench(): Promise<Headline[]> {
   const config = loadConfig();
   const prisma = createPrisma(config.database.url);
   const worker = startWorkflowWorkerProcess();
@@ -67,6 +67,10 @@ export async function memoryBench(): Promise<void> {
     row('API, idle', apiIdle, apiIdle);
     row(`API, ${open} jobs in flight`, apiInFlight, apiIdle);
     row(`API, and ${streams.length} event streams open`, apiStreams, apiIdle, 'target < 250 MB');
+    return [
+      { target: `workflow worker RSS with ${open} jobs open (under 400 MB)`, measured: mb(workerOpen).trim(), met: workerOpen < 400 * 1024 },
+      { target: `API RSS with ${open} jobs in flight and ${streams.length} streams (under 250 MB)`, measured: mb(apiStreams).trim(), met: apiStreams < 250 * 1024 },
+    ];
   } finally {
     for (const stream of streams) stream.close();
     await stopProcess(api.child);

@@ -7,9 +7,10 @@ import { listingBench } from './listing';
 import { memoryBench } from './memory';
 import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
+import { printTable, type Headline } from './stats';
 import { submitBench } from './submit';
 
-const BENCHMARKS: Record<string, () => Promise<void>> = {
+const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   catalog: catalogCacheBench,
   listing: listingBench,
   memory: memoryBench,
@@ -20,11 +21,16 @@ const BENCHMARKS: Record<string, () => Promise<void>> = {
 
 async function main(names: string[]) {
   const selected = names.length ? names : Object.keys(BENCHMARKS);
+  const headlines: Headline[] = [];
   for (const name of selected) {
     const bench = BENCHMARKS[name];
     if (!bench) throw new Error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(', ')}`);
-    await bench();
+    headlines.push(...((await bench()) ?? []));
+    console.log('');
   }
+  if (headlines.length === 0) return;
+  console.log('targets, measured side by side in this run:');
+  printTable([['target', 'measured', 'met'], ...headlines.map((h) => [h.target, h.measured, h.met ? 'yes' : 'NO'])]);
 }
 
 main(process.argv.slice(2)).then(

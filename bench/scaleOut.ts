@@ -11,7 +11,7 @@ import { createPrisma } from '../src/db/prisma';
 import { loadConfig, REPO_ROOT } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
-import { printTable } from './stats';
+import { headline, printTable, type Headline } from './stats';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
 const JOBS = 24;
@@ -65,7 +65,7 @@ function cpuOf(groups: CpuGroups): Record<string, number> {
   return Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
 }
 
-export async function scaleOutBench(): Promise<void> {
+export async function scaleOutBench(): Promise<Headline[]> {
   process.env.PROVIDER_TIME_SCALE = TIME_SCALE;
   const config = loadConfig();
   const prisma = createPrisma(config.database.url);
@@ -125,6 +125,7 @@ export async function scaleOutBench(): Promise<void> {
       ['process', 'CPU per job'],
       ...Object.keys(groups).map((name) => [name, `${(((after[name] - before[name]) / JOBS) * 1000).toFixed(1)} ms`]),
     ]);
+    return [headline('two provider worker processes vs one, provider-bound', rate(twoMs) / rate(oneMs), 1.8, 'at least')];
   } finally {
     await Promise.all([...providerWorkers.map((w) => stopProcess(w)), stopProcess(api.child), stopProcess(workflowWorker)]);
     await prisma.$disconnect();

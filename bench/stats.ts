@@ -38,3 +38,15 @@ export function printTable(rows: string[][]): void {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   for (const row of rows) console.log(`  ${row.map((cell, i) => cell.padEnd(widths[i])).join('  ')}`);
 }
+
+/** One target of the performance issue: what was measured, against which target, and whether it is met. */
+export interface Headline {
+  target: string;
+  measured: string;
+  met: boolean;
+}
+
+export function headline(target: string, ratio: number, limit: number, direction: 'at most' | 'at least', unit = 'x'): Headline {
+  const met = direction === 'at most' ? ratio <= limit : ratio >= limit;
+  return { target: `${target} (${direction} ${limit}${unit})`, measured: `${ratio.toFixed(2)}${unit}`, met };
+}

@@ -18,7 +18,7 @@ import { startTestStack } from '../test/support/stack';
 import { baselineActivities } from './baseline/activities';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
 import { startTemporalServer } from '../test/support/temporalServer';
-import { fmt, printTable, runConcurrently, summarize, timed } from './stats';
+import { fmt, headline, printTable, runConcurrently, summarize, timed, type Headline } from './stats';
 
 /** Admission alone: no worker serves lumina here, so these jobs stay pending and cost nothing after their submit. */
 const ADMIT_MODEL = 'lumina/lumi-xl/text-to-image';
@@ -40,7 +40,7 @@ interface Figures {
 }
 
 /** Both engines, one after the other in this run: the dev server (SQLite) and the Temporal server on PostgreSQL. */
-export async function submitBench(): Promise<void> {
+export async function submitBench(): Promise<Headline[]> {
   const dev = await measureSubmit({});
   const server = await startTemporalServer();
   let onPostgres: Figures;
@@ -64,6 +64,18 @@ export async function submitBench(): Promise<void> {
   }
   console.log('submit: genmedia against raw Update-with-Start on the same Temporal server, one process, one run');
   printTable(rows);
+  const p50 = (xs: number[]) => summarize(xs).p50;
+  return [
+    ['dev server', dev],
+    ['server on PostgreSQL', onPostgres],
+  ].flatMap(([engine, f]) => {
+    const figures = f as Figures;
+    return [
+      headline(`submit throughput at c=${CONCURRENCY} vs raw, ${engine}`, figures.apiRate / figures.rawRate, 0.8, 'at least'),
+      headline(`submit p50 at c=1 vs raw, ${engine}`, p50(figures.apiLatency) / p50(figures.rawLatency), 1.5, 'at most'),
+      headline(`submit to completed p50 vs raw, ${engine}`, p50(figures.apiE2e) / p50(figures.rawE2e), 1.5, 'at most'),
+    ];
+  });
 }
 
 async function measureSubmit(env: NodeJS.ProcessEnv): Promise<Figures> {
