@@ -35,11 +35,14 @@ function startProviderWorkerProcess(providerId: string): ChildProcess {
   });
 }
 
-/** CPU seconds a process has used (user + system), from /proc/<pid>/stat. */
+/**
+ * CPU seconds a process has used (user + system), with those of its children that have exited: PostgreSQL's
+ * backends come and go, and their time moves to the postmaster when they do. From /proc/<pid>/stat.
+ */
 function cpuSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return 0; // gone
   }

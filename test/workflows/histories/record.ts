@@ -18,6 +18,8 @@ import { jobWorkflowId } from '../../../src/shared/temporal';
 import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
 import { historyToObject } from './format';
 
+/** The release whose histories this run records (files of earlier releases are kept). */
+const RELEASE = 'v3';
 const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
 const UPSTREAM_QUEUE = 'provider.record-upstream';
@@ -137,9 +139,10 @@ async function main() {
   );
 
   const recordings = [
-    ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.v1.json`]),
-    ['job_rec_upstream_completed', 'job-upstream-completed.v2.json'],
-    ['job_rec_upstream_timeout', 'job-upstream-timeout.v2.json'],
+    // v1: the first release; v2: upstream jobs; v3: admission as a local activity, user metadata.
+    ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.${RELEASE}.json`]),
+    ['job_rec_upstream_completed', `job-upstream-completed.${RELEASE}.json`],
+    ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);
