@@ -182,7 +182,7 @@ async function dev({ cluster = false } = {}) {
   const temporalCluster = cluster && plan.temporal ? { ...plan.temporal, binaries: binaries.temporalCluster } : null;
   if (temporalCluster) plan.temporal = null;
   const leftovers = await stopLeftovers(config.dataDir);
-  if (leftovers.length > 0) log.warn(`stopped what an earlier run left running: ${leftovers.join(', ')}`);
+  if (leftovers.length > 0) log.warn(`stopped what an earlier npm run ${cluster ? 'cluster' : 'dev'} left running: ${leftovers.join(', ')}`);
   const ports = portsToCheck(config, plan.managed);
   if (temporalCluster) ports.push(...clusterInfra.portsToCheck(config.temporal.port));
   if (cluster) ports.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
