@@ -85,10 +85,15 @@ const cancellation = proxyActivities<JobActivities>({
 });
 
 /** Job bookkeeping that must eventually happen (completion, failure, refund): retried until it does. */
-const bookkeeping = proxyActivities<JobActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
+const BOOKKEEPING_RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+const bookkeeping = proxyActivities<JobActivities>({ startToCloseTimeout: '30 seconds', retry: BOOKKEEPING_RETRY });
+/**
+ * The final bookkeeping as local activities: the job completes (or fails and is refunded) in the workflow task that
+ * learns the provider's outcome, not one activity task and workflow task later. Both steps are idempotent per job.
+ */
+const localBookkeeping = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '30 seconds', retry: BOOKKEEPING_RETRY });
+/** Marks histories whose final bookkeeping ran as local activities (older ones replay their activity tasks). */
+const BOOKKEEPING_AS_LOCAL_ACTIVITIES = 'bookkeeping-local-activities';
 
 function providerActivities(taskQueue: string) {
   return proxyActivities<ProviderActivities>({
@@ -216,7 +221,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   if (outcome?.outcome === 'completed') {
     const outputs: JobOutput[] = outcome.outputs;
-    await bookkeeping.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
+    const book = patched(BOOKKEEPING_AS_LOCAL_ACTIVITIES) ? localBookkeeping : bookkeeping;
+    await book.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
     setStatus('completed');
     await condition(allHandlersFinished);
     await onJobTerminal({ input, status: 'completed' });
@@ -225,7 +231,8 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   const error = jobError!;
   log.warn('job failed', { jobId: input.jobId, code: error.code, message: error.message });
-  const { refundedMicroCents } = await bookkeeping.failJob.executeWithOptions({ summary: `Fail the job (${error.code}) and refund it` }, [
+  const book = patched(BOOKKEEPING_AS_LOCAL_ACTIVITIES) ? localBookkeeping : bookkeeping;
+  const { refundedMicroCents } = await book.failJob.executeWithOptions({ summary: `Fail the job (${error.code}) and refund it` }, [
     { jobId: input.jobId, error },
   ]);
   setStatus('failed');

@@ -29,7 +29,9 @@ describe('job workflow replay', () => {
         'job-rejected.v1.json',
         'job-upstream-completed.v2.json',
         'job-upstream-timeout.v2.json',
-        ...['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.v3.json`),
+        ...['v3', 'v4'].flatMap((release) =>
+          ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
+        ),
       ]),
     );
   });

@@ -19,7 +19,7 @@ import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
 import { historyToObject } from './format';
 
 /** The release whose histories this run records (files of earlier releases are kept). */
-const RELEASE = 'v3';
+const RELEASE = 'v4';
 const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
 const UPSTREAM_QUEUE = 'provider.record-upstream';
@@ -139,7 +139,8 @@ async function main() {
   );
 
   const recordings = [
-    // v1: the first release; v2: upstream jobs; v3: admission as a local activity, user metadata.
+    // v1: the first release; v2: upstream jobs; v3: admission as a local activity, user metadata; v4: the final
+    // bookkeeping as local activities.
     ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.${RELEASE}.json`]),
     ['job_rec_upstream_completed', `job-upstream-completed.${RELEASE}.json`],
     ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],
