@@ -31,6 +31,16 @@ export function countJobsInFlight(db: Pick<Tx, 'job'>, accountId: string): Promi
   return db.job.count({ where: { accountId, status: { in: [...IN_FLIGHT_JOB_STATUSES] } } });
 }
 
+/** What admission reads under the account's lock (the job's columns are null when it does not exist yet). */
+interface AdmissionState {
+  id: string | null;
+  cost_micro_cents: bigint | null;
+  estimated_completion_time: Date | null;
+  created_at: Date | null;
+  voided: boolean;
+  active: number;
+}
+
 interface LockedAccount {
   balance: bigint;
   maxConcurrentJobs: number;
@@ -60,16 +70,22 @@ async function appendLedger(
   note: string,
 ): Promise<boolean> {
   const balanceAfter = account.balance + amount;
-  const inserted = await tx.$queryRaw<{ id: bigint }[]>`
-    INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
-    VALUES (${accountId}, ${kind}::ledger_kind, ${amount}, ${balanceAfter}, ${jobId}, ${note}, now())
-    ON CONFLICT (job_id, kind) DO NOTHING
-    RETURNING id`;
-  if (inserted.length === 0) return false;
-  if (amount !== 0n) {
-    await tx.$executeRaw`UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now() WHERE id = ${accountId}`;
-    account.balance = balanceAfter;
-  }
+  // One statement: the entry, and the balance moved only when the entry is new (PostgreSQL runs every
+  // data-modifying WITH clause, referenced or not).
+  const [{ inserted }] = await tx.$queryRaw<{ inserted: boolean }[]>`
+    WITH entry AS (
+      INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
+      VALUES (${accountId}, ${kind}::ledger_kind, ${amount}, ${balanceAfter}, ${jobId}, ${note}, now())
+      ON CONFLICT (job_id, kind) DO NOTHING
+      RETURNING id
+    ), moved AS (
+      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
+      WHERE id = ${accountId} AND ${amount} <> 0 AND EXISTS (SELECT 1 FROM entry)
+      RETURNING id
+    )
+    SELECT EXISTS (SELECT 1 FROM entry) AS inserted`;
+  if (!inserted) return false;
+  account.balance = balanceAfter;
   return true;
 }
 
@@ -140,15 +156,22 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
     async admit(input) {
       return prisma.$transaction(async (tx) => {
         const account = await lockAccount(tx, input.accountId);
-        const existing = await tx.job.findUnique({ where: { id: input.jobId } });
-        if (existing) return { admission: admissionOf(existing), created: false };
+        // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight.
+        const [state] = await tx.$queryRaw<AdmissionState[]>`
+          SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
+            EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
+            (SELECT count(*)::int FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])) AS active
+          FROM (SELECT 1) AS one LEFT JOIN jobs j ON j.id = ${input.jobId}`;
+        if (state.id !== null) {
+          const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };
+          return { admission: admissionOf(existing), created: false };
+        }
 
-        const voided = await tx.ledgerEntry.findUnique({ where: { jobId_kind: { jobId: input.jobId, kind: 'refund' } } });
-        if (voided || account.now.getTime() > Date.parse(input.admitBefore)) {
+        if (state.voided || account.now.getTime() > Date.parse(input.admitBefore)) {
           throw new JobRuleError('ADMISSION_VOIDED', 'The submission was abandoned before it could be admitted');
         }
 
-        const active = await countJobsInFlight(tx, input.accountId);
+        const active = state.active;
         if (active >= account.maxConcurrentJobs) {
           throw new JobRuleError(
             'CONCURRENT_JOBS_EXCEEDED',
