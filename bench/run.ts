@@ -2,6 +2,8 @@
  * `npm run bench [name ...]`: runs the benchmarks against the throw-away stack that scripts/test.js starts.
  * Each prints its own figures; they are measured side by side in one run, never asserted in tests.
  */
+import { writeFileSync } from 'node:fs';
+import inspector from 'node:inspector/promises';
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
@@ -19,6 +21,23 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   submit: submitBench,
 };
 
+/** With BENCH_CPU_PROFILE=<file>, this process's CPU profile (API and in-process workers) is written there. */
+async function profiled<T>(run: () => Promise<T>): Promise<T> {
+  const file = process.env.BENCH_CPU_PROFILE;
+  if (!file) return run();
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`CPU profile written to ${file}`);
+  }
+}
+
 async function main(names: string[]) {
   const selected = names.length ? names : Object.keys(BENCHMARKS);
   const headlines: Headline[] = [];
@@ -33,7 +52,7 @@ async function main(names: string[]) {
   printTable([['target', 'measured', 'met'], ...headlines.map((h) => [h.target, h.measured, h.met ? 'yes' : 'NO'])]);
 }
 
-main(process.argv.slice(2)).then(
+profiled(() => main(process.argv.slice(2))).then(
   () => process.exit(0),
   (err) => {
     console.error(err instanceof Error ? err.message : err);
