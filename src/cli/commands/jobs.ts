@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { jobMargins, showJob, type JobAdminView, type ProviderMargin } from '../../jobs/admin';
 import { loadConfig } from '../../config';
 import { jobWorkflowId } from '../../shared/temporal';
+import type { PrismaClient } from '../../db/prisma';
 import { CliError, runCommand } from '../context';
 
 /** The job workflow's page in the Temporal UI: its summary, details, activity timeline and history. */
@@ -45,40 +46,39 @@ function describeMargins(result: { since: string | null; providers: ProviderMarg
   return [`since ${result.since ?? 'the beginning'}`, header, ...rows].join('\n');
 }
 
+/** A command on one job: `read` finds it (null when there is none, answered JOB_NOT_FOUND). */
+function jobCommand<T extends object>(jobs: Command, name: string, description: string, read: (prisma: PrismaClient, jobId: string) => Promise<T | null>, human: (result: T) => string) {
+  jobs
+    .command(name)
+    .description(description)
+    .argument('<jobId>')
+    .option('--json', 'print one JSON object')
+    .action((jobId: string, opts) =>
+      runCommand(
+        opts,
+        async (prisma) => {
+          const result = await read(prisma, jobId);
+          if (!result) throw new CliError('JOB_NOT_FOUND', `no job ${jobId}`);
+          return result;
+        },
+        human,
+      ),
+    );
+}
+
 export function registerJobCommands(admin: Command): void {
   const jobs = admin.command('jobs').description('Inspect jobs and what they earned');
-  jobs
-    .command('show')
-    .description('One job with its upstream generation, cost and ledger rows')
-    .argument('<jobId>')
-    .option('--json', 'print one JSON object')
-    .action((jobId: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const job = await showJob(prisma, jobId);
-          if (!job) throw new CliError('JOB_NOT_FOUND', `no job ${jobId}`);
-          return job;
-        },
-        describeJob,
-      ),
-    );
-  jobs
-    .command('open')
-    .description("Prints the link to the job's workflow in the Temporal UI")
-    .argument('<jobId>')
-    .option('--json', 'print one JSON object')
-    .action((jobId: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true } });
-          if (!job) throw new CliError('JOB_NOT_FOUND', `no job ${jobId}`);
-          return { jobId, url: temporalUiLink(loadConfig().temporal, jobId) };
-        },
-        (result) => result.url,
-      ),
-    );
+  jobCommand(jobs, 'show', 'One job with its upstream generation, cost and ledger rows', showJob, describeJob);
+  jobCommand(
+    jobs,
+    'open',
+    "Prints the link to the job's workflow in the Temporal UI",
+    async (prisma, jobId) => {
+      const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true } });
+      return job ? { jobId, url: temporalUiLink(loadConfig().temporal, jobId) } : null;
+    },
+    (result) => result.url,
+  );
   jobs
     .command('margins')
     .description('Per provider: revenue (charges less refunds), what the upstreams reported they cost, and the margin')
