@@ -186,27 +186,34 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           );
         }
 
-        const job = await tx.job.create({
-          data: {
-            id: input.jobId,
-            accountId: input.accountId,
-            apiKeyId: input.apiKeyId,
-            modelSlug: input.modelSlug,
-            modelId: input.modelId,
-            versionId: input.versionId,
-            providerId: input.providerId,
-            status: 'pending',
-            input: input.input as Prisma.InputJsonValue,
-            webhookUrl: input.webhookUrl,
-            webhookEvents: input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [],
-            costMicroCents: cost,
-            estimatedCompletionTime: new Date(account.now.getTime() + input.expectedProcessingSeconds * 1000),
-            requestId: input.requestId,
-            createdAt: account.now,
-          },
-        });
-        await appendLedger(tx, account, input.accountId, input.jobId, 'charge', -cost, `job ${input.modelSlug}`);
-        return { admission: admissionOf(job), created: true };
+        // One statement: the pending job, its charge in the ledger and the balance (`now()` is the transaction's time,
+        // the account lock's `now`).
+        const balanceAfter = account.balance - cost;
+        const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
+        const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
+          WITH job AS (
+            INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
+                              webhook_url, webhook_events, cost_micro_cents, estimated_completion_time, request_id,
+                              created_at, updated_at)
+            VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
+                    ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[],
+                    ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId}, now(), now())
+            RETURNING id, cost_micro_cents, estimated_completion_time, created_at
+          ), charge AS (
+            INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
+            SELECT ${input.accountId}, 'charge'::ledger_kind, ${-cost}, ${balanceAfter}, id, ${`job ${input.modelSlug}`}, now() FROM job
+            RETURNING id
+          ), moved AS (
+            UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
+            WHERE id = ${input.accountId} AND EXISTS (SELECT 1 FROM charge)
+            RETURNING id
+          )
+          SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
+        account.balance = balanceAfter;
+        return {
+          admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),
+          created: true,
+        };
       }).then(({ admission, created }) => {
         if (created) observer.admitted({ modelSlug: input.modelSlug, providerId: input.providerId, costMicroCents: BigInt(input.costMicroCents) });
         return admission;
