@@ -1,9 +1,9 @@
 /** Child processes of the benchmarks (the API, a worker) and their memory, read from /proc. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT } from '../src/config';
+import { freeLoopbackPort } from '../src/lib/freePort';
 
 export interface ApiProcess {
   url: string;
@@ -13,7 +13,7 @@ export interface ApiProcess {
 export const RSS_SAMPLES = 5;
 
 export async function startApiProcess(): Promise<ApiProcess> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
     cwd: REPO_ROOT,
@@ -47,16 +47,6 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export function rssKb(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

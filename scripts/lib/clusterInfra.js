@@ -58,26 +58,14 @@ async function startTemporalCluster(supervisor, { binaries, temporalCli, pgPort,
   );
   log.info(`temporal: server ${cluster.SERVER_VERSION} starting on ${address} (${cluster.NUM_HISTORY_SHARDS} history shards)`);
   await temporal.waitReady({ binary: temporalCli, address, service: server });
-  if (cluster.ensureNamespace({ cli: temporalCli, address, namespace })) log.info(`temporal: registered namespace ${namespace}`);
-  const created = await retrying(() => temporal.ensureSearchAttributes({ binary: temporalCli, address, namespace }));
-  if (created.length > 0) log.info(`temporal: created search attributes ${created.join(', ')}`);
+  const prepared = await cluster.prepareNamespace({ cli: temporalCli, address, namespace });
+  if (prepared.namespaceCreated) log.info(`temporal: registered namespace ${namespace}`);
+  if (prepared.searchAttributesCreated.length > 0) log.info(`temporal: created search attributes ${prepared.searchAttributesCreated.join(', ')}`);
   const ui = supervisor.start(
     cluster.createUiService({ binary: binaries.ui, dir: path.join(dataDir, 'temporal-ui'), port: uiPort, frontendPort: port, logFile: path.join(logDir, 'temporal-ui.log') }),
   );
   await waitForHttp(`http://127.0.0.1:${uiPort}/`, { timeoutMs: 60_000, service: ui });
   log.ok(`temporal ready on ${address}, UI on 127.0.0.1:${uiPort}`);
-}
-
-/** A new namespace reaches every service of the server within seconds; until then its administration may fail. */
-async function retrying(fn, attempts = 30) {
-  for (let i = 1; ; i += 1) {
-    try {
-      return fn();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-  }
 }
 
 module.exports = { startTemporalCluster, portsToCheck, clusterPorts };

@@ -10,6 +10,7 @@ const { binCacheDir } = require('./paths');
 const { capture, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { ensureGoBinary } = require('./goInstall');
+const { ensureSearchAttributes } = require('./temporal');
 
 const SERVER_MODULE = 'go.temporal.io/server';
 // The newest server release whose go.mod this machine's Go toolchain accepts.
@@ -176,6 +177,23 @@ function ensureNamespace({ cli, address, namespace }) {
   return true;
 }
 
+/**
+ * Registers `namespace` and genmedia's search attributes. A new namespace reaches every service of the server within
+ * seconds; until then its search attributes cannot be created, so that step is retried.
+ * @returns {Promise<{ namespaceCreated: boolean, searchAttributesCreated: string[] }>}
+ */
+async function prepareNamespace({ cli, address, namespace }) {
+  const namespaceCreated = ensureNamespace({ cli, address, namespace });
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return { namespaceCreated, searchAttributesCreated: ensureSearchAttributes({ binary: cli, address, namespace }) };
+    } catch (err) {
+      if (attempt >= 60) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
 module.exports = {
   SERVER_VERSION,
   UI_VERSION,
@@ -184,5 +202,5 @@ module.exports = {
   setupSchemas,
   createServerService,
   createUiService,
-  ensureNamespace,
+  prepareNamespace,
 };

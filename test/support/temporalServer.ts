@@ -10,17 +10,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/lib/freePort';
-import { eventually } from './eventually';
 
 const load = createRequire(__filename);
 const cluster = load('../../scripts/lib/temporalCluster.js');
-const { ensureSearchAttributes } = load('../../scripts/lib/temporal.js');
-const { capture } = load('../../scripts/lib/proc.js');
+const { waitReady } = load('../../scripts/lib/temporal.js');
 
 interface ServerService {
   start(): void;
   stop(graceMs?: number): Promise<void>;
-  tail(lines?: number): string;
 }
 
 export interface TemporalServer {
@@ -68,34 +65,14 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   const address = `127.0.0.1:${ports.frontend}`;
   let service: ServerService | undefined;
 
-  const healthy = async (timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (capture(temporalCli(), ['operator', 'cluster', 'health', '--address', address]).status !== 0) {
-      if (Date.now() > deadline) throw new Error(`the Temporal server did not become healthy:\n${service?.tail(5).slice(0, 4000)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  };
   const start = async () => {
     service = cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials });
     service!.start();
-    await healthy(90_000);
+    await waitReady({ binary: temporalCli(), address, service });
   };
 
   await start();
-  cluster.ensureNamespace({ cli: temporalCli(), address, namespace: 'default' });
-  // The namespace reaches every service within a few seconds.
-  await eventually(
-    async () => {
-      try {
-        ensureSearchAttributes({ binary: temporalCli(), address, namespace: 'default' });
-        return true;
-      } catch {
-        return undefined;
-      }
-    },
-    60_000,
-    1000,
-  );
+  await cluster.prepareNamespace({ cli: temporalCli(), address, namespace: 'default' });
   return {
     address,
     start,

@@ -3,9 +3,9 @@
  * stable codes, cancel never throws for an unknown generation, and an unreachable upstream is retryable.
  * (The full job path, callbacks and crashes are in test/integration/e2e/upstreams/.)
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../src/catalog/catalogFiles';
+import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createUpstreamAdapter } from '../../../src/providers/upstreams/adapters';
 import { mapInput } from '../../../src/providers/upstreams/inputMapping';
 import type { UpstreamAdapter, UpstreamId, UpstreamRoute } from '../../../src/providers/upstreams/types';
@@ -32,14 +32,6 @@ function textToImage(id: UpstreamId): { route: UpstreamRoute; input(prompt: stri
   return { route, input: (prompt) => mapInput(route.input, { prompt, size: 'square_hd', num_images: '1', quality: 'medium', background: 'auto' }) };
 }
 
-/** A port nothing listens on: connecting to it is refused. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
@@ -98,7 +90,7 @@ describe.each(Object.keys(FAKES) as UpstreamId[])('%s adapter', (id) => {
 
   it('maps a refused connection (nothing sent) to PROVIDER_UNAVAILABLE, retryable', async () => {
     const origin = Object.keys(fake.env).find((name) => /BASE_URL$/.test(name))!;
-    const closedPort = `http://127.0.0.1:${await freePort()}${id === 'openai' ? '/v1' : ''}`;
+    const closedPort = `http://127.0.0.1:${await freeLoopbackPort()}${id === 'openai' ? '/v1' : ''}`;
     const unreachable = createUpstreamAdapter(id, { env: { ...fake.env, [origin]: closedPort }, requestTimeoutMs: 2_000 });
     const error = await failureOf(submit(unreachable, 'a lighthouse'));
     expect(error).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
