@@ -9,11 +9,44 @@ export const DEFAULT_BASE_URL = 'http://localhost:3000';
 export interface ConnectionOptions {
   apiKey?: string;
   baseUrl?: string;
+  /** Send the key over plain http:// to another machine anyway. */
+  allowInsecureHttp?: boolean;
 }
 
-/** The API's address: --base-url, else GENMEDIA_BASE_URL, else the one saved by login, else the local default. */
+/**
+ * The API's address: --base-url, else GENMEDIA_BASE_URL, else the one saved by login, else the local default.
+ * The key goes in every request's headers, so plain http:// is refused unless the API is on this machine or the
+ * user insists with --allow-insecure-http.
+ */
 export function resolveBaseUrl(options: ConnectionOptions, env: NodeJS.ProcessEnv = process.env): string {
-  return options.baseUrl ?? env.GENMEDIA_BASE_URL ?? readLogin(env)?.baseUrl ?? DEFAULT_BASE_URL;
+  const baseUrl = options.baseUrl ?? env.GENMEDIA_BASE_URL ?? readLogin(env)?.baseUrl ?? DEFAULT_BASE_URL;
+  const url = parseBaseUrl(baseUrl);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && !options.allowInsecureHttp) {
+    throw new CliError(
+      'INSECURE_BASE_URL',
+      `refusing to send the API key in clear text to ${url.host}: ${baseUrl} is plain http:// on another machine. ` +
+        'Use https://, or pass --allow-insecure-http to send it anyway',
+    );
+  }
+  return baseUrl;
+}
+
+function parseBaseUrl(baseUrl: string): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new CliError('INVALID_ARGUMENTS', `the API address ${JSON.stringify(baseUrl)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CliError('INVALID_ARGUMENTS', `the API address ${baseUrl} must start with https:// (or http:// on this machine)`);
+  }
+  return url;
+}
+
+/** localhost, 127.0.0.0/8 and ::1: the key never leaves this machine. */
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
 /**
@@ -29,10 +62,8 @@ export function openClient(options: ConnectionOptions, env: NodeJS.ProcessEnv = 
   return new Genmedia({ apiKey, baseUrl });
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 function localDevKey(baseUrl: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (!LOOPBACK_HOSTS.has(new URL(baseUrl).hostname)) return undefined;
+  if (!isLoopback(new URL(baseUrl).hostname)) return undefined;
   try {
     return readDevCredentials(loadConfig(env).dataDir)?.apiKey;
   } catch {

@@ -36,14 +36,16 @@ export function registerLoginCommands(program: Command): void {
     .description('Check an API key against the API and keep it for the next commands (readable by you only)')
     .option('--api-key <key>', 'the key; asked for (or read from stdin) when not given')
     .option('--base-url <url>', 'the API address to keep with it')
+    .option('--allow-insecure-http', 'accept a plain http:// address on another machine (the key would travel in clear)')
     .option('--json', 'print one JSON object')
     .action((options: CommandOptions) =>
       runClientCommand(
         options,
         async () => {
+          // Before the key is asked for: an address it must not be sent to is refused first.
+          const baseUrl = resolveBaseUrl(options);
           const apiKey = await readApiKey(options.apiKey);
           if (!apiKey) throw new CliError('NO_API_KEY', 'no API key given');
-          const baseUrl = resolveBaseUrl(options);
           const models = await countModels(new Genmedia({ apiKey, baseUrl }));
           const file = writeLogin({ apiKey, baseUrl });
           return { baseUrl, configFile: file, models };
