@@ -1,12 +1,12 @@
 /**
  * GET /v1/account/ledger: the account's ledger entries, newest first, keyset-paginated on (created_at, id) with the
- * same signed cursor as the job listing (src/jobs/cursor.ts).
+ * same signed cursor as the job listing (src/jobs/cursor.ts). Entries written in one millisecond share `created_at`;
+ * the id, a bigint sequence, orders them by insertion.
  */
 import { Prisma } from '@prisma/client';
 import type { LedgerEntryView, LedgerPage, LedgerQuery } from '../api/schemas/account';
 import type { PrismaClient } from '../db/prisma';
-import { decodeCursor, encodeCursor, keysetPage, type CursorPosition } from '../jobs/cursor';
-import { ApiError } from '../shared/errors';
+import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from '../jobs/cursor';
 import { toNumber } from '../shared/money';
 
 /**
@@ -27,9 +27,7 @@ interface LedgerRow {
 /** The position in a cursor; its id must be an entry id (a signed cursor of ours always holds one). */
 function ledgerPosition(position: CursorPosition): CursorPosition {
   if (!/^\d{1,18}$/.test(position.id) || Number.isNaN(position.createdAt.getTime())) {
-    throw new ApiError('INVALID_CURSOR', 'Invalid cursor: not a ledger position; start again without a cursor', [
-      { path: 'cursor', message: 'not a ledger position' },
-    ]);
+    throw invalidCursor('not a ledger position');
   }
   return position;
 }
@@ -47,7 +45,9 @@ function toEntry(row: LedgerRow): LedgerEntryView {
 
 export async function listLedger(prisma: PrismaClient, cursorSecret: string, accountId: string, query: LedgerQuery): Promise<LedgerPage> {
   const after = query.cursor ? ledgerPosition(decodeCursor(cursorSecret, accountId, LEDGER_CURSOR_SCOPE, query.cursor)) : null;
-  // A row comparison, so the index on (account_id, created_at DESC, id DESC) starts right after the cursor.
+  // A row comparison, so the index on (account_id, created_at DESC, id DESC) starts right after the cursor. The
+  // ORDER BY names the table's id: a bare `id` would be the select list's text column, whose order ("999" > "1000")
+  // disagrees with the keyset's numeric comparison, so ids crossing a power of ten were skipped or repeated.
   const keyset = after
     ? Prisma.sql`AND (created_at, id) < (${after.createdAt.toISOString()}::timestamptz, ${after.id}::bigint)`
     : Prisma.empty;
@@ -56,7 +56,7 @@ export async function listLedger(prisma: PrismaClient, cursorSecret: string, acc
            job_id, created_at
     FROM ledger_entries
     WHERE account_id = ${accountId} ${keyset}
-    ORDER BY created_at DESC, id DESC
+    ORDER BY created_at DESC, ledger_entries.id DESC
     LIMIT ${query.limit + 1}::int`;
   const { page, hasMore, nextCursor } = keysetPage(rows, query.limit, (last) =>
     encodeCursor(cursorSecret, accountId, LEDGER_CURSOR_SCOPE, { createdAt: new Date(last.created_at), id: last.id }),

@@ -1,13 +1,15 @@
 /**
  * Opaque, tamper-evident cursor of the keyset listings (jobs, the account's ledger): the position (createdAt, id) of
- * the last row returned, bound to the account and the filters, signed with HMAC-SHA256. The ledger passes `ledger`
- * as its filters, so a cursor of one listing is refused by the other.
+ * the last row returned, bound to the account and the filters, signed with HMAC-SHA256. `id` is the row's monotonic
+ * tie-breaker within one millisecond of `createdAt`: the ledger entry id, or the job's `seq`. The ledger passes
+ * `ledger` as its filters, so a cursor of one listing is refused by the other.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../shared/errors';
 
 export interface CursorPosition {
   createdAt: Date;
+  /** Decimal digits in the cursors issued now; a job id in job cursors issued before jobs had `seq`. */
   id: string;
 }
 
@@ -19,7 +21,7 @@ interface CursorPayload {
   f: string;
   /** createdAt, ms since epoch */
   t: number;
-  /** row id: the job id, or the ledger entry id */
+  /** tie-breaker: the ledger entry id, or the job's seq (the job id in cursors from before seq) */
   i: string;
 }
 
@@ -33,25 +35,25 @@ export function encodeCursor(secret: string, accountId: string, filters: string,
   return `${data}.${sign(secret, data).toString('base64url')}`;
 }
 
-function invalid(reason: string): ApiError {
+export function invalidCursor(reason: string): ApiError {
   return new ApiError('INVALID_CURSOR', `Invalid cursor: ${reason}; start again without a cursor`, [{ path: 'cursor', message: reason }]);
 }
 
 export function decodeCursor(secret: string, accountId: string, filters: string, cursor: string): CursorPosition {
   const [data, mac, extra] = cursor.split('.');
-  if (!data || !mac || extra !== undefined) throw invalid('malformed');
+  if (!data || !mac || extra !== undefined) throw invalidCursor('malformed');
   const expected = sign(secret, data);
   const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid('signature mismatch');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor('signature mismatch');
   let payload: CursorPayload;
   try {
     payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as CursorPayload;
   } catch {
-    throw invalid('malformed');
+    throw invalidCursor('malformed');
   }
-  if (payload.v !== 1 || typeof payload.t !== 'number' || typeof payload.i !== 'string') throw invalid('malformed');
-  if (payload.a !== accountId) throw invalid('issued to another account');
-  if (payload.f !== filters) throw invalid('issued for different filters');
+  if (payload.v !== 1 || typeof payload.t !== 'number' || typeof payload.i !== 'string') throw invalidCursor('malformed');
+  if (payload.a !== accountId) throw invalidCursor('issued to another account');
+  if (payload.f !== filters) throw invalidCursor('issued for different filters');
   return { createdAt: new Date(payload.t), id: payload.i };
 }
 

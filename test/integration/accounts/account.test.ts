@@ -242,6 +242,34 @@ describe('GET /v1/account/ledger', () => {
     expect(defaults.body.hasMore).toBe(true);
   });
 
+  it('pages through entries of one millisecond whose ids cross a power of ten, each once, by id', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    // Ids that cross a power of ten (9996..10003 or the like), where text order ("9999" > "10000") and numeric order
+    // differ. The shared sequence first jumps past them, so no other insert can take one.
+    const [{ last }] = await stack.prisma.$queryRaw<{ last: bigint }[]>`
+      SELECT last_value AS last FROM ledger_entries_id_seq`;
+    const power = 10n ** BigInt(String(last + 1_000n).length);
+    await stack.prisma.$queryRaw`SELECT setval(pg_get_serial_sequence('ledger_entries', 'id'), ${power + 100n}::bigint)`;
+    const ids = Array.from({ length: 8 }, (_, i) => power - 4n + BigInt(i));
+    const sameInstant = new Date(Date.now() - 60_000);
+    await stack.prisma.ledgerEntry.createMany({
+      data: ids.map((id, i) => ({
+        id,
+        accountId: account.accountId,
+        kind: 'topup' as const,
+        amountMicroCents: BigInt(100 + i),
+        balanceAfterMicroCents: 0n,
+        createdAt: sameInstant,
+      })),
+    });
+
+    for (const limit of [3, 1, 7]) {
+      const { entries } = await pageThroughLedger(account.apiKey, limit);
+      expect(entries).toHaveLength(9);
+      expect(entries.slice(1).map((e) => e.entryId), `limit ${limit}`).toEqual([...ids].reverse().map(String));
+    }
+  });
+
   it('shows only the caller account and answers 400 to a bad limit or cursor, never 500', async () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
     const other = await createTestAccount(stack.prisma, { creditsMicroCents: 2_000_000n });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../../src/jobs/cursor';
+import { newJobId } from '../../../src/jobs/submit';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
-import { get, imageJob, post } from './helpers';
+import { get, imageJob, post, TEXT_TO_IMAGE } from './helpers';
 
 let stack: TestStack;
 
@@ -46,6 +48,67 @@ describe('GET /v1/jobs', () => {
     expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([...before, ...insertedDuring].reverse());
     expect(all.body).toMatchObject({ hasMore: false, nextCursor: null });
     expect(Object.keys(all.body.jobs[0]).sort()).toEqual(['completedAt', 'createdAt', 'jobId', 'model', 'progress', 'status']);
+  });
+
+  it('orders jobs of one millisecond by insertion, so one admitted in the cursor\'s millisecond is not listed after it', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const createdAt = new Date(Date.now() - 60_000);
+    const insertJobs = (ids: string[]) =>
+      stack.prisma.job.createMany({
+        data: ids.map((id) => ({
+          id,
+          accountId: account.accountId,
+          modelSlug: TEXT_TO_IMAGE,
+          modelId: TEXT_TO_IMAGE,
+          versionId: 'v2',
+          providerId: 'pixelforge',
+          status: 'failed' as const,
+          input: { prompt: 'tied' },
+          costMicroCents: 0n,
+          estimatedCompletionTime: createdAt,
+          createdAt,
+        })),
+      });
+    // Five jobs in one statement, so in one millisecond.
+    const tied = Array.from({ length: 5 }, () => newJobId());
+    await insertJobs(tied);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let late: string | null = null;
+    do {
+      const query: string = cursor ? `?limit=2&cursor=${encodeURIComponent(cursor)}` : '?limit=2';
+      const page = await get(`${stack.url}/v1/jobs${query}`, account.apiKey);
+      expect(page.status).toBe(200);
+      seen.push(...page.body.jobs.map((j: { jobId: string }) => j.jobId));
+      cursor = page.body.nextCursor;
+      if (!late) {
+        // Another job in the same millisecond, with the smallest possible id: it is newer than every cursor.
+        late = `job_${'0'.repeat(22)}${account.accountId.slice(-4)}`;
+        await insertJobs([late]);
+      }
+    } while (cursor);
+
+    expect(seen).toEqual([...tied].reverse());
+    const all = await get(`${stack.url}/v1/jobs?limit=100`, account.apiKey);
+    expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([late, ...[...tied].reverse()]);
+  });
+
+  it('continues from a cursor issued before the tie-breaker, which names the job; refuses one whose job is gone', async () => {
+    const account = await createTestAccount(stack.prisma, { maxConcurrentJobs: 100 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) ids.push(await submit(account.apiKey));
+    const second = await stack.prisma.job.findUniqueOrThrow({ where: { id: ids[2] } });
+    const filters = JSON.stringify([null, null]);
+    const legacy = encodeCursor(stack.config.jobs.cursorSecret, account.accountId, filters, { createdAt: second.createdAt, id: second.id });
+    const rest = await get(`${stack.url}/v1/jobs?limit=10&cursor=${encodeURIComponent(legacy)}`, account.apiKey);
+    expect(rest.status).toBe(200);
+    expect(rest.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([ids[1], ids[0]]);
+
+    const gone = encodeCursor(stack.config.jobs.cursorSecret, account.accountId, filters, { createdAt: second.createdAt, id: newJobId() });
+    const refused = await get(`${stack.url}/v1/jobs?cursor=${encodeURIComponent(gone)}`, account.apiKey);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'INVALID_CURSOR', details: [{ path: 'cursor', message: 'the job it points at no longer exists' }] });
   });
 
   it('filters by status and model', async () => {
