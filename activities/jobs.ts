@@ -2,8 +2,9 @@
  * Activities of the `jobs` task queue that write the job's read model and the ledger.
  * Each is idempotent per job id and step (see src/jobs/store.ts).
  */
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
+import { publicJobError } from '../src/shared/jobFailures';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../src/shared/jobs';
 
 export interface JobActivityDeps {
@@ -40,7 +41,10 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     cancelPendingJob: ({ jobId }) => withRuleFailures(() => jobStore.cancelPending(jobId)),
     completeJob: ({ jobId, outputs }) => withRuleFailures(() => jobStore.complete(jobId, outputs)),
     async failJob({ jobId, error }) {
-      const result = await withRuleFailures(() => jobStore.fail(jobId, error));
+      // The client gets the code's plain text; what the failure really said is for our logs.
+      const shown = publicJobError(error);
+      Context.current().log.warn('job failed', { jobId, code: shown.code, failure: error.code, detail: error.message });
+      const result = await withRuleFailures(() => jobStore.fail(jobId, shown));
       await deps.discardOutputs?.(jobId);
       return result;
     },

@@ -4,6 +4,7 @@
  * `generatedVideos[].video.uri`. `[]` walks every item of an array. A value found is a URL, a data: URI,
  * bare base64 (the route's `outputContentType` names its type), or an object with a `url`.
  */
+import { ProviderError } from '../types';
 
 export type OutputLocation = { kind: 'url'; url: string } | { kind: 'inline'; data: Buffer; contentType?: string };
 
@@ -26,10 +27,19 @@ function locate(value: unknown, contentType: string | undefined): OutputLocation
   if (/^https?:\/\//i.test(value)) return { kind: 'url', url: value };
   const dataUri = /^data:([^;,]+)(;base64)?,(.*)$/s.exec(value);
   if (dataUri) {
-    const data = dataUri[2] ? Buffer.from(dataUri[3], 'base64') : Buffer.from(decodeURIComponent(dataUri[3]));
-    return { kind: 'inline', data, contentType: dataUri[1] };
+    return { kind: 'inline', data: dataUriBytes(dataUri[3], dataUri[2] !== undefined), contentType: dataUri[1] };
   }
   return { kind: 'inline', data: Buffer.from(value, 'base64'), contentType };
+}
+
+function dataUriBytes(payload: string, base64: boolean): Buffer {
+  if (base64) return Buffer.from(payload, 'base64');
+  try {
+    return Buffer.from(decodeURIComponent(payload));
+  } catch (error) {
+    // The upstream's answer is broken, and will be the same on every attempt.
+    throw new ProviderError('BAD_OUTPUT', 'an output data: URI has a malformed percent-encoding', { retryable: false, cause: error });
+  }
 }
 
 /** Every output in `result` at the given paths, in path order. */
