@@ -72,7 +72,7 @@ const EnvSchema = z.object({
   /** Bytes one account may have reserved in open uploads: the declared size, or the kind's limit when none was declared. */
   UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT: z.coerce.number().int().positive().default(2_000_000_000),
   UPLOAD_LIFETIME_SECONDS: z.coerce.number().int().positive().default(60 * 60),
-  /** How often each API process inspects uploads whose PUT window is open (over-size objects are deleted then). */
+  /** How often each API process lists the uploads bucket and inspects new or replaced objects (over-size ones are deleted then). */
   UPLOAD_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(2_000),
 
   // Providers

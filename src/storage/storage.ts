@@ -12,6 +12,12 @@ export interface StoredObject {
   lastModified: Date;
 }
 
+export interface ListedObject {
+  key: string;
+  size: number;
+  etag: string;
+}
+
 /** Response headers a presigned GET makes the storage answer with. */
 export interface PresignGetResponseHeaders {
   contentType?: string;
@@ -38,6 +44,8 @@ export interface Storage {
   putFile(bucket: string, key: string, source: string | Buffer | Readable, contentType: string): Promise<void>;
   /** Object metadata, or null when the object does not exist. */
   stat(bucket: string, key: string): Promise<StoredObject | null>;
+  /** Every object under `prefix` with its size and ETag, fetched a page (1,000 objects) at a time. */
+  listObjects(bucket: string, prefix: string): AsyncIterable<ListedObject>;
   /** Deletes the object; succeeds when it is already gone. */
   remove(bucket: string, key: string): Promise<void>;
   /** Deletes every object under `prefix`; returns how many were deleted. */
@@ -83,12 +91,16 @@ export function createStorage(config: StorageConfig): Storage {
     }
   }
 
-  async function listKeys(bucket: string, prefix: string): Promise<string[]> {
-    const keys: string[] = [];
+  async function* listObjects(bucket: string, prefix: string): AsyncIterable<ListedObject> {
     const stream = client.listObjectsV2(bucket, prefix, true);
     for await (const item of stream as AsyncIterable<Minio.BucketItem>) {
-      if (item.name) keys.push(item.name);
+      if (item.name) yield { key: item.name, size: item.size, etag: item.etag ?? '' };
     }
+  }
+
+  async function listKeys(bucket: string, prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const object of listObjects(bucket, prefix)) keys.push(object.key);
     return keys;
   }
 
@@ -150,6 +162,8 @@ export function createStorage(config: StorageConfig): Storage {
         throw err;
       }
     },
+
+    listObjects,
 
     async remove(bucket, key) {
       // S3 DELETE of a missing key already succeeds; a missing bucket counts as gone too.

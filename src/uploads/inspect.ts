@@ -17,10 +17,16 @@ export function isPastExpiry(upload: Pick<Upload, 'status' | 'expiresAt'>, at: D
   return upload.status === 'expired' || at.getTime() >= upload.expiresAt.getTime();
 }
 
+/** Whether the row already records this very object (its size and ETag) as uploaded: nothing to inspect. */
+export function recordsObject(upload: Pick<Upload, 'status' | 'sizeBytes' | 'objectEtag'>, object: { size: number; etag: string }): boolean {
+  return upload.status === 'uploaded' && upload.sizeBytes === BigInt(object.size) && upload.objectEtag === object.etag;
+}
+
 /**
  * The upload's real state, read from the storage rather than trusted from the row: the row is brought up to date
- * (uploaded with its size), and an object over the size limit is deleted, since a presigned PUT cannot cap the size.
- * An expired row is never revived.
+ * (uploaded with the object's size and ETag), and an object over the size limit is deleted, since a presigned PUT
+ * cannot cap the size. A PUT may replace the object any time in its window, so every use looks at the object as it
+ * is now. An expired row is never revived.
  */
 export async function inspectUpload(
   deps: Pick<FileReferenceDeps, 'prisma' | 'storage'>,
@@ -37,7 +43,7 @@ export async function inspectUpload(
     await storage.remove(storage.uploadsBucket, upload.objectKey);
     await deps.prisma.upload.updateMany({
       where: notExpired,
-      data: { status: 'awaiting_upload', sizeBytes: null, uploadedAt: null },
+      data: { status: 'awaiting_upload', sizeBytes: null, objectEtag: null, uploadedAt: null },
     });
     return { status: 'awaiting_upload', sizeBytes: null, storedContentType: null, rejectedSizeBytes: object.size };
   }
@@ -45,15 +51,17 @@ export async function inspectUpload(
     if (upload.status === 'uploaded') {
       await deps.prisma.upload.updateMany({
         where: notExpired,
-        data: { status: 'awaiting_upload', sizeBytes: null, uploadedAt: null },
+        data: { status: 'awaiting_upload', sizeBytes: null, objectEtag: null, uploadedAt: null },
       });
     }
     return { status: 'awaiting_upload', sizeBytes: null, storedContentType: null };
   }
-  if (upload.status !== 'uploaded' || upload.sizeBytes !== BigInt(object.size)) {
+  if (!recordsObject(upload, object)) {
+    // A replaced object counts as uploaded now; a row from before ETags were recorded keeps its time.
+    const replaced = upload.objectEtag !== null && upload.objectEtag !== object.etag;
     await deps.prisma.upload.updateMany({
       where: notExpired,
-      data: { status: 'uploaded', sizeBytes: BigInt(object.size), uploadedAt: upload.uploadedAt ?? at },
+      data: { status: 'uploaded', sizeBytes: BigInt(object.size), objectEtag: object.etag, uploadedAt: replaced ? at : (upload.uploadedAt ?? at) },
     });
   }
   return { status: 'uploaded', sizeBytes: object.size, storedContentType: object.contentType };

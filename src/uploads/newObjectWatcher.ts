@@ -1,8 +1,11 @@
 /**
  * Deletes an upload over its size limit within seconds of its PUT. A presigned PUT without a declared size cannot
- * cap the bytes, so every API process looks, every UPLOAD_SWEEP_INTERVAL_MS, at the uploads whose PUT window is open
- * and that are not marked uploaded yet: `inspectUpload` deletes an over-size object and marks one within its limit
- * `uploaded` (which takes it out of the next sweeps). The work is bounded by the per-account caps on open uploads.
+ * cap the bytes, and the URL accepts any number of PUTs until its window closes, each replacing the object. So every
+ * API process lists, every UPLOAD_SWEEP_INTERVAL_MS, the objects of the uploads bucket (one request per 1,000) and
+ * compares each with its row: an object the row does not record as uploaded with that size and ETag (new, or
+ * replaced by a later PUT, also one that finished after the window closed) is inspected by `inspectUpload`, which
+ * deletes it when it is over its limit and records it otherwise. An object whose upload has expired (a PUT that
+ * finished after the expiry) is deleted. The bucket holds at most the per-account caps of open uploads per account.
  *
  * MinIO's bucket notification stream (ListenBucketNotification) would push instead of poll, but the MinIO build the
  * bootstrap installs never answers that request, and a webhook target must be configured at MinIO's start with one
@@ -10,12 +13,12 @@
  */
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from '../logger';
-import type { Storage } from '../storage/storage';
+import type { ListedObject, Storage } from '../storage/storage';
 import { now } from './deps';
-import { inspectUpload } from './inspect';
+import { inspectUpload, isPastExpiry, recordsObject } from './inspect';
 
 export interface NewObjectWatcher {
-  /** Inspects the open uploads once now (the interval does the same); for tests and shutdown ordering. */
+  /** Inspects the uploads bucket once now (the interval does the same); for tests and shutdown ordering. */
   sweep(): Promise<void>;
   close(): void;
 }
@@ -24,21 +27,30 @@ interface WatcherDeps {
   prisma: Pick<PrismaClient, 'upload'>;
   storage: Storage;
   logger: Pick<Logger, 'warn' | 'info'>;
-  config: { uploads: { putWindowSeconds: number; sweepIntervalMs: number } };
+  config: { uploads: { sweepIntervalMs: number } };
   clock?: () => Date;
 }
 
+/** Rows looked up per query: one listing page. */
+const BATCH = 1_000;
+
 export function watchNewUploads(deps: WatcherDeps): NewObjectWatcher {
-  const { logger } = deps;
+  const { logger, storage } = deps;
   let running: Promise<void> | null = null;
 
-  async function sweepOnce(): Promise<void> {
-    const at = now(deps);
-    const putWindowOpenSince = new Date(at.getTime() - deps.config.uploads.putWindowSeconds * 1000);
-    const open = await deps.prisma.upload.findMany({
-      where: { status: 'awaiting_upload', createdAt: { gt: putWindowOpenSince }, expiresAt: { gt: at } },
-    });
-    for (const upload of open) {
+  async function checkBatch(objects: ListedObject[], at: Date): Promise<void> {
+    const rows = await deps.prisma.upload.findMany({ where: { objectKey: { in: objects.map((o) => o.key) } } });
+    const byKey = new Map(rows.map((row) => [row.objectKey, row]));
+    for (const object of objects) {
+      const upload = byKey.get(object.key);
+      // No upload names it (UPLOADS_BUCKET may be the outputs bucket too): not the sweep's to judge.
+      if (!upload) continue;
+      if (isPastExpiry(upload, at)) {
+        await storage.remove(storage.uploadsBucket, object.key);
+        logger.info({ fileId: upload.id, sizeBytes: object.size }, 'object of an expired upload deleted');
+        continue;
+      }
+      if (recordsObject(upload, object)) continue;
       const state = await inspectUpload(deps, upload, at);
       if (state.rejectedSizeBytes !== undefined) {
         logger.info({ fileId: upload.id, sizeBytes: state.rejectedSizeBytes, maxSizeBytes: upload.maxSizeBytes }, 'over-size upload deleted');
@@ -46,10 +58,23 @@ export function watchNewUploads(deps: WatcherDeps): NewObjectWatcher {
     }
   }
 
+  async function sweepOnce(): Promise<void> {
+    const at = now(deps);
+    let batch: ListedObject[] = [];
+    for await (const object of storage.listObjects(storage.uploadsBucket, '')) {
+      batch.push(object);
+      if (batch.length === BATCH) {
+        await checkBatch(batch, at);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await checkBatch(batch, at);
+  }
+
   /** One sweep at a time: a slow storage makes sweeps later, never concurrent. */
   function sweep(): Promise<void> {
     running ??= sweepOnce()
-      .catch((err) => logger.warn({ err }, 'could not inspect open uploads'))
+      .catch((err) => logger.warn({ err }, 'could not inspect the uploads bucket'))
       .finally(() => {
         running = null;
       });

@@ -21,6 +21,8 @@ export interface DownloadTarget {
   filename: string;
   contentType: string;
   sizeBytes: number;
+  /** The most the file may hold: a later PUT may have replaced the object inspected, so reads stop here. */
+  maxSizeBytes: number;
   expiresAt: Date;
 }
 
@@ -169,6 +171,7 @@ export async function findDownload(
     filename: upload.filename,
     contentType: state.storedContentType ?? upload.contentType,
     sizeBytes: state.sizeBytes,
+    maxSizeBytes: upload.maxSizeBytes,
     expiresAt: upload.expiresAt,
   };
 }

@@ -30,9 +30,13 @@ afterAll(async () => {
 });
 
 async function uploadedFile(contentType: string, bytes: Buffer, account = owner): Promise<string> {
+  return (await uploadedWithUrl(contentType, bytes, account)).fileUrl;
+}
+
+async function uploadedWithUrl(contentType: string, bytes: Buffer, account = owner): Promise<{ fileUrl: string; uploadUrl: string; maxSize: number }> {
   const { json } = await presign(api.baseUrl, account.apiKey, { filename: 'input', contentType });
   expect((await putBytes(json.data.uploadUrl, contentType, bytes)).status).toBe(200);
-  return json.data.fileUrl;
+  return json.data;
 }
 
 const image = (format: 'png' | 'jpeg') =>
@@ -86,6 +90,37 @@ describe('uploaded files in an image-to-video job', () => {
       { path: 'image_url', message: 'refers to a file that does not exist' },
       { path: 'elements[0].characterImages[0]', message: 'refers to a file that does not exist' },
     ]);
+  });
+
+  it('are judged as they are when used: an over-size PUT to the same URL after the file was recorded is refused at submit and at read', async () => {
+    // No sweep runs in this environment: only the checks at use stand between the object and the job.
+    const scene = await uploadedWithUrl('image/png', await image('png'));
+    const faceUrl = await uploadedFile('image/jpeg', await image('jpeg'));
+    const fileId = scene.fileUrl.split('/').pop()!;
+    expect((await submit(owner.apiKey, elementsInput(scene.fileUrl, faceUrl))).status).toBe(201);
+    expect(await env.prisma.upload.findUniqueOrThrow({ where: { id: fileId } })).toMatchObject({ status: 'uploaded', objectEtag: expect.any(String) });
+
+    const tooBig = new Uint8Array(scene.maxSize + 1);
+    expect((await putBytes(scene.uploadUrl, 'image/png', tooBig)).status).toBe(200);
+    const { status, json } = await submit(owner.apiKey, elementsInput(scene.fileUrl, faceUrl));
+    expect(status).toBe(400);
+    expect(json.error.details).toEqual([
+      {
+        path: 'image_url',
+        message: `refers to a file of ${scene.maxSize + 1} bytes, over the ${scene.maxSize}-byte limit for image/png; the file has been deleted`,
+      },
+    ]);
+
+    // The job admitted before the swap reads the file when it runs: by then it is over its limit again.
+    expect((await putBytes(scene.uploadUrl, 'image/png', tooBig)).status).toBe(200);
+    const readInput = createInputFileReader({
+      uploads: { prisma: api.deps.prisma, storage: api.deps.storage, publicBaseUrl: api.baseUrl },
+      allowPrivate: false,
+      maxBytes: 100_000_000,
+      fetchTimeoutMs: 10_000,
+    });
+    await expect(readInput(scene.fileUrl).read(new AbortController().signal)).rejects.toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: false });
+    expect(await env.storage.stat(env.storage.uploadsBucket, `${owner.accountId}/${fileId}`)).toBeNull();
   });
 
   it('refuses a video where an image is required, and a file not yet uploaded', async () => {
