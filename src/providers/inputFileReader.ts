@@ -7,6 +7,7 @@
 import type { PrismaClient } from '@prisma/client';
 import { guardedFetch } from '../net/guardedFetch';
 import type { Storage } from '../storage/storage';
+import { inputFileMessage } from '../shared/jobFailures';
 import { matchFileUrl } from '../uploads/fileUrl';
 import { findDownload } from '../uploads/service';
 import { withTimeout } from './abort';
@@ -33,7 +34,7 @@ export interface InputFileDeps {
 
 /** The one message a client sees for an input file that could not be read; retryable or not. */
 export function inputFileFailure(url: string, retryable: boolean, cause: unknown): ProviderError {
-  return new ProviderError('INPUT_FETCH_FAILED', `input file ${url} could not be fetched`, { retryable, cause });
+  return new ProviderError('INPUT_FETCH_FAILED', inputFileMessage(url, 'unreadable'), { retryable, cause });
 }
 
 async function readAll(stream: AsyncIterable<Buffer | Uint8Array>, maxBytes: number, url: string): Promise<Buffer> {
@@ -47,9 +48,17 @@ async function readAll(stream: AsyncIterable<Buffer | Uint8Array>, maxBytes: num
   return Buffer.concat(chunks);
 }
 
+/**
+ * The file name the URL ends in, decoded. A name whose percent-encoding does not decode (`%C3`, `%E0%A4%A`) is the
+ * client's mistake and stays one on every attempt: refused before any connection, not retried.
+ */
 function filenameOf(url: string, fallback: string): string {
-  const last = new URL(url).pathname.split('/').pop();
-  return last ? decodeURIComponent(last) : fallback;
+  try {
+    const last = new URL(url).pathname.split('/').pop();
+    return last ? decodeURIComponent(last) : fallback;
+  } catch (error) {
+    throw new ProviderError('INPUT_FETCH_FAILED', inputFileMessage(url, 'malformed'), { retryable: false, cause: error });
+  }
 }
 
 export function createInputFileReader(deps: InputFileDeps): InputFileReader {
@@ -74,6 +83,7 @@ export function createInputFileReader(deps: InputFileDeps): InputFileReader {
       url,
       own: false,
       async read(signal) {
+        const filename = filenameOf(url, 'input');
         let response: Response;
         try {
           response = await guardedFetch(url, { allowPrivate: deps.allowPrivate, signal: withTimeout(signal, deps.fetchTimeoutMs) });
@@ -89,7 +99,7 @@ export function createInputFileReader(deps: InputFileDeps): InputFileReader {
         }
         const contentType = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0].trim().toLowerCase();
         const data = await readAll(response.body as unknown as AsyncIterable<Uint8Array>, deps.maxBytes, url);
-        return { data, contentType, filename: filenameOf(url, 'input') };
+        return { data, contentType, filename };
       },
     };
   };
