@@ -43,6 +43,8 @@ export interface UpstreamActivityDeps {
   /** Status check interval when a callback is expected: the safety net for a lost one. */
   safetyNetPollMs: number;
   maxOutputBytes: number;
+  /** Output URLs may be at private and loopback addresses (development and tests; INPUT_FETCH_ALLOW_PRIVATE). */
+  allowPrivateOutputs: boolean;
   now?: () => number;
 }
 
@@ -143,7 +145,10 @@ export function createUpstreamActivities(deps: UpstreamActivityDeps): UpstreamAc
     }
   }
 
-  /** Fetches one output URL; the type comes from the answer, or from the bytes when the server does not say. */
+  /**
+   * Fetches one output URL through the address guard, the adapter's headers (a key) to that URL's origin only; the
+   * type comes from the answer, or from the bytes when the server does not say.
+   */
   async function download(url: string, target: string, signal: AbortSignal): Promise<string | undefined> {
     try {
       const fetched = await fetchToFile(url, target, {
@@ -152,6 +157,7 @@ export function createUpstreamActivities(deps: UpstreamActivityDeps): UpstreamAc
         allowedContentTypes: [...OUTPUT_CONTENT_TYPES, 'application/octet-stream', 'binary/octet-stream'],
         timeoutMs: 300_000,
         headers: adapter.outputHeaders?.(url),
+        allowPrivate: deps.allowPrivateOutputs,
       });
       if (OUTPUT_CONTENT_TYPES.includes(fetched.contentType)) return fetched.contentType;
       const handle = await open(target, 'r');
@@ -164,7 +170,8 @@ export function createUpstreamActivities(deps: UpstreamActivityDeps): UpstreamAc
       }
     } catch (error) {
       if (signal.aborted || !(error instanceof FetchFileError)) throw error;
-      const permanent = error.kind === 'too-large' || error.kind === 'content-type' || (error.status !== undefined && error.status < 500 && error.status !== 429 && error.status !== 408);
+      const refusedStatus = error.status !== undefined && error.status < 500 && error.status !== 429 && error.status !== 408;
+      const permanent = error.kind === 'too-large' || error.kind === 'content-type' || error.kind === 'blocked' || refusedStatus;
       throw new ProviderError(permanent ? 'BAD_OUTPUT' : 'PROVIDER_UNAVAILABLE', `output download failed: ${error.message}`, {
         retryable: !permanent,
         cause: error,

@@ -78,7 +78,10 @@ const EnvSchema = z.object({
   // Providers
   /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
   PROVIDER_TIME_SCALE: z.coerce.number().positive().default(0.1),
-  /** Fetch input files (image_url, ...) from private and loopback addresses too: development and tests only. */
+  /**
+   * Fetch input files (image_url, ...) and upstream outputs from private and loopback addresses too: development and
+   * tests only.
+   */
   INPUT_FETCH_ALLOW_PRIVATE: bool.default(false),
   /** `[fail:...]` tokens in prompts make the built-in provider fail on purpose; default: on, off in production. */
   FAILURE_INJECTION: bool.optional(),

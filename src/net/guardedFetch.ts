@@ -1,7 +1,8 @@
 /**
- * `fetch` for URLs a client gave us: every hop (the URL and each redirect) is checked by the address guard and the
- * connection goes to the address that was checked, so neither a redirect nor a DNS answer that changes after the
- * check (rebinding) can reach an internal service.
+ * `fetch` for URLs we did not choose (a client's input files, an upstream's output URLs): every hop (the URL and each
+ * redirect) is checked by the address guard and the connection goes to the address that was checked, so neither a
+ * redirect nor a DNS answer that changes after the check (rebinding) can reach an internal service. The request's
+ * headers (they may carry an upstream's key) go only to the first URL's origin, never across a redirect elsewhere.
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import { checkOutboundUrl, pinnedLookup, type Resolver } from '../webhooks/addressGuard';
@@ -13,7 +14,15 @@ export interface GuardedFetchOptions {
   /** Allow private and loopback addresses (development and tests); cloud metadata addresses never are. */
   allowPrivate: boolean;
   signal?: AbortSignal;
+  /** Sent to the first URL's origin only: a hop to another origin gets none of them. */
   headers?: Record<string, string>;
+  /**
+   * Origins an operator configured (a provider's own API, e.g. `https://gpu.internal:8443`): their addresses may be
+   * private too. Metadata addresses stay refused.
+   */
+  trustedOrigins?: readonly string[];
+  /** What the URL is, in the reasons: `input file` (default), `output`. */
+  what?: string;
   resolve?: Resolver;
 }
 
@@ -27,19 +36,22 @@ export class BlockedUrlError extends Error {
 
 /** GET `rawUrl` following at most MAX_REDIRECTS redirects, each one checked before it is followed. */
 export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions): Promise<Response> {
+  const firstOrigin = originOf(rawUrl);
   let url = rawUrl;
   for (let hop = 0; ; hop++) {
+    const origin = originOf(url);
     const check = await checkOutboundUrl(url, {
-      allowPrivate: options.allowPrivate,
+      allowPrivate: options.allowPrivate || (origin !== undefined && (options.trustedOrigins ?? []).includes(origin)),
       resolve: options.resolve,
       schemes: ['https:', 'http:'],
-      what: 'input file',
+      what: options.what ?? 'input file',
     });
     if (!check.ok) throw new BlockedUrlError(check.reason);
     const agent = new Agent({ connect: { lookup: pinnedLookup(check.address) as never } });
+    const headers = origin === firstOrigin ? options.headers : undefined;
     let response;
     try {
-      response = await undiciFetch(url, { redirect: 'manual', signal: options.signal, headers: options.headers, dispatcher: agent });
+      response = await undiciFetch(url, { redirect: 'manual', signal: options.signal, headers, dispatcher: agent });
     } finally {
       // Lets the body finish streaming, then frees the connection.
       void agent.close();
@@ -49,5 +61,13 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions)
     await response.body?.cancel().catch(() => undefined);
     if (hop >= MAX_REDIRECTS) throw new BlockedUrlError(`more than ${MAX_REDIRECTS} redirects`);
     url = new URL(location, url).href;
+  }
+}
+
+function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return undefined;
   }
 }

@@ -1,10 +1,14 @@
 import { createWriteStream } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { once } from 'node:events';
+import { BlockedUrlError, guardedFetch } from '../net/guardedFetch';
 import { withTimeout } from './abort';
 
-/** Why a download failed, so each caller can classify it in its own terms. */
-export type FetchFailureKind = 'http-status' | 'network' | 'timeout' | 'aborted' | 'too-large' | 'content-type';
+/**
+ * Why a download failed, so each caller can classify it in its own terms. `blocked`: the address guard refused the
+ * URL or a redirect (a private or metadata address, too many redirects), before connecting to it.
+ */
+export type FetchFailureKind = 'http-status' | 'network' | 'timeout' | 'aborted' | 'too-large' | 'content-type' | 'blocked';
 
 export class FetchFileError extends Error {
   constructor(
@@ -24,8 +28,12 @@ export interface FetchFileOptions {
   /** Content types accepted, compared without parameters (`image/png; charset=x` → `image/png`). */
   allowedContentTypes: readonly string[];
   timeoutMs: number;
+  /** Sent to the URL's own origin only (they may carry a credential), never across a redirect to another. */
   headers?: Record<string, string>;
-  fetchImpl?: typeof fetch;
+  /** Private and loopback addresses may be fetched (development and tests); metadata addresses never. */
+  allowPrivate: boolean;
+  /** Origins an operator configured (a provider's own API), whose addresses may be private. */
+  trustedOrigins?: readonly string[];
 }
 
 export interface FetchedFile {
@@ -39,15 +47,21 @@ function mediaType(header: string | null): string {
 }
 
 /**
- * Downloads `url` (following redirects) into `destination`, refusing bodies over `maxBytes`
- * and content types outside the allow list. The partial file is removed on failure.
+ * Downloads `url` into `destination` through the address guard (src/net/guardedFetch.ts: every redirect checked, the
+ * connection pinned to the checked address), refusing bodies over `maxBytes` and content types outside the allow
+ * list. The partial file is removed on failure.
  */
 export async function fetchToFile(url: string, destination: string, options: FetchFileOptions): Promise<FetchedFile> {
   const signal = withTimeout(options.signal, options.timeoutMs);
-  const doFetch = options.fetchImpl ?? fetch;
   let response: Response;
   try {
-    response = await doFetch(url, { redirect: 'follow', signal, headers: options.headers });
+    response = await guardedFetch(url, {
+      allowPrivate: options.allowPrivate,
+      trustedOrigins: options.trustedOrigins,
+      signal,
+      headers: options.headers,
+      what: 'output',
+    });
   } catch (error) {
     throw classifyThrown(error, options.signal, url);
   }
@@ -93,6 +107,7 @@ export async function fetchToFile(url: string, destination: string, options: Fet
 
 function classifyThrown(error: unknown, callerSignal: AbortSignal, url: string): FetchFileError {
   if (callerSignal.aborted) return new FetchFileError('aborted', `GET ${url} aborted`, undefined, { cause: error });
+  if (error instanceof BlockedUrlError) return new FetchFileError('blocked', `GET ${url} ${error.message}`, undefined, { cause: error });
   const name = error instanceof Error ? error.name : '';
   if (name === 'TimeoutError' || name === 'AbortError') {
     return new FetchFileError('timeout', `GET ${url} timed out`, undefined, { cause: error });

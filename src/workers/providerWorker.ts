@@ -49,7 +49,10 @@ export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' 
   const { providerId } = deps;
   const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
-  if (provider.adapter === 'http') return { kind: 'generate', adapter: createHttpAdapter(httpProviderConfigFromEnv(providerId)) };
+  if (provider.adapter === 'http') {
+    const adapter = createHttpAdapter(httpProviderConfigFromEnv(providerId), { allowPrivateOutputs: deps.config.providers.inputFetchAllowPrivate });
+    return { kind: 'generate', adapter };
+  }
   if (provider.adapter === 'local') {
     const readInput = createInputFileReader({
       uploads: { prisma: deps.prisma, storage: deps.storage, publicBaseUrl: deps.config.api.publicBaseUrl },
@@ -101,6 +104,7 @@ function activitiesFor(deps: ProviderWorkerDeps, runner: ProviderRunner): object
     pollIntervalMs: config.upstreams.pollIntervalMs,
     safetyNetPollMs: config.upstreams.safetyNetPollMs,
     maxOutputBytes: config.upstreams.maxOutputBytes,
+    allowPrivateOutputs: config.providers.inputFetchAllowPrivate,
   });
 }
 

@@ -18,6 +18,11 @@ import {
 export interface HttpAdapterOptions {
   fetchImpl?: typeof fetch;
   now?: () => number;
+  /**
+   * Outputs on another origin than the provider's own may be at private addresses (development and tests). Outputs
+   * on the configured origin always may: the operator chose it.
+   */
+  allowPrivateOutputs?: boolean;
 }
 
 /** Consecutive failed status polls tolerated before the attempt fails (retryably). */
@@ -175,7 +180,8 @@ export function createHttpAdapter(config: HttpProviderConfig, options: HttpAdapt
           allowedContentTypes: OUTPUT_CONTENT_TYPES,
           timeoutMs: Math.max(config.requestTimeoutMs, 120_000),
           headers: sameOrigin && config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : undefined,
-          fetchImpl: doFetch,
+          allowPrivate: options.allowPrivateOutputs ?? false,
+          trustedOrigins: [baseOrigin],
         });
       } catch (error) {
         throw classifyDownloadError(error, url.toString(), ctx.signal);
@@ -275,7 +281,7 @@ export function createHttpAdapter(config: HttpProviderConfig, options: HttpAdapt
 
 function classifyDownloadError(error: unknown, url: string, signal: AbortSignal): Error {
   if (signal.aborted) return abortError(signal);
-  if (error instanceof FetchFileError && (error.kind === 'content-type' || error.kind === 'too-large')) {
+  if (error instanceof FetchFileError && (error.kind === 'content-type' || error.kind === 'too-large' || error.kind === 'blocked')) {
     return new ProviderError('BAD_OUTPUT', `output ${url}: ${error.message}`, { retryable: false, cause: error });
   }
   if (error instanceof FetchFileError && error.kind === 'timeout') {
