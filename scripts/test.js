@@ -60,6 +60,8 @@ function testEnv(plan, binaries) {
     PROVIDER_TIME_SCALE: '0.01',
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
+    PYTHON_CLIENTS_PYTHON: binaries.pythonClientsPython || '',
+    REDOCLY_CLI: binaries.redoclyCli || '',
     PROMTOOL_CLI: binaries.promtoolCli || '',
     TEMPORAL_CLUSTER_BINARIES: binaries.temporalCluster ? JSON.stringify(binaries.temporalCluster) : '',
   };

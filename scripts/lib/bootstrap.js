@@ -11,6 +11,8 @@ const temporal = require('./temporal');
 const minio = require('./minio');
 const compose = require('./compose');
 const schemathesis = require('./schemathesis');
+const pythonClients = require('./pythonClients');
+const redocly = require('./redocly');
 const promtool = require('./promtool');
 const temporalCluster = require('./temporalCluster');
 
@@ -47,10 +49,12 @@ class Report {
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
  *   promtool, to check the Prometheus configuration and rules; the Temporal server on PostgreSQL, for its restart
- *   test; Chromium, for the browser tests of the Temporal Web UI)
+ *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
+ *   lint the OpenAPI document)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
  * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
- *   schemathesisCli: string|undefined, promtoolCli: string|undefined,
+ *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
+ *   redoclyCli: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
@@ -78,6 +82,8 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   const minioBinary = minio.ensureMinio(report);
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
+  const pythonClientsPython = forTests ? pythonClients.ensurePythonClients(report) : undefined;
+  const redoclyCli = forTests ? redocly.ensureRedocly(report) : undefined;
   const promtoolCli = forTests ? promtool.ensurePromtool(report) : undefined;
   const cluster = forTests || withCluster ? temporalCluster.ensureTemporalCluster(report) : undefined;
 
@@ -93,6 +99,8 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
     minio: minioBinary,
     composeCli,
     schemathesisCli,
+    pythonClientsPython,
+    redoclyCli,
     promtoolCli,
     temporalCluster: cluster,
     chromium: forTests ? which('chromium') : null,

@@ -12,6 +12,7 @@ const security = [{ [bearerAuth.name]: [] }];
 registry.registerPath({
   method: 'get',
   path: '/v1/account',
+  operationId: 'getAccount',
   tags: ['Account'],
   summary: 'Your account',
   description:
@@ -28,6 +29,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/account/ledger',
+  operationId: 'listLedger',
   tags: ['Account'],
   summary: "Your account's ledger",
   description:

@@ -27,6 +27,7 @@ const optionalSecurity = [{}, { [bearerAuth.name]: [] }];
 registry.registerPath({
   method: 'get',
   path: '/v1/catalog/models',
+  operationId: 'listCatalogModels',
   tags: [TAG],
   summary: 'Browse models',
   description: `${OPTIONAL_TOKEN} Ordered by provider name, then the provider's own order.`,
@@ -40,6 +41,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/catalog/providers',
+  operationId: 'listCatalogProviders',
   tags: [TAG],
   summary: 'Browse providers',
   description: `${OPTIONAL_TOKEN} Providers with no visible model are left out.`,
@@ -52,6 +54,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/catalog/providers/{id}',
+  operationId: 'getCatalogProvider',
   tags: [TAG],
   summary: 'A provider and its models',
   description: `${OPTIONAL_TOKEN} 404 PROVIDER_NOT_FOUND when unknown or nothing of it is visible.`,
@@ -65,9 +68,11 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/catalog/capability-groups',
+  operationId: 'listCapabilityGroups',
   tags: [TAG],
   summary: 'Capabilities, in display order',
-  description: 'Public. Sorted by `order`.',
+  description: 'Public: the same for everyone, but an invalid `Authorization: Bearer` token is still a 401. Sorted by `order`.',
+  security: optionalSecurity,
   responses: {
     200: { description: 'Capability groups', content: { 'application/json': { schema: z.array(CapabilityGroupSchema) } } },
     ...errorResponses(401),
@@ -76,6 +81,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/catalog/categories',
+  operationId: 'listCatalogCategories',
   tags: [TAG],
   summary: 'Categories with model counts',
   description: `${OPTIONAL_TOKEN} \`modelCount\` counts the models the caller can see.`,

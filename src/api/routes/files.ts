@@ -1,10 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { errorResponses, registry } from '../openapi';
+import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
 import { FileIdParamsSchema } from '../schemas/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
+import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
 import { findDownload } from '../../uploads/service';
 
 /** Longest life of the storage URL a file redirect hands out; never beyond the file's own expiry. */
@@ -13,14 +14,21 @@ const REDIRECT_URL_SECONDS = 300;
 registry.registerPath({
   method: 'get',
   path: '/v1/files/{fileId}',
+  operationId: 'getFile',
   tags: ['Uploads'],
   summary: 'Read an uploaded file (the fileUrl)',
   description:
     'No authentication: the fileId is unguessable. Redirects (302) to a short-lived storage URL with the bytes. ' +
     '404 once the file has expired, before it is uploaded, or when it was over its size limit.',
+  security: PUBLIC,
   request: { params: FileIdParamsSchema },
   responses: {
     302: { description: 'Redirect to the bytes', headers: z.object({ Location: z.string().url() }) },
+    // What a client that follows redirects (most do by default) ends up with.
+    200: storageResponse(
+      'After following the redirect: the bytes, served by storage with the Content-Type declared at presign',
+      Object.fromEntries(UPLOAD_CONTENT_TYPES.map((type) => [type, { schema: z.string().openapi({ format: 'binary' }) }])),
+    ),
     ...errorResponses(404),
   },
 });

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
-import { registry } from '../openapi';
+import { errorResponse, PUBLIC, registry } from '../openapi';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -42,18 +42,28 @@ function isLocalCaller(ip: string | undefined): boolean {
 registry.registerPath({
   method: 'get',
   path: '/healthz',
+  operationId: 'checkLiveness',
   summary: 'Liveness: the process is up',
   tags: ['Operations'],
-  responses: { 200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } } },
+  security: PUBLIC,
+  responses: {
+    200: { description: 'Alive', content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } } },
+    400: errorResponse(400, 'Malformed request (a NUL character or bad percent-encoding in the URL)'),
+    500: errorResponse(500),
+  },
 });
 registry.registerPath({
   method: 'get',
   path: '/readyz',
+  operationId: 'checkReadiness',
   summary: 'Readiness: PostgreSQL, Temporal and MinIO all answer',
   description: 'Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.',
   tags: ['Operations'],
+  security: PUBLIC,
   responses: {
     200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
+    400: errorResponse(400, 'Malformed request (a NUL character or bad percent-encoding in the URL)'),
+    500: errorResponse(500),
     503: { description: 'A dependency is down; `unavailable` names it', content: { 'application/json': { schema: Readiness } } },
   },
 });

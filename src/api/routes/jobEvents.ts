@@ -4,8 +4,8 @@ import { createSession } from 'better-sse';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
-import { bearerAuth, errorResponses, registry } from '../openapi';
-import { JobEventPageSchema, JobEventSchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
+import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi';
+import { JobEventPageSchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
 import { parseWith } from '../validate';
 import { openJobEventFeed, type FeedPosition } from '../../jobs/events/feed';
 import { accountEventPage, findStreamableJob, jobEventPage, jobSequenceAfter, startPosition } from '../../jobs/events/read';
@@ -17,15 +17,23 @@ const HEARTBEAT_MS = 15_000;
 const RECONNECT_HINT_MS = 2_000;
 const security = [{ [bearerAuth.name]: [] }];
 
+// JSON first: generated clients take the first media type as the answer they parse.
 const eventStreamResponse = {
-  description:
-    'With `Accept: text/event-stream`: Server-Sent Events, each `event: <type>`, `id: <position>`, `data: <JobEvent JSON>`, ' +
-    'and a `:` heartbeat comment every 15 s. Without it: one JSON page of events.',
+  description: 'One JSON page of events; with `Accept: text/event-stream`, a stream of Server-Sent Events.',
   content: {
-    'text/event-stream': { schema: JobEventSchema },
     'application/json': { schema: JobEventPageSchema },
+    'text/event-stream': {
+      schema: z.string().openapi({
+        description:
+          'Server-Sent Events (text): for each event the lines `event: <type>`, `id: <position>` and `data: <JobEvent JSON>` ' +
+          '(the `JobEvent` schema), then a blank line; a `:` heartbeat comment every 15 s; `retry: 2000` first.',
+        example: 'retry: 2000\n\nevent: job.created\nid: 1\ndata: {"eventId":"41","jobId":"job_3kTMd9Qx0vLw7bYz1aR5nC","sequence":1,...}\n\n',
+      }),
+    },
   },
 };
+
+const streamsExceeded = errorResponse(429, 'Too many event streams and `Prefer: wait` requests open (RATE_LIMIT_EXCEEDED, per account or per API process); retry after Retry-After');
 
 const streamHeaders = z.object({
   'Last-Event-ID': LastEventIdSchema.optional().openapi({ description: 'Resume after this position; wins over `since`' }),
@@ -34,6 +42,7 @@ const streamHeaders = z.object({
 registry.registerPath({
   method: 'get',
   path: '/v1/jobs/{jobId}/events',
+  operationId: 'listJobEvents',
   tags: ['Jobs'],
   summary: "Follow one job's events",
   description:
@@ -47,12 +56,14 @@ registry.registerPath({
     200: eventStreamResponse,
     204: { description: 'Stream requested and the job has no events after the given position: it is over' },
     ...errorResponses(400, 401, 403, 404),
+    429: streamsExceeded,
   },
 });
 
 registry.registerPath({
   method: 'get',
   path: '/v1/jobs/events',
+  operationId: 'listAccountEvents',
   tags: ['Jobs'],
   summary: "Follow all of the account's jobs",
   description:
@@ -61,7 +72,7 @@ registry.registerPath({
     'stays open (heartbeats) until the client leaves. JSON pages start at the first event. Scope: `check_status`.',
   security,
   request: { query: JobEventsQuerySchema, headers: streamHeaders },
-  responses: { 200: eventStreamResponse, ...errorResponses(400, 401, 403) },
+  responses: { 200: eventStreamResponse, ...errorResponses(400, 401, 403), 429: streamsExceeded },
 });
 
 function wantsStream(req: Request): boolean {

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
-import { bearerAuth, errorResponses, registry } from '../openapi';
+import { bearerAuth, errorResponse, errorResponses, registry, responseHeaders } from '../openapi';
 import {
   CancelJobResponseSchema,
   CostEstimateSchema,
@@ -44,9 +44,15 @@ const waitHeader = z.object({
 
 const security = [{ [bearerAuth.name]: [] }];
 
+const preferenceApplied = {
+  description: '`wait=N` when the answer was held by `Prefer: wait=N`',
+  schema: { type: 'string' as const, example: 'wait=30' },
+};
+
 registry.registerPath({
   method: 'post',
   path: '/v1/jobs/submit',
+  operationId: 'submitJob',
   tags: ['Jobs'],
   summary: 'Submit a job',
   description:
@@ -56,34 +62,49 @@ registry.registerPath({
   security,
   request: {
     headers: waitHeader.extend({ 'Idempotency-Key': z.string().optional() }),
-    body: { content: { 'application/json': { schema: SubmitJobRequestSchema } } },
+    body: { required: true, content: { 'application/json': { schema: SubmitJobRequestSchema } } },
   },
   responses: {
     201: {
       description: 'Job accepted; `Location` names the job. With `Prefer: wait=N`, the full job (`SubmittedJob`) as it stands when the wait ends',
+      headers: {
+        Location: { description: 'The job: `/v1/jobs/{jobId}`', required: true, schema: { type: 'string', format: 'uri-reference', example: '/v1/jobs/job_3kTMd9Qx0vLw7bYz1aR5nC' } },
+        'Idempotent-Replayed': {
+          description: '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` and body (charged once)',
+          schema: { type: 'string', enum: ['true'] },
+        },
+        Deprecation: { description: '`true` when the job runs on a deprecated model version', schema: { type: 'string', enum: ['true'] } },
+        'Preference-Applied': preferenceApplied,
+      },
       content: { 'application/json': { schema: z.union([SubmitJobResponseSchema, SubmittedJobSchema]) } },
     },
-    ...errorResponses(400, 401, 402, 403, 404, 409, 429, 503),
+    ...errorResponses(400, 401, 402, 403, 404, 413, 429, 503),
+    409: {
+      ...errorResponse(409, 'Conflict: IDEMPOTENCY_KEY_REUSED (another body), IDEMPOTENCY_KEY_IN_PROGRESS (retry after Retry-After)'),
+      headers: { 'Retry-After': responseHeaders.retryAfter },
+    },
   },
 });
 
 registry.registerPath({
   method: 'post',
   path: '/v1/jobs/estimate',
+  operationId: 'estimateJob',
   tags: ['Jobs'],
   summary: 'Estimate the cost of a job',
   description: 'Prices the body exactly as a submit would charge it. Scope: `check_status`.',
   security,
-  request: { body: { content: { 'application/json': { schema: EstimateRequestSchema } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: EstimateRequestSchema } } } },
   responses: {
     200: { description: 'Cost estimate', content: { 'application/json': { schema: CostEstimateSchema } } },
-    ...errorResponses(400, 401, 403, 404),
+    ...errorResponses(400, 401, 403, 404, 413),
   },
 });
 
 registry.registerPath({
   method: 'get',
   path: '/v1/jobs',
+  operationId: 'listJobs',
   tags: ['Jobs'],
   summary: 'List your jobs',
   description: 'Newest first. Follow `nextCursor` while `hasMore`; no job is skipped or repeated. Scope: `check_status`.',
@@ -98,20 +119,23 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/jobs/{jobId}',
+  operationId: 'getJob',
   tags: ['Jobs'],
   summary: 'Get one job',
   description: "The full job record with signed output URLs. Another account's job answers 404 JOB_NOT_FOUND. Scope: `check_status`.",
   security,
   request: { params: JobIdParamsSchema, headers: waitHeader },
   responses: {
-    200: { description: 'The job', content: { 'application/json': { schema: JobDetailSchema } } },
+    200: { description: 'The job', headers: { 'Preference-Applied': preferenceApplied }, content: { 'application/json': { schema: JobDetailSchema } } },
     ...errorResponses(400, 401, 403, 404),
+    429: errorResponse(429, 'Too many event streams and `Prefer: wait` requests open (RATE_LIMIT_EXCEEDED, per account or per API process); retry after Retry-After'),
   },
 });
 
 registry.registerPath({
   method: 'post',
   path: '/v1/jobs/{jobId}/cancel',
+  operationId: 'cancelJob',
   tags: ['Jobs'],
   summary: 'Cancel a pending job',
   description: 'Only `pending` jobs can be cancelled; the charge is refunded in full. Scope: `submit_job`.',

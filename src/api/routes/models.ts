@@ -16,6 +16,7 @@ const security = [{ [apiKeyHeader.name]: [] }];
 registry.registerPath({
   method: 'get',
   path: '/v1/models',
+  operationId: 'listModels',
   tags: [TAG],
   summary: 'List models',
   description: `${KEYED} Cached for 5 minutes per visibility context (\`Cache-Control: private, max-age=300\`).`,
@@ -28,6 +29,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/models/{modelId}',
+  operationId: 'getModel',
   tags: [TAG],
   summary: 'A model with all its versions',
   description: `${KEYED} \`modelId\` is the model slug. Deleted versions are not listed. 404 MODEL_NOT_FOUND when unknown or not visible.`,
@@ -41,6 +43,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'get',
   path: '/v1/providers',
+  operationId: 'listProviders',
   tags: [TAG],
   summary: 'List providers',
   description: `${KEYED} Providers with no visible model are left out. Cached for 5 minutes per visibility context.`,

@@ -17,6 +17,7 @@ import { createPresignedUpload, getUploadStatus } from '../../uploads/service';
 registry.registerPath({
   method: 'post',
   path: '/v1/uploads/presign',
+  operationId: 'presignUpload',
   tags: ['Uploads'],
   summary: 'Create a presigned upload',
   description:
@@ -25,16 +26,17 @@ registry.registerPath({
     'after creation). An account may hold at most UPLOAD_MAX_OPEN_PER_ACCOUNT open uploads reserving at most ' +
     'UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.',
   security: [{ [bearerAuth.name]: [] }],
-  request: { body: { content: { 'application/json': { schema: PresignRequestSchema } } } },
+  request: { body: { required: true, content: { 'application/json': { schema: PresignRequestSchema } } } },
   responses: {
     200: { description: 'Upload created', content: { 'application/json': { schema: PresignResponseSchema } } },
-    ...errorResponses(400, 401, 403, 429, 503),
+    ...errorResponses(400, 401, 403, 413, 429, 503),
   },
 });
 
 registry.registerPath({
   method: 'get',
   path: '/v1/uploads/{fileId}',
+  operationId: 'getUpload',
   tags: ['Uploads'],
   summary: 'Status of an upload',
   description: 'Only the owning account sees an upload; any other caller gets 404 UPLOAD_NOT_FOUND. Scope: `upload`.',

@@ -13,23 +13,25 @@ import { ApiError } from '../../shared/errors';
 import { jobWorkflowId } from '../../shared/temporal';
 import { upstreamCallbackSignal } from '../../shared/upstreams';
 import type { ApiDeps } from '../deps';
-import { errorResponses, registry } from '../openapi';
+import { errorResponses, PUBLIC, registry } from '../openapi';
 
 const CALLBACK_BODY_LIMIT = '10mb';
 
 registry.registerPath({
   method: 'post',
   path: '/v1/upstreams/{upstream}/callback',
+  operationId: 'receiveUpstreamCallback',
   tags: ['Upstreams'],
   summary: 'Receive a webhook from an upstream provider',
   description:
     'Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). ' +
     'Authenticated by the upstream\'s own signature: fal\'s Ed25519 signature against its JWKS, Replicate\'s webhook signing ' +
     'secret. Not for API clients.',
+  security: PUBLIC,
   request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
   responses: {
     200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 503),
+    ...errorResponses(401, 404, 413, 503),
   },
 });
 

@@ -1,13 +1,14 @@
 import { Router } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
-import { bearerAuth, errorResponses, registry } from '../openapi';
+import { bearerAuth, errorResponses, PUBLIC, registry } from '../openapi';
 import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookPayloadSchema } from '../schemas/webhooks';
 import { listJobWebhooks, redeliverJobWebhook } from '../../webhooks/service';
 
 registry.registerPath({
   method: 'get',
   path: '/v1/jobs/{jobId}/webhooks',
+  operationId: 'listJobWebhooks',
   tags: ['Webhooks'],
   summary: "A job's webhook deliveries",
   description:
@@ -24,6 +25,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'post',
   path: '/v1/jobs/{jobId}/webhooks/redeliver',
+  operationId: 'redeliverWebhook',
   tags: ['Webhooks'],
   summary: "Send the job's final webhook event again",
   description:
@@ -41,12 +43,15 @@ registry.registerPath({
 registry.registerWebhook({
   method: 'post',
   path: 'jobEvent',
+  operationId: 'notifyJobEvent',
   tags: ['Webhooks'],
   summary: 'A job event, sent to the webhookUrl given at submit',
   description:
     'Signed with Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`) and the account\'s ' +
     '`whsec_` secret. Which events are sent is chosen with `webhookEvents` at submit. Any 2xx acknowledges; 410 stops ' +
     'the retries; anything else is retried.',
+  // The receiver checks the signature; no API key is involved.
+  security: PUBLIC,
   request: { body: { content: { 'application/json': { schema: WebhookPayloadSchema } } } },
   responses: { 200: { description: 'Any 2xx: delivered' }, 410: { description: 'Gone: no more attempts' } },
 });
