@@ -102,7 +102,16 @@ const EnvSchema = z.object({
   /** Port of a worker process's /metrics (0: any free port, printed at start). */
   WORKER_METRICS_PORT: port.default(9464),
   WORKER_METRICS_HOST: z.string().default('127.0.0.1'),
-  /** When set, GET /metrics of the API and workers asks for `Authorization: Bearer <token>`; otherwise only private addresses may scrape. */
+  /**
+   * The API's GET /metrics on a port of its own (0: any free port), not on PORT; compose sets it, as a reverse proxy
+   * in front of PORT would otherwise let every client scrape.
+   */
+  API_METRICS_PORT: port.optional(),
+  API_METRICS_HOST: z.string().default('127.0.0.1'),
+  /**
+   * When set, GET /metrics of the API and workers asks for `Authorization: Bearer <token>`; otherwise loopback and
+   * private addresses may scrape, except on the API's client port in production, which then answers nobody.
+   */
   METRICS_BEARER_TOKEN: z.string().min(16).optional(),
   /** How long a sampled task-queue backlog is reused before Temporal is asked again. */
   TASK_QUEUE_BACKLOG_SAMPLE_MS: z.coerce.number().int().positive().default(10_000),
@@ -217,6 +226,9 @@ export interface Config {
   observability: {
     workerMetricsPort: number;
     workerMetricsHost: string;
+    /** Set: the API serves /metrics on this port (and host) only. */
+    apiMetricsPort: number | undefined;
+    apiMetricsHost: string;
     metricsBearerToken: string | undefined;
     backlogSampleMs: number;
     /** Where spans go; `off` unless an OTLP endpoint or the console exporter is configured. */
@@ -356,6 +368,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     observability: {
       workerMetricsPort: e.WORKER_METRICS_PORT,
       workerMetricsHost: e.WORKER_METRICS_HOST,
+      apiMetricsPort: e.API_METRICS_PORT,
+      apiMetricsHost: e.API_METRICS_HOST,
       metricsBearerToken: e.METRICS_BEARER_TOKEN,
       backlogSampleMs: e.TASK_QUEUE_BACKLOG_SAMPLE_MS,
       traces: tracesExporter(e),

@@ -7,15 +7,19 @@ import { createPrisma } from '../db/prisma';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
 import { createApiMetrics } from '../observability/metrics';
+import { startMetricsServer, type MetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { createStorage } from '../storage/storage';
 import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
 import { createKeyAuthenticator } from './auth';
+import { apiBacklogSampler } from './backlogSampler';
 import type { ApiDeps } from './deps';
 
 export interface RunningApi {
   url: string;
+  /** GET /metrics on its own port (API_METRICS_PORT), when configured. */
+  metricsUrl: string | undefined;
   server: http.Server;
   deps: ApiDeps;
   stop(): Promise<void>;
@@ -55,16 +59,32 @@ export async function listen(server: http.Server, port: number, host: string): P
   return `http://${address.address}:${address.port}`;
 }
 
-/** The handle of a listening API; `stop()` drains requests, then closes the clients. */
-export function runningApi(server: http.Server, url: string, deps: ApiDeps): RunningApi {
-  deps.logger.info({ url }, 'API listening');
+/** The API's metrics on a port of their own, off the port clients (and a reverse proxy) reach. */
+async function startApiMetricsServer(deps: ApiDeps): Promise<MetricsServer | undefined> {
+  const { apiMetricsPort: port, apiMetricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
+  if (port === undefined) return undefined;
+  const backlog = apiBacklogSampler(deps);
+  return startMetricsServer({ registry: deps.metrics.registry, host, port, bearerToken, beforeScrape: () => backlog.refresh() }).catch(
+    (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EADDRINUSE') throw err;
+      throw new Error(`API_METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);
+    },
+  );
+}
+
+/** The handle of a listening API (and its metrics port, when configured); `stop()` drains requests, then closes the clients. */
+export async function runningApi(server: http.Server, url: string, deps: ApiDeps): Promise<RunningApi> {
+  const metricsServer = await startApiMetricsServer(deps);
+  deps.logger.info({ url, metrics: metricsServer?.url }, 'API listening');
   const uploadWatcher = watchNewUploads(deps);
   return {
     url,
+    metricsUrl: metricsServer?.url,
     server,
     deps,
     async stop() {
       uploadWatcher.close();
+      await metricsServer?.close();
       // Open event streams end first (clients reconnect elsewhere with Last-Event-ID), so the server can close.
       await deps.events.close();
       await new Promise<void>((resolve) => {

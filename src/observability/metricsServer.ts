@@ -13,18 +13,23 @@ export interface MetricsServerOptions {
   host: string;
   port: number;
   bearerToken?: string;
+  /** Runs before each scrape (the API samples the task-queue backlog). */
+  beforeScrape?: () => Promise<void>;
   /** More exposition text appended to the registry's (the Temporal SDK's own metrics). */
   extra?: () => Promise<string>;
 }
 
-/** A worker process's metrics endpoint: GET /metrics, nothing else. */
+/**
+ * A process's metrics endpoint on a port of its own: GET /metrics, nothing else. The port is for the operator's
+ * network (never published to clients), so scrapers on loopback or a private network need no token.
+ */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://x').pathname !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found: this port serves GET /metrics\n');
       return;
     }
-    if (!mayScrapeMetrics(options.bearerToken, req.headers.authorization, req.socket.remoteAddress)) {
+    if (!mayScrapeMetrics({ bearerToken: options.bearerToken, privateNetworks: true }, req.headers.authorization, req.socket.remoteAddress)) {
       res.writeHead(403, { 'content-type': 'text/plain' }).end('Forbidden\n');
       return;
     }
@@ -46,6 +51,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
 }
 
 async function exposition(options: MetricsServerOptions): Promise<string> {
+  await options.beforeScrape?.();
   const own = await options.registry.metrics();
   if (!options.extra) return own;
   const extra = await options.extra().catch(() => '');

@@ -104,7 +104,8 @@ describe('alerting rules', () => {
     const prometheus = parse(fs.readFileSync(path.join(DEPLOY, 'prometheus/prometheus.yml'), 'utf8'));
     expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
     const jobs = Object.fromEntries(prometheus.scrape_configs.map((c: { job_name: string }) => [c.job_name, c]));
-    expect(jobs['genmedia-api'].dns_sd_configs[0]).toMatchObject({ names: ['api'], port: 3000 });
+    // The API's metrics port, not its client port (which a reverse proxy forwards clients to).
+    expect(jobs['genmedia-api'].dns_sd_configs[0]).toMatchObject({ names: ['api'], port: 9464 });
     expect(jobs['genmedia-worker'].dns_sd_configs[0].names).toContain('worker-workflows');
     expect(jobs['genmedia-worker'].dns_sd_configs[0].port).toBe(9464);
     const compose = parse(fs.readFileSync(path.join(DEPLOY, '../docker-compose.yml'), 'utf8'));

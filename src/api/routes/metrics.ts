@@ -1,30 +1,24 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
+import { apiBacklogSampler } from '../backlogSampler';
 import { mayScrapeMetrics } from '../../observability/metricsAccess';
-import { taskQueueBacklogSampler } from '../../observability/taskQueueBacklog';
-import { providerTaskQueue } from '../../shared/temporal';
 
-/** GET /metrics: Prometheus exposition of this API process, with the task-queue backlog sampled from Temporal. */
+/**
+ * GET /metrics on the client port: Prometheus exposition of this API process, with the task-queue backlog sampled
+ * from Temporal. Absent when the metrics have a port of their own (API_METRICS_PORT). In production a reverse proxy
+ * forwards clients to this port from a loopback or private address, so there only the bearer token admits a scraper.
+ */
 export function metricsRouter(deps: ApiDeps): Router {
   const router = Router();
-  const { temporal: temporalConfig, observability } = deps.config;
-  const backlog = taskQueueBacklogSampler({
-    temporal: deps.temporal,
-    namespace: temporalConfig.namespace,
-    metrics: deps.metrics,
-    maxAgeMs: observability.backlogSampleMs,
-    queues: async () => {
-      const providers = await deps.prisma.provider.findMany({ where: { isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
-      return [
-        { taskQueue: temporalConfig.jobsTaskQueue, kind: 'workflow' as const },
-        ...providers.map((p) => ({ taskQueue: providerTaskQueue(p.id, temporalConfig.providerTaskQueuePrefix), kind: 'activity' as const })),
-      ];
-    },
-  });
+  const { observability } = deps.config;
+  if (observability.apiMetricsPort !== undefined) return router;
+  const policy = { bearerToken: observability.metricsBearerToken, privateNetworks: deps.config.env !== 'production' };
+  const backlog = apiBacklogSampler(deps);
 
   router.get('/metrics', async (req, res) => {
-    if (!mayScrapeMetrics(observability.metricsBearerToken, req.get('authorization'), req.ip)) {
-      res.status(403).type('text/plain').send('Forbidden: /metrics is for the operator network or a bearer token\n');
+    if (!mayScrapeMetrics(policy, req.get('authorization'), req.ip)) {
+      const how = policy.privateNetworks ? 'the operator network or a bearer token' : 'a bearer token (or API_METRICS_PORT, a port of its own)';
+      res.status(403).type('text/plain').send(`Forbidden: /metrics is for ${how}\n`);
       return;
     }
     await backlog.refresh();

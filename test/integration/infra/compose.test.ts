@@ -115,8 +115,10 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     );
     expect(services.grafana.environment?.GF_SECURITY_ADMIN_PASSWORD).toBe(secrets.GRAFANA_ADMIN_PASSWORD);
     expect(services.jaeger.image).toMatch(/^jaegertracing\/jaeger:/);
-    // Workers serve /metrics to Prometheus; every service exports traces to Jaeger.
+    // The API and the workers serve /metrics to Prometheus on an unpublished port; every service exports traces to Jaeger.
     expect(services['worker-workflows'].environment).toMatchObject({ WORKER_METRICS_HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
+    expect(services.api.environment).toMatchObject({ NODE_ENV: 'production', API_METRICS_HOST: '0.0.0.0', API_METRICS_PORT: '9464' });
+    expect((services.api.ports ?? []).map((p) => p.target)).toEqual([3000]);
     expect(services.api.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
   });
 

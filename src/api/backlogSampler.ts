@@ -1,0 +1,21 @@
+import type { ApiDeps } from './deps';
+import { taskQueueBacklogSampler } from '../observability/taskQueueBacklog';
+import { providerTaskQueue } from '../shared/temporal';
+
+/** The task-queue backlog of the jobs queue and every active provider's queue, sampled into the API's metrics. */
+export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'metrics' | 'prisma'>) {
+  const { temporal: temporalConfig, observability } = deps.config;
+  return taskQueueBacklogSampler({
+    temporal: deps.temporal,
+    namespace: temporalConfig.namespace,
+    metrics: deps.metrics,
+    maxAgeMs: observability.backlogSampleMs,
+    queues: async () => {
+      const providers = await deps.prisma.provider.findMany({ where: { isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
+      return [
+        { taskQueue: temporalConfig.jobsTaskQueue, kind: 'workflow' as const },
+        ...providers.map((p) => ({ taskQueue: providerTaskQueue(p.id, temporalConfig.providerTaskQueuePrefix), kind: 'activity' as const })),
+      ];
+    },
+  });
+}
