@@ -20,7 +20,19 @@ export function codeLabel(code: string | undefined | null): string {
 export function newRegistry(): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'genmedia_' });
+  dropGaugesNamedTotal(registry);
   return registry;
+}
+
+/**
+ * prom-client's defaults include gauges named `*_total` (`nodejs_active_handles_total`, `..._requests_total`,
+ * `..._resources_total`), a suffix Prometheus reserves for counters: `promtool check metrics` refuses every scrape that
+ * has one. Each is the sum of the gauge of the same name without the suffix (by `type`), so nothing is lost.
+ */
+function dropGaugesNamedTotal(registry: Registry): void {
+  for (const metric of registry.getMetricsAsArray()) {
+    if (metric.name.endsWith('_total') && !(metric instanceof Counter)) registry.removeSingleMetric(metric.name);
+  }
 }
 
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;
