@@ -34,7 +34,7 @@ export const WORKFLOW_TRACING_MODULES = [require.resolve('@temporalio/intercepto
 let active: Tracing | undefined;
 
 /** Installs tracing for this process as `config` says, once (later calls return the first). */
-export function startTracing(config: Pick<Config, 'observability'>, serviceName: string): Tracing {
+export function startTracing(config: Pick<Config, 'observability' | 'minio'>, serviceName: string): Tracing {
   if (active) return active;
   if (config.observability.traces === 'off') return TRACING_OFF;
   // Loaded here, not imported above: a process with tracing off never loads the SDK.

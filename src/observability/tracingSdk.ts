@@ -28,17 +28,22 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config';
 import type { Tracing } from './tracing';
+import { redactingSpanProcessor, redactSpan, type Buckets } from './traceRedaction';
 
 /** Requests that would only add noise to traces: scrapes and probes. */
 const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz']);
 
-/** Installs the tracer provider, the instrumentations and the Temporal interceptors; `spanProcessor` or the configured exporter. */
-export function installTracing(config: Pick<Config, 'observability'>, serviceName: string, spanProcessor?: SpanProcessor): Tracing | undefined {
+/**
+ * Installs the tracer provider, the instrumentations and the Temporal interceptors; `spanProcessor` or the configured
+ * exporter. Every span is redacted first (traceRedaction.ts): no file id or object key of `config.minio`'s buckets.
+ */
+export function installTracing(config: Pick<Config, 'observability' | 'minio'>, serviceName: string, spanProcessor?: SpanProcessor): Tracing | undefined {
   const processor = spanProcessor ?? configuredProcessor(config.observability.traces);
   if (!processor) return undefined;
 
+  const buckets = [config.minio.uploadsBucket, config.minio.outputsBucket];
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config.observability.serviceName ?? serviceName });
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [redactingSpanProcessor(buckets), processor] });
   provider.register();
   registerInstrumentations({
     tracerProvider: provider,
@@ -55,7 +60,7 @@ export function installTracing(config: Pick<Config, 'observability'>, serviceNam
     workerInterceptors: {
       activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     },
-    workerSinks: { exporter: makeWorkflowExporter(sandboxSpanProcessor(processor) as never, resource as never) },
+    workerSinks: { exporter: makeWorkflowExporter(sandboxSpanProcessor(processor, buckets) as never, resource as never) },
     shutdown: () => provider.shutdown(),
   };
 }
@@ -76,9 +81,10 @@ interface SandboxSpan {
 
 /**
  * Workflow spans reach the worker in the 1.x SDK's shape (`parentSpanId`, `instrumentationLibrary`); the 2.x
- * processors and exporters read `parentSpanContext` and `instrumentationScope`. This adds the 2.x fields.
+ * processors and exporters read `parentSpanContext` and `instrumentationScope`. This adds the 2.x fields, and redacts
+ * them as the provider's own spans are (they end in the sandbox, so no `onEnding` runs for them).
  */
-function sandboxSpanProcessor(processor: SpanProcessor): SpanProcessor {
+function sandboxSpanProcessor(processor: SpanProcessor, buckets: Buckets): SpanProcessor {
   return {
     onStart: (span: Span, context: Context) => processor.onStart(span, context),
     onEnd(span: ReadableSpan) {
@@ -87,7 +93,9 @@ function sandboxSpanProcessor(processor: SpanProcessor): SpanProcessor {
       const parentSpanContext = sandbox.parentSpanContext ??
         (sandbox.parentSpanId ? { traceId: own.traceId, spanId: sandbox.parentSpanId, traceFlags: own.traceFlags } : undefined);
       const instrumentationScope = sandbox.instrumentationScope ?? sandbox.instrumentationLibrary ?? { name: '@temporalio/interceptors-opentelemetry' };
-      processor.onEnd(Object.assign(sandbox, { parentSpanContext, instrumentationScope }));
+      const completed = Object.assign(sandbox, { parentSpanContext, instrumentationScope });
+      redactSpan(completed as unknown as Parameters<typeof redactSpan>[0], buckets);
+      processor.onEnd(completed);
     },
     forceFlush: () => processor.forceFlush(),
     shutdown: () => processor.shutdown(),

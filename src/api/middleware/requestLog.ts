@@ -1,9 +1,13 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../logger';
+import { redactFileIds } from '../../observability/redaction';
 
-/** A file URL's id is its credential (anyone holding the URL reads the file), so it never reaches the logs. */
+/**
+ * A file URL's id is its credential (anyone holding the URL reads the file), so it never reaches the logs: not in
+ * `/v1/files/<fileId>`, nor in `/v1/uploads/<fileId>` (the same id).
+ */
 export function loggablePath(path: string): string {
-  return path.replace(/^\/v1\/files\/[^/]+/, '/v1/files/:fileId');
+  return redactFileIds(path);
 }
 
 /** One structured line per request, with its request id, status and duration. */
