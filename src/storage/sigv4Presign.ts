@@ -16,6 +16,8 @@ export interface PresignRequest {
   region: string;
   accessKey: string;
   secretKey: string;
+  /** With temporary (STS) credentials: their session token, signed into the URL. */
+  sessionToken?: string;
   expirySeconds: number;
   /** Headers the client must send verbatim (names are lower-cased). */
   signedHeaders?: Record<string, string>;
@@ -66,6 +68,7 @@ export function presignUrl(req: PresignRequest): string {
     'X-Amz-Date': long,
     'X-Amz-Expires': String(req.expirySeconds),
     'X-Amz-SignedHeaders': signedHeaderList,
+    ...(req.sessionToken === undefined ? {} : { 'X-Amz-Security-Token': req.sessionToken }),
   };
   const canonicalQuery = Object.keys(query)
     .map((k) => [uriEscape(k), uriEscape(query[k])] as const)

@@ -3,7 +3,8 @@ import * as Minio from 'minio';
 import type { Config } from '../config';
 import { presignUrl } from './sigv4Presign';
 
-export type StorageConfig = Config['minio'];
+/** MinIO's settings; `sessionToken` goes with temporary (STS) credentials instead of a user's own. */
+export type StorageConfig = Config['minio'] & { sessionToken?: string };
 
 export interface StoredObject {
   size: number;
@@ -73,6 +74,7 @@ function clientOptions(config: StorageConfig): Minio.ClientOptions {
     useSSL,
     accessKey: config.accessKey,
     secretKey: config.secretKey,
+    sessionToken: config.sessionToken,
     region: config.region,
     pathStyle: true,
   };
@@ -122,6 +124,7 @@ export function createStorage(config: StorageConfig): Storage {
         region: config.region,
         accessKey: config.accessKey,
         secretKey: config.secretKey,
+        sessionToken: config.sessionToken,
         expirySeconds,
         signedHeaders: { 'content-type': contentType, ...(contentLength === undefined ? {} : { 'content-length': String(contentLength) }) },
       });
@@ -140,6 +143,7 @@ export function createStorage(config: StorageConfig): Storage {
         region: config.region,
         accessKey: config.accessKey,
         secretKey: config.secretKey,
+        sessionToken: config.sessionToken,
         expirySeconds,
         query,
       });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import express, { Router, type Request, type Response, type NextFunction } from 'express';
 import { REPO_ROOT, type Config } from '../../config';
 import type { Logger } from '../../logger';
+import { classifyAddress } from '../../webhooks/addressGuard';
 
 export const CONSOLE_PATH = '/console';
 const CONSOLE_ROOT = path.join(REPO_ROOT, 'console');
@@ -44,6 +45,21 @@ function withDevKey(html: string, devApiKey: string | undefined): string {
   return html.replace(DEV_KEY_PLACEHOLDER, tag);
 }
 
+/**
+ * Whether the browser runs on this machine: the connection comes from loopback and through no proxy. The socket's
+ * address, not `req.ip`: X-Forwarded-For is what a client says, and with API_HOST=0.0.0.0 anyone may connect.
+ */
+function isLocalBrowser(req: Request): boolean {
+  const peer = req.socket.remoteAddress?.replace(/^::ffff:/, '');
+  const proxied = req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined;
+  return peer !== undefined && classifyAddress(peer) === 'loopback' && !proxied;
+}
+
+/** The development key for this request's page: only a browser on this machine gets it. */
+function devKeyFor(req: Request, devApiKey: string | undefined): string | undefined {
+  return devApiKey !== undefined && isLocalBrowser(req) ? devApiKey : undefined;
+}
+
 function isConsolePath(req: Request): boolean {
   return req.path === CONSOLE_PATH || req.path.startsWith(`${CONSOLE_PATH}/`);
 }
@@ -66,18 +82,21 @@ function builtConsole(router: Router, deps: ConsoleDeps): void {
     `${CONSOLE_PATH}/assets`,
     express.static(path.join(BUILT, 'assets'), { immutable: true, maxAge: ONE_YEAR_SECONDS * 1000, index: false, fallthrough: true }),
   );
-  let page: string | null = null;
+  let source: string | null = null;
   router.get(`${CONSOLE_PATH}/{*path}`, (req, res, next) => {
     if (req.path.startsWith(`${CONSOLE_PATH}/assets/`)) return next();
     const indexFile = path.join(BUILT, 'index.html');
-    if (page === null) {
+    if (source === null) {
       if (!existsSync(indexFile)) {
         res.status(503).type('text/plain').set('Cache-Control', 'no-store').send('The console is not built: run `npm run console:build` (npm test and npm run dev do it).\n');
         return;
       }
-      page = withDevKey(readFileSync(indexFile, 'utf8'), deps.config.console.devApiKey);
+      source = readFileSync(indexFile, 'utf8');
     }
-    res.set({ 'Cache-Control': 'no-cache', 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' }).type('html').send(page);
+    const devApiKey = devKeyFor(req, deps.config.console.devApiKey);
+    // A page holding a key is this browser's alone: no cache keeps it.
+    const cacheControl = devApiKey === undefined ? 'no-cache' : 'no-store';
+    res.set({ 'Cache-Control': cacheControl, 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' }).type('html').send(withDevKey(source, devApiKey));
   });
 }
 
@@ -110,7 +129,7 @@ function devConsole(deps: ConsoleDeps) {
         vite.middlewares(req, res, async () => {
           try {
             const source = readFileSync(path.join(CONSOLE_ROOT, 'index.html'), 'utf8');
-            const html = await vite.transformIndexHtml(req.originalUrl, withDevKey(source, deps.config.console.devApiKey));
+            const html = await vite.transformIndexHtml(req.originalUrl, withDevKey(source, devKeyFor(req, deps.config.console.devApiKey)));
             res.set('Cache-Control', 'no-cache').type('html').send(html);
           } catch (err) {
             next(err);

@@ -56,6 +56,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test',
     MINIO_APP_PASSWORD: 'minio-app-password-for-the-compose-test',
     GRAFANA_ADMIN_PASSWORD: 'grafana-password-for-the-compose-test',
+    POSTGRES_PASSWORD: 'postgrespasswordforthecomposetest',
   };
   const composeConfig = (env: NodeJS.ProcessEnv) =>
     spawnSync(
@@ -70,13 +71,22 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   });
 
   it('refuses to be configured without its secrets', () => {
-    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, GRAFANA_ADMIN_PASSWORD: _grafana, ...withoutSecrets } = process.env;
+    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, GRAFANA_ADMIN_PASSWORD: _grafana, POSTGRES_PASSWORD: _pg, ...withoutSecrets } = process.env;
     const refused = composeConfig(withoutSecrets);
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD|MINIO_APP_PASSWORD)/);
+    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD|MINIO_APP_PASSWORD|POSTGRES_PASSWORD)/);
+    // The database password alone missing is refused too: no built-in default.
+    const withoutDatabasePassword = composeConfig({ ...process.env, ...secrets, POSTGRES_PASSWORD: undefined });
+    expect(withoutDatabasePassword.status).not.toBe(0);
+    expect(withoutDatabasePassword.stderr).toMatch(/POSTGRES_PASSWORD/);
     const { services } = config();
     expect(services.api.environment?.JOBS_CURSOR_SECRET).toBe(secrets.JOBS_CURSOR_SECRET);
     expect(services.minio.environment?.MINIO_ROOT_PASSWORD).toBe(secrets.MINIO_ROOT_PASSWORD);
+    expect(services.postgres.environment?.POSTGRES_PASSWORD).toBe(secrets.POSTGRES_PASSWORD);
+    expect(services.temporal.environment?.POSTGRES_PWD).toBe(secrets.POSTGRES_PASSWORD);
+    for (const name of ['api', 'migrate', 'worker-workflows', 'worker-pixelforge']) {
+      expect(services[name].environment?.DATABASE_URL, name).toBe(`postgresql://genmedia:${secrets.POSTGRES_PASSWORD}@postgres:5432/genmedia`);
+    }
   });
 
   const config = (): ComposeConfig => JSON.parse(run!.stdout) as ComposeConfig;
@@ -122,6 +132,14 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(services.api.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
   });
 
+  it('runs every application service, and the image, with NODE_ENV=production (no failure injection, no development secrets)', () => {
+    const { services } = config();
+    const application = Object.entries(services).filter(([, s]) => s.build !== undefined);
+    expect(application.map(([name]) => name)).toEqual(expect.arrayContaining(['api', 'migrate', 'worker-workflows', 'worker-pixelforge']));
+    for (const [name, service] of application) expect(service.environment?.NODE_ENV, name).toBe('production');
+    expect(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENV NODE_ENV=production$/m);
+  });
+
   it('has a replicated worker service for every active provider in the catalog', () => {
     const { services } = config();
     for (const id of activeProviderIds()) {
@@ -157,7 +175,11 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(env.MINIO_ROOT_PASSWORD).toBeUndefined();
     const setup = services['minio-setup'];
     expect(setup.command?.join('\n')).toMatch(/mc admin user add root genmedia-app/);
-    expect(setup.command?.join('\n')).toMatch(/arn:aws:s3:::genmedia-uploads\/\*/);
+    // The application user's policy (checked against a real MinIO in test/integration/storage/appPolicy.test.ts).
+    expect(setup.volumes?.map((v) => `${path.relative(REPO_ROOT, v.source ?? '')}:${v.target}`)).toContain(
+      'deploy/minio/genmedia-app-policy.json:/etc/genmedia/genmedia-app-policy.json',
+    );
+    expect(setup.command?.join('\n')).toMatch(/mc admin policy create root genmedia-app \/etc\/genmedia\/genmedia-app-policy\.json/);
     expect(services.api.depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
     expect(services['worker-pixelforge'].depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
   });
