@@ -1,5 +1,6 @@
 'use strict';
-// `npm run chaos`: bootstrap, then chaos/run.ts, which builds its own stack (it must restart parts of it).
+// `npm run chaos`: bootstrap, then chaos/run.ts, which builds its own stack (it must restart parts of it). The
+// default topology is the production one of `npm run cluster`, whose Temporal server the bootstrap builds once.
 
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -7,7 +8,8 @@ const { bootstrap } = require('./lib/bootstrap');
 const { REPO_ROOT } = require('./lib/paths');
 
 function chaos(args) {
-  const binaries = bootstrap({ managedPostgres: true });
+  const topology = args.includes('--topology') ? args[args.indexOf('--topology') + 1] : 'cluster';
+  const binaries = bootstrap({ managedPostgres: true, withCluster: topology === 'cluster' });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join('chaos', 'run.ts'), ...args], {
       cwd: REPO_ROOT,

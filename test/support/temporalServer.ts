@@ -30,7 +30,7 @@ export interface TemporalServer {
 }
 
 /** A free loopback port below 32768: Temporal stores membership ports as smallint, past the OS's ephemeral range. */
-async function freeMembershipPort(): Promise<number> {
+export async function freeMembershipPort(): Promise<number> {
   for (;;) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
     const free = await new Promise<boolean>((resolve) => {
