@@ -57,7 +57,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createJobActivities({ jobStore, discardOutputs }),
     ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
-    ...createMaintenanceActivities({ prisma: deps.prisma }),
+    ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),
     ...createWebhookActivities(
       createWebhookDelivery({

@@ -1,19 +1,31 @@
 import type { PrismaClient } from '@prisma/client';
 import { pruneIdempotencyRecords } from '../src/jobs/idempotency';
 import { pruneRateLimitCounters } from '../src/jobs/rateLimit';
+import { pruneUpstreamCallbacks } from '../src/jobs/upstreamStore';
 
 export interface PruneResult {
   idempotencyRecords: number;
   rateLimitCounters: number;
+  upstreamCallbacks: number;
 }
 
-export function createMaintenanceActivities(deps: { prisma: PrismaClient }) {
+export interface MaintenanceDeps {
+  prisma: PrismaClient;
+  /** UPSTREAM_CALLBACK_RETENTION_HOURS */
+  upstreamCallbackRetentionHours: number;
+}
+
+export function createMaintenanceActivities(deps: MaintenanceDeps) {
   return {
-    /** Deletes idempotency records past their 24 h and rate-limit windows no limit can still read. Repeatable. */
+    /**
+     * Deletes idempotency records past their 24 h, rate-limit windows no limit can still read and upstream callbacks
+     * past their retention. Repeatable.
+     */
     async pruneExpiredRecords(): Promise<PruneResult> {
       return {
         idempotencyRecords: await pruneIdempotencyRecords(deps.prisma),
         rateLimitCounters: await pruneRateLimitCounters(deps.prisma),
+        upstreamCallbacks: await pruneUpstreamCallbacks(deps.prisma, deps.upstreamCallbackRetentionHours),
       };
     },
   };

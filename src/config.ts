@@ -143,6 +143,11 @@ const EnvSchema = z.object({
   UPSTREAM_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
   /** Largest output file taken from an upstream. */
   UPSTREAM_MAX_OUTPUT_BYTES: z.coerce.number().int().positive().default(500 * 1024 * 1024),
+  /**
+   * How long received upstream callbacks are remembered (to refuse a replay), in hours. A callback is refused anyway
+   * once its timestamp is 5 minutes old, so one hour is already safe.
+   */
+  UPSTREAM_CALLBACK_RETENTION_HOURS: z.coerce.number().int().positive().default(24),
 
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
@@ -221,6 +226,7 @@ export interface Config {
     timeoutSeconds: number;
     requestTimeoutMs: number;
     maxOutputBytes: number;
+    callbackRetentionHours: number;
   };
   jobs: { admissionTimeoutMs: number; cursorSecret: string; outputUrlTtlSeconds: number };
   observability: {
@@ -359,6 +365,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       timeoutSeconds: e.UPSTREAM_TIMEOUT_SECONDS,
       requestTimeoutMs: e.UPSTREAM_REQUEST_TIMEOUT_MS,
       maxOutputBytes: e.UPSTREAM_MAX_OUTPUT_BYTES,
+      callbackRetentionHours: e.UPSTREAM_CALLBACK_RETENTION_HOURS,
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,

@@ -87,3 +87,11 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
     },
   };
 }
+
+/**
+ * Deletes callbacks received more than `retentionHours` ago. Remembering a delivery only has to outlast the ±5 minutes
+ * a callback's timestamp is accepted in; an older replay is refused for its timestamp. Repeatable.
+ */
+export async function pruneUpstreamCallbacks(prisma: PrismaClient, retentionHours: number): Promise<number> {
+  return (await prisma.upstreamCallback.deleteMany({ where: { receivedAt: { lt: new Date(Date.now() - retentionHours * 3_600_000) } } })).count;
+}

@@ -33,6 +33,22 @@ describe('maintenance', () => {
     expect(counters.map((c) => c.windowStart.getTime())).toEqual([now - 60_000]);
   });
 
+  it('prunes upstream callbacks received longer ago than UPSTREAM_CALLBACK_RETENTION_HOURS, and keeps recent ones', async () => {
+    expect(stack.config.upstreams.callbackRetentionHours).toBe(24);
+    const upstreamId = `gen-${randomUUID()}`;
+    const callback = (callbackId: string, receivedAt: number) => ({ upstream: 'fal', callbackId: `${upstreamId}:${callbackId}`, upstreamId, receivedAt: new Date(receivedAt) });
+    const now = Date.now();
+    await stack.prisma.upstreamCallback.createMany({ data: [callback('old', now - 25 * HOUR), callback('recent', now - 23 * HOUR)] });
+
+    const result = await stack.api.deps.temporal.workflow.execute(maintenanceWorkflow, {
+      taskQueue: stack.config.temporal.jobsTaskQueue,
+      workflowId: `maintenance-test-${randomUUID()}`,
+    });
+    expect(result.upstreamCallbacks).toBeGreaterThanOrEqual(1);
+    const kept = await stack.prisma.upstreamCallback.findMany({ where: { upstreamId } });
+    expect(kept.map((c) => c.callbackId)).toEqual([`${upstreamId}:recent`]);
+  });
+
   it('creates the hourly schedule once; a second worker start finds it', async () => {
     const client = stack.api.deps.temporal;
     const scheduleId = `maintenance-test-${randomUUID()}`;

@@ -463,6 +463,71 @@ describe('fal adapter: webhook verification', () => {
     expect(fake.jwksFetches()).toBe(fetches + 2);
   });
 
+  it('refuses a delivery fal signed for another fal account, without looking at the JWKS', async () => {
+    const fresh = createFalAdapter({ env: fake.env });
+    const fetches = fake.jwksFetches();
+    const raw = body('req-5');
+    const foreign = fake.sign('req-5', raw, undefined, 'f00dfeed-0000-4000-8000-000000000000');
+    await expect(fresh.verifyCallback!(delivery(raw, foreign), signal())).rejects.toThrow(/not our fal account/);
+    expect(fake.jwksFetches()).toBe(fetches);
+    await expect(fresh.verifyCallback!(delivery(raw, fake.sign('req-5', raw)), signal())).resolves.toMatchObject({ upstreamId: 'req-5' });
+  });
+
+  it('asks for no webhooks and takes none without FAL_USER_ID: fal jobs are polled', async () => {
+    const { FAL_USER_ID: _unset, ...env } = fake.env;
+    const unbound = createFalAdapter({ env });
+    expect(unbound.verifyCallback).toBeUndefined();
+  });
+
+  it('while the JWKS cannot be fetched, fetches it at most once per 30 s, however many callbacks come', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const fresh = createFalAdapter({ env: fake.env });
+    const fetches = fake.jwksFetches();
+    const forged = (id: string) => {
+      const raw = body(id);
+      const headers = fake.sign(id, raw);
+      return fresh.verifyCallback!(delivery(raw.replace('"OK"', '"ERROR"'), headers), signal());
+    };
+    fake.jwksDown = true;
+    try {
+      for (const id of ['f1', 'f2', 'f3', 'f4', 'f5']) {
+        const refused = await forged(id).catch((e: unknown) => e);
+        // Not a rejection: without keys nothing can be told apart, so the route answers 503 and fal sends it again.
+        expect(refused).toBeInstanceOf(Error);
+        expect(refused).not.toBeInstanceOf(CallbackRejected);
+      }
+      expect(fake.jwksFetches()).toBe(fetches + 1);
+      vi.setSystemTime(Date.now() + 31_000);
+      await forged('f6').catch(() => undefined);
+      expect(fake.jwksFetches()).toBe(fetches + 2);
+    } finally {
+      fake.jwksDown = false;
+    }
+    vi.setSystemTime(Date.now() + 31_000);
+    const raw = body('g1');
+    await expect(fresh.verifyCallback!(delivery(raw, fake.sign('g1', raw)), signal())).resolves.toMatchObject({ upstreamId: 'g1' });
+    expect(fake.jwksFetches()).toBe(fetches + 3);
+  });
+
+  it('keeps the keys it has when a refresh fails: a forged callback is refused (401), not a 503', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const fresh = createFalAdapter({ env: fake.env });
+    const raw = body('k1');
+    await fresh.verifyCallback!(delivery(raw, fake.sign('k1', raw)), signal());
+    const fetches = fake.jwksFetches();
+    fake.jwksDown = true;
+    try {
+      vi.setSystemTime(Date.now() + 61_000);
+      const forged = body('k2');
+      await expect(fresh.verifyCallback!(delivery(forged.replace('"OK"', '"ERROR"'), fake.sign('k2', forged)), signal())).rejects.toBeInstanceOf(CallbackRejected);
+      await expect(fresh.verifyCallback!(delivery(forged.replace('"OK"', '"ERROR"'), fake.sign('k2', forged)), signal())).rejects.toBeInstanceOf(CallbackRejected);
+      expect(fake.jwksFetches()).toBe(fetches + 1);
+      await expect(fresh.verifyCallback!(delivery(forged, fake.sign('k2', forged)), signal())).resolves.toMatchObject({ upstreamId: 'k2' });
+    } finally {
+      fake.jwksDown = false;
+    }
+  });
+
   it('finds the JWKS at FAL_JWKS_URL, else under FAL_BASE_URL, else at fal', () => {
     expect(falJwksUrl({ FAL_JWKS_URL: 'https://keys.example.com/jwks.json', FAL_BASE_URL: 'http://x' })).toBe('https://keys.example.com/jwks.json');
     expect(falJwksUrl({ FAL_BASE_URL: 'http://gateway.test/' })).toBe('http://gateway.test/.well-known/jwks.json');

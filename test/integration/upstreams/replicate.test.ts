@@ -4,6 +4,7 @@
  * Replicate's documented errors and prediction states in our codes; Cancel-After; cancel; files; webhook
  * verification. No database, no Temporal.
  */
+import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -552,6 +553,41 @@ describe('Replicate adapter: webhook verification', () => {
     await rejected({ headers: { 'content-type': 'application/json' }, rawBody: Buffer.from(raw) });
     const { 'webhook-timestamp': _dropped, ...withoutTimestamp } = headers;
     await rejected(delivery(raw, withoutTimestamp));
+  });
+
+  it('compares each decoded signature with ours in constant time (crypto.timingSafeEqual), never with ===', async () => {
+    const raw = body('p6');
+    const headers = fake.sign(raw);
+    const ours = Buffer.from(headers['webhook-signature'].slice('v1,'.length), 'base64');
+    const compared = vi.spyOn(crypto, 'timingSafeEqual');
+    try {
+      const almost = Buffer.from(ours);
+      almost[almost.length - 1] ^= 1;
+      const oneBitOff = { ...headers, 'webhook-signature': `v1,${almost.toString('base64')}` };
+      await rejected(delivery(raw, oneBitOff));
+      expect(compared).toHaveBeenCalledTimes(1);
+      expect(Buffer.from(compared.mock.calls[0][0] as Uint8Array)).toEqual(almost);
+      expect(Buffer.from(compared.mock.calls[0][1] as Uint8Array)).toEqual(ours);
+
+      await expect(adapter.verifyCallback!(delivery(raw, headers), signal())).resolves.toMatchObject({ upstreamId: 'p6' });
+      expect(compared).toHaveBeenCalledTimes(2);
+      // A signature of another length is not ours and is not compared at all (timingSafeEqual would throw).
+      await rejected(delivery(raw, { ...headers, 'webhook-signature': 'v1,c2hvcnQ=' }));
+      expect(compared).toHaveBeenCalledTimes(2);
+    } finally {
+      compared.mockRestore();
+    }
+  });
+
+  it('checks the signature over the raw bytes of the body, as they were received', async () => {
+    const id = 'p7';
+    // A prediction whose logs hold a byte that is not UTF-8: decoding it before the check would change what was signed.
+    const raw = Buffer.concat([Buffer.from(`{"id":"${id}","status":"processing","logs":"`), Buffer.from([0xff]), Buffer.from('"}')]);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const key = Buffer.from(fake.webhookSecret.slice('whsec_'.length), 'base64');
+    const signature = crypto.createHmac('sha256', key).update(`msg_raw.${timestamp}.`).update(raw).digest('base64');
+    const headers = { 'content-type': 'application/json', 'webhook-id': 'msg_raw', 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${signature}` };
+    await expect(adapter.verifyCallback!({ headers, rawBody: raw }, signal())).resolves.toMatchObject({ upstreamId: id, state: 'running' });
   });
 
   it('refuses a signed body that is not a prediction', async () => {

@@ -50,8 +50,12 @@ export interface InjectedAnswer {
 export interface FalFake extends FakeUpstream {
   /** An ADMIN-scoped key: the only one the billing events accept. */
   readonly adminKey: string;
-  /** Headers of a webhook about `requestId` with `body`, signed as fal signs. */
-  sign(requestId: string, body: string, timestamp?: number): Record<string, string>;
+  /** The fal account the webhooks are signed for (`FAL_USER_ID` in `env`). */
+  readonly userId: string;
+  /** Headers of a webhook about `requestId` with `body`, signed as fal signs (for `userId`, by default our account). */
+  sign(requestId: string, body: string, timestamp?: number, userId?: string): Record<string, string>;
+  /** While true, the JWKS answers 503 (still counted in `jwksFetches`). */
+  jwksDown: boolean;
   /** Signs from now on with a new key pair, published in place of the old one. */
   rotateKey(): void;
   injectNext(answer: InjectedAnswer): void;
@@ -109,12 +113,12 @@ export async function startFalFake(): Promise<FalFake> {
   const counts = { paid: 0, cancels: 0, jwks: 0 };
   let base = '';
 
-  const sign = (requestId: string, body: string, timestamp = Math.floor(Date.now() / 1000)) => {
+  const sign = (requestId: string, body: string, timestamp = Math.floor(Date.now() / 1000), userId = USER_ID) => {
     const digest = createHash('sha256').update(body).digest('hex');
-    const message = Buffer.from(`${requestId}\n${USER_ID}\n${timestamp}\n${digest}`, 'utf8');
+    const message = Buffer.from(`${requestId}\n${userId}\n${timestamp}\n${digest}`, 'utf8');
     return {
       'x-fal-webhook-request-id': requestId,
-      'x-fal-webhook-user-id': USER_ID,
+      'x-fal-webhook-user-id': userId,
       'x-fal-webhook-timestamp': String(timestamp),
       'x-fal-webhook-signature': signWith(null, message, keyPair.privateKey as KeyObject).toString('hex'),
     };
@@ -123,6 +127,8 @@ export async function startFalFake(): Promise<FalFake> {
   const fake = {
     apiKey,
     adminKey,
+    userId: USER_ID,
+    jwksDown: false,
     requests,
     slowMs: 8_000,
     dropCallbacks: false,
@@ -332,6 +338,7 @@ export async function startFalFake(): Promise<FalFake> {
     }
     if (req.method === 'GET' && url.pathname === '/.well-known/jwks.json') {
       counts.jwks += 1;
+      if (fake.jwksDown) return sendJson(res, 503, { detail: 'Service Unavailable' });
       const { x } = keyPair.publicKey.export({ format: 'jwk' });
       return sendJson(res, 200, { keys: [{ kty: 'OKP', crv: 'Ed25519', x, kid: createHash('sha256').update(x ?? '').digest('hex').slice(0, 16), use: 'sig', alg: 'EdDSA' }] });
     }
@@ -346,5 +353,5 @@ export async function startFalFake(): Promise<FalFake> {
   }, requests);
   base = server.url;
 
-  return Object.assign(fake, { url: server.url, env: { FAL_KEY: apiKey, FAL_BASE_URL: server.url }, close: server.close });
+  return Object.assign(fake, { url: server.url, env: { FAL_KEY: apiKey, FAL_BASE_URL: server.url, FAL_USER_ID: USER_ID }, close: server.close });
 }

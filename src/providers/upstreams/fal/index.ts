@@ -1,7 +1,8 @@
 /**
  * fal's queue API through the official `@fal-ai/client` (https://docs.fal.ai/model-apis/model-endpoints/queue):
  * submit with a webhook URL, status with queue position and logs, result, cancel; our own files go to fal's
- * storage with the client's upload. Webhooks are verified against fal's JWKS (./webhooks.ts).
+ * storage with the client's upload. Webhooks are verified against fal's JWKS and our account id, `FAL_USER_ID`
+ * (./webhooks.ts); without it no webhooks are asked for and jobs are polled.
  *
  * A request that failed is COMPLETED in the status like one that succeeded (with `error` and `error_type`
  * when fal knows why); its result request then answers with the original error status and body: that answer
@@ -46,7 +47,8 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
   const credentials = upstreamCredential('fal', options.env);
   if (!credentials) throw new Error(`${UPSTREAM_ENV.fal.credential} is not set`);
   const transport: FalTransport = { origin: upstreamOrigin('fal', options.env), timeoutMs: options.requestTimeoutMs ?? 30_000 };
-  const verifyWebhook = createWebhookVerifier(falJwksUrl(options.env), transport.timeoutMs);
+  const userId = options.env.FAL_USER_ID?.trim();
+  const verifyWebhook = userId ? createWebhookVerifier(falJwksUrl(options.env), transport.timeoutMs, userId) : undefined;
   const costOf = createCostLookup(options.env.FAL_ADMIN_KEY?.trim() || undefined, transport);
 
   /** A client for one call: cheap to make, and its fetch carries that call's signal (the upload takes none). */
@@ -134,6 +136,6 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
       }
     },
 
-    verifyCallback: (request, signal) => verifyWebhook(request, signal),
+    ...(verifyWebhook ? { verifyCallback: verifyWebhook } : {}),
   };
 }

@@ -3,9 +3,11 @@
  * Ed25519 signature (hex, `X-Fal-Webhook-Signature`) over
  *   `${X-Fal-Webhook-Request-Id}\n${X-Fal-Webhook-User-Id}\n${X-Fal-Webhook-Timestamp}\n${hex SHA-256 of the raw body}`
  * made with one of the keys of fal's JWKS (each key's `x`: a base64url Ed25519 public key), a timestamp within
- * ±300 s, and the JWKS cached for at most 24 hours.
+ * ±300 s, and the JWKS cached for at most 24 hours. The signed user id must be our fal account's (`FAL_USER_ID`): any
+ * fal account can have fal sign webhooks to our callback URL.
  *
- * The client has no call for the JWKS, so it is fetched here.
+ * The client has no call for the JWKS, so it is fetched here, sparingly: a forged callback costs us at most one fetch
+ * a minute, and while the JWKS cannot be fetched, at most one every JWKS_RETRY_AFTER_FAILURE_MS.
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { withTimeout } from '../../abort';
@@ -18,6 +20,8 @@ export const WEBHOOK_TOLERANCE_SECONDS = 300;
 const JWKS_MAX_AGE_MS = 24 * 60 * 60_000;
 /** A signature no cached key verifies makes us fetch the JWKS again, at most this often (forged callbacks are cheap). */
 const JWKS_REFRESH_INTERVAL_MS = 60_000;
+/** After a failed fetch no other is made for this long: callbacks meanwhile are checked against the keys we have. */
+export const JWKS_RETRY_AFTER_FAILURE_MS = 30_000;
 
 /** `FAL_JWKS_URL`; else, with `FAL_BASE_URL` set, that origin's `/.well-known/jwks.json`; else fal's own. */
 export function falJwksUrl(env: NodeJS.ProcessEnv): string {
@@ -36,9 +40,24 @@ function publicKeyOf(jwk: { x?: unknown }): KeyObject | undefined {
   }
 }
 
-/** The keys of fal's JWKS, cached; `refresh` asks for a newer copy (honoured once a minute). */
+/** fal's JWKS could not be fetched and no usable copy is cached: the callback cannot be checked now (answered 503). */
+export class JwksUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'JwksUnavailable';
+  }
+}
+
+/**
+ * The keys of fal's JWKS, cached. `refresh` asks for a newer copy, honoured once a minute. A fetch that fails keeps
+ * the copy we have (until its 24 hours are up) and holds off further fetches for JWKS_RETRY_AFTER_FAILURE_MS.
+ */
 function createKeyCache(jwksUrl: string, timeoutMs: number) {
-  let cached: { at: number; keys: Promise<KeyObject[]> } | undefined;
+  let keys: KeyObject[] | undefined;
+  let fetchedAt = -Infinity;
+  let attemptedAt = -Infinity;
+  let failedAt = -Infinity;
+  let fetching: Promise<KeyObject[]> | undefined;
 
   async function download(signal: AbortSignal): Promise<KeyObject[]> {
     const response = await fetch(jwksUrl, { headers: { accept: 'application/json' }, signal: withTimeout(signal, timeoutMs) });
@@ -47,17 +66,41 @@ function createKeyCache(jwksUrl: string, timeoutMs: number) {
     return (body.keys ?? []).map(publicKeyOf).filter((key): key is KeyObject => key !== undefined);
   }
 
-  return function keys(signal: AbortSignal, refresh: boolean): Promise<KeyObject[]> {
-    const age = cached ? Date.now() - cached.at : Infinity;
-    if (age >= JWKS_MAX_AGE_MS || (refresh && age >= JWKS_REFRESH_INTERVAL_MS)) {
-      const fetching = download(signal);
-      const entry = { at: Date.now(), keys: fetching };
-      cached = entry;
-      fetching.catch(() => {
-        if (cached === entry) cached = undefined;
+  function start(signal: AbortSignal): Promise<KeyObject[]> {
+    attemptedAt = Date.now();
+    fetching = download(signal)
+      .then(
+        (fresh) => {
+          keys = fresh;
+          fetchedAt = Date.now();
+          return fresh;
+        },
+        (error: unknown) => {
+          failedAt = Date.now();
+          throw new JwksUnavailable(`fal's JWKS could not be fetched: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        },
+      )
+      .finally(() => {
+        fetching = undefined;
       });
+    return fetching;
+  }
+
+  return async function current(signal: AbortSignal, refresh: boolean): Promise<KeyObject[]> {
+    const now = Date.now();
+    const usable = keys !== undefined && now - fetchedAt < JWKS_MAX_AGE_MS ? keys : undefined;
+    const wanted = usable === undefined || (refresh && now - attemptedAt >= JWKS_REFRESH_INTERVAL_MS);
+    const allowed = now - failedAt >= JWKS_RETRY_AFTER_FAILURE_MS;
+    if (fetching || (wanted && allowed)) {
+      try {
+        return await (fetching ?? start(signal));
+      } catch (error) {
+        if (usable) return usable;
+        throw error;
+      }
     }
-    return cached!.keys;
+    if (usable) return usable;
+    throw new JwksUnavailable("fal's JWKS could not be fetched a moment ago; not trying again yet");
   };
 }
 
@@ -80,8 +123,11 @@ function stateOf(rawBody: Buffer, requestId: string): UpstreamState | undefined 
   return undefined;
 }
 
-/** Verifies a fal webhook; throws `CallbackRejected` for an unsigned, forged or stale one. */
-export function createWebhookVerifier(jwksUrl: string, timeoutMs: number) {
+/**
+ * Verifies a fal webhook; throws `CallbackRejected` for an unsigned, forged or stale one, or one of another fal
+ * account, and `JwksUnavailable` when fal's keys cannot be had.
+ */
+export function createWebhookVerifier(jwksUrl: string, timeoutMs: number, accountUserId: string) {
   const keys = createKeyCache(jwksUrl, timeoutMs);
 
   return async function verifyWebhook(request: CallbackRequest, signal: AbortSignal): Promise<VerifiedCallback> {
@@ -93,6 +139,8 @@ export function createWebhookVerifier(jwksUrl: string, timeoutMs: number) {
       throw new CallbackRejected('X-Fal-Webhook-Timestamp is not within 5 minutes of now');
     }
     if (!/^[0-9a-f]{128}$/i.test(signatureHex)) throw new CallbackRejected('X-Fal-Webhook-Signature is not a hex Ed25519 signature');
+    // Before the signature: another account's callback is refused without looking at (or fetching) the keys.
+    if (userId !== accountUserId) throw new CallbackRejected('X-Fal-Webhook-User-Id is not our fal account');
     const digest = createHash('sha256').update(request.rawBody).digest('hex');
     const message = Buffer.from(`${requestId}\n${userId}\n${timestamp}\n${digest}`, 'utf8');
     const signature = Buffer.from(signatureHex, 'hex');
