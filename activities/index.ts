@@ -15,6 +15,7 @@ import { createReconcileActivities, type ReconcileActivities } from './reconcile
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/delivery';
 import { toDetail } from '../src/jobs/views';
+import { eventsUrlSignerFor } from '../src/jobs/events/eventsUrl';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
@@ -45,7 +46,14 @@ export type WorkflowQueueActivities = JobActivities &
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
   const ttl = config.jobs.outputUrlTtlSeconds;
-  return (job) => toDetail(job, (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }), ttl);
+  const eventsUrls = eventsUrlSignerFor(config);
+  return (job) =>
+    toDetail(
+      job,
+      (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }),
+      ttl,
+      eventsUrls.urlFor({ jobId: job.id, accountId: job.accountId }).url,
+    );
 }
 
 export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {

@@ -94,6 +94,14 @@ const EnvSchema = z.object({
 
   /** How long an API key is trusted without asking PostgreSQL again; a revocation takes effect within this time. */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
+  /** Event streams and `Prefer: wait` requests one account may hold open on one API process at once. */
+  OPEN_STREAMS_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  /** Event streams and `Prefer: wait` requests one API process holds open at once, all accounts together. */
+  OPEN_STREAMS_TOTAL: z.coerce.number().int().positive().default(5_000),
+  /** Request bodies one API process buffers at once, all requests together: past it, 503 with Retry-After. */
+  MAX_BUFFERED_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Origins whose pages may call the API from a browser (CORS), comma-separated; none by default. */
+  CORS_ORIGINS: z.string().default(''),
 
   /** Job workflows the workflow worker keeps in memory; the others are replayed from their history when they move. */
   WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(0).default(100),
@@ -152,10 +160,16 @@ const EnvSchema = z.object({
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
+  /** The admission deadline while admissions are slow or failing (load shedding, docs/jobs.md). */
+  JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS: z.coerce.number().int().positive().default(5_000),
+  /** Admissions one API process lets wait on Temporal at once; more are answered 503 at once. */
+  JOB_ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /** HMAC key of the job listing cursor; any stable secret. */
   JOBS_CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
   /** Lifetime of the signed output URLs a job read returns. */
   OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
+  /** How long a job's signed `eventsUrl` opens its events. */
+  EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
@@ -178,7 +192,16 @@ export interface Config {
   env: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   dataDir: string;
-  api: { host: string; port: number; publicBaseUrl: string; keepAliveTimeoutMs: number; keyCacheTtlMs: number };
+  api: {
+    host: string;
+    port: number;
+    publicBaseUrl: string;
+    keepAliveTimeoutMs: number;
+    keyCacheTtlMs: number;
+    openStreams: { perAccount: number; total: number };
+    maxBufferedBodyBytes: number;
+    corsOrigins: string[];
+  };
   console: { dev: boolean; hmrPort: number; devApiKey: string | undefined };
   database: { url: string; port: number; managed: boolean };
   temporal: {
@@ -228,7 +251,14 @@ export interface Config {
     maxOutputBytes: number;
     callbackRetentionHours: number;
   };
-  jobs: { admissionTimeoutMs: number; cursorSecret: string; outputUrlTtlSeconds: number };
+  jobs: {
+    admissionTimeoutMs: number;
+    admissionTimeoutUnderLoadMs: number;
+    admissionMaxInFlight: number;
+    cursorSecret: string;
+    outputUrlTtlSeconds: number;
+    eventsUrlTtlSeconds: number;
+  };
   observability: {
     workerMetricsPort: number;
     workerMetricsHost: string;
@@ -310,6 +340,9 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       keyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+      openStreams: { perAccount: e.OPEN_STREAMS_PER_ACCOUNT, total: e.OPEN_STREAMS_TOTAL },
+      maxBufferedBodyBytes: e.MAX_BUFFERED_BODY_BYTES,
+      corsOrigins: e.CORS_ORIGINS.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean),
     },
     console: {
       dev: e.CONSOLE_DEV,
@@ -369,8 +402,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,
+      admissionTimeoutUnderLoadMs: e.JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS,
+      admissionMaxInFlight: e.JOB_ADMISSION_MAX_IN_FLIGHT,
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
+      eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
     },
     observability: {
       workerMetricsPort: e.WORKER_METRICS_PORT,

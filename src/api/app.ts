@@ -1,8 +1,11 @@
 import express, { type Application } from 'express';
 import type { ApiDeps } from './deps';
+import { trackClientDeparture } from './middleware/clientDeparture';
+import { corsFor } from './middleware/cors';
 import { errorHandler, notFound } from './middleware/errors';
 import { requestId } from './middleware/requestId';
 import { rejectNul } from './middleware/rejectNul';
+import { createBodyReaders } from './middleware/requestBodies';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
 import { httpMetrics } from '../observability/httpMetrics';
@@ -20,8 +23,6 @@ import { uploadsRouter } from './routes/uploads';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 
-const JSON_BODY_LIMIT = '1mb';
-
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
 function jsonReplacer(_key: string, value: unknown) {
   return typeof value === 'bigint' ? Number(value) : value;
@@ -35,13 +36,16 @@ export function createApp(deps: ApiDeps): Application {
   app.set('json replacer', jsonReplacer);
   app.set('trust proxy', 'loopback');
 
+  app.use(trackClientDeparture());
   app.use(httpMetrics(deps.metrics));
   app.use(requestId());
   app.use(requestLog(deps.logger));
-  // Upstream webhooks are verified against their raw bytes, so they are read before the JSON parser.
-  app.use(upstreamCallbacksRouter(deps));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: true }));
+  const cors = corsFor(deps.config.api.corsOrigins);
+  if (cors) app.use(cors);
   app.use(rejectNul());
+  // Bodies are read by the routes that take one, once the route and the caller's credential are known.
+  const bodies = createBodyReaders({ maxBufferedBytes: deps.config.api.maxBufferedBodyBytes });
+  app.use(upstreamCallbacksRouter(deps, bodies));
 
   app.use(healthRouter(deps));
   app.use(metricsRouter(deps));
@@ -54,9 +58,9 @@ export function createApp(deps: ApiDeps): Application {
   app.use(modelsRouter(deps));
   // Before the jobs router: `/v1/jobs/events` is not a job id.
   app.use(jobEventsRouter(deps));
-  app.use(jobsRouter(deps));
+  app.use(jobsRouter(deps, bodies));
   app.use(webhooksRouter(deps));
-  app.use(uploadsRouter(deps));
+  app.use(uploadsRouter(deps, bodies));
   app.use(accountRouter(deps));
   app.use(filesRouter(deps));
 

@@ -2,10 +2,12 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { KeyAuthenticator } from './auth';
 import type { PrismaClient } from '../db/prisma';
+import type { AdmissionGate } from '../jobs/admissionGate';
 import type { JobEventHub } from '../jobs/events/hub';
 import type { Logger } from '../logger';
 import type { ApiMetrics } from '../observability/metrics';
 import type { Storage } from '../storage/storage';
+import type { OpenStreams } from './openStreams';
 
 /** Everything the HTTP layer needs, created once per process and injected. */
 export interface ApiDeps {
@@ -20,4 +22,8 @@ export interface ApiDeps {
   events: JobEventHub;
   /** This process's Prometheus metrics, served on GET /metrics. */
   metrics: ApiMetrics;
+  /** Event streams and waiting requests held open, capped per account and in total. */
+  openStreams: OpenStreams;
+  /** Job admissions of this process: submits are shed while they fail or pile up. */
+  admissions: AdmissionGate;
 }

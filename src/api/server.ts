@@ -4,6 +4,7 @@ import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
+import { admissionGateFor } from '../jobs/admissionGate';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
 import { createApiMetrics } from '../observability/metrics';
@@ -14,6 +15,7 @@ import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
 import { createKeyAuthenticator } from './auth';
 import { apiBacklogSampler } from './backlogSampler';
+import { createOpenStreams } from './openStreams';
 import type { ApiDeps } from './deps';
 
 export interface RunningApi {
@@ -36,7 +38,9 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
   const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
   const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
-  return { config, prisma, temporal, storage, logger, events, keys, metrics: createApiMetrics() };
+  const metrics = createApiMetrics();
+  const openStreams = createOpenStreams(config.api.openStreams, (kind, delta) => metrics.openStreams.inc({ kind }, delta));
+  return { config, prisma, temporal, storage, logger, events, keys, metrics, openStreams, admissions: admissionGateFor(config) };
 }
 
 /**

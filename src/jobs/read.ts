@@ -2,11 +2,12 @@
 import type { PrismaClient } from '../db/prisma';
 import { ApiError } from '../shared/errors';
 import type { Storage } from '../storage/storage';
+import type { EventsUrlSigner } from './events/eventsUrl';
 import { toDetail, type JobDetail } from './views';
 
 /** Another account's job answers exactly like a missing one, so job ids do not leak. */
 export async function getJob(
-  deps: { prisma: PrismaClient; storage: Storage; outputUrlTtlSeconds: number },
+  deps: { prisma: PrismaClient; storage: Storage; outputUrlTtlSeconds: number; eventsUrls: EventsUrlSigner },
   accountId: string,
   jobId: string,
 ): Promise<JobDetail> {
@@ -17,5 +18,6 @@ export async function getJob(
     job,
     (key, contentType) => storage.presignGet(storage.outputsBucket, key, outputUrlTtlSeconds, { contentType }),
     outputUrlTtlSeconds,
+    deps.eventsUrls.urlFor({ jobId: job.id, accountId }).url,
   );
 }

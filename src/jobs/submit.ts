@@ -29,6 +29,7 @@ import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
+import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 
 export interface SubmitDeps {
   config: Config;
@@ -36,6 +37,8 @@ export interface SubmitDeps {
   temporal: Client;
   storage: Storage;
   logger: Logger;
+  /** This process's admissions: sheds submits while they fail or pile up. */
+  admissions: AdmissionGate;
 }
 
 export interface SubmitRequest {
@@ -46,7 +49,8 @@ export interface SubmitRequest {
   webhookEvents?: WebhookEventType[];
 }
 
-export type SubmitResponse = z.infer<typeof SubmitJobResponseSchema>;
+/** The answer as stored for idempotent replays; the route adds a freshly signed `eventsUrl` to each answer. */
+export type SubmitResponse = Omit<z.infer<typeof SubmitJobResponseSchema>, 'eventsUrl'>;
 
 export interface SubmitOutcome {
   status: number;
@@ -170,9 +174,16 @@ async function admitNewJob(
   if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
   await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
   const cost = price(resolved, input, account.discountPercent);
-  await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
+  // Shed before the rate limit counts the request: a submit refused for our own trouble costs the client nothing.
+  const ticket = deps.admissions.enter();
+  try {
+    await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
+  } catch (err) {
+    ticket.abandon();
+    throw err;
+  }
 
-  const timeoutMs = deps.config.jobs.admissionTimeoutMs;
+  const { timeoutMs } = ticket;
   const timeScale = resolved.provider.adapter === 'local' ? deps.config.providers.timeScale : 1;
   const workflowInput: JobWorkflowInput = {
     jobId,
@@ -195,16 +206,19 @@ async function admitNewJob(
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
     ...(resolved.upstream ? { upstream: { route: resolved.upstream, timeoutSeconds: deps.config.upstreams.timeoutSeconds } } : {}),
   };
-  const admission = await admit(deps, workflowInput, timeoutMs, tracker);
+  const admission = await admit(deps, workflowInput, ticket, tracker);
   const headers: Record<string, string> = {};
   if (resolved.version.status === 'deprecated') headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };
 }
 
-async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: number, tracker?: SubmissionTracker): Promise<AdmissionResult> {
+async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: AdmissionTicket, tracker?: SubmissionTracker): Promise<AdmissionResult> {
   const log = deps.logger.child({ jobId: input.jobId, requestId: input.requestId });
   const startedAt = performance.now();
-  const measured = (outcome: AdmissionOutcome) => tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
+  const measured = (outcome: AdmissionOutcome) => {
+    ticket.done(outcome);
+    tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
+  };
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof jobWorkflow>('jobWorkflow', {
     workflowId: jobWorkflowId(input.jobId),
     taskQueue: deps.config.temporal.jobsTaskQueue,
@@ -215,7 +229,7 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, timeoutMs: numbe
     staticDetails: jobWorkflowDetails(input),
   });
   try {
-    const admission = await deps.temporal.withDeadline(Date.now() + timeoutMs, () =>
+    const admission = await deps.temporal.withDeadline(Date.now() + ticket.timeoutMs, () =>
       deps.temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }),
     );
     measured('admitted');

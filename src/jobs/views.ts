@@ -43,7 +43,7 @@ export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promis
   );
 }
 
-export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: number, now = new Date()): Promise<JobDetail> {
+export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: number, eventsUrl: string, now = new Date()): Promise<JobDetail> {
   const stored = job.status === 'completed' ? ((job.outputs ?? []) as unknown as JobOutput[]) : [];
   const outputs = await signOutputs(stored, signUrl);
   return {
@@ -60,6 +60,7 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
     outputs,
     outputsExpireAt: outputs.length > 0 ? new Date(now.getTime() + urlTtlSeconds * 1000).toISOString() : null,
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
+    eventsUrl,
   };
 }
 

@@ -28,8 +28,13 @@ export async function waitForTerminal(
 ): Promise<void> {
   if (seconds <= 0 || abort?.aborted) return;
   const current = await deps.prisma.job.findUnique({ where: { id: job.jobId }, select: { status: true, eventSequence: true } });
-  if (!current || TERMINAL_JOB_STATUSES.includes(current.status)) return;
+  if (!current || TERMINAL_JOB_STATUSES.includes(current.status) || abort?.aborted) return;
   const feed = await openJobEventFeed(deps.events, deps.prisma, { ...job, afterSequence: current.eventSequence });
+  // The client may have left while the feed was opening: its abort listener would come too late.
+  if (abort?.aborted) {
+    feed.close();
+    return;
+  }
   const timer = setTimeout(() => feed.close(), seconds * 1000);
   const onAbort = () => feed.close();
   abort?.addEventListener('abort', onAbort);

@@ -79,6 +79,12 @@ export function createApiMetrics(registry: Registry = newRegistry()) {
       labelNames: ['content_type'] as const,
       registers: [registry],
     }),
+    openStreams: new Gauge({
+      name: 'genmedia_open_streams',
+      help: 'Event streams (events) and Prefer: wait requests (wait) this API process holds open',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
     taskQueueBacklog: new Gauge({
       name: 'genmedia_task_queue_backlog',
       help: "Approximate tasks waiting in a task queue, from Temporal's task-queue description (sampled)",

@@ -13,7 +13,10 @@ export function notFound(): RequestHandler {
 function clientBodyError(err: unknown): ApiError | undefined {
   const e = err as { type?: string; status?: number; message?: string };
   if (e?.type === 'entity.parse.failed') return new ApiError('VALIDATION_ERROR', 'Malformed JSON body: expected a JSON object');
-  if (e?.type === 'entity.too.large') return new ApiError('VALIDATION_ERROR', 'Request body is too large');
+  if (e?.type === 'entity.too.large') {
+    const limit = (err as { limit?: number }).limit;
+    return new ApiError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limit} bytes`, { maxBytes: limit });
+  }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') {
     return new ApiError('VALIDATION_ERROR', 'Unsupported body encoding');
   }
@@ -53,6 +56,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
     }
     if (res.headersSent) return;
+    // A body left unread (refused before it was read) is not drained over a kept-alive connection: it is closed.
+    if (!req.complete) res.setHeader('Connection', 'close');
     for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json({
       success: false,

@@ -43,21 +43,28 @@ function decodedPath(rawPath: string): string {
   }
 }
 
+function refuseNulAt(where: string | undefined): void {
+  if (!where) return;
+  throw new ApiError('VALIDATION_ERROR', `${where} must not contain NUL (\\u0000) characters`, [
+    { path: where, message: 'must not contain NUL (\\u0000) characters' },
+  ]);
+}
+
 /**
  * No identifier, field or text of ours can hold a NUL character (PostgreSQL text cannot store one), so a
  * request carrying one anywhere is refused up front with the place named, instead of failing deep inside.
+ * This checks the path and the query of every request; `rejectNulInBody` checks a body once a route has read it.
  */
 export function rejectNul(): RequestHandler {
   return (req, _res, next) => {
-    const where =
-      (decodedPath(req.path).includes(NUL) ? 'path' : undefined) ??
-      findNul(req.query, 'query') ??
-      findNul(req.body, 'body');
-    if (where) {
-      throw new ApiError('VALIDATION_ERROR', `${where} must not contain NUL (\\u0000) characters`, [
-        { path: where, message: 'must not contain NUL (\\u0000) characters' },
-      ]);
-    }
+    refuseNulAt((decodedPath(req.path).includes(NUL) ? 'path' : undefined) ?? findNul(req.query, 'query'));
+    next();
+  };
+}
+
+export function rejectNulInBody(): RequestHandler {
+  return (req, _res, next) => {
+    refuseNulAt(findNul(req.body, 'body'));
     next();
   };
 }

@@ -1,12 +1,14 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { Router } from 'express';
 import { createSession } from 'better-sse';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
+import { clientDeparture } from '../middleware/clientDeparture';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi';
-import { JobEventPageSchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
+import { JobEventPageSchema, JobEventsAccessQuerySchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
 import { parseWith } from '../validate';
+import { eventsUrlSignerFor } from '../../jobs/events/eventsUrl';
 import { openJobEventFeed, type FeedPosition } from '../../jobs/events/feed';
 import { accountEventPage, findStreamableJob, jobEventPage, jobSequenceAfter, startPosition } from '../../jobs/events/read';
 import type { JobEventRow } from '../../jobs/events/rows';
@@ -49,9 +51,10 @@ registry.registerPath({
     'Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), ' +
     'then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` ' +
     '(or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which ' +
-    "tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`.",
-  security,
-  request: { params: JobIdParamsSchema, query: JobEventsQuerySchema, headers: streamHeaders },
+    "tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`; or no key at all with the " +
+    "job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`.",
+  security: [...security, {}],
+  request: { params: JobIdParamsSchema, query: JobEventsAccessQuerySchema, headers: streamHeaders },
   responses: {
     200: eventStreamResponse,
     204: { description: 'Stream requested and the job has no events after the given position: it is over' },
@@ -79,17 +82,29 @@ function wantsStream(req: Request): boolean {
   return (req.get('accept') ?? '').includes('text/event-stream');
 }
 
-/** Streams the feed as Server-Sent Events until it ends, the client leaves or the process stops. */
+/**
+ * Streams the feed as Server-Sent Events until it ends, the client leaves or the process stops. The heartbeat is
+ * ours, not better-sse's: its timer then lives exactly as long as this function, whenever the client leaves.
+ */
 async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: FeedPosition, idOf: (row: JobEventRow) => string, signUrl: SignOutputUrl) {
+  const departure = clientDeparture(res);
   const feed = await openJobEventFeed(deps.events, deps.prisma, position);
-  res.on('close', () => feed.close());
-  const session = await createSession(req, res, { keepAlive: HEARTBEAT_MS, retry: RECONNECT_HINT_MS, trustClientEventId: false });
+  const closeFeed = () => feed.close();
+  departure.addEventListener('abort', closeFeed, { once: true });
+  let heartbeat: NodeJS.Timeout | undefined;
   try {
+    if (departure.aborted) return;
+    const session = await createSession(req, res, { keepAlive: null, retry: RECONNECT_HINT_MS, trustClientEventId: false });
+    if (departure.aborted) return;
+    heartbeat = setInterval(() => res.write(':\n\n'), HEARTBEAT_MS);
     for await (const row of feed) {
-      if (!session.isConnected) break;
-      session.push(await toEventView(row, signUrl), row.type, idOf(row));
+      const view = await toEventView(row, signUrl);
+      if (departure.aborted) break;
+      session.push(view, row.type, idOf(row));
     }
   } finally {
+    clearInterval(heartbeat);
+    departure.removeEventListener('abort', closeFeed);
     feed.close();
     res.end();
   }
@@ -101,6 +116,15 @@ export function jobEventsRouter(deps: ApiDeps): Router {
   const { storage } = deps;
   const ttl = deps.config.jobs.outputUrlTtlSeconds;
   const signUrl: SignOutputUrl = (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType });
+
+  /** A key with `check_status`, or the job's signed events URL, which opens this job's events and nothing else. */
+  const eventsUrls = eventsUrlSignerFor(deps.config);
+  const jobEventsAccess: RequestHandler = (req, res, next) => {
+    const { token } = parseWith(JobEventsAccessQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    if (token === undefined) return statusScope(req, res, next);
+    res.locals.eventsUrlAccountId = eventsUrls.verify(String(req.params.jobId), token);
+    next();
+  };
 
   const positionOf = (req: Request) => {
     const query = parseWith(JobEventsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
@@ -116,17 +140,20 @@ export function jobEventsRouter(deps: ApiDeps): Router {
       res.json(await accountEventPage(deps.prisma, accountId, given ?? 0n, limit, signUrl));
       return;
     }
+    deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
     // Without a position the account stream starts now: an account's whole history is for the JSON pages.
     const position = { accountId, afterAccountSequence: given ?? ('live' as const) };
     await streamFeed(req, res, deps, position, (row) => row.accountSequence.toString(), signUrl);
   });
 
-  router.get('/v1/jobs/:jobId/events', statusScope, async (req, res) => {
+  router.get('/v1/jobs/:jobId/events', jobEventsAccess, async (req, res) => {
     const { given, limit } = positionOf(req);
     const after = given ?? 0n;
-    const accountId = getAuth(res).account.id;
+    const accountId = (res.locals.eventsUrlAccountId as string | undefined) ?? getAuth(res).account.id;
+    const stream = wantsStream(req);
+    if (stream) deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
     const job = await findStreamableJob(deps.prisma, accountId, String(req.params.jobId));
-    if (!wantsStream(req)) {
+    if (!stream) {
       res.json(await jobEventPage(deps.prisma, job.jobId, after, limit, signUrl));
       return;
     }

@@ -1,7 +1,9 @@
-import { Router, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
+import { clientDeparture } from '../middleware/clientDeparture';
 import type { ApiDeps } from '../deps';
+import type { BodyReaders } from '../middleware/requestBodies';
 import { bearerAuth, errorResponse, errorResponses, registry, responseHeaders } from '../openapi';
 import {
   CancelJobResponseSchema,
@@ -19,18 +21,12 @@ import { parseWith } from '../validate';
 import { cancelJob } from '../../jobs/cancel';
 import { estimateJob } from '../../jobs/estimate';
 import { listJobs } from '../../jobs/list';
+import { eventsUrlSignerFor } from '../../jobs/events/eventsUrl';
 import { getJob } from '../../jobs/read';
 import { submitJob, type SubmitOutcome } from '../../jobs/submit';
 import { trackSubmission } from '../../observability/submitMetrics';
 import { MAX_WAIT_SECONDS, parseWaitPreference, waitForTerminal } from '../../jobs/wait';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
-
-/** Aborts when the client closes the connection before the answer is sent. */
-function abortedWhenClientLeaves(res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.on('close', () => controller.abort());
-  return controller.signal;
-}
 
 const waitHeader = z.object({
   Prefer: z
@@ -147,14 +143,20 @@ registry.registerPath({
   },
 });
 
-export function jobsRouter(deps: ApiDeps): Router {
+/** The documented bound of a job request: the model's input, prompts and file URLs included. */
+const JOB_REQUEST_BODY_LIMIT = 1024 * 1024;
+
+export function jobsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
   const router = Router();
 
   const submitScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
-  const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds };
+  const eventsUrls = eventsUrlSignerFor(deps.config);
+  const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds, eventsUrls };
 
-  router.post('/v1/jobs/submit', submitScope, async (req, res) => {
+  const jobRequestBody = bodies.json(JOB_REQUEST_BODY_LIMIT);
+
+  router.post('/v1/jobs/submit', submitScope, ...jobRequestBody, async (req, res) => {
     const tracker = trackSubmission(deps.metrics);
     const caller = getAuth(res);
     let wait: number | null;
@@ -162,6 +164,8 @@ export function jobsRouter(deps: ApiDeps): Router {
     try {
       const body = parseWith(SubmitJobRequestSchema, req.body ?? {});
       wait = parseWaitPreference(req.get('prefer'));
+      // Refused before anything is charged: a client over its cap retries the whole request.
+      if (wait !== null) deps.openStreams.holdUntil(clientDeparture(res), caller.account.id, 'wait');
       outcome = await submitJob(deps, caller, body, {
         requestId: String(res.locals.requestId),
         idempotencyKey: req.get('idempotency-key'),
@@ -175,17 +179,18 @@ export function jobsRouter(deps: ApiDeps): Router {
     for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
     res.setHeader('Location', `/v1/jobs/${encodeURIComponent(outcome.body.jobId)}`);
     if (wait === null) {
-      res.status(outcome.status).json(outcome.body);
+      const { url: eventsUrl } = eventsUrls.urlFor({ jobId: outcome.body.jobId, accountId: caller.account.id });
+      res.status(outcome.status).json({ ...outcome.body, eventsUrl });
       return;
     }
     const job = { accountId: caller.account.id, jobId: outcome.body.jobId };
-    await waitForTerminal(deps, job, wait, abortedWhenClientLeaves(res));
+    await waitForTerminal(deps, job, wait, clientDeparture(res));
     const detail = await getJob(readDeps, job.accountId, job.jobId);
     res.setHeader('Preference-Applied', `wait=${wait}`);
     res.status(outcome.status).json({ ...detail, requestId: outcome.body.requestId });
   });
 
-  router.post('/v1/jobs/estimate', statusScope, async (req, res) => {
+  router.post('/v1/jobs/estimate', statusScope, ...jobRequestBody, async (req, res) => {
     const body = parseWith(EstimateRequestSchema, req.body ?? {});
     res.json(await estimateJob(deps.prisma, getAuth(res), body));
   });
@@ -198,6 +203,7 @@ export function jobsRouter(deps: ApiDeps): Router {
   router.get('/v1/jobs/:jobId', statusScope, async (req, res) => {
     const wait = parseWaitPreference(req.get('prefer'));
     const job = { accountId: getAuth(res).account.id, jobId: String(req.params.jobId) };
+    if (wait !== null) deps.openStreams.holdUntil(clientDeparture(res), job.accountId, 'wait');
     const detail = await getJob(readDeps, job.accountId, job.jobId);
     if (wait === null) {
       res.json(detail);
@@ -208,7 +214,7 @@ export function jobsRouter(deps: ApiDeps): Router {
       res.json(detail);
       return;
     }
-    await waitForTerminal(deps, job, wait, abortedWhenClientLeaves(res));
+    await waitForTerminal(deps, job, wait, clientDeparture(res));
     res.json(await getJob(readDeps, job.accountId, job.jobId));
   });
 

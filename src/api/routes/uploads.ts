@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
+import type { BodyReaders } from '../middleware/requestBodies';
 import { bearerAuth, errorResponses, registry } from '../openapi';
 import { parseWith } from '../validate';
 import {
@@ -48,11 +49,14 @@ registry.registerPath({
   },
 });
 
-export function uploadsRouter(deps: ApiDeps): Router {
+/** A presign request names a content type, a file name and a size: a few hundred bytes. */
+const PRESIGN_BODY_LIMIT = 16 * 1024;
+
+export function uploadsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
   const router = Router();
   const auth = requireApiKey(deps.keys, { credential: 'bearer', scope: 'upload' });
 
-  router.post('/v1/uploads/presign', auth, async (req, res) => {
+  router.post('/v1/uploads/presign', auth, ...bodies.json(PRESIGN_BODY_LIMIT), async (req, res) => {
     const body = parseWith(PresignRequestSchema, req.body ?? {});
     if (!isUploadContentType(body.contentType)) {
       throw new ApiError('INVALID_CONTENT_TYPE', `contentType "${body.contentType}" is not allowed`, {

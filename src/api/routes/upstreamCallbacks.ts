@@ -4,18 +4,20 @@
  * exactly as the upstream documents it; an unsigned, forged or replayed callback gets 401, one about a
  * generation we do not know gets 404, and neither changes anything.
  */
-import express, { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { createUpstreamJobStore } from '../../jobs/upstreamStore';
-import { upstreamCallbackPath } from '../../providers/upstreams/callbackUrl';
+import { CALLBACK_SIGNATURE_HEADERS, upstreamCallbackPath } from '../../providers/upstreams/callbackUrl';
 import { CallbackRejected, isUpstreamId, UPSTREAM_IDS, type UpstreamAdapter, type UpstreamId } from '../../providers/upstreams/types';
 import { ApiError } from '../../shared/errors';
 import { jobWorkflowId } from '../../shared/temporal';
 import { upstreamCallbackSignal } from '../../shared/upstreams';
 import type { ApiDeps } from '../deps';
+import type { BodyReaders } from '../middleware/requestBodies';
 import { errorResponses, PUBLIC, registry } from '../openapi';
 
-const CALLBACK_BODY_LIMIT = '10mb';
+/** A callback tells the state of one generation (fal and Replicate send its output URLs and logs, not files). */
+const CALLBACK_BODY_LIMIT = 1024 * 1024;
 
 registry.registerPath({
   method: 'post',
@@ -35,7 +37,7 @@ registry.registerPath({
   },
 });
 
-export function upstreamCallbacksRouter(deps: ApiDeps): Router {
+export function upstreamCallbacksRouter(deps: ApiDeps, bodies: BodyReaders): Router {
   const router = Router();
   const store = createUpstreamJobStore(deps.prisma);
   const adapters = new Map<UpstreamId, UpstreamAdapter | null>();
@@ -58,10 +60,23 @@ export function upstreamCallbacksRouter(deps: ApiDeps): Router {
     return adapters.get(id) ?? null;
   };
 
-  router.post(upstreamCallbackPath(':upstream' as UpstreamId), express.raw({ type: () => true, limit: CALLBACK_BODY_LIMIT }), async (req, res) => {
+  /** The upstream is known, takes callbacks and the signature headers are there: only then is the body read. */
+  const acceptedUpstream: RequestHandler = async (req, res, next) => {
     const id = String(req.params.upstream);
     const adapter = isUpstreamId(id) ? await verifierFor(id) : null;
-    if (!adapter?.verifyCallback) throw new ApiError('NOT_FOUND', `No callbacks are taken for upstream ${id}`);
+    if (!adapter?.verifyCallback) {
+      throw new ApiError('NOT_FOUND', `No callbacks are taken for upstream ${id}`);
+    }
+    const missing = (CALLBACK_SIGNATURE_HEADERS[id as UpstreamId] ?? []).filter((name) => !req.get(name));
+    if (missing.length > 0) {
+      throw new ApiError('UNAUTHORIZED', `Callback rejected: missing ${missing.join(', ')}`);
+    }
+    res.locals.upstream = { id, adapter };
+    next();
+  };
+
+  router.post(upstreamCallbackPath(':upstream' as UpstreamId), acceptedUpstream, ...bodies.raw(CALLBACK_BODY_LIMIT), async (req, res) => {
+    const { id, adapter } = res.locals.upstream as { id: UpstreamId; adapter: Required<Pick<UpstreamAdapter, 'verifyCallback'>> };
 
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;

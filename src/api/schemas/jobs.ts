@@ -57,6 +57,7 @@ export const SubmitJobResponseSchema = z
     status: z.literal('pending'),
     estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
     costMicroCents: z.number().int(),
+    eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
   })
   .openapi('SubmitJobResponse');
 
@@ -143,6 +144,7 @@ export const JobDetailSchema = JobListEntrySchema.extend({
     })
     .nullable()
     .openapi({ description: 'The generation at the real upstream that runs this job; null for built-in models and before the upstream accepted it' }),
+  eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
 }).openapi('JobDetail');
 
 export const SubmittedJobSchema = JobDetailSchema.extend({ requestId: z.string() }).openapi('SubmittedJob');
@@ -195,6 +197,14 @@ export const JobEventsQuerySchema = z.object({
     .max(MAX_EVENT_PAGE_SIZE, `limit must be at most ${MAX_EVENT_PAGE_SIZE}`)
     .default(DEFAULT_EVENT_PAGE_SIZE)
     .openapi({ description: `JSON answers only: events per page, 1-${MAX_EVENT_PAGE_SIZE}` }),
+});
+
+/** One job's events also open with the job's signed `eventsUrl`, whose token stands in for an API key. */
+export const JobEventsAccessQuerySchema = JobEventsQuerySchema.extend({
+  token: z
+    .string()
+    .optional()
+    .openapi({ description: "The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource)" }),
 });
 
 export const LastEventIdSchema = eventPosition;

@@ -163,6 +163,34 @@ describe('POST /v1/jobs/submit errors', () => {
       await api.stop();
     }
   });
+
+  it('sheds submits at once while admissions keep failing, instead of letting each wait out its deadline', async () => {
+    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', JOB_ADMISSION_TIMEOUT_MS: '3000', JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS: '400' });
+    const api: RunningApi = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
+    try {
+      const account = await createTestAccount(stack.prisma);
+      const answers: { ms: number; status: number; code: string; retryAfter: string | null; reason?: string }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const started = performance.now();
+        const res = await post(`${api.url}/v1/jobs/submit`, account.apiKey, imageJob());
+        answers.push({ ms: performance.now() - started, status: res.status, code: res.body.error.code, retryAfter: res.headers.get('retry-after'), reason: res.body.error.details?.reason });
+      }
+      expect(answers.every((a) => a.status === 503 && a.code === 'PUBSUB_PUBLISH_FAILED')).toBe(true);
+      // The first waits its full deadline; the next wait the short one; then the gate sheds without waiting at all.
+      expect(answers[0].ms).toBeGreaterThanOrEqual(2_900);
+      expect(answers[1].ms).toBeLessThan(2_000);
+      const shed = answers.filter((a) => a.reason === 'failing');
+      expect(shed.length).toBeGreaterThanOrEqual(6);
+      for (const a of shed) {
+        expect(a.ms).toBeLessThan(300);
+        expect(a.retryAfter).toBe('2');
+      }
+      expect(await balance(account.accountId)).toBe(100_000_000n);
+      expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
+    } finally {
+      await api.stop();
+    }
+  });
 });
 
 describe('POST /v1/jobs/submit success', () => {

@@ -10,6 +10,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Work
 import type { Scope } from '../../../src/accounts/apiKeys';
 import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApiMetrics } from '../../../src/observability/metrics';
+import { createOpenStreams } from '../../../src/api/openStreams';
+import { admissionGateFor } from '../../../src/jobs/admissionGate';
 import { createApp } from '../../../src/api/app';
 import type { ApiDeps } from '../../../src/api/deps';
 import { loadConfig, type Config } from '../../../src/config';
@@ -91,7 +93,7 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
       const events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
       hubs.push(events);
       const keys = createKeyAuthenticator(prisma, { ttlMs: apiConfig.api.keyCacheTtlMs });
-      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events, keys, metrics: createApiMetrics() };
+      const deps: ApiDeps = { config: apiConfig, prisma, storage, temporal, logger, events, keys, metrics: createApiMetrics(), openStreams: createOpenStreams(apiConfig.api.openStreams, () => undefined), admissions: admissionGateFor(apiConfig) };
       server.on('request', createApp(deps));
       return { baseUrl, deps };
     },

@@ -15,6 +15,8 @@ import type { ProviderActivities } from '../../../activities/provider';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApiMetrics } from '../../../src/observability/metrics';
+import { createOpenStreams } from '../../../src/api/openStreams';
+import { admissionGateFor } from '../../../src/jobs/admissionGate';
 import { createApp } from '../../../src/api/app';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { createJobEventHub, type JobEventHub } from '../../../src/jobs/events/hub';
@@ -94,7 +96,7 @@ beforeAll(async () => {
   const logger = createLogger('webhooks-test', 'silent');
   events = createJobEventHub({ prisma, databaseUrl: config.database.url, logger });
   const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
-  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events, keys, metrics: createApiMetrics() });
+  const app = createApp({ config, prisma, temporal: env.client, storage: {} as Storage, logger, events, keys, metrics: createApiMetrics(), openStreams: createOpenStreams(config.api.openStreams, () => undefined), admissions: admissionGateFor(config) });
   await new Promise<void>((resolve) => {
     api = app.listen(0, '127.0.0.1', () => resolve());
   });

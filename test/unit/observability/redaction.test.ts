@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactFileIds, redactObjectKeys } from '../../../src/observability/redaction';
+import { redactFileIds, redactObjectKeys, redactTokens } from '../../../src/observability/redaction';
 import { redactSpan } from '../../../src/observability/traceRedaction';
 
 const FILE_ID = 'file_3kTMd9Qx0vLw7bYz1aR5nC';
@@ -12,6 +12,15 @@ describe('redactFileIds', () => {
     expect(redactFileIds(`/v1/uploads/${FILE_ID}`)).toBe('/v1/uploads/:fileId');
     expect(redactFileIds(`acct_1/${FILE_ID}`)).toBe('acct_1/:fileId');
     expect(redactFileIds('/v1/jobs/job_1')).toBe('/v1/jobs/job_1');
+  });
+});
+
+describe('redactTokens', () => {
+  it("hides the token of a job's signed events URL, in a URL or a bare query", () => {
+    expect(redactTokens('/v1/jobs/job_1/events?token=1795.acc_1.c2ln&since=3')).toBe('/v1/jobs/job_1/events?token=:token&since=3');
+    expect(redactTokens('since=3&token=1795.acc_1.c2ln')).toBe('since=3&token=:token');
+    expect(redactTokens('token=1795.acc_1.c2ln')).toBe('token=:token');
+    expect(redactTokens('/v1/jobs?mytoken=x&status=failed')).toBe('/v1/jobs?mytoken=x&status=failed');
   });
 });
 
@@ -35,13 +44,25 @@ describe('redactSpan', () => {
   it('redacts the name, attributes, event attributes and status message, and a storage path’s separate query', () => {
     const span = {
       name: `GET /v1/files/${FILE_ID}`,
-      attributes: { 'url.path': '/genmedia-outputs', 'url.query': 'list-type=2&prefix=job_1%2F', 'http.response.status_code': 200, tags: [`/v1/uploads/${FILE_ID}`] },
+      attributes: {
+        'url.path': '/genmedia-outputs',
+        'url.query': 'list-type=2&prefix=job_1%2F',
+        'http.response.status_code': 200,
+        tags: [`/v1/uploads/${FILE_ID}`],
+        'http.target': '/v1/jobs/job_1/events?token=1795.acc_1.c2ln',
+      },
       events: [{ name: 'exception', time: [0, 0] as [number, number], attributes: { 'exception.message': `input file https://a.example/v1/files/${FILE_ID} could not be fetched` } }],
       status: { code: 2, message: `no such object genmedia-uploads/acct_1/${FILE_ID}` },
     };
     redactSpan(span, BUCKETS);
     expect(span.name).toBe('GET /v1/files/:fileId');
-    expect(span.attributes).toEqual({ 'url.path': '/genmedia-outputs', 'url.query': ':query', 'http.response.status_code': 200, tags: ['/v1/uploads/:fileId'] });
+    expect(span.attributes).toEqual({
+      'url.path': '/genmedia-outputs',
+      'url.query': ':query',
+      'http.response.status_code': 200,
+      tags: ['/v1/uploads/:fileId'],
+      'http.target': '/v1/jobs/job_1/events?token=:token',
+    });
     expect(span.events[0].attributes['exception.message']).toBe('input file https://a.example/v1/files/:fileId could not be fetched');
     expect(span.status.message).toBe('no such object genmedia-uploads/acct_1/:fileId');
   });

@@ -210,7 +210,7 @@ export interface paths {
         };
         /**
          * Follow one job's events
-         * @description Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` (or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`.
+         * @description Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` (or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`; or no key at all with the job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`.
          */
         get: operations["listJobEvents"];
         put?: never;
@@ -570,6 +570,11 @@ export interface components {
                 stage: string | null;
                 queuePosition: number | null;
             } | null;
+            /**
+             * Format: uri
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one
+             */
+            eventsUrl: string;
         };
         JobOutput: {
             /**
@@ -603,7 +608,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -823,6 +828,11 @@ export interface components {
             /** Format: date-time */
             estimatedCompletionTime: string;
             costMicroCents: number;
+            /**
+             * Format: uri
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one
+             */
+            eventsUrl: string;
         };
         SubmittedJob: components["schemas"]["JobDetail"] & {
             requestId: string;
@@ -1844,6 +1854,8 @@ export interface operations {
                 since?: string;
                 /** @description JSON answers only: events per page, 1-1000 */
                 limit?: number;
+                /** @description The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource) */
+                token?: string;
             };
             header?: {
                 /** @description Resume after this position; wins over `since` */

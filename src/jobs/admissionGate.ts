@@ -1,0 +1,135 @@
+/**
+ * Load shedding before Update-with-Start. When Temporal is restarting or the workflow worker is behind, an admission
+ * can only wait out its deadline and answer 503, and the workflow it started adds to the very backlog that made it
+ * late; the client's retries then keep that backlog up. So each API process watches its own admissions and, while
+ * they fail or pile up, answers new submits at once with 503 and Retry-After instead of adding to the pile:
+ *
+ * - at most `maxInFlight` admissions wait on Temporal at once;
+ * - when most of the recent admissions ended unknown (deadline passed, Temporal unreachable), the gate opens: submits
+ *   are shed, one probe at a time is let through, and the first admitted probe closes it again;
+ * - while admissions are slow (a backlog) or failing, the ones let through wait `shortTimeoutMs` instead of the full
+ *   deadline, so a backlog is not fed by requests whose answer would come too late anyway.
+ *
+ * Nothing is charged for a shed submit: it never reaches the workflow.
+ */
+import type { AdmissionOutcome } from '../observability/submitMetrics';
+import { ApiError } from '../shared/errors';
+
+export interface AdmissionGateOptions {
+  maxInFlight: number;
+  timeoutMs: number;
+  shortTimeoutMs: number;
+  clock?: () => number;
+}
+
+export interface AdmissionTicket {
+  /** How long this admission may wait on Temporal. */
+  timeoutMs: number;
+  /** Reports how the admission ended; once. */
+  done(outcome: AdmissionOutcome): void;
+  /** The submit ended before its admission was tried (a rate limit, say): nothing is learnt from it. */
+  abandon(): void;
+}
+
+export interface AdmissionGate {
+  /** A ticket to try an admission now, or 503 PUBSUB_PUBLISH_FAILED with Retry-After when shedding. */
+  enter(): AdmissionTicket;
+  /** For tests and metrics: whether submits are being shed for failing admissions. */
+  state(): { inFlight: number; open: boolean };
+}
+
+/** How far back the recent outcomes reach. */
+const WINDOW_MS = 10_000;
+/** Fewer recent outcomes than this say nothing about health. */
+const MIN_SAMPLES = 4;
+const FAILING_SHARE = 0.5;
+/** While open, one probe at most this often. */
+const PROBE_INTERVAL_MS = 1_000;
+const RETRY_AFTER_SECONDS = { crowded: 1, failing: 2 } as const;
+/** An admission takes a workflow task or two, milliseconds when healthy: one slower than this signals a backlog. */
+const SLOW_MS = 5_000;
+
+interface Recent {
+  at: number;
+  outcome: AdmissionOutcome;
+  slow: boolean;
+}
+
+export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGate {
+  const clock = options.clock ?? Date.now;
+  const recent: Recent[] = [];
+  let inFlight = 0;
+  let open = false;
+  let probing = false;
+  let lastProbeAt = 0;
+
+  const forget = (now: number) => {
+    while (recent.length > 0 && recent[0].at < now - WINDOW_MS) recent.shift();
+  };
+
+  const failing = () => recent.length >= MIN_SAMPLES && recent.filter((r) => r.outcome === 'unknown').length / recent.length >= FAILING_SHARE;
+  // A crowd alone is not a backlog (a burst of submits is admitted in milliseconds each); slow or lost answers are.
+  const strained = () => open || recent.some((r) => r.slow || r.outcome === 'unknown');
+
+  function shed(reason: keyof typeof RETRY_AFTER_SECONDS): never {
+    const retryAfterSeconds = RETRY_AFTER_SECONDS[reason];
+    const why = reason === 'crowded' ? 'too many jobs are being queued at once' : 'job queueing is failing for the moment';
+    throw new ApiError('PUBSUB_PUBLISH_FAILED', `The job could not be queued (${why}); nothing was charged. Retry the request.`, { reason, retryAfterSeconds }, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+
+  return {
+    enter() {
+      const now = clock();
+      forget(now);
+      if (!open && failing()) open = true;
+      let probe = false;
+      if (open) {
+        if (probing || now - lastProbeAt < PROBE_INTERVAL_MS) shed('failing');
+        probe = true;
+        probing = true;
+        lastProbeAt = now;
+      } else if (inFlight >= options.maxInFlight) {
+        shed('crowded');
+      }
+      const timeoutMs = strained() ? Math.min(options.shortTimeoutMs, options.timeoutMs) : options.timeoutMs;
+      inFlight += 1;
+      const startedAt = now;
+      let finished = false;
+      const finish = () => {
+        if (finished) return false;
+        finished = true;
+        inFlight -= 1;
+        if (probe) probing = false;
+        return true;
+      };
+      return {
+        timeoutMs,
+        abandon() {
+          if (finish() && probe) lastProbeAt = 0;
+        },
+        done(outcome) {
+          if (!finish()) return;
+          const at = clock();
+          recent.push({ at, outcome, slow: at - startedAt >= SLOW_MS });
+          // A probe that got through shows Temporal admits again; the failures before it no longer count.
+          if (open && outcome !== 'unknown') {
+            open = false;
+            recent.splice(0, recent.length - 1);
+          }
+        },
+      };
+    },
+    state: () => ({ inFlight, open }),
+  };
+}
+
+/** The gate of an API process, from JOB_ADMISSION_TIMEOUT_MS, JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS and JOB_ADMISSION_MAX_IN_FLIGHT. */
+export function admissionGateFor(config: { jobs: { admissionTimeoutMs: number; admissionTimeoutUnderLoadMs: number; admissionMaxInFlight: number } }): AdmissionGate {
+  return createAdmissionGate({
+    maxInFlight: config.jobs.admissionMaxInFlight,
+    timeoutMs: config.jobs.admissionTimeoutMs,
+    shortTimeoutMs: config.jobs.admissionTimeoutUnderLoadMs,
+  });
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { createAdmissionGate } from '../../../src/jobs/admissionGate';
+import { ApiError } from '../../../src/shared/errors';
+
+function gate(maxInFlight = 4) {
+  let now = 1_000_000;
+  const admissions = createAdmissionGate({ maxInFlight, timeoutMs: 20_000, shortTimeoutMs: 5_000, clock: () => now });
+  return { admissions, advance: (ms: number) => (now += ms) };
+}
+
+function shedding(enter: () => unknown): ApiError {
+  try {
+    enter();
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected the submit to be shed');
+}
+
+describe('admission gate', () => {
+  it('shortens the wait after a slow admission, a sign of backlog, until it leaves the window', () => {
+    const { admissions, advance } = gate();
+    const slow = admissions.enter();
+    advance(6_000);
+    slow.done('admitted');
+    expect(admissions.enter().timeoutMs).toBe(5_000);
+    advance(10_001);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
+  });
+
+  it('lets healthy admissions wait the full deadline', () => {
+    const { admissions, advance } = gate();
+    for (let i = 0; i < 10; i++) {
+      const ticket = admissions.enter();
+      expect(ticket.timeoutMs).toBe(20_000);
+      advance(20);
+      ticket.done('admitted');
+    }
+  });
+
+  it('sheds at once past its admissions in flight, with Retry-After', () => {
+    const { admissions } = gate(4);
+    const tickets = [admissions.enter(), admissions.enter(), admissions.enter()];
+    expect(admissions.enter().timeoutMs).toBe(20_000);
+    const shed = shedding(() => admissions.enter());
+    expect(shed).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', status: 503, headers: { 'Retry-After': '1' }, details: { reason: 'crowded' } });
+    tickets[0].done('admitted');
+    expect(() => admissions.enter()).not.toThrow();
+  });
+
+  it('opens when most recent admissions end unknown, lets one probe through a second, and closes on an admitted probe', () => {
+    const { admissions, advance } = gate(100);
+    for (let i = 0; i < 4; i++) {
+      const ticket = admissions.enter();
+      advance(2_000);
+      ticket.done('unknown');
+    }
+    const probe = admissions.enter();
+    expect(probe.timeoutMs).toBe(5_000);
+    expect(admissions.state().open).toBe(true);
+    expect(shedding(() => admissions.enter())).toMatchObject({ headers: { 'Retry-After': '2' }, details: { reason: 'failing' } });
+    advance(1_500);
+    // Still one probe at a time, however long it takes.
+    expect(shedding(() => admissions.enter()).details).toMatchObject({ reason: 'failing' });
+    probe.done('unknown');
+    // The probe interval has passed: the next submit probes, and the one after it waits for that probe.
+    const second = admissions.enter();
+    expect(shedding(() => admissions.enter()).details).toMatchObject({ reason: 'failing' });
+    advance(100);
+    second.done('admitted');
+    expect(admissions.state().open).toBe(false);
+    expect(() => admissions.enter()).not.toThrow();
+  });
+
+  it('forgets failures older than its window, and learns nothing from abandoned tickets', () => {
+    const { admissions, advance } = gate(100);
+    for (let i = 0; i < 4; i++) admissions.enter().done('unknown');
+    advance(11_000);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
+    const abandoned = admissions.enter();
+    abandoned.abandon();
+    abandoned.done('unknown');
+    expect(admissions.state()).toMatchObject({ open: false });
+  });
+});
