@@ -3,16 +3,14 @@
  * (from --base-url, GENMEDIA_BASE_URL or a saved login) unless the user insists with --allow-insecure-http. A
  * receiver on this machine's own network address stands in for the remote API and records whatever reaches it.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/config';
+import { runCli, type CliRun } from '../../support/cli';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'genmedia.js');
 const KEY = 'gm_test_key_that_must_not_travel_in_clear';
 
 /** This machine's address on its network (not loopback); 0.0.0.0 (also this machine) when it has none. */
@@ -53,27 +51,8 @@ function tempDir(prefix: string): string {
   return mkdtempSync(path.join(os.tmpdir(), `genmedia-cli-${prefix}-`));
 }
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
-async function cli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliRun> {
-  const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: tempDir('cwd'), env }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(input);
-  });
-  let json: any;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...result, json };
+function cli(args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<CliRun> {
+  return runCli(args, { env, cwd: tempDir('cwd'), input });
 }
 
 function envWith(vars: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -2,18 +2,16 @@
  * The user CLI as a person uses it: `genmedia run` in a real terminal (tmux) with its progress bar and saved files,
  * Ctrl-C on a pending job, and every command's --json output for scripts.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/config';
 import { post } from '../../support/api';
+import { CLI_BIN, runCli, type CliRun } from '../../support/cli';
 import { createTestAccount, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
 import { Terminal } from '../../support/tmux';
 
-const BIN = path.join(REPO_ROOT, 'bin', 'genmedia.js');
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 /** No worker serves lumina in this stack: its jobs stay pending. */
 const NEVER_STARTS = 'lumina/lumi-xl/text-to-image';
@@ -44,32 +42,13 @@ function userEnv(who: TestAccount | null = account, configDir = tempDir('config'
   return env;
 }
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 /** `genmedia ...` without a terminal, as a script runs it. */
-async function cli(args: string[], env = userEnv(), input?: string): Promise<CliRun> {
-  const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: tempDir('cwd'), env }, (err, stdout, stderr) =>
-      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin?.end(input ?? '');
-  });
-  let json: any;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { ...result, json };
+function cli(args: string[], env = userEnv(), input?: string): Promise<CliRun> {
+  return runCli(args, { env, cwd: tempDir('cwd'), input });
 }
 
 async function inTerminal(args: string[], cwd: string, env = userEnv()): Promise<Terminal> {
-  const terminal = await Terminal.start([process.execPath, BIN, ...args], { cwd, env });
+  const terminal = await Terminal.start([process.execPath, CLI_BIN, ...args], { cwd, env });
   terminals.push(terminal);
   return terminal;
 }
