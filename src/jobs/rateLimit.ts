@@ -17,12 +17,18 @@ interface WindowRow {
   retry_after: number;
 }
 
+/** A request counted in its windows, which can take its counts back when it ends up changing nothing. */
+export interface CountedRequest {
+  takeBack(): Promise<void>;
+}
+
 /**
  * Counts one request in both windows in one statement (one round trip on every accepted request); throws 429
  * RATE_LIMIT_EXCEEDED with Retry-After when a window is full. A refused request takes its counts back, so it counts
- * in neither window; between the two statements a concurrent request at the very limit may see it counted.
+ * in neither window; between the two statements a concurrent request at the very limit may see it counted. So does
+ * a request the caller later refuses for another reason (`takeBack`): only submits that made a job count.
  */
-export async function consumeRateLimit(prisma: PrismaClient, accountId: string, scope: string, limits: RateLimits): Promise<void> {
+export async function consumeRateLimit(prisma: PrismaClient, accountId: string, scope: string, limits: RateLimits): Promise<CountedRequest> {
   const minuteScope = `${scope}:minute`;
   const dayScope = `${scope}:day`;
   const rows = await prisma.$queryRaw<WindowRow[]>`
@@ -32,18 +38,23 @@ export async function consumeRateLimit(prisma: PrismaClient, accountId: string, 
     RETURNING scope, window_start, count,
       ceil(extract(epoch FROM (window_start + CASE WHEN scope = ${minuteScope} THEN interval '1 minute' ELSE interval '1 day' END - now())))::int
         AS retry_after`;
+  let counted = true;
+  const takeBack = async () => {
+    if (!counted) return;
+    counted = false;
+    for (const row of rows) {
+      await prisma.$executeRaw`
+        UPDATE rate_limit_counters SET count = count - 1
+        WHERE account_id = ${accountId} AND scope = ${row.scope} AND window_start = ${row.window_start}::timestamptz`;
+    }
+  };
   const windows = [
     { window: 'minute' as const, limit: limits.requestsPerMinute, row: rows.find((r) => r.scope === minuteScope) },
     { window: 'day' as const, limit: limits.requestsPerDay, row: rows.find((r) => r.scope === dayScope) },
   ];
   const full = windows.find((w) => w.row !== undefined && w.row.count > w.limit);
-  if (!full) return;
-  for (const { row } of windows) {
-    if (!row) continue;
-    await prisma.$executeRaw`
-      UPDATE rate_limit_counters SET count = count - 1
-      WHERE account_id = ${accountId} AND scope = ${row.scope} AND window_start = ${row.window_start}::timestamptz`;
-  }
+  if (!full) return { takeBack };
+  await takeBack();
   const retryAfterSeconds = Math.max(1, full.row!.retry_after);
   throw new ApiError(
     'RATE_LIMIT_EXCEEDED',

@@ -23,7 +23,7 @@ import { checkWebhookUrl } from '../webhooks/addressGuard';
 import type { jobWorkflow } from '../../workflows/job';
 import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
-import { consumeRateLimit } from './rateLimit';
+import { consumeRateLimit, type CountedRequest } from './rateLimit';
 import { apiCodeForJobRule, isJobRuleCode, type JobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
@@ -81,7 +81,9 @@ export async function submitJob(
   const store = createJobStore(deps.prisma);
   const idempotency = createIdempotency(deps.prisma, {
     waitMs: deps.config.jobs.admissionTimeoutMs + 2000,
-    staleAfterMs: 2 * deps.config.jobs.admissionTimeoutMs + 10_000,
+    // The claim's admission refuses itself after its deadline, so settling it then is safe; a key held by an API
+    // process that died is free again after about one admission deadline, not two.
+    staleAfterMs: deps.config.jobs.admissionTimeoutMs + 10_000,
     admittedAnswer: async (jobId) => {
       const admitted = await store.findAdmission(accountId, jobId);
       return admitted ? successResponse(admitted, context.requestId) : null;
@@ -176,8 +178,9 @@ async function admitNewJob(
   const cost = price(resolved, input, account.discountPercent);
   // Shed before the rate limit counts the request: a submit refused for our own trouble costs the client nothing.
   const ticket = deps.admissions.enter();
+  let counted: CountedRequest;
   try {
-    await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
+    counted = await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
   } catch (err) {
     ticket.abandon();
     throw err;
@@ -206,7 +209,14 @@ async function admitNewJob(
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
     ...(resolved.upstream ? { upstream: { route: resolved.upstream, timeoutSeconds: deps.config.upstreams.timeoutSeconds } } : {}),
   };
-  const admission = await admit(deps, workflowInput, ticket, tracker);
+  let admission: AdmissionResult;
+  try {
+    admission = await admit(deps, workflowInput, ticket, tracker);
+  } catch (err) {
+    // Refused or voided, so nothing was charged: a retry of it must not find the rate limit used up by this one.
+    await counted.takeBack().catch((takeBackErr: unknown) => deps.logger.warn({ err: takeBackErr, requestId }, 'could not take back a rate limit count'));
+    throw err;
+  }
   const headers: Record<string, string> = {};
   if (resolved.version.status === 'deprecated') headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };

@@ -159,6 +159,9 @@ describe('POST /v1/jobs/submit errors', () => {
       expect(res.headers.get('retry-after')).toBe('1');
       expect(await balance(account.accountId)).toBe(100_000_000n);
       expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
+      // Nothing was made, so nothing counts against the model's rate limits: a retry finds them as they were.
+      const counters = await stack.prisma.$queryRaw<{ count: number }[]>`SELECT count FROM rate_limit_counters WHERE account_id = ${account.accountId}`;
+      expect(counters.map((c) => c.count)).toEqual([0, 0]);
     } finally {
       await api.stop();
     }
