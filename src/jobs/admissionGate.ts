@@ -20,6 +20,8 @@ export interface AdmissionGateOptions {
   timeoutMs: number;
   shortTimeoutMs: number;
   clock?: () => number;
+  /** For the Retry-After jitter; [0, 1). */
+  random?: () => number;
 }
 
 export interface AdmissionTicket {
@@ -45,7 +47,14 @@ const MIN_SAMPLES = 4;
 const FAILING_SHARE = 0.5;
 /** While open, one probe at most this often. */
 const PROBE_INTERVAL_MS = 1_000;
-const RETRY_AFTER_SECONDS = { crowded: 1, failing: 2 } as const;
+/**
+ * Retry-After while failing grows with the trouble: half of how long admissions have been failing, 2 to 20 s (below
+ * the SDK's 30 s ceiling), with up to half again of jitter so the clients do not come back together. A short
+ * failure costs a client a couple of seconds; a long one (a workflow worker restarting several times) is waited out
+ * within a dozen retries instead of exhausting them.
+ */
+const FAILING_RETRY_AFTER = { minSeconds: 2, maxSeconds: 20 };
+const CROWDED_RETRY_AFTER_SECONDS = 1;
 /** An admission takes a workflow task or two, milliseconds when healthy: one slower than this signals a backlog. */
 const SLOW_MS = 5_000;
 
@@ -57,9 +66,13 @@ interface Recent {
 
 export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGate {
   const clock = options.clock ?? Date.now;
+  const random = options.random ?? Math.random;
   const recent: Recent[] = [];
   let inFlight = 0;
   let open = false;
+  /** When admissions began failing; kept across a probe that closed the gate only for a moment. */
+  let troubleSince = 0;
+  let closedAt = Number.NEGATIVE_INFINITY;
   let probing = false;
   let lastProbeAt = 0;
 
@@ -71,8 +84,14 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   // A crowd alone is not a backlog (a burst of submits is admitted in milliseconds each); slow or lost answers are.
   const strained = () => open || recent.some((r) => r.slow || r.outcome === 'unknown');
 
-  function shed(reason: keyof typeof RETRY_AFTER_SECONDS): never {
-    const retryAfterSeconds = RETRY_AFTER_SECONDS[reason];
+  function failingRetryAfter(now: number): number {
+    const half = Math.ceil((now - troubleSince) / 2_000);
+    const base = Math.min(FAILING_RETRY_AFTER.maxSeconds, Math.max(FAILING_RETRY_AFTER.minSeconds, half));
+    return Math.min(FAILING_RETRY_AFTER.maxSeconds, base + Math.floor(random() * (base / 2 + 1)));
+  }
+
+  function shed(reason: 'crowded' | 'failing', now: number): never {
+    const retryAfterSeconds = reason === 'crowded' ? CROWDED_RETRY_AFTER_SECONDS : failingRetryAfter(now);
     const why = reason === 'crowded' ? 'too many jobs are being queued at once' : 'job queueing is failing for the moment';
     throw new ApiError('PUBSUB_PUBLISH_FAILED', `The job could not be queued (${why}); nothing was charged. Retry the request.`, { reason, retryAfterSeconds }, {
       'Retry-After': String(retryAfterSeconds),
@@ -83,15 +102,18 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
     enter() {
       const now = clock();
       forget(now);
-      if (!open && failing()) open = true;
+      if (!open && failing()) {
+        open = true;
+        if (now - closedAt > WINDOW_MS) troubleSince = now;
+      }
       let probe = false;
       if (open) {
-        if (probing || now - lastProbeAt < PROBE_INTERVAL_MS) shed('failing');
+        if (probing || now - lastProbeAt < PROBE_INTERVAL_MS) shed('failing', now);
         probe = true;
         probing = true;
         lastProbeAt = now;
       } else if (inFlight >= options.maxInFlight) {
-        shed('crowded');
+        shed('crowded', now);
       }
       const timeoutMs = strained() ? Math.min(options.shortTimeoutMs, options.timeoutMs) : options.timeoutMs;
       inFlight += 1;
@@ -116,6 +138,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
           // A probe that got through shows Temporal admits again; the failures before it no longer count.
           if (open && outcome !== 'unknown') {
             open = false;
+            closedAt = at;
             recent.splice(0, recent.length - 1);
           }
         },

@@ -2,10 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { createAdmissionGate } from '../../../src/jobs/admissionGate';
 import { ApiError } from '../../../src/shared/errors';
 
-function gate(maxInFlight = 4) {
+function gate(maxInFlight = 4, random = () => 0) {
   let now = 1_000_000;
-  const admissions = createAdmissionGate({ maxInFlight, timeoutMs: 20_000, shortTimeoutMs: 5_000, clock: () => now });
+  const admissions = createAdmissionGate({ maxInFlight, timeoutMs: 20_000, shortTimeoutMs: 5_000, clock: () => now, random });
   return { admissions, advance: (ms: number) => (now += ms) };
+}
+
+function failAdmissions(admissions: ReturnType<typeof gate>['admissions'], advance: (ms: number) => number, count = 4) {
+  for (let i = 0; i < count; i++) {
+    const ticket = admissions.enter();
+    advance(2_000);
+    ticket.done('unknown');
+  }
 }
 
 function shedding(enter: () => unknown): ApiError {
@@ -51,11 +59,7 @@ describe('admission gate', () => {
 
   it('opens when most recent admissions end unknown, lets one probe through a second, and closes on an admitted probe', () => {
     const { admissions, advance } = gate(100);
-    for (let i = 0; i < 4; i++) {
-      const ticket = admissions.enter();
-      advance(2_000);
-      ticket.done('unknown');
-    }
+    failAdmissions(admissions, advance);
     const probe = admissions.enter();
     expect(probe.timeoutMs).toBe(5_000);
     expect(admissions.state().open).toBe(true);
@@ -71,6 +75,29 @@ describe('admission gate', () => {
     second.done('admitted');
     expect(admissions.state().open).toBe(false);
     expect(() => admissions.enter()).not.toThrow();
+  });
+
+  it('asks clients to wait longer the longer admissions keep failing, within 2-20 s, with jitter', () => {
+    const { admissions, advance } = gate(100);
+    failAdmissions(admissions, advance);
+    const retryAfter = () => Number(shedding(() => admissions.enter()).headers?.['Retry-After']);
+    admissions.enter().done('unknown');
+    expect(retryAfter()).toBe(2);
+    for (const [seconds, expected] of [
+      [10, 5],
+      [20, 15],
+      [60, 20],
+    ]) {
+      advance(seconds * 1_000 - 1);
+      const probe = admissions.enter();
+      probe.done('unknown');
+      expect(retryAfter()).toBe(expected);
+    }
+    const jittered = gate(100, () => 0.99);
+    failAdmissions(jittered.admissions, jittered.advance);
+    jittered.admissions.enter();
+    jittered.advance(12_000);
+    expect(Number(shedding(() => jittered.admissions.enter()).headers?.['Retry-After'])).toBe(9);
   });
 
   it('forgets failures older than its window, and learns nothing from abandoned tickets', () => {
