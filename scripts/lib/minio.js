@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { binCacheDir } = require('./paths');
-const { Service } = require('./proc');
+const { infrastructureEnv, Service } = require('./proc');
 const { ensureGoBinary } = require('./goInstall');
 const { waitForHttp } = require('./ports');
 
@@ -35,7 +35,7 @@ function createService({ binary, dataDir, port, consolePort, user, password, log
     name: 'minio',
     command: binary,
     args: ['server', dataDir, '--quiet', '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`],
-    env: { ...process.env, MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: password, MINIO_UPDATE: 'off' },
+    env: infrastructureEnv({ MINIO_ROOT_USER: user, MINIO_ROOT_PASSWORD: password, MINIO_UPDATE: 'off' }),
     logFile,
   });
 }

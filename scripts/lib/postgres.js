@@ -4,7 +4,7 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { asUser, capture, isRoot, Service } = require('./proc');
+const { asUser, capture, infrastructureEnv, isRoot, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { waitUntil } = require('./ports');
 
@@ -104,12 +104,12 @@ function createService({ binDir, dataDir, port, logFile, fast = false }) {
   for (const [key, value] of Object.entries(settings)) args.push('-c', `${key}=${value}`);
   const [command, finalArgs] = asUser(SYSTEM_USER, path.join(binDir, 'postgres'), args);
   // SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to disconnect).
-  return new Service({ name: 'postgres', command, args: finalArgs, logFile, stopSignal: 'SIGINT' });
+  return new Service({ name: 'postgres', command, args: finalArgs, env: infrastructureEnv(), logFile, stopSignal: 'SIGINT' });
 }
 
 function psql(binDir, port, database, sql) {
   return capture(path.join(binDir, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', ROLE, '-d', database, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], {
-    env: { ...process.env, PGPASSWORD: PASSWORD, PGCONNECT_TIMEOUT: '3' },
+    env: infrastructureEnv({ PGPASSWORD: PASSWORD, PGCONNECT_TIMEOUT: '3' }),
   });
 }
 

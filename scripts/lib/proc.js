@@ -36,6 +36,17 @@ function capture(command, args, options = {}) {
   };
 }
 
+/**
+ * The environment of an infrastructure process (PostgreSQL, Temporal, MinIO and their command-line tools): ours,
+ * without the service's own tracing settings. The Temporal server reads the OTEL_* variables too: it would export its
+ * own traces to the service's collector, and it refuses `OTEL_TRACES_EXPORTER=console` outright.
+ */
+function infrastructureEnv(extra = {}) {
+  const env = { ...process.env, ...extra };
+  for (const name of Object.keys(env)) if (name.startsWith('OTEL_')) delete env[name];
+  return env;
+}
+
 /** Runs a command with the terminal attached (installers whose progress the user should see). */
 function runVisible(command, args, options = {}) {
   const result = spawnSync(command, args, { stdio: 'inherit', ...options });
@@ -179,4 +190,4 @@ class Service {
   }
 }
 
-module.exports = { which, capture, runVisible, isRoot, asUser, Service, delay, groupAlive, signalGroup };
+module.exports = { which, capture, runVisible, isRoot, asUser, infrastructureEnv, Service, delay, groupAlive, signalGroup };

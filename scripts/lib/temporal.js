@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { binCacheDir } = require('./paths');
-const { capture, which, Service } = require('./proc');
+const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { waitUntil, waitForHttp } = require('./ports');
 
@@ -110,11 +110,11 @@ function createService({ binary, port, uiPort, dbFile, namespace, logFile }) {
   if (namespace !== 'default') args.push('--namespace', namespace);
   // Only honoured when the state is new; ensureSearchAttributes covers an existing db file.
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
-  return new Service({ name: 'temporal', command: binary, args, logFile });
+  return new Service({ name: 'temporal', command: binary, args, env: infrastructureEnv(), logFile });
 }
 
 function cli(binary, address, args) {
-  return capture(binary, [...args, '--address', address]);
+  return capture(binary, [...args, '--address', address], { env: infrastructureEnv() });
 }
 
 async function waitReady({ binary, address, uiPort, service }) {

@@ -7,7 +7,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { binCacheDir } = require('./paths');
-const { capture, which, Service } = require('./proc');
+const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { ensureGoBinary } = require('./goInstall');
 const { ensureSearchAttributes } = require('./temporal');
@@ -77,11 +77,11 @@ function setupSchemas({ sqlTool, schemaDir, pgPort, user, password, databases })
   ]) {
     const base = ['--plugin', 'postgres12', '--ep', '127.0.0.1', '-p', String(pgPort), '-u', user, '--pw', password, '--db', database];
     const run = (args) => {
-      const result = capture(sqlTool, [...base, ...args]);
+      const result = capture(sqlTool, [...base, ...args], { env: infrastructureEnv() });
       if (result.status !== 0) throw new Error(`temporal sql tool ${args[0]} on ${database} failed: ${(result.stderr || result.stdout).trim()}`);
       return result;
     };
-    const created = capture(sqlTool, [...base, 'create-database']);
+    const created = capture(sqlTool, [...base, 'create-database'], { env: infrastructureEnv() });
     if (created.status !== 0 && !/already exists/i.test(created.stderr + created.stdout)) {
       throw new Error(`cannot create database ${database}: ${(created.stderr || created.stdout).trim()}`);
     }
@@ -152,7 +152,7 @@ function createServerService({ binary, dir, logFile, ...config }) {
   fs.writeFileSync(dynamicConfigFile, 'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n');
   const configFile = path.join(dir, 'temporal-server.yaml');
   fs.writeFileSync(configFile, JSON.stringify(serverConfig({ ...config, dynamicConfigFile }), null, 2));
-  return new Service({ name: 'temporal-server', command: binary, args: ['--config-file', configFile, '--allow-no-auth', 'start'], logFile });
+  return new Service({ name: 'temporal-server', command: binary, args: ['--config-file', configFile, '--allow-no-auth', 'start'], env: infrastructureEnv(), logFile });
 }
 
 /** The UI server, pointed at the frontend. */
@@ -163,14 +163,14 @@ function createUiService({ binary, dir, port, frontendPort, logFile }) {
     path.join(configDir, 'development.yaml'),
     JSON.stringify({ temporalGrpcAddress: `127.0.0.1:${frontendPort}`, host: '127.0.0.1', port, enableUi: true, cors: { allowOrigins: [] } }, null, 2),
   );
-  return new Service({ name: 'temporal-ui', command: binary, args: ['--root', dir, '--config', 'ui-config', '--env', 'development', 'start'], logFile });
+  return new Service({ name: 'temporal-ui', command: binary, args: ['--root', dir, '--config', 'ui-config', '--env', 'development', 'start'], env: infrastructureEnv(), logFile });
 }
 
 /** Registers `namespace` (the server starts with none but its system namespace); idempotent. */
 function ensureNamespace({ cli, address, namespace }) {
-  const described = capture(cli, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', address]);
+  const described = capture(cli, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', address], { env: infrastructureEnv() });
   if (described.status === 0) return false;
-  const created = capture(cli, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', '72h', '--address', address]);
+  const created = capture(cli, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', '72h', '--address', address], { env: infrastructureEnv() });
   if (created.status !== 0 && !/already exists|already registered/i.test(created.stderr + created.stdout)) {
     throw new Error(`cannot create namespace ${namespace}: ${(created.stderr || created.stdout).trim()}`);
   }

@@ -244,13 +244,16 @@ describe('npm run dev', () => {
     expect(run.output()).toContain('everything stopped');
   }, 200_000);
 
-  it('a second start reuses the data folder and prints the same dev key; a Replicate key alone turns Replicate on', async () => {
+  it('a second start reuses the data folder and prints the same dev key; a Replicate key alone turns Replicate on; traces print to the console as documented', async () => {
     expect(devKey, 'the first start printed no key').toBeDefined();
     expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
     // A Replicate-compatible server: only the token and the origin override are set.
     const replicate = await startReplicateFake();
     try {
-      const run = startDev(replicate.env);
+      // docs/observability.md: OTEL_TRACES_EXPORTER=console npm run dev. The Temporal dev server refuses that
+      // exporter, so it must reach only the API and the workers.
+      // The fake serves its output files on this machine, which the address guard refuses unless told otherwise.
+      const run = startDev({ ...replicate.env, INPUT_FETCH_ALLOW_PRIVATE: '1', OTEL_TRACES_EXPORTER: 'console' });
       const summary = await waitForSummary(run, 120_000);
       expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
       expect(run.output()).not.toContain('postgres: created cluster');
@@ -270,6 +273,9 @@ describe('npm run dev', () => {
       expect(output.headers.get('content-type')).toBe('image/png');
       expect(run.output()).toMatch(/worker:replicate/);
       expect(run.output()).not.toMatch(/worker:fal\b/);
+      // The submit's server span from the API, the upstream activity's from the Replicate worker.
+      expect(run.output()).toMatch(/^\[api\] +name: 'POST \/v1\/jobs\/submit',$/m);
+      expect(run.output()).toMatch(/^\[worker:replicate\] +name: 'RunActivity:startUpstreamJob',$/m);
 
       expect(await interrupt(run, 30_000)).toBe(0);
       await expectEverythingGone();
