@@ -160,8 +160,8 @@ const EnvSchema = z.object({
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
-  /** The admission deadline while admissions are slow or failing (load shedding, docs/jobs.md). */
-  JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS: z.coerce.number().int().positive().default(5_000),
+  /** The shortest admission deadline, while admissions take milliseconds (load shedding, docs/jobs.md). */
+  JOB_ADMISSION_MIN_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
   /** Admissions one API process lets wait on Temporal at once; more are answered 503 at once. */
   JOB_ADMISSION_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(64),
   /** HMAC key of the job listing cursor; any stable secret. */
@@ -253,7 +253,7 @@ export interface Config {
   };
   jobs: {
     admissionTimeoutMs: number;
-    admissionTimeoutUnderLoadMs: number;
+    admissionMinTimeoutMs: number;
     admissionMaxInFlight: number;
     cursorSecret: string;
     outputUrlTtlSeconds: number;
@@ -402,7 +402,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,
-      admissionTimeoutUnderLoadMs: e.JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS,
+      admissionMinTimeoutMs: e.JOB_ADMISSION_MIN_TIMEOUT_MS,
       admissionMaxInFlight: e.JOB_ADMISSION_MAX_IN_FLIGHT,
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,

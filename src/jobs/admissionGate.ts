@@ -7,8 +7,10 @@
  * - at most `maxInFlight` admissions wait on Temporal at once;
  * - when most of the recent admissions ended unknown (deadline passed, Temporal unreachable), the gate opens: submits
  *   are shed, one probe at a time is let through, and the first admitted probe closes it again;
- * - while admissions are slow (a backlog) or failing, the ones let through wait `shortTimeoutMs` instead of the full
- *   deadline, so a backlog is not fed by requests whose answer would come too late anyway.
+ * - an admission waits as long as admissions now take: twice the slowest admitted in the last 10 s, at least
+ *   `minTimeoutMs` and at most `timeoutMs`. A healthy service (admissions in milliseconds) answers a sudden stall
+ *   within `minTimeoutMs`; a worker that is behind but admitting gets the patience it needs, since an admission
+ *   given up on still leaves its workflow for the worker to run.
  *
  * Nothing is charged for a shed submit: it never reaches the workflow.
  */
@@ -17,8 +19,10 @@ import { ApiError } from '../shared/errors';
 
 export interface AdmissionGateOptions {
   maxInFlight: number;
+  /** The longest an admission may wait. */
   timeoutMs: number;
-  shortTimeoutMs: number;
+  /** The shortest: what an admission waits while admissions take milliseconds. */
+  minTimeoutMs: number;
   clock?: () => number;
   /** For the Retry-After jitter; [0, 1). */
   random?: () => number;
@@ -38,6 +42,8 @@ export interface AdmissionGate {
   enter(): AdmissionTicket;
   /** For tests and metrics: whether submits are being shed for failing admissions. */
   state(): { inFlight: number; open: boolean };
+  /** The Retry-After for a submit whose admission was given up on: longer the longer admissions have been failing. */
+  retryAfterSeconds(): number;
 }
 
 /** How far back the recent outcomes reach. */
@@ -55,13 +61,11 @@ const PROBE_INTERVAL_MS = 1_000;
  */
 const FAILING_RETRY_AFTER = { minSeconds: 2, maxSeconds: 20 };
 const CROWDED_RETRY_AFTER_SECONDS = 1;
-/** An admission takes a workflow task or two, milliseconds when healthy: one slower than this signals a backlog. */
-const SLOW_MS = 5_000;
 
 interface Recent {
   at: number;
   outcome: AdmissionOutcome;
-  slow: boolean;
+  tookMs: number;
 }
 
 export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGate {
@@ -70,7 +74,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   const recent: Recent[] = [];
   let inFlight = 0;
   let open = false;
-  /** When admissions began failing; kept across a probe that closed the gate only for a moment. */
+  /** When the admissions failing now began to fail; kept across a probe that closed the gate only for a moment. */
   let troubleSince = 0;
   let closedAt = Number.NEGATIVE_INFINITY;
   let probing = false;
@@ -81,8 +85,11 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   };
 
   const failing = () => recent.length >= MIN_SAMPLES && recent.filter((r) => r.outcome === 'unknown').length / recent.length >= FAILING_SHARE;
-  // A crowd alone is not a backlog (a burst of submits is admitted in milliseconds each); slow or lost answers are.
-  const strained = () => open || recent.some((r) => r.slow || r.outcome === 'unknown');
+  const troubled = () => open || recent.some((r) => r.outcome === 'unknown');
+  const deadline = () => {
+    const slowest = Math.max(0, ...recent.filter((r) => r.outcome !== 'unknown').map((r) => r.tookMs));
+    return Math.min(options.timeoutMs, Math.max(options.minTimeoutMs, 2 * slowest));
+  };
 
   function failingRetryAfter(now: number): number {
     const half = Math.ceil((now - troubleSince) / 2_000);
@@ -102,10 +109,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
     enter() {
       const now = clock();
       forget(now);
-      if (!open && failing()) {
-        open = true;
-        if (now - closedAt > WINDOW_MS) troubleSince = now;
-      }
+      if (!open && failing()) open = true;
       let probe = false;
       if (open) {
         if (probing || now - lastProbeAt < PROBE_INTERVAL_MS) shed('failing', now);
@@ -115,7 +119,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
       } else if (inFlight >= options.maxInFlight) {
         shed('crowded', now);
       }
-      const timeoutMs = strained() ? Math.min(options.shortTimeoutMs, options.timeoutMs) : options.timeoutMs;
+      const timeoutMs = deadline();
       inFlight += 1;
       const startedAt = now;
       let finished = false;
@@ -134,7 +138,8 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
         done(outcome) {
           if (!finish()) return;
           const at = clock();
-          recent.push({ at, outcome, slow: at - startedAt >= SLOW_MS });
+          if (outcome === 'unknown' && !troubled() && at - closedAt > WINDOW_MS) troubleSince = startedAt;
+          recent.push({ at, outcome, tookMs: at - startedAt });
           // A probe that got through shows Temporal admits again; the failures before it no longer count.
           if (open && outcome !== 'unknown') {
             open = false;
@@ -145,14 +150,19 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
       };
     },
     state: () => ({ inFlight, open }),
+    retryAfterSeconds() {
+      const now = clock();
+      forget(now);
+      return troubled() ? failingRetryAfter(now) : CROWDED_RETRY_AFTER_SECONDS;
+    },
   };
 }
 
-/** The gate of an API process, from JOB_ADMISSION_TIMEOUT_MS, JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS and JOB_ADMISSION_MAX_IN_FLIGHT. */
-export function admissionGateFor(config: { jobs: { admissionTimeoutMs: number; admissionTimeoutUnderLoadMs: number; admissionMaxInFlight: number } }): AdmissionGate {
+/** The gate of an API process, from JOB_ADMISSION_TIMEOUT_MS, JOB_ADMISSION_MIN_TIMEOUT_MS and JOB_ADMISSION_MAX_IN_FLIGHT. */
+export function admissionGateFor(config: { jobs: { admissionTimeoutMs: number; admissionMinTimeoutMs: number; admissionMaxInFlight: number } }): AdmissionGate {
   return createAdmissionGate({
     maxInFlight: config.jobs.admissionMaxInFlight,
     timeoutMs: config.jobs.admissionTimeoutMs,
-    shortTimeoutMs: config.jobs.admissionTimeoutUnderLoadMs,
+    minTimeoutMs: config.jobs.admissionMinTimeoutMs,
   });
 }

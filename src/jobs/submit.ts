@@ -275,6 +275,6 @@ async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput,
   if (admitted) return admitted;
   // A workflow that did start finds the admission voided and ends as `rejected` on its own.
   throw new ApiError('PUBSUB_PUBLISH_FAILED', 'The job could not be queued; nothing was charged. Retry the request.', undefined, {
-    'Retry-After': '1',
+    'Retry-After': String(deps.admissions.retryAfterSeconds()),
   });
 }

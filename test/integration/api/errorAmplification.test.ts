@@ -86,10 +86,11 @@ describe('control characters in input text', () => {
 });
 
 describe('deeply nested JSON', () => {
-  it('answers 400 VALIDATION_ERROR, before authentication, for nesting past the limit', async () => {
+  it('answers 400 VALIDATION_ERROR for nesting past the limit, before anything walks it', async () => {
     const depth = 20_000;
     const body = `{"model":"m","input":${'['.repeat(depth)}${']'.repeat(depth)}}`;
-    const res = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const headers = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' };
+    const res = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers, body });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
     expect(res.body.error.message).toMatch(/nested more than 64 levels/);

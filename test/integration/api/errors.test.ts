@@ -22,9 +22,10 @@ describe('error body and request ids', () => {
   });
 
   it('answers malformed JSON with VALIDATION_ERROR, not a 500 or a stack trace', async () => {
+    const { apiKey } = await createTestAccount(api.deps.prisma);
     const res = await request(`${api.url}/v1/jobs/submit`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: '{"model": ',
     });
     expect(res.status).toBe(400);
@@ -50,8 +51,10 @@ describe('error body and request ids', () => {
   });
 
   it('answers a JSON body that is not an object with VALIDATION_ERROR', async () => {
+    const { apiKey } = await createTestAccount(api.deps.prisma);
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     for (const body of ['"text"', 'null', '42']) {
-      const res = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const res = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers, body });
       expect(res.status, body).toBe(400);
       expect(res.body.error.code, body).toBe('VALIDATION_ERROR');
     }
@@ -79,14 +82,18 @@ describe('error body and request ids', () => {
     expect(await api.deps.prisma.job.count({ where: { accountId } })).toBe(0);
   });
 
-  it('answers an oversized body with VALIDATION_ERROR', async () => {
+  it('answers an oversized body with 413 PAYLOAD_TOO_LARGE, and a body without a key 401 unread', async () => {
+    const { apiKey } = await createTestAccount(api.deps.prisma);
+    const body = JSON.stringify({ pad: 'x'.repeat(2_000_000) });
     const res = await request(`${api.url}/v1/jobs/submit`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ pad: 'x'.repeat(2_000_000) }),
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body,
     });
-    expect(res.status).toBe(400);
-    expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { maxBytes: 1024 * 1024 } });
+    const anonymous = await request(`${api.url}/v1/jobs/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect(anonymous.status).toBe(401);
   });
 
   it('echoes a given X-Request-Id and assigns one otherwise', async () => {

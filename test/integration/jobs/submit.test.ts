@@ -156,7 +156,8 @@ describe('POST /v1/jobs/submit errors', () => {
       const res = await post(`${api.url}/v1/jobs/submit`, account.apiKey, imageJob());
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('PUBSUB_PUBLISH_FAILED');
-      expect(res.headers.get('retry-after')).toBe('1');
+      // Admissions have just begun to fail: come back in a couple of seconds (with jitter).
+      expect([2, 3]).toContain(Number(res.headers.get('retry-after')));
       expect(await balance(account.accountId)).toBe(100_000_000n);
       expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
       // Nothing was made, so nothing counts against the model's rate limits: a retry finds them as they were.
@@ -168,7 +169,7 @@ describe('POST /v1/jobs/submit errors', () => {
   });
 
   it('sheds submits at once while admissions keep failing, instead of letting each wait out its deadline', async () => {
-    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', JOB_ADMISSION_TIMEOUT_MS: '3000', JOB_ADMISSION_TIMEOUT_UNDER_LOAD_MS: '400' });
+    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', JOB_ADMISSION_TIMEOUT_MS: '3000', JOB_ADMISSION_MIN_TIMEOUT_MS: '400' });
     const api: RunningApi = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
     try {
       const account = await createTestAccount(stack.prisma);
@@ -179,15 +180,15 @@ describe('POST /v1/jobs/submit errors', () => {
         answers.push({ ms: performance.now() - started, status: res.status, code: res.body.error.code, retryAfter: res.headers.get('retry-after'), reason: res.body.error.details?.reason });
       }
       expect(answers.every((a) => a.status === 503 && a.code === 'PUBSUB_PUBLISH_FAILED')).toBe(true);
-      // The first waits its full deadline; the next wait the short one; then the gate sheds without waiting at all.
-      expect(answers[0].ms).toBeGreaterThanOrEqual(2_900);
-      expect(answers[1].ms).toBeLessThan(2_000);
+      // With no admission to measure, the first ones wait the minimum deadline; then the gate sheds without waiting.
+      expect(answers[0].ms).toBeGreaterThanOrEqual(380);
+      expect(answers[0].ms).toBeLessThan(2_000);
       const shed = answers.filter((a) => a.reason === 'failing');
       expect(shed.length).toBeGreaterThanOrEqual(6);
       for (const a of shed) {
         expect(a.ms).toBeLessThan(300);
-        // Two seconds early in the trouble, with jitter.
-        expect([2, 3]).toContain(Number(a.retryAfter));
+        // A couple of seconds early in the trouble, with jitter.
+        expect([2, 3, 4]).toContain(Number(a.retryAfter));
       }
       expect(await balance(account.accountId)).toBe(100_000_000n);
       expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);

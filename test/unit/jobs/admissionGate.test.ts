@@ -4,7 +4,7 @@ import { ApiError } from '../../../src/shared/errors';
 
 function gate(maxInFlight = 4, random = () => 0) {
   let now = 1_000_000;
-  const admissions = createAdmissionGate({ maxInFlight, timeoutMs: 20_000, shortTimeoutMs: 5_000, clock: () => now, random });
+  const admissions = createAdmissionGate({ maxInFlight, timeoutMs: 20_000, minTimeoutMs: 5_000, clock: () => now, random });
   return { admissions, advance: (ms: number) => (now += ms) };
 }
 
@@ -27,30 +27,30 @@ function shedding(enter: () => unknown): ApiError {
 }
 
 describe('admission gate', () => {
-  it('shortens the wait after a slow admission, a sign of backlog, until it leaves the window', () => {
+  it('waits as long as admissions now take: twice the slowest admitted lately, between the minimum and the full deadline', () => {
     const { admissions, advance } = gate();
-    const slow = admissions.enter();
-    advance(6_000);
-    slow.done('admitted');
-    expect(admissions.enter().timeoutMs).toBe(5_000);
-    advance(10_001);
-    expect(admissions.enter().timeoutMs).toBe(20_000);
-  });
-
-  it('lets healthy admissions wait the full deadline', () => {
-    const { admissions, advance } = gate();
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 5; i++) {
       const ticket = admissions.enter();
-      expect(ticket.timeoutMs).toBe(20_000);
+      expect(ticket.timeoutMs).toBe(5_000);
       advance(20);
       ticket.done('admitted');
     }
+    const slow = admissions.enter();
+    advance(7_000);
+    slow.done('admitted');
+    expect(admissions.enter().timeoutMs).toBe(14_000);
+    const slower = admissions.enter();
+    advance(12_000);
+    slower.done('admitted');
+    expect(admissions.enter().timeoutMs).toBe(20_000);
+    advance(10_001);
+    expect(admissions.enter().timeoutMs).toBe(5_000);
   });
 
   it('sheds at once past its admissions in flight, with Retry-After', () => {
     const { admissions } = gate(4);
     const tickets = [admissions.enter(), admissions.enter(), admissions.enter()];
-    expect(admissions.enter().timeoutMs).toBe(20_000);
+    expect(admissions.enter().timeoutMs).toBe(5_000);
     const shed = shedding(() => admissions.enter());
     expect(shed).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', status: 503, headers: { 'Retry-After': '1' }, details: { reason: 'crowded' } });
     tickets[0].done('admitted');
@@ -63,7 +63,8 @@ describe('admission gate', () => {
     const probe = admissions.enter();
     expect(probe.timeoutMs).toBe(5_000);
     expect(admissions.state().open).toBe(true);
-    expect(shedding(() => admissions.enter())).toMatchObject({ headers: { 'Retry-After': '2' }, details: { reason: 'failing' } });
+    // Failing for 8 s (since the first admission that failed began): half of it.
+    expect(shedding(() => admissions.enter())).toMatchObject({ headers: { 'Retry-After': '4' }, details: { reason: 'failing' } });
     advance(1_500);
     // Still one probe at a time, however long it takes.
     expect(shedding(() => admissions.enter()).details).toMatchObject({ reason: 'failing' });
@@ -82,10 +83,12 @@ describe('admission gate', () => {
     failAdmissions(admissions, advance);
     const retryAfter = () => Number(shedding(() => admissions.enter()).headers?.['Retry-After']);
     admissions.enter().done('unknown');
-    expect(retryAfter()).toBe(2);
+    // The trouble began with the first admission that failed, 8 s ago.
+    expect(retryAfter()).toBe(4);
+    expect(admissions.retryAfterSeconds()).toBe(4);
     for (const [seconds, expected] of [
-      [10, 5],
-      [20, 15],
+      [10, 9],
+      [20, 19],
       [60, 20],
     ]) {
       advance(seconds * 1_000 - 1);
@@ -96,7 +99,8 @@ describe('admission gate', () => {
     const jittered = gate(100, () => 0.99);
     failAdmissions(jittered.admissions, jittered.advance);
     jittered.admissions.enter();
-    jittered.advance(12_000);
+    jittered.advance(4_000);
+    // 12 s of trouble: 6 s, and up to half again.
     expect(Number(shedding(() => jittered.admissions.enter()).headers?.['Retry-After'])).toBe(9);
   });
 
@@ -104,7 +108,8 @@ describe('admission gate', () => {
     const { admissions, advance } = gate(100);
     for (let i = 0; i < 4; i++) admissions.enter().done('unknown');
     advance(11_000);
-    expect(admissions.enter().timeoutMs).toBe(20_000);
+    expect(admissions.enter().timeoutMs).toBe(5_000);
+    expect(admissions.retryAfterSeconds()).toBe(1);
     const abandoned = admissions.enter();
     abandoned.abandon();
     abandoned.done('unknown');
