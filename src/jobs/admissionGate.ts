@@ -8,9 +8,10 @@
  * - when most of the recent admissions ended unknown (deadline passed, Temporal unreachable), the gate opens: submits
  *   are shed, one probe at a time is let through, and the first admitted probe closes it again;
  * - an admission waits as long as admissions now take: twice the slowest admitted in the last 10 s, at least
- *   `minTimeoutMs` and at most `timeoutMs`. A healthy service (admissions in milliseconds) answers a sudden stall
- *   within `minTimeoutMs`; a worker that is behind but admitting gets the patience it needs, since an admission
- *   given up on still leaves its workflow for the worker to run.
+ *   `minTimeoutMs` and at most `timeoutMs`, and `timeoutMs` when none ended in that time. A healthy service
+ *   (admissions in milliseconds) answers a sudden stall within `minTimeoutMs`; a worker that is behind but admitting,
+ *   or one just started, gets the patience it needs, since an admission given up on still leaves its workflow for
+ *   the worker to run.
  *
  * Nothing is charged for a shed submit: it never reaches the workflow.
  */
@@ -87,6 +88,9 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   const failing = () => recent.length >= MIN_SAMPLES && recent.filter((r) => r.outcome === 'unknown').length / recent.length >= FAILING_SHARE;
   const troubled = () => open || recent.some((r) => r.outcome === 'unknown');
   const deadline = () => {
+    // Nothing ended lately (an idle service, a worker just started): no evidence that admissions are quick, so the
+    // first ones get the full patience rather than being voided while a cold worker warms up.
+    if (recent.length === 0) return options.timeoutMs;
     const slowest = Math.max(0, ...recent.filter((r) => r.outcome !== 'unknown').map((r) => r.tookMs));
     return Math.min(options.timeoutMs, Math.max(options.minTimeoutMs, 2 * slowest));
   };

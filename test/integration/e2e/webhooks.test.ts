@@ -84,10 +84,16 @@ describe('webhooks of real jobs', () => {
     expect(read.status).toBe('completed');
     expect(event.timestamp).toBe(read.completedAt);
     // Equal field by field, except the parts that signing at another moment changes: the URLs' X-Amz-Date and
-    // X-Amz-Signature, and outputsExpireAt (signing time + lifetime).
-    const { outputs: sentOutputs, outputsExpireAt: sentExpiry, ...sentRest } = event.data;
-    const { outputs: readOutputs, outputsExpireAt: readExpiry, ...readRest } = read;
+    // X-Amz-Signature, outputsExpireAt (signing time + lifetime) and the eventsUrl's token (its expiry).
+    const { outputs: sentOutputs, outputsExpireAt: sentExpiry, eventsUrl: sentEventsUrl, ...sentRest } = event.data;
+    const { outputs: readOutputs, outputsExpireAt: readExpiry, eventsUrl: readEventsUrl, ...readRest } = read;
     expect(sentRest).toEqual(readRest);
+    for (const eventsUrl of [sentEventsUrl, readEventsUrl]) {
+      expect(eventsUrl).toMatch(new RegExp(`^${stack.url}/v1/jobs/${jobId}/events\\?token=`));
+      const opened = await fetch(eventsUrl, { headers: { accept: 'application/json' } });
+      expect(opened.status).toBe(200);
+      expect((await opened.json()).events.at(-1)).toMatchObject({ type: 'job.completed', jobId });
+    }
     expect(sentOutputs).toHaveLength(2);
     expect(sentOutputs.map(({ url, ...meta }: any) => ({ ...meta, url: stableParts(url) }))).toEqual(
       readOutputs.map(({ url, ...meta }: any) => ({ ...meta, url: stableParts(url) })),

@@ -31,7 +31,7 @@ describe('admission gate', () => {
     const { admissions, advance } = gate();
     for (let i = 0; i < 5; i++) {
       const ticket = admissions.enter();
-      expect(ticket.timeoutMs).toBe(5_000);
+      expect(ticket.timeoutMs).toBe(i === 0 ? 20_000 : 5_000);
       advance(20);
       ticket.done('admitted');
     }
@@ -44,13 +44,27 @@ describe('admission gate', () => {
     slower.done('admitted');
     expect(admissions.enter().timeoutMs).toBe(20_000);
     advance(10_001);
+    const quick = admissions.enter();
+    advance(20);
+    quick.done('admitted');
     expect(admissions.enter().timeoutMs).toBe(5_000);
+  });
+
+  it('gives the full deadline while no admission ended lately: an idle service, or a workflow worker just started', () => {
+    const { admissions, advance } = gate(100);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
+    const ticket = admissions.enter();
+    advance(30);
+    ticket.done('admitted');
+    expect(admissions.enter().timeoutMs).toBe(5_000);
+    advance(10_001);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
   });
 
   it('sheds at once past its admissions in flight, with Retry-After', () => {
     const { admissions } = gate(4);
     const tickets = [admissions.enter(), admissions.enter(), admissions.enter()];
-    expect(admissions.enter().timeoutMs).toBe(5_000);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
     const shed = shedding(() => admissions.enter());
     expect(shed).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', status: 503, headers: { 'Retry-After': '1' }, details: { reason: 'crowded' } });
     tickets[0].done('admitted');
@@ -108,7 +122,7 @@ describe('admission gate', () => {
     const { admissions, advance } = gate(100);
     for (let i = 0; i < 4; i++) admissions.enter().done('unknown');
     advance(11_000);
-    expect(admissions.enter().timeoutMs).toBe(5_000);
+    expect(admissions.enter().timeoutMs).toBe(20_000);
     expect(admissions.retryAfterSeconds()).toBe(1);
     const abandoned = admissions.enter();
     abandoned.abandon();
