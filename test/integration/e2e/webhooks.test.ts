@@ -92,7 +92,8 @@ describe('webhooks of real jobs', () => {
       expect(eventsUrl).toMatch(new RegExp(`^${stack.url}/v1/jobs/${jobId}/events\\?token=`));
       const opened = await fetch(eventsUrl, { headers: { accept: 'application/json' } });
       expect(opened.status).toBe(200);
-      expect((await opened.json()).events.at(-1)).toMatchObject({ type: 'job.completed', jobId });
+      const page = (await opened.json()) as { events: unknown[] };
+      expect(page.events.at(-1)).toMatchObject({ type: 'job.completed', jobId });
     }
     expect(sentOutputs).toHaveLength(2);
     expect(sentOutputs.map(({ url, ...meta }: any) => ({ ...meta, url: stableParts(url) }))).toEqual(
