@@ -1,7 +1,7 @@
 /**
  * Activity factories. Workflows see activities only through `import type`.
  * `createActivities` builds everything the `jobs` task queue runs; provider workers use
- * `createProviderActivities` alone.
+ * `createGenerationActivities` alone.
  */
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
@@ -83,4 +83,4 @@ export { createJobActivities, type JobActivities, type JobActivityDeps } from '.
 export { createUploadActivities, type UploadActivities } from './uploads';
 export { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 export { createWebhookActivities, type WebhookActivities } from './webhooks';
-export { createProviderActivities, type ProviderActivities, type ProviderActivityDeps } from './provider';
+export { createGenerationActivities, type GenerationActivities, type GenerationActivityDeps } from './generation';

@@ -4,7 +4,6 @@
  * and mirrored in the `JobStatus` search attribute.
  */
 import {
-  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
@@ -12,7 +11,6 @@ import {
   TimeoutFailure,
   allHandlersFinished,
   condition,
-  isCancellation,
   log,
   patched,
   proxyActivities,
@@ -24,12 +22,9 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type RetryPolicy } from '@temporalio/common';
 import type { JobActivities } from '../activities/jobs';
-import type { ProviderActivities } from '../activities/provider';
 import {
   JOB_FAILURE_TYPES,
   JOB_SEARCH_ATTRIBUTES,
-  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
-  PROVIDER_MAX_ATTEMPTS,
   admitUpdate,
   cancelUpdate,
   jobStartedSignal,
@@ -49,7 +44,8 @@ import { upstreamCallbackSignal } from '../src/shared/upstreams';
 import { DEFAULT_PROGRESS_INTERVAL_SECONDS, jobEventWebhooksWorkflowId, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
 import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
-import { runUpstreamStep } from './upstreamJob';
+import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';
+import { runProviderStep } from './providerStep';
 
 
 /**
@@ -95,21 +91,8 @@ const localBookkeeping = proxyLocalActivities<JobActivities>({ startToCloseTimeo
 /** Marks histories whose final bookkeeping ran as local activities (older ones replay their activity tasks). */
 const BOOKKEEPING_AS_LOCAL_ACTIVITIES = 'bookkeeping-local-activities';
 
-function providerActivities(taskQueue: string) {
-  return proxyActivities<ProviderActivities>({
-    taskQueue,
-    // No schedule-to-start limit: a pending job waits as long as its provider's workers are busy.
-    startToCloseTimeout: '2 hours',
-    heartbeatTimeout: `${PROVIDER_HEARTBEAT_TIMEOUT_SECONDS} seconds`,
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    retry: {
-      initialInterval: '2 seconds',
-      backoffCoefficient: 2,
-      maximumInterval: '30 seconds',
-      maximumAttempts: PROVIDER_MAX_ATTEMPTS,
-    },
-  });
-}
+/** Marks histories whose provider step is the one path of every provider (older ones replay their own steps). */
+const ONE_PROVIDER_STEP = 'one-provider-step';
 
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   let status: JobWorkflowStatus = 'admitting';
@@ -182,30 +165,14 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   // ── provider work ──
   const taskQueue = input.providerTaskQueue ?? providerTaskQueue(input.providerId);
+  const step = patched(ONE_PROVIDER_STEP)
+    ? await runProviderStep(input, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)
+    : input.upstream
+      ? await runLegacyUpstreamStep(input, input.upstream, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)
+      : await runLegacyProviderJob(input, taskQueue, providerScope, describeProviderFailure);
   let outcome: ProviderJobOutcome | undefined;
-  if (input.upstream) {
-    const step = await runUpstreamStep(input, input.upstream, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure);
-    if ('error' in step) jobError = step.error;
-    else outcome = step.outcome;
-  } else {
-    const provider = providerActivities(taskQueue);
-    try {
-      outcome = await providerScope.run(() =>
-        provider.runProviderJob.executeWithOptions({ summary: `Generate with ${input.providerId}` }, [{
-          jobId: input.jobId,
-          accountId: input.accountId,
-          providerId: input.providerId,
-          modelSlug: input.modelSlug,
-          capability: input.capability,
-          versionId: input.versionId,
-          input: input.input,
-          expectedProcessingSeconds: input.expectedProcessingSeconds,
-        }]),
-      );
-    } catch (err) {
-      if (!isCancellation(err)) jobError = describeProviderFailure(err);
-    }
-  }
+  if ('error' in step) jobError = step.error;
+  else outcome = step.outcome;
 
   if (jobError === undefined && (outcome === undefined || outcome.outcome === 'cancelled')) {
     const refundedMicroCents = await cancelledRefund(input.jobId, () => cancelResult);

@@ -24,7 +24,7 @@ import type { jobWorkflow } from '../../workflows/job';
 import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
 import { consumeRateLimit, type CountedRequest } from './rateLimit';
-import { apiCodeForJobRule, isJobRuleCode, type JobRuleCode } from '../shared/jobRules';
+import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
 import type { WebhookEventType } from '../shared/webhooks';
@@ -60,8 +60,6 @@ export interface SubmitOutcome {
 }
 
 export const SUBMIT_STATUS = 201;
-/** Admission refusals a client caused and is told about; ADMISSION_VOIDED means we gave up first: settled below. */
-const CLIENT_REFUSALS: readonly JobRuleCode[] = ['INSUFFICIENT_BALANCE', 'CONCURRENT_JOBS_EXCEEDED'];
 
 export function newJobId(): string {
   return newId('job');

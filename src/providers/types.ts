@@ -1,33 +1,109 @@
 /**
- * The one interface every provider adapter implements. The job workflow's provider activity
- * calls `generate` with the job id as the idempotency key, forwards progress as heartbeats
- * and turns a `ProviderError` into an `ApplicationFailure` of the same code.
+ * The one contract of every provider adapter: submit a generation (and get its id), read its status, cancel it, and
+ * find its outputs. Real upstreams (fal, Replicate, ...) answer at once with an id and are checked until they end;
+ * the built-in renderer and the HTTP queue protocol generate inside `submit` and return the finished generation,
+ * their files already on disk (`finishedAtOnce`, below). The generation activities (activities/generation.ts) drive
+ * every adapter the same way: claim the job, heartbeat, store the outputs, and turn a `ProviderError` into an
+ * `ApplicationFailure` of the same code.
  */
+import type { UpstreamRoute } from '../shared/upstreams';
+import type { InputFile } from './inputFileReader';
 
-export interface GenerationRequest {
-  /** Idempotency key passed to remote providers: a retried activity never starts a second generation. */
+export interface Submission {
+  /** Our job id: the idempotency key where the upstream takes one, and a label in its dashboard. */
   jobId: string;
+  /** How the version reaches an upstream; absent for the built-in and HTTP providers. */
+  route?: UpstreamRoute;
+  /** The input: mapped by the route and its files prepared for upstreams, as validated for the others. */
+  input: Record<string, unknown>;
+  /** Where the upstream should send its webhooks, when we have a public callback URL (fal, Replicate). */
+  callbackUrl?: string;
+  /** Instant after which the generation is of no use to us (Replicate `Cancel-After`). */
+  deadline: Date;
   providerId: string;
   /** e.g. "<provider>/<model>/text-to-image" */
   modelSlug: string;
   /** "text-to-image" | "text-to-video" | "image-to-video" | "image-to-video-elements" | ... */
   capability: string;
   versionId: string;
-  /** Already validated against the version's input schema, defaults applied. */
-  input: Record<string, unknown>;
 }
 
-export interface GenerationContext {
+/** What the worker lends an adapter that generates inside `submit`. */
+export interface RunContext {
   /** Temporal activity attempt, 1-based. */
   attempt: number;
-  /** Aborted when the activity is cancelled. */
-  signal: AbortSignal;
   /** A fresh temporary directory the caller removes afterwards. */
   workDir: string;
   /** 0..100, non-decreasing, called at least every second while work is going on; the caller heartbeats. */
   onProgress(percent: number): void;
   /** Multiplier on the nominal processing time (PROVIDER_TIME_SCALE). */
   timeScale: number;
+}
+
+/** What we need to find a generation again: its id and the route it was started on. */
+export interface GenerationRef {
+  id: string;
+  route?: UpstreamRoute;
+}
+
+export type GenerationState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+
+/** Where one generation stands, normalised. */
+export interface GenerationSnapshot {
+  /** The generation id (fal request id, Replicate prediction id, Runway task id, Google operation name, our job id). */
+  id: string;
+  state: GenerationState;
+  /** 0..100 when the upstream reports progress (Runway `progress`, Replicate log percentages). */
+  progress?: number;
+  /** Position in the upstream's queue when it says (fal `queue_position`). */
+  queuePosition?: number;
+  /** A short human description of where the generation is: the upstream status or its last log line. */
+  stage?: string;
+  /** The upstream's answer once `succeeded`; `UpstreamRoute.outputs` locate the files in it. */
+  result?: unknown;
+  /** The finished files on disk, once `succeeded`, for adapters that generate themselves. */
+  files?: GeneratedFile[];
+  /** Why it failed, when `failed`: a classified ProviderError (content policy, rejected input, ...). */
+  error?: ProviderError;
+  /** What the upstream says this generation cost, in micro-cents, when it says. */
+  upstreamCostMicroCents?: number;
+}
+
+/** A verified callback: which generation it is about and an id to refuse a replay with. */
+export interface VerifiedCallback {
+  upstreamId: string;
+  /** Unique per delivery (Replicate `webhook-id`; fal request id + timestamp). */
+  callbackId: string;
+  /** What the callback says the state is (informational: the job re-reads the status). */
+  state?: GenerationState;
+}
+
+export interface CallbackRequest {
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  rawBody: Buffer;
+}
+
+export interface ProviderAdapter {
+  readonly id: string;
+  /** `submit` returns the generation finished (or throws): nothing is stored before it and no status is read after. */
+  readonly finishesAtOnce?: boolean;
+  /** How a file reaches this provider: its URL, an upload to the upstream's storage, a data: URI or inline bytes. */
+  prepareFile?(file: InputFile, signal: AbortSignal): Promise<unknown>;
+  /**
+   * Starts one paid generation and returns its first snapshot. Synchronous upstreams (OpenAI Images, Imagen) and
+   * adapters that finish at once return the finished `succeeded` snapshot. Must not retry the creating request on its
+   * own after the request may have reached the upstream.
+   */
+  submit(submission: Submission, signal: AbortSignal, run?: RunContext): Promise<GenerationSnapshot>;
+  /** The current state of a generation this adapter started. */
+  status(ref: GenerationRef, signal: AbortSignal): Promise<GenerationSnapshot>;
+  /** Stops a generation; never throws for one that is already finished or unknown. */
+  cancel(ref: GenerationRef, signal: AbortSignal): Promise<void>;
+  /** Headers needed to download an output URL (Google needs its API key); none for public URLs. */
+  outputHeaders?(url: string): Record<string, string> | undefined;
+  /** Upstreams that send webhooks (fal, Replicate): checks the signature exactly as the upstream documents it. */
+  verifyCallback?(request: CallbackRequest, signal: AbortSignal): Promise<VerifiedCallback>;
 }
 
 /** One output file in `workDir`, with the metadata the job record lists. */
@@ -40,10 +116,44 @@ export interface GeneratedFile {
   durationSeconds?: number;
 }
 
-export interface ProviderAdapter {
+/** What a generator is asked for: the job and its validated input, defaults applied. */
+export type GenerationRequest = Pick<Submission, 'jobId' | 'providerId' | 'modelSlug' | 'capability' | 'versionId' | 'input'>;
+
+/** The context of one generation: the run context and the activity's cancellation. */
+export interface GenerationContext extends RunContext {
+  /** Aborted when the activity is cancelled. */
+  signal: AbortSignal;
+}
+
+/**
+ * A provider that generates within one call (the built-in renderer, the HTTP queue protocol). `finishedAtOnce`
+ * makes it a `ProviderAdapter`.
+ */
+export interface Generator {
   generate(req: GenerationRequest, ctx: GenerationContext): Promise<GeneratedFile[]>;
   /** Stops the generation started for this job id, if any. Never throws for an unknown job. */
   cancel(jobId: string): Promise<void>;
+}
+
+/** A generator as a provider adapter whose `submit` generates and returns the finished generation. */
+export function finishedAtOnce(id: string, generator: Generator): ProviderAdapter {
+  return {
+    id,
+    finishesAtOnce: true,
+    async submit(submission, signal, run) {
+      if (!run) throw new Error(`provider ${id} generates in the worker and needs a run context`);
+      const { jobId, providerId, modelSlug, capability, versionId, input } = submission;
+      const files = await generator.generate({ jobId, providerId, modelSlug, capability, versionId, input }, { ...run, signal });
+      return { id: jobId, state: 'succeeded', files };
+    },
+    async status(ref) {
+      // Nothing to look up: the generation ended inside `submit`.
+      return { id: ref.id, state: 'failed', error: new ProviderError('PROVIDER_JOB_FAILED', 'the generation is not running', { retryable: false }) };
+    },
+    async cancel(ref) {
+      await generator.cancel(ref.id);
+    },
+  };
 }
 
 export type ProviderKind = 'local' | 'http';

@@ -4,28 +4,13 @@
  * failure, a library's exception) is INTERNAL_ERROR. The raw text (temp paths, upstream URLs, exception names, a
  * library's words) never reaches the job row; the caller logs it. Pure: safe to import from workflows.
  */
+import { FAILURE_RULES, failureCodes } from './failureCodes';
 import type { JobError } from './jobs';
 
 /** The fixed text of each code a failed job can carry. */
-export const JOB_ERROR_MESSAGES: Readonly<Record<string, string>> = {
-  PROVIDER_TIMEOUT: 'The provider did not finish in time',
-  PROVIDER_RATE_LIMITED: 'The provider was over its rate limit and could not take the job',
-  PROVIDER_UNAVAILABLE: 'The provider could not be reached or failed while generating',
-  PROVIDER_REJECTED_INPUT: 'The provider refused the input',
-  CONTENT_POLICY_VIOLATION: 'The provider refused the prompt or an input file on content-policy grounds',
-  PROVIDER_AUTH_FAILED: 'The provider could not be used because of a configuration problem on our side',
-  PROVIDER_JOB_FAILED: 'The provider reported the generation as failed',
-  PROVIDER_CANCELLED: 'The provider cancelled the generation',
-  INPUT_FETCH_FAILED: 'An input file could not be fetched',
-  BAD_OUTPUT: 'The provider produced an output that is missing, of an unsupported type, too large or does not decode',
-  INJECTED_FAILURE: 'The job failed on purpose, as a [fail:...] token in its prompt asked',
-  UPSTREAM_OUTCOME_UNKNOWN:
-    'The upstream may have started this generation but its answer was lost; the job was refunded instead of paying twice',
-  JOB_ABANDONED: 'The job stopped before it finished; its charge was refunded',
-  JOB_STATE_CONFLICT: 'The job was not in the state its provider expected',
-  PROVIDER_ERROR: 'The provider failed',
-  INTERNAL_ERROR: 'The job failed because of an internal error',
-};
+export const JOB_ERROR_MESSAGES: Readonly<Record<string, string>> = Object.fromEntries(
+  failureCodes('job').map((code) => [code, FAILURE_RULES[code].message]),
+);
 
 /**
  * The one message that carries a value: an input file the job names, by the URL the client gave. Built here and

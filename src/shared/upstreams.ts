@@ -44,15 +44,43 @@ export interface UpstreamJobInput {
 }
 
 /**
- * Where an upstream generation stands, as the upstream activities report it to the workflow.
+ * Where a generation stands, as the generation activities report it to the workflow.
  * `waiting`: check again after `nextCheckMs` (sooner when a callback arrives).
- * `cancelled`: a cancel won the race for the job before anything reached the upstream.
+ * `completed`: the outputs are stored; `upstreamId` is absent for providers that generate in the worker.
+ * `cancelled`: a cancel won the race for the job before anything reached the provider.
  */
-export type UpstreamProgress =
+export type GenerationProgress =
   | { outcome: 'waiting'; upstreamId: string; nextCheckMs: number }
-  | { outcome: 'completed'; upstreamId: string; outputs: JobOutput[] }
+  | { outcome: 'completed'; upstreamId?: string; outputs: JobOutput[] }
   | { outcome: 'failed'; upstreamId?: string; error: JobError }
   | { outcome: 'cancelled' };
+
+/** The name of releases before the built-in and upstream providers shared one path. */
+export type UpstreamProgress = GenerationProgress;
+
+/** Starts a job's generation on its provider: the job, its input and, for an upstream, the route. */
+export interface GenerationStart {
+  jobId: string;
+  providerId: string;
+  modelSlug: string;
+  capability: string;
+  versionId: string;
+  input: Record<string, unknown>;
+  /** Present when the provider is a real upstream. */
+  route?: UpstreamRoute;
+  expectedProcessingSeconds: number;
+  /** ISO 8601: after it the generation is of no use (Replicate `Cancel-After`). */
+  deadline: string;
+}
+
+export interface GenerationCheck {
+  jobId: string;
+  providerId: string;
+  modelSlug: string;
+  route?: UpstreamRoute;
+  upstreamId: string;
+  expectedProcessingSeconds: number;
+}
 
 /** Sent by the callback route when the upstream reports on the job's generation: check its status now. */
 export const upstreamCallbackSignal = defineSignal<[{ state?: string }]>('upstreamCallback');

@@ -1,7 +1,6 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createProviderActivities } from '../../activities/provider';
-import { createUpstreamActivities } from '../../activities/upstream';
+import { createGenerationActivities } from '../../activities/generation';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { createJobStore } from '../jobs/store';
@@ -9,12 +8,12 @@ import { createUpstreamJobStore } from '../jobs/upstreamStore';
 import { createHttpAdapter } from '../providers/http/adapter';
 import { httpProviderConfigFromEnv } from '../providers/http/config';
 import { createLocalAdapter } from '../providers/local/adapter';
-import type { ProviderAdapter } from '../providers/types';
-import { createUpstreamAdapter } from '../providers/upstreams/adapters';
+import { finishedAtOnce, type ProviderAdapter } from '../providers/types';
+import { asProviderAdapter, createUpstreamAdapter } from '../providers/upstreams/adapters';
 import { upstreamCallbackUrl } from '../providers/upstreams/callbackUrl';
 import { createInputFileReader } from '../providers/inputFileReader';
 import { MAX_INPUT_IMAGE_BYTES } from '../providers/local/inputFiles';
-import { isUpstreamId, type UpstreamAdapter } from '../providers/upstreams/types';
+import { isUpstreamId } from '../providers/upstreams/types';
 import { jobStartedSignal } from '../shared/jobs';
 import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
 import { jobMetricsObserver } from '../observability/jobMetrics';
@@ -41,17 +40,14 @@ export interface ProviderWorkerDeps {
   tracing?: Tracing;
 }
 
-/** What runs a provider's jobs: a generating adapter (built-in renderer, HTTP queue) or a real upstream's adapter. */
-export type ProviderRunner = { kind: 'generate'; adapter: ProviderAdapter } | { kind: 'upstream'; adapter: UpstreamAdapter };
-
-/** The runner the provider's catalog row names. */
-export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'storage' | 'providerId' | 'config' | 'env'>): Promise<ProviderRunner> {
+/** The adapter the provider's catalog row names: the built-in renderer, the HTTP queue protocol or a real upstream. */
+export async function adapterForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'storage' | 'providerId' | 'config' | 'env'>): Promise<ProviderAdapter> {
   const { providerId } = deps;
   const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
   if (provider.adapter === 'http') {
-    const adapter = createHttpAdapter(httpProviderConfigFromEnv(providerId), { allowPrivateOutputs: deps.config.providers.inputFetchAllowPrivate });
-    return { kind: 'generate', adapter };
+    const generator = createHttpAdapter(httpProviderConfigFromEnv(providerId), { allowPrivateOutputs: deps.config.providers.inputFetchAllowPrivate });
+    return finishedAtOnce(providerId, generator);
   }
   if (provider.adapter === 'local') {
     const readInput = createInputFileReader({
@@ -60,14 +56,14 @@ export async function runnerForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' 
       maxBytes: MAX_INPUT_IMAGE_BYTES,
       fetchTimeoutMs: 30_000,
     });
-    return { kind: 'generate', adapter: createLocalAdapter({ failureInjection: deps.config.providers.failureInjection, readInput }) };
+    return finishedAtOnce(providerId, createLocalAdapter({ failureInjection: deps.config.providers.failureInjection, readInput }));
   }
   if (isUpstreamId(provider.adapter)) {
     const adapter = createUpstreamAdapter(provider.adapter, {
       env: deps.env ?? process.env,
       requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
     });
-    return { kind: 'upstream', adapter };
+    return asProviderAdapter(adapter);
   }
   throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);
 }
@@ -79,44 +75,39 @@ export function providerWorkerLimits(config: Config, providerId: string) {
   };
 }
 
-function activitiesFor(deps: ProviderWorkerDeps, runner: ProviderRunner): object {
+function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter): object {
   const { storage, config } = deps;
-  const putOutput = (key: string, filePath: string, contentType: string) => storage.putFile(storage.outputsBucket, key, filePath, contentType);
-  const notifyStarted = (jobId: string, startedAt: Date) =>
-    deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() });
-  const jobStore = createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined);
-  if (runner.kind === 'generate') {
-    return createProviderActivities({ jobStore, adapterFor: () => runner.adapter, putOutput, notifyStarted, timeScale: config.providers.timeScale });
-  }
-  return createUpstreamActivities({
-    jobStore,
+  return createGenerationActivities({
+    jobStore: createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined),
     upstreamStore: createUpstreamJobStore(deps.prisma),
-    adapter: runner.adapter,
+    adapter,
     inputFile: createInputFileReader({
       uploads: { prisma: deps.prisma, storage, publicBaseUrl: config.api.publicBaseUrl },
       allowPrivate: config.providers.inputFetchAllowPrivate,
       maxBytes: 100 * 1024 * 1024,
       fetchTimeoutMs: config.upstreams.requestTimeoutMs,
     }),
-    putOutput,
-    notifyStarted,
-    callbackUrl: upstreamCallbackUrl(config, runner.adapter.id),
+    putOutput: (key, filePath, contentType) => storage.putFile(storage.outputsBucket, key, filePath, contentType),
+    notifyStarted: (jobId, startedAt) =>
+      deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() }),
+    callbackUrl: isUpstreamId(adapter.id) ? upstreamCallbackUrl(config, adapter.id) : undefined,
     pollIntervalMs: config.upstreams.pollIntervalMs,
     safetyNetPollMs: config.upstreams.safetyNetPollMs,
     maxOutputBytes: config.upstreams.maxOutputBytes,
     allowPrivateOutputs: config.providers.inputFetchAllowPrivate,
+    timeScale: config.providers.timeScale,
   });
 }
 
 /** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activities, within its concurrency and rate limit. */
 export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Worker> {
-  const runner: ProviderRunner = deps.adapter ? { kind: 'generate', adapter: deps.adapter } : await runnerForProvider(deps);
+  const adapter = deps.adapter ?? (await adapterForProvider(deps));
   const limits = providerWorkerLimits(deps.config, deps.providerId);
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
-    activities: activitiesFor(deps, runner),
+    activities: activitiesFor(deps, adapter),
     interceptors: deps.tracing?.workerInterceptors,
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined

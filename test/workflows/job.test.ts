@@ -1,21 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import type { ProviderActivities } from '../../activities/provider';
-import { cancelUpdate, jobStartedSignal, type ProviderJobInput, type ProviderJobOutcome } from '../../src/shared/jobs';
+import { cancelUpdate, jobStartedSignal } from '../../src/shared/jobs';
+import type { GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
 import { jobWorkflowId } from '../../src/shared/temporal';
-import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers, useJobHarness } from './jobHarness';
+import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers, useJobHarness, type ProviderFake } from './jobHarness';
 
 const harness = useJobHarness();
 const client = () => harness().env.client;
 
 describe('jobWorkflow', () => {
-  it('admits, runs the provider activity on the provider queue and completes', async () => {
+  it('admits, starts the generation on the provider queue and completes', async () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();
-    const seen: ProviderJobInput[] = [];
-    const provider: ProviderActivities = {
-      async runProviderJob(args): Promise<ProviderJobOutcome> {
+    const seen: GenerationStart[] = [];
+    const provider: ProviderFake = {
+      async startGeneration(args): Promise<GenerationProgress> {
         seen.push(args);
         return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
       },
@@ -40,8 +40,8 @@ describe('jobWorkflow', () => {
         throw ApplicationFailure.create({ type: 'INSUFFICIENT_BALANCE', message: 'balance too low', nonRetryable: true });
       },
     });
-    const provider: ProviderActivities = {
-      async runProviderJob() {
+    const provider: ProviderFake = {
+      async startGeneration() {
         providerCalled = true;
         return { outcome: 'cancelled' };
       },
@@ -79,8 +79,8 @@ describe('jobWorkflow', () => {
     const { calls, activities } = fakeJobActivities();
     const started = deferred();
     const release = deferred();
-    const provider: ProviderActivities = {
-      async runProviderJob(args) {
+    const provider: ProviderFake = {
+      async startGeneration(args) {
         await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
         started.resolve();
         await release.promise;
@@ -111,8 +111,8 @@ describe('jobWorkflow', () => {
         throw ApplicationFailure.create({ type: 'JOB_CANNOT_BE_CANCELLED', message: 'Job is processing', nonRetryable: true });
       },
     });
-    const provider: ProviderActivities = {
-      async runProviderJob() {
+    const provider: ProviderFake = {
+      async startGeneration() {
         await release.promise;
         return { outcome: 'completed', outputs: [] };
       },
@@ -142,8 +142,8 @@ describe('jobWorkflow', () => {
         return { status: 'cancelled', refundedMicroCents: 45_000 };
       },
     });
-    const provider: ProviderActivities = {
-      async runProviderJob() {
+    const provider: ProviderFake = {
+      async startGeneration() {
         await cancelledInDatabase.promise;
         return { outcome: 'cancelled' };
       },
@@ -162,8 +162,8 @@ describe('jobWorkflow', () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();
     let attempts = 0;
-    const provider: ProviderActivities = {
-      async runProviderJob() {
+    const provider: ProviderFake = {
+      async startGeneration() {
         attempts++;
         throw ApplicationFailure.create({ type: 'CONTENT_POLICY_VIOLATION', message: 'refused', nonRetryable: true });
       },
@@ -182,8 +182,8 @@ describe('jobWorkflow', () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();
     let attempts = 0;
-    const provider: ProviderActivities = {
-      async runProviderJob() {
+    const provider: ProviderFake = {
+      async startGeneration() {
         attempts++;
         if (attempts === 1) {
           throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', message: 'try later', nextRetryDelay: '100 milliseconds' });

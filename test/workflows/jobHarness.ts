@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { GenerationActivities } from '../../activities/generation';
 import type { JobActivities } from '../../activities/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
@@ -97,6 +98,9 @@ export async function admit(client: Client, input: JobWorkflowInput, taskQueue: 
   return { admission, handle: await startWorkflowOperation.workflowHandle() };
 }
 
+/** Fake generation activities: `startGeneration` at least; the others default to doing nothing. */
+export type ProviderFake = Pick<GenerationActivities, 'startGeneration'> & Partial<GenerationActivities>;
+
 /** Runs the workflow worker (and a provider worker when given) while `fn` runs. */
 export async function withWorkers<T>(
   { env, bundle }: JobHarness,
@@ -115,7 +119,11 @@ export async function withWorkers<T>(
   const workers = [workflowWorker];
   if (provider) {
     workers.push(
-      await Worker.create({ connection: env.nativeConnection, taskQueue: input.providerTaskQueue!, activities: provider }),
+      await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: input.providerTaskQueue!,
+        activities: { cancelGeneration: async () => undefined, ...provider },
+      }),
     );
   }
   const [first, ...rest] = workers;

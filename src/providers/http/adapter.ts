@@ -5,7 +5,7 @@ import { parseRetryAfter } from '../../lib/retryAfter';
 import { abortError, sleep, withTimeout } from '../abort';
 import { FetchFileError, fetchToFile } from '../fetchFile';
 import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../outputs';
-import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type ProviderAdapter } from '../types';
+import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type Generator } from '../types';
 import type { HttpProviderConfig } from './config';
 import {
   errorForFailedGeneration,
@@ -47,7 +47,7 @@ interface JsonResponse {
  * be aborted because this worker is shutting down, and the retry on another worker resumes the same
  * generation through the idempotency key. Call `cancel(jobId)` to stop it at the provider.
  */
-export function createHttpAdapter(config: HttpProviderConfig, options: HttpAdapterOptions = {}): ProviderAdapter {
+export function createHttpAdapter(config: HttpProviderConfig, options: HttpAdapterOptions = {}): Generator {
   const doFetch = options.fetchImpl ?? fetch;
   const now = options.now ?? Date.now;
   const base = config.baseUrl.replace(/\/+$/, '');

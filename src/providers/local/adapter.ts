@@ -3,7 +3,7 @@ import { abortError } from '../abort';
 import { FfmpegError } from '../media/ffmpeg';
 import { isVideoCapability, nominalProcessingSeconds } from '../nominalTime';
 import { describeOutputFile } from '../outputs';
-import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type ProviderAdapter } from '../types';
+import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type Generator } from '../types';
 import { injectedErrorFor, parseInjectedFailures, stripFailureTokens, wantsBadOutput } from './failureInjection';
 import type { InputFileReader } from '../inputFileReader';
 import { defaultInputReader } from './inputFiles';
@@ -34,7 +34,7 @@ const INJECTED_FAILURE_AT = 0.5;
  * The built-in provider: renders real media on this machine (sharp for images, ffmpeg for video)
  * and takes the spec's nominal processing time × `ctx.timeScale`, or the render time if longer.
  */
-export function createLocalAdapter(options: LocalAdapterOptions = {}): ProviderAdapter {
+export function createLocalAdapter(options: LocalAdapterOptions = {}): Generator {
   const { failureInjection = true, readInput = defaultInputReader() } = options;
   const running = new Map<string, AbortController>();
 

@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProviderError, type ProviderAdapter } from '../../../src/providers/types';
+import { finishedAtOnce, ProviderError, type Generator } from '../../../src/providers/types';
 import { createTestAccount, eventually } from '../../support/stack';
 import { balanceOf, ledgerOf, post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
 
@@ -25,7 +25,7 @@ async function providerAttempts(jobId: string): Promise<{ started: number[]; fai
   const events = await stack.history(jobId);
   const providerScheduled = new Set(
     events
-      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runProviderJob')
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startGeneration')
       .map((e) => String(e.eventId)),
   );
   const started = events
@@ -62,7 +62,7 @@ describe('outputs of failed jobs are not kept', () => {
     // but only once the test has seen attempt 1's object in the bucket.
     let storedSeen!: () => void;
     const seen = new Promise<void>((resolve) => (storedSeen = resolve));
-    const adapter: ProviderAdapter = {
+    const generator: Generator = {
       async generate(_req, ctx) {
         if (ctx.attempt === 1) {
           const image = path.join(ctx.workDir, 'image-1.png');
@@ -77,7 +77,7 @@ describe('outputs of failed jobs are not kept', () => {
       },
       async cancel() {},
     };
-    await stack.workers.startProviderWorker('lumina', { adapter });
+    await stack.workers.startProviderWorker('lumina', { adapter: finishedAtOnce('lumina', generator) });
 
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
     const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, {

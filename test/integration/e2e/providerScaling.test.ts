@@ -70,7 +70,7 @@ interface ProviderRun {
 
 async function providerRun(jobId: string): Promise<ProviderRun> {
   const events = await stack.history(jobId);
-  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runProviderJob')!;
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'startGeneration')!;
   const started = events.find((e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled.eventId))!;
   const job = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
   const storage = stack.workers.storage;

@@ -275,7 +275,7 @@ describe('npm run dev', () => {
       expect(run.output()).not.toMatch(/worker:fal\b/);
       // The submit's server span from the API, the upstream activity's from the Replicate worker.
       expect(run.output()).toMatch(/^\[api\] +name: 'POST \/v1\/jobs\/submit',$/m);
-      expect(run.output()).toMatch(/^\[worker:replicate\] +name: 'RunActivity:startUpstreamJob',$/m);
+      expect(run.output()).toMatch(/^\[worker:replicate\] +name: 'RunActivity:startGeneration',$/m);
 
       expect(await interrupt(run, 30_000)).toBe(0);
       await expectEverythingGone();

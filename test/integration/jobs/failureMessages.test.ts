@@ -71,7 +71,7 @@ async function providerAttempts(jobId: string): Promise<number[]> {
     if (attributes) scheduled.set(String(event.eventId), attributes.activityType?.name ?? '');
   }
   return events
-    .filter((event) => scheduled.get(String(event.activityTaskStartedEventAttributes?.scheduledEventId)) === 'runProviderJob')
+    .filter((event) => scheduled.get(String(event.activityTaskStartedEventAttributes?.scheduledEventId)) === 'startGeneration')
     .map((event) => event.activityTaskStartedEventAttributes!.attempt ?? 0);
 }
 

@@ -70,7 +70,7 @@ describe('spans', () => {
     expect(spans.length).toBeGreaterThan(30);
     const names = spans.map((s) => s.name);
     expect(names).toContain('GET /v1/files/:fileId');
-    expect(names).toContain('RunActivity:runProviderJob');
+    expect(names).toContain('RunActivity:startGeneration');
     // MinIO requests (the provider's read of the upload and its output PUT, the API's inspection) are traced.
     const buckets = [stack.config.minio.uploadsBucket, stack.config.minio.outputsBucket];
     const storageUrls = spans.map((s) => String(s.attributes['url.full'] ?? '')).filter((u) => buckets.some((b) => u.includes(`/${b}/`)));

@@ -99,8 +99,8 @@ describe('a submit, traced', () => {
       'RunWorkflow:jobWorkflow',
       'StartActivity:admitJob',
       'RunActivity:admitJob',
-      'StartActivity:runProviderJob',
-      'RunActivity:runProviderJob',
+      'StartActivity:startGeneration',
+      'RunActivity:startGeneration',
       'StartActivity:completeJob',
       'RunActivity:completeJob',
       'StartChildWorkflow:webhookDeliveryWorkflow',
@@ -123,7 +123,7 @@ describe('a submit, traced', () => {
   it('runs the provider activity under the admission workflow, after the admission', () => {
     const byName = (name: string) => trace.find((s) => s.name === name)!;
     const run = byName('RunWorkflow:jobWorkflow');
-    const provider = byName('RunActivity:runProviderJob');
+    const provider = byName('RunActivity:startGeneration');
     const ancestors = (span: ReadableSpan): string[] => {
       const parent = trace.find((s) => s.spanContext().spanId === parentId(span));
       return parent ? [parent.name, ...ancestors(parent)] : [];

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpAdapter } from '../../../src/providers/http/adapter';
 import type { HttpProviderConfig } from '../../../src/providers/http/config';
-import type { GenerationRequest, ProviderAdapter } from '../../../src/providers/types';
+import type { GenerationRequest, Generator } from '../../../src/providers/types';
 import { DEFAULT_PLAN, FAKE_OUTPUT_SIZE, FakeProviderServer } from '../../support/fakeProviderServer';
 import { eventually } from '../../support/eventually';
 import { failureOf, isNonDecreasing, recordingContext, type RecordingContext } from './generationContext';
@@ -230,7 +230,7 @@ describe('HTTP provider adapter', () => {
 
   it('stops promptly when the activity is cancelled', async () => {
     server.plan = { ...DEFAULT_PLAN, runningPolls: 1_000_000, retryAfterSeconds: 30 };
-    const adapter: ProviderAdapter = createHttpAdapter(config({ maxPollIntervalMs: 30_000, generationTimeoutSeconds: 300 }));
+    const adapter: Generator = createHttpAdapter(config({ maxPollIntervalMs: 30_000, generationTimeoutSeconds: 300 }));
     const running = adapter.generate(request(), ctx);
     await eventually(async () => ctx.progress.length > 0 || undefined, 5_000, 10);
     const started = Date.now();

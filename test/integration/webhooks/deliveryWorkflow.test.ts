@@ -11,7 +11,7 @@ import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobActivities } from '../../../activities/jobs';
-import type { ProviderActivities } from '../../../activities/provider';
+import type { GenerationActivities } from '../../../activities/generation';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApiMetrics } from '../../../src/observability/metrics';
@@ -65,8 +65,8 @@ const jobActivities: JobActivities = {
     return { status: 'cancelled', refundedMicroCents: 0 };
   },
 };
-const providerActivities: ProviderActivities = {
-  async runProviderJob() {
+const providerActivities: Pick<GenerationActivities, 'startGeneration'> = {
+  async startGeneration() {
     return { outcome: 'completed', outputs: [] };
   },
 };

@@ -1,5 +1,5 @@
 /**
- * The upstream activities download output URLs through the address guard, like every URL we did not choose, and
+ * The generation activities download output URLs through the address guard, like every URL we did not choose, and
  * send an upstream's key to its own origin only. Two real HTTP servers on loopback stand for the upstream's API and
  * another origin; the job stores and the adapter are stand-ins.
  */
@@ -9,8 +9,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamActivities, type UpstreamActivityDeps } from '../../../activities/upstream';
+import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
 import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
+import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamRoute } from '../../../src/shared/upstreams';
 
@@ -88,10 +89,10 @@ const upstreamStore = {
 
 async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
   const stored: string[] = [];
-  const deps: UpstreamActivityDeps = {
-    jobStore: { claim: async () => ({ claimed: false, status: 'processing' }) } as unknown as UpstreamActivityDeps['jobStore'],
+  const deps: GenerationActivityDeps = {
+    jobStore: { claim: async () => ({ claimed: false, status: 'processing' }) } as unknown as GenerationActivityDeps['jobStore'],
     upstreamStore,
-    adapter: adapterWithOutput(outputUrl),
+    adapter: asProviderAdapter(adapterWithOutput(outputUrl)),
     inputFile: () => {
       throw new Error('no input files here');
     },
@@ -103,10 +104,13 @@ async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
     safetyNetPollMs: 1_000,
     maxOutputBytes: 1024 * 1024,
     allowPrivateOutputs,
+    timeScale: 1,
   };
-  const activities = createUpstreamActivities(deps);
-  const outcome = await new MockActivityEnvironment().run(activities.checkUpstreamJob, {
+  const activities = createGenerationActivities(deps);
+  const outcome = await new MockActivityEnvironment().run(activities.checkGeneration, {
     jobId: 'job_downloads',
+    providerId: 'google',
+    modelSlug: 'google/veo/text-to-video',
     route,
     upstreamId: 'op-1',
     expectedProcessingSeconds: 10,

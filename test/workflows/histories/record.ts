@@ -10,8 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { JobActivities } from '../../../activities/jobs';
-import type { ProviderActivities } from '../../../activities/provider';
-import type { UpstreamActivities } from '../../../activities/upstream';
+import type { GenerationActivities } from '../../../activities/generation';
 import { upstreamCallbackSignal } from '../../../src/shared/upstreams';
 import { admitUpdate, cancelUpdate, jobIdentitySearchAttributes, jobStartedSignal, type JobWorkflowInput } from '../../../src/shared/jobs';
 import { jobWorkflowId } from '../../../src/shared/temporal';
@@ -19,7 +18,7 @@ import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
 import { historyToObject } from './format';
 
 /** The release whose histories this run records (files of earlier releases are kept). */
-const RELEASE = 'v4';
+const RELEASE = 'v5';
 const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
 const UPSTREAM_QUEUE = 'provider.record-upstream';
@@ -75,8 +74,8 @@ async function main() {
       return { status: 'cancelled', refundedMicroCents: 45_000 };
     },
   };
-  const provider: ProviderActivities = {
-    async runProviderJob(args) {
+  const provider: GenerationActivities = {
+    async startGeneration(args) {
       if (args.jobId === 'job_rec_failed') {
         throw ApplicationFailure.create({ type: 'INJECTED_FAILURE', message: 'permanent', nonRetryable: true });
       }
@@ -86,18 +85,22 @@ async function main() {
       }
       return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
     },
+    async checkGeneration() {
+      throw new Error('not an upstream');
+    },
+    async cancelGeneration() {},
   };
   let checks = 0;
-  const upstream: UpstreamActivities = {
-    async startUpstreamJob() {
+  const upstream: GenerationActivities = {
+    async startGeneration() {
       return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
     },
-    async checkUpstreamJob(args) {
+    async checkGeneration(args) {
       checks += 1;
       if (args.jobId === 'job_rec_upstream_timeout' || checks < 2) return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
       return { outcome: 'completed', upstreamId: 'req_record', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
     },
-    async cancelUpstreamJob() {},
+    async cancelGeneration() {},
   };
   const upstreamWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: UPSTREAM_QUEUE, activities: upstream });
   const workflowWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities: jobs });
@@ -140,7 +143,7 @@ async function main() {
 
   const recordings = [
     // v1: the first release; v2: upstream jobs; v3: admission as a local activity, user metadata; v4: the final
-    // bookkeeping as local activities.
+    // bookkeeping as local activities; v5: one provider step for every provider.
     ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.${RELEASE}.json`]),
     ['job_rec_upstream_completed', `job-upstream-completed.${RELEASE}.json`],
     ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],

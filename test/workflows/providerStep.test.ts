@@ -1,14 +1,15 @@
 /**
- * The upstream path of the job workflow with fake activities: a callback signal cuts the wait short, the
- * check interval is the fallback, a timeout or a failing check cancels the upstream generation, and an
- * upstream's own failure fails the job without cancelling anything.
+ * The provider step of the job workflow, for an upstream, with fake activities: a callback signal cuts the wait
+ * short (also one that came while the generation was being started), the check interval is the fallback, a timeout
+ * or a failing check cancels the upstream generation, and an upstream's own failure fails the job without
+ * cancelling anything.
  */
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { UpstreamActivities, UpstreamCheck } from '../../activities/upstream';
+import type { GenerationActivities } from '../../activities/generation';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/shared/jobs';
 import { jobWorkflowId } from '../../src/shared/temporal';
-import { upstreamCallbackSignal, type UpstreamProgress } from '../../src/shared/upstreams';
+import { upstreamCallbackSignal, type GenerationCheck, type GenerationProgress } from '../../src/shared/upstreams';
 import { eventually } from '../support/eventually';
 import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
 
@@ -21,27 +22,27 @@ function upstreamInput(timeoutSeconds = 60): JobWorkflowInput {
   return jobInput({ upstream: { route: ROUTE, timeoutSeconds } });
 }
 
-const completed = (jobId: string): UpstreamProgress => ({
+const completed = (jobId: string): GenerationProgress => ({
   outcome: 'completed',
   upstreamId: 'req-1',
   outputs: [{ key: `${jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }],
 });
 
-/** Fake upstream activities: `start` and `check` answer from the given functions; every call is recorded. */
-function fakeUpstream(check: (args: UpstreamCheck, n: number) => UpstreamProgress | Promise<UpstreamProgress>, nextCheckMs: number) {
+/** Fake generation activities: `start` and `check` answer from the given functions; every call is recorded. */
+function fakeUpstream(check: (args: GenerationCheck, n: number) => GenerationProgress | Promise<GenerationProgress>, nextCheckMs: number) {
   const calls: string[] = [];
   let checks = 0;
-  const activities: UpstreamActivities = {
-    async startUpstreamJob() {
+  const activities: GenerationActivities = {
+    async startGeneration() {
       calls.push('start');
       return { outcome: 'waiting', upstreamId: 'req-1', nextCheckMs };
     },
-    async checkUpstreamJob(args) {
+    async checkGeneration(args) {
       calls.push('check');
       checks += 1;
       return check(args, checks);
     },
-    async cancelUpstreamJob() {
+    async cancelGeneration() {
       calls.push('cancel');
     },
   };
@@ -66,6 +67,23 @@ describe('jobWorkflow on an upstream', () => {
     expect(bookkeeping).toEqual(['admitJob', 'completeJob']);
     const description = await client().workflow.getHandle(jobWorkflowId(input.jobId)).describe();
     expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe('req-1');
+  }, 60_000);
+
+  it('takes a callback that arrives while the generation is being started', async () => {
+    const input = upstreamInput();
+    const { activities } = fakeJobActivities();
+    const upstream = fakeUpstream((args) => completed(args.jobId), 600_000);
+    const start = upstream.activities.startGeneration;
+    upstream.activities.startGeneration = async (args) => {
+      // The upstream calls back before its answer to the submit reaches the workflow.
+      await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(upstreamCallbackSignal, { state: 'succeeded' });
+      return start(args);
+    };
+    const started = Date.now();
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(result.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(upstream.calls).toEqual(['start', 'check']);
   }, 60_000);
 
   it('checks every interval without callbacks until the generation ends', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateCompletion, outputKey } from '../../../activities/provider';
+import { outputKey } from '../../../activities/generationOutputs';
+import { estimateCompletion } from '../../../activities/generationProgress';
 
 describe('estimateCompletion', () => {
   const start = Date.parse('2030-01-01T00:00:00Z');

@@ -1,17 +1,63 @@
 /**
- * The provider step of a job that runs on a real upstream: start the generation, then check it whenever the
- * upstream calls back or the check interval passes, until it ends or the job's upstream timeout is reached.
- * Between checks the workflow only waits, so no worker slot is held. A timeout, or a check that keeps
- * failing, cancels the upstream generation before the job fails.
+ * The provider steps of releases before one provider path, kept so that their histories replay and their running
+ * workflows finish: the built-in and HTTP providers as one `runProviderJob` activity, real upstreams as
+ * `startUpstreamJob` followed by `checkUpstreamJob` until the generation ends. New jobs take workflows/providerStep.ts.
  */
-import { ActivityCancellationType, CancellationScope, condition, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import type { UpstreamActivities } from '../activities/upstream';
-import { JOB_SEARCH_ATTRIBUTES, PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, type JobError, type JobWorkflowInput, type ProviderJobOutcome } from '../src/shared/jobs';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { LegacyGenerationActivities } from '../activities/generation';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
+  PROVIDER_MAX_ATTEMPTS,
+  type JobError,
+  type JobWorkflowInput,
+} from '../src/shared/jobs';
 import type { UpstreamJobPlan, UpstreamProgress } from '../src/shared/upstreams';
+import type { ProviderStepResult } from './providerStep';
 
-export type UpstreamStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
+/** The built-in and HTTP providers before one provider path: one activity that generates and stores the outputs. */
+export async function runLegacyProviderJob(
+  input: JobWorkflowInput,
+  taskQueue: string,
+  providerScope: CancellationScope,
+  describeFailure: (err: unknown) => JobError,
+): Promise<ProviderStepResult> {
+  const provider = proxyActivities<LegacyGenerationActivities>({
+    taskQueue,
+    startToCloseTimeout: '2 hours',
+    heartbeatTimeout: `${PROVIDER_HEARTBEAT_TIMEOUT_SECONDS} seconds`,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: PROVIDER_MAX_ATTEMPTS },
+  });
+  try {
+    const outcome = await providerScope.run(() =>
+      provider.runProviderJob.executeWithOptions({ summary: `Generate with ${input.providerId}` }, [{
+        jobId: input.jobId,
+        accountId: input.accountId,
+        providerId: input.providerId,
+        modelSlug: input.modelSlug,
+        capability: input.capability,
+        versionId: input.versionId,
+        input: input.input,
+        expectedProcessingSeconds: input.expectedProcessingSeconds,
+      }]),
+    );
+    return { outcome };
+  } catch (err) {
+    if (isCancellation(err)) return { outcome: { outcome: 'cancelled' } };
+    return { error: describeFailure(err) };
+  }
+}
 
-function upstreamActivities(taskQueue: string) {
+function legacyUpstreamActivities(taskQueue: string) {
   const shared = {
     taskQueue,
     cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -20,17 +66,17 @@ function upstreamActivities(taskQueue: string) {
   } as const;
   return {
     // Starting may upload input files and, for synchronous upstreams, wait for the whole generation.
-    start: proxyActivities<UpstreamActivities>({
+    start: proxyActivities<LegacyGenerationActivities>({
       ...shared,
       startToCloseTimeout: '15 minutes',
       retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
     }),
-    check: proxyActivities<UpstreamActivities>({
+    check: proxyActivities<LegacyGenerationActivities>({
       ...shared,
       startToCloseTimeout: '10 minutes',
       retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
     }),
-    cancel: proxyActivities<UpstreamActivities>({
+    cancel: proxyActivities<LegacyGenerationActivities>({
       ...shared,
       startToCloseTimeout: '1 minute',
       retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
@@ -40,15 +86,16 @@ function upstreamActivities(taskQueue: string) {
 
 const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
 
-export async function runUpstreamStep(
+/** A real upstream before one provider path. */
+export async function runLegacyUpstreamStep(
   input: JobWorkflowInput,
   plan: UpstreamJobPlan,
   taskQueue: string,
   providerScope: CancellationScope,
   callbacks: { arrived: boolean },
   describeFailure: (err: unknown) => JobError,
-): Promise<UpstreamStepResult> {
-  const activities = upstreamActivities(taskQueue);
+): Promise<ProviderStepResult> {
+  const activities = legacyUpstreamActivities(taskQueue);
   const deadlineMs = Date.now() + plan.timeoutSeconds * 1000;
   const base = {
     jobId: input.jobId,

@@ -1,0 +1,117 @@
+/**
+ * The provider step of a job, for every kind of provider: start the generation, then, while it runs at a real
+ * upstream, check it whenever the upstream calls back or the check interval passes, until it ends or the job's
+ * timeout is reached. Between checks the workflow only waits, so no worker slot is held. A provider that generates
+ * in the worker answers the start with the finished job. A failed start, a timeout or a check that keeps failing
+ * cancels the generation before the job fails.
+ */
+import { ActivityCancellationType, CancellationScope, condition, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import type { GenerationActivities } from '../activities/generation';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
+  PROVIDER_MAX_ATTEMPTS,
+  type JobError,
+  type JobWorkflowInput,
+  type ProviderJobOutcome,
+} from '../src/shared/jobs';
+import type { GenerationProgress } from '../src/shared/upstreams';
+
+export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
+
+/** How long a job of a provider that generates in the worker may take, as one activity. */
+const IN_WORKER_TIMEOUT_SECONDS = 2 * 3600;
+
+function generationActivities(taskQueue: string) {
+  const shared = {
+    taskQueue,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    // A worker that dies mid-activity is noticed within seconds; the retry re-attaches to the stored generation.
+    heartbeatTimeout: `${PROVIDER_HEARTBEAT_TIMEOUT_SECONDS} seconds`,
+  } as const;
+  return {
+    // No schedule-to-start limit: a pending job waits as long as its provider's workers are busy. Starting may
+    // upload input files, and a provider that generates in the worker does the whole job here.
+    start: proxyActivities<GenerationActivities>({
+      ...shared,
+      startToCloseTimeout: `${IN_WORKER_TIMEOUT_SECONDS} seconds`,
+      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: PROVIDER_MAX_ATTEMPTS },
+    }),
+    check: proxyActivities<GenerationActivities>({
+      ...shared,
+      startToCloseTimeout: '10 minutes',
+      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    }),
+    cancel: proxyActivities<GenerationActivities>({
+      ...shared,
+      startToCloseTimeout: '1 minute',
+      retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+    }),
+  };
+}
+
+const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
+
+export async function runProviderStep(
+  input: JobWorkflowInput,
+  taskQueue: string,
+  providerScope: CancellationScope,
+  callbacks: { arrived: boolean },
+  describeFailure: (err: unknown) => JobError,
+): Promise<ProviderStepResult> {
+  const activities = generationActivities(taskQueue);
+  const route = input.upstream?.route;
+  const deadlineMs = Date.now() + (input.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;
+  const base = {
+    jobId: input.jobId,
+    providerId: input.providerId,
+    modelSlug: input.modelSlug,
+    expectedProcessingSeconds: input.expectedProcessingSeconds,
+    ...(route ? { route } : {}),
+  };
+  const cancelGeneration = () =>
+    CancellationScope.nonCancellable(() => activities.cancel.cancelGeneration({ jobId: input.jobId, ...(route ? { route } : {}) })).catch(() => undefined);
+
+  let progress: GenerationProgress;
+  try {
+    progress = await providerScope.run(() =>
+      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${input.providerId}${route ? ` (${route.model})` : ''}` }, [
+        { ...base, capability: input.capability, versionId: input.versionId, input: input.input, deadline: new Date(deadlineMs).toISOString() },
+      ]),
+    );
+  } catch (err) {
+    if (providerScope.consideredCancelled) return { outcome: { outcome: 'cancelled' } };
+    // The failure may have come after the provider accepted the job (e.g. storing the outputs).
+    await cancelGeneration();
+    return { error: describeFailure(err) };
+  }
+  if (progress.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
+  if (progress.outcome !== 'failed' && progress.upstreamId) {
+    upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.UpstreamId, value: progress.upstreamId }]);
+    setCurrentDetails(`**Status** processing on ${input.providerId} · upstream generation \`${progress.upstreamId}\``);
+  }
+
+  while (progress.outcome === 'waiting') {
+    const remaining = deadlineMs - Date.now();
+    if (remaining <= 0) {
+      await cancelGeneration();
+      return { error: TIMEOUT_ERROR };
+    }
+    // A callback that came while the generation was being started or checked counts: it is consumed here, after the
+    // wait, so the check below sees whatever it announced.
+    await condition(() => callbacks.arrived, Math.min(progress.nextCheckMs, remaining));
+    callbacks.arrived = false;
+    try {
+      progress = await activities.check.checkGeneration.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
+        { ...base, upstreamId: progress.upstreamId },
+      ]);
+    } catch (err) {
+      await cancelGeneration();
+      return { error: describeFailure(err) };
+    }
+  }
+
+  if (progress.outcome === 'completed') return { outcome: { outcome: 'completed', outputs: progress.outputs } };
+  if (progress.outcome === 'failed') return { error: progress.error };
+  return { outcome: { outcome: 'cancelled' } };
+}
