@@ -40,11 +40,12 @@ export async function inspectUpload(
   const notExpired = { id: upload.id, status: { not: 'expired' as const } };
 
   if (object && object.size > upload.maxSizeBytes) {
-    await storage.remove(storage.uploadsBucket, upload.objectKey);
+    // The row first: it never says uploaded for an object that is gone (a failed delete is retried next time).
     await deps.prisma.upload.updateMany({
       where: notExpired,
       data: { status: 'awaiting_upload', sizeBytes: null, objectEtag: null, uploadedAt: null },
     });
+    await storage.remove(storage.uploadsBucket, upload.objectKey);
     return { status: 'awaiting_upload', sizeBytes: null, storedContentType: null, rejectedSizeBytes: object.size };
   }
   if (!object) {
