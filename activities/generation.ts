@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { JobStore } from '../src/jobs/store';
-import type { UpstreamJobStore } from '../src/jobs/upstreamStore';
+import type { AttemptKey, UpstreamJobStore } from '../src/jobs/upstreamStore';
 import type { InputFile } from '../src/providers/inputFileReader';
 import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderAdapter, type Submission } from '../src/providers/types';
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
@@ -63,7 +63,7 @@ export interface GenerationActivities {
   /** Reads where the generation stands; stores the outputs once it succeeded. */
   checkGeneration(input: GenerationCheck): Promise<GenerationProgress>;
   /** Stops the job's generation at the provider, if it has one. */
-  cancelGeneration(input: { jobId: string; route?: UpstreamRoute }): Promise<void>;
+  cancelGeneration(input: { jobId: string; attemptId?: string; route?: UpstreamRoute }): Promise<void>;
 }
 
 /**
@@ -150,10 +150,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   /** Records where an upstream generation stands and says what the workflow does next. */
   async function follow(input: GenerationStart | GenerationCheck, snapshot: GenerationSnapshot, startedAt: Date, signal: AbortSignal): Promise<GenerationProgress> {
     const upstreamId = snapshot.id;
+    const key = keyOf(input);
     switch (snapshot.state) {
       case 'succeeded': {
         const stored = await outputs.store(input.jobId, input.route, snapshot, signal);
-        await upstreamStore.recordSnapshot(input.jobId, {
+        await upstreamStore.recordSnapshot(key, {
+          running: true,
           progress: 99,
           estimatedCompletionTime: new Date(now()),
           stage: snapshot.stage ?? 'succeeded',
@@ -171,7 +173,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       default: {
         const at = now();
         const progress = progressOf(snapshot, startedAt.getTime(), at, input.expectedProcessingSeconds);
-        await upstreamStore.recordSnapshot(input.jobId, {
+        await upstreamStore.recordSnapshot(key, {
+          running: snapshot.state === 'running',
           progress,
           estimatedCompletionTime: estimateCompletion(startedAt.getTime(), at, progress, input.expectedProcessingSeconds),
           stage: snapshot.stage ?? snapshot.state,
@@ -231,23 +234,24 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   async function startUpstream(input: GenerationStart, startedAt: Date): Promise<GenerationProgress> {
     const ctx = Context.current();
     const signal = ctx.cancellationSignal;
+    const key = keyOf(input);
     return withProgress(input, startedAt, async () => {
-      const state = await upstreamStore.state(input.jobId);
+      const state = await upstreamStore.state(key);
       if (state.upstreamId) {
         ctx.log.info('re-attaching to the upstream generation', { jobId: input.jobId, upstreamId: state.upstreamId });
         return follow(input, await adapter.status({ id: state.upstreamId, route: input.route }, signal), startedAt, signal);
       }
       if (state.upstreamSubmittedAt) return outcomeUnknown();
       const submission = await submissionOf(input, signal);
-      if (!(await upstreamStore.markSubmitting(input.jobId))) return outcomeUnknown();
+      if (!(await upstreamStore.markSubmitting(key))) return outcomeUnknown();
       let snapshot: GenerationSnapshot;
       try {
         snapshot = await adapter.submit(submission, signal);
       } catch (err) {
-        if (isProviderError(err) && !failureRule(err.code).mayHaveStarted) await upstreamStore.clearSubmitting(input.jobId);
+        if (isProviderError(err) && !failureRule(err.code).mayHaveStarted) await upstreamStore.clearSubmitting(key);
         throw err;
       }
-      await retried(5, () => upstreamStore.recordUpstreamId(input.jobId, snapshot.id));
+      await retried(5, () => upstreamStore.recordUpstreamId(key, snapshot.id));
       ctx.log.info('upstream generation started', { jobId: input.jobId, upstreamId: snapshot.id });
       return follow(input, snapshot, startedAt, signal);
     });
@@ -266,6 +270,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
           ctx.log.warn('could not signal job start', { jobId: input.jobId, error: String(err) });
         });
       }
+      if (input.attempt) await upstreamStore.beginAttempt({ jobId: input.jobId, attemptId: input.attempt.id }, input.attempt.number, input.providerId);
       try {
         return await (adapter.finishesAtOnce ? generateHere(input, claim.startedAt) : startUpstream(input, claim.startedAt));
       } catch (err) {
@@ -276,7 +281,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     async checkGeneration(input) {
       const signal = Context.current().cancellationSignal;
       try {
-        const state = await upstreamStore.state(input.jobId);
+        const state = await upstreamStore.state(keyOf(input));
         return await withProgress(input, state.startedAt ?? new Date(now()), async () =>
           follow(input, await adapter.status({ id: input.upstreamId, route: input.route }, signal), state.startedAt ?? new Date(now()), signal),
         );
@@ -285,10 +290,10 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       }
     },
 
-    async cancelGeneration({ jobId, route }) {
+    async cancelGeneration({ jobId, attemptId, route }) {
       const ctx = Context.current();
       // A provider that generates in the worker knows its generation by the job id.
-      const id = adapter.finishesAtOnce ? jobId : (await upstreamStore.state(jobId)).upstreamId;
+      const id = adapter.finishesAtOnce ? jobId : (await upstreamStore.state({ jobId, attemptId })).upstreamId;
       if (!id) return;
       try {
         await adapter.cancel({ id, route }, ctx.cancellationSignal);
@@ -322,6 +327,11 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     checkUpstreamJob: (input) => activities.checkGeneration({ providerId: '', modelSlug: '', ...input }),
     cancelUpstreamJob: (input) => activities.cancelGeneration(input),
   };
+}
+
+function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {
+  const attemptId = 'attempt' in input ? input.attempt?.id : 'attemptId' in input ? input.attemptId : undefined;
+  return attemptId ? { jobId: input.jobId, attemptId } : { jobId: input.jobId };
 }
 
 function outcomeUnknown(): GenerationProgress {

@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../src/config';
+import { createAttemptStore } from '../src/jobs/attempts';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
@@ -44,15 +45,17 @@ export type WorkflowQueueActivities = JobActivities &
   JobEventRelayActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
-function jobDetailPresenter({ config, storage }: ActivityDeps): JobPresenter {
+function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPresenter {
   const ttl = config.jobs.outputUrlTtlSeconds;
   const eventsUrls = eventsUrlSignerFor(config);
-  return (job) =>
+  const attempts = createAttemptStore(prisma);
+  return async (job) =>
     toDetail(
       job,
       (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType }),
       ttl,
       eventsUrls.urlFor({ jobId: job.id, accountId: job.accountId }).url,
+      (await attempts.listFor([job.id])).get(job.id) ?? [],
     );
 }
 
@@ -62,7 +65,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
   };
   return {
-    ...createJobActivities({ jobStore, discardOutputs }),
+    ...createJobActivities({ jobStore, attempts: createAttemptStore(deps.prisma), discardOutputs }),
     ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),

@@ -3,12 +3,14 @@
  * Each is idempotent per job id and step (see src/jobs/store.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { AttemptEnd, AttemptStore } from '../src/jobs/attempts';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { publicJobError } from '../src/shared/jobFailures';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../src/shared/jobs';
 
 export interface JobActivityDeps {
   jobStore: JobStore;
+  attempts: Pick<AttemptStore, 'end'>;
   /** Deletes whatever outputs a failed job left behind; outputs of failed jobs are not kept. */
   discardOutputs?: (jobId: string) => Promise<void>;
 }
@@ -20,6 +22,8 @@ export interface JobActivities {
   failJob(args: { jobId: string; error: JobError }): Promise<{ refundedMicroCents: number }>;
   /** The job's status and refund as PostgreSQL has them (read only). */
   readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
+  /** Records how one attempt of a routed job ended. */
+  endAttempt(args: { attemptId: string; status: AttemptEnd; error?: JobError; producedOutputs: boolean }): Promise<void>;
 }
 
 /** Business refusals become non-retryable failures typed with their code; anything else is retried. */
@@ -49,5 +53,6 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       return result;
     },
     readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
+    endAttempt: ({ attemptId, ...end }) => deps.attempts.end(attemptId, end),
   };
 }

@@ -46,6 +46,7 @@ import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';
 import { runProviderStep } from './providerStep';
+import { runRoutes } from './routes';
 
 
 /**
@@ -165,7 +166,10 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   // ── provider work ──
   const taskQueue = input.providerTaskQueue ?? providerTaskQueue(input.providerId);
-  const step = patched(ONE_PROVIDER_STEP)
+  // A job's routes are in its input since routing: older histories never reach runRoutes.
+  const step = input.routes
+    ? await runRoutes(input, input.routes, providerScope, upstreamCallbacks, describeProviderFailure)
+    : patched(ONE_PROVIDER_STEP)
     ? await runProviderStep(input, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)
     : input.upstream
       ? await runLegacyUpstreamStep(input, input.upstream, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)

@@ -15,7 +15,7 @@ import {
   type JobWorkflowInput,
   type ProviderJobOutcome,
 } from '../src/shared/jobs';
-import type { GenerationProgress } from '../src/shared/upstreams';
+import type { AttemptRef, GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
 
@@ -58,9 +58,12 @@ export async function runProviderStep(
   providerScope: CancellationScope,
   callbacks: { arrived: boolean },
   describeFailure: (err: unknown) => JobError,
+  /** The attempt of a routed job; absent for a job started before routes. */
+  attempt?: AttemptRef,
 ): Promise<ProviderStepResult> {
   const activities = generationActivities(taskQueue);
   const route = input.upstream?.route;
+  const attemptId = attempt ? { attemptId: attempt.id } : {};
   const deadlineMs = Date.now() + (input.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;
   const base = {
     jobId: input.jobId,
@@ -70,13 +73,22 @@ export async function runProviderStep(
     ...(route ? { route } : {}),
   };
   const cancelGeneration = () =>
-    CancellationScope.nonCancellable(() => activities.cancel.cancelGeneration({ jobId: input.jobId, ...(route ? { route } : {}) })).catch(() => undefined);
+    CancellationScope.nonCancellable(() =>
+      activities.cancel.cancelGeneration({ jobId: input.jobId, ...attemptId, ...(route ? { route } : {}) }),
+    ).catch(() => undefined);
 
   let progress: GenerationProgress;
   try {
     progress = await providerScope.run(() =>
       activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${input.providerId}${route ? ` (${route.model})` : ''}` }, [
-        { ...base, capability: input.capability, versionId: input.versionId, input: input.input, deadline: new Date(deadlineMs).toISOString() },
+        {
+          ...base,
+          ...(attempt ? { attempt } : {}),
+          capability: input.capability,
+          versionId: input.versionId,
+          input: input.input,
+          deadline: new Date(deadlineMs).toISOString(),
+        },
       ]),
     );
   } catch (err) {
@@ -103,7 +115,7 @@ export async function runProviderStep(
     callbacks.arrived = false;
     try {
       progress = await activities.check.checkGeneration.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
-        { ...base, upstreamId: progress.upstreamId },
+        { ...base, ...attemptId, upstreamId: progress.upstreamId },
       ]);
     } catch (err) {
       await cancelGeneration();

@@ -11,7 +11,7 @@ export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'm
     metrics: deps.metrics,
     maxAgeMs: observability.backlogSampleMs,
     queues: async () => {
-      const providers = await deps.prisma.provider.findMany({ where: { isActive: true }, select: { id: true }, orderBy: { id: 'asc' } });
+      const providers = await deps.prisma.provider.findMany({ where: { isActive: true, adapter: { not: 'maker' } }, select: { id: true }, orderBy: { id: 'asc' } });
       return [
         { taskQueue: temporalConfig.jobsTaskQueue, kind: 'workflow' as const },
         ...providers.map((p) => ({ taskQueue: providerTaskQueue(p.id, temporalConfig.providerTaskQueuePrefix), kind: 'activity' as const })),

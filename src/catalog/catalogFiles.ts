@@ -46,8 +46,11 @@ const ProviderFile = z.array(
     website: httpsUrl,
     color: hexColor,
     isActive: z.boolean().default(true),
-    /** `local` (built-in renderer), `http` (remote queue protocol) or a real upstream's id. */
-    adapter: z.enum(['local', 'http', ...UPSTREAM_IDS]).default('local'),
+    /**
+     * `local` (built-in renderer), `http` (remote queue protocol), a real upstream's id, or `maker`: the maker of
+     * models that run on the routes their versions list, which runs nothing itself.
+     */
+    adapter: z.enum(['local', 'http', 'maker', ...UPSTREAM_IDS]).default('local'),
   }),
 );
 
@@ -67,6 +70,31 @@ const UpstreamRouteFile = z.strictObject({
   outputContentType: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/).optional(),
 });
 
+/** One way to run a version: a provider, how the version reaches it, and what it charges us. */
+const RouteFile = z.strictObject({
+  provider: id,
+  /** Required when the provider is a real upstream, refused otherwise. */
+  upstream: UpstreamRouteFile.optional(),
+  /** What the provider charges us for the input (its list price), in the shape of our own pricing rule. */
+  listPrice: PricingRuleSchema.optional(),
+});
+
+/** How a routed version picks its route and what it does when one fails (docs/routing.md). */
+const RoutingFile = z.strictObject({
+  /** `order`: the routes as listed; `price`: the lowest list price first; `speed`: the lowest median time to complete first. */
+  choose: z.enum(['order', 'price', 'speed']).default('order'),
+  /** Whether a content-policy refusal is tried on the next route. */
+  failoverOnContentPolicy: z.boolean().default(false),
+  /** A second route is started when the first has not started after its observed p90 time-to-start. */
+  hedge: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** The hedge's list price may be at most this multiple of the first route's. */
+      maxPriceRatio: z.number().positive().default(1.25),
+    })
+    .default({ enabled: true, maxPriceRatio: 1.25 }),
+});
+
 const VersionFile = z.strictObject({
   versionId: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'letters, digits, dots, dashes, underscores'),
   status: z.enum(VERSION_STATUSES),
@@ -79,8 +107,11 @@ const VersionFile = z.strictObject({
     requestsPerDay: z.number().int().positive(),
   }),
   processingSeconds: z.number().int().positive(),
-  /** Required for models of an upstream provider, refused for the others. */
+  /** The one route of a model of an upstream provider (its provider is the model's); refused for the others. */
   upstream: UpstreamRouteFile.optional(),
+  /** The routes of a maker's model, in order of preference; each on another provider. */
+  routes: z.array(RouteFile).min(1).optional(),
+  routing: RoutingFile.optional(),
 });
 
 const ModelEntry = z.strictObject({
@@ -101,10 +132,19 @@ export type CategoryDef = z.infer<typeof CategoryFile>[number];
 export type CapabilityGroupDef = z.infer<typeof CapabilityGroupFile>[number];
 export type ProviderDef = z.infer<typeof ProviderFile>[number];
 
-export interface VersionDef extends Omit<z.infer<typeof VersionFile>, 'inputSchema' | 'outputSchema' | 'pricing'> {
+export type RouteDef = Omit<z.infer<typeof RouteFile>, 'listPrice'> & { listPrice?: PricingRule };
+export type RoutingDef = z.infer<typeof RoutingFile>;
+export const DEFAULT_ROUTING: RoutingDef = RoutingFile.parse({});
+
+export interface VersionDef extends Omit<z.infer<typeof VersionFile>, 'inputSchema' | 'outputSchema' | 'pricing' | 'routes' | 'routing'> {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   pricing: PricingRule;
+  /** Every version has its routes: a model of one provider has one, on that provider (its `upstream`, if any). */
+  routes: RouteDef[];
+  /** Whether the routes were listed (a maker's model), not implied by the model's own provider. */
+  routesListed: boolean;
+  routing: RoutingDef;
 }
 
 export interface ModelDef extends Omit<z.infer<typeof ModelEntry>, 'versions'> {
@@ -180,6 +220,9 @@ export function loadCatalog(dir: string = DEFAULT_CATALOG_DIR): CatalogData {
           inputSchema: resolveSchema(v.inputSchema, `${def.slug}@${v.versionId}`),
           outputSchema: resolveSchema(v.outputSchema, `${def.slug}@${v.versionId}`),
           pricing: v.pricing as PricingRule,
+          routes: (v.routes as RouteDef[] | undefined) ?? [{ provider: def.slug.split('/')[0], ...(v.upstream ? { upstream: v.upstream } : {}) }],
+          routesListed: v.routes !== undefined,
+          routing: v.routing ?? DEFAULT_ROUTING,
         })),
       });
     });
@@ -237,11 +280,39 @@ export function checkCatalog(data: CatalogData): string[] {
         problems.push(`${where}: output schema: ${(e as Error).message}`);
       }
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
-      const adapter = adapters.get(parts[0]);
-      const upstreamProvider = adapter !== undefined && (UPSTREAM_IDS as readonly string[]).includes(adapter);
-      if (upstreamProvider && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream route`);
-      if (!upstreamProvider && adapter !== undefined && version.upstream) problems.push(`${where}: only upstream providers take an upstream route`);
+      problems.push(...checkRoutes(model, version, adapters, where));
     }
+  }
+  return problems;
+}
+
+const isUpstream = (adapter: string | undefined) => adapter !== undefined && (UPSTREAM_IDS as readonly string[]).includes(adapter);
+
+/**
+ * A maker's version lists its routes; any other names none (its one route is its own provider, with its `upstream`
+ * when that provider is a real upstream). Each route's provider runs jobs, appears once, and carries an upstream
+ * route exactly when it is a real upstream; a list price must be computable from every valid input.
+ */
+function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string, string>, where: string): string[] {
+  const problems: string[] = [];
+  const own = adapters.get(model.providerId);
+  if (own === 'maker') {
+    if (!version.routesListed) problems.push(`${where}: a version of a maker's model needs routes`);
+    if (version.upstream) problems.push(`${where}: a maker's model lists its upstreams in routes`);
+  } else if (own !== undefined) {
+    if (version.routesListed) problems.push(`${where}: only a maker's models take routes`);
+    if (isUpstream(own) && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream route`);
+    if (!isUpstream(own) && version.upstream) problems.push(`${where}: only upstream providers take an upstream route`);
+    return problems;
+  }
+  duplicates(version.routes.map((r) => r.provider)).forEach((d) => problems.push(`${where}: provider ${d} appears in two routes`));
+  for (const route of version.routes) {
+    const adapter = adapters.get(route.provider);
+    if (adapter === undefined) problems.push(`${where}: route on unknown provider ${route.provider}`);
+    else if (adapter === 'maker') problems.push(`${where}: route on ${route.provider}, a maker, which runs nothing`);
+    else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream route`);
+    else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream route`);
+    if (route.listPrice) problems.push(...checkPricing(route.listPrice, version.inputSchema, `${where} route ${route.provider} list price`));
   }
   return problems;
 }

@@ -86,8 +86,16 @@ export interface CatalogSnapshot {
       requestsPerMinute: number;
       requestsPerDay: number;
       releasedAt: Date;
+      /** `RouteDef[]`; empty for versions seeded before routes were kept (they run on the model's provider). */
+      routes: unknown;
     }[];
   }[];
+}
+
+/** The providers a version runs on, in its order. */
+function routeProviders(version: { routes: unknown }, modelProviderId: string): string[] {
+  const routes = Array.isArray(version.routes) ? (version.routes as { provider: string }[]) : [];
+  return routes.length > 0 ? routes.map((r) => r.provider) : [modelProviderId];
 }
 
 export async function loadCatalogSnapshot(prisma: PrismaClient): Promise<CatalogSnapshot> {
@@ -122,7 +130,13 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
     const p = providerById.get(providerId)!;
     return !p.isActive && isUpstreamId(p.adapter);
   };
-  const listed = visible.filter((x) => !unconfigured(x.model.providerId));
+  const routeAvailable = (providerId: string) => providerById.get(providerId)?.isActive === true;
+  // A maker's model is listed while one of its current routes can run here.
+  const runnable = (x: (typeof visible)[number]) =>
+    providerById.get(x.model.providerId)!.adapter === 'maker'
+      ? routeProviders(x.current, x.model.providerId).some(routeAvailable)
+      : !unconfigured(x.model.providerId);
+  const listed = visible.filter(runnable);
 
   const models: CatalogModelEntry[] = listed.map(({ model: m, current }) => {
     const p = providerById.get(m.providerId)!;
@@ -196,6 +210,7 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
         outputSchema: v.outputSchema as Record<string, unknown>,
         pricing: price(v.pricing),
         rateLimits: { requestsPerMinute: v.requestsPerMinute, requestsPerDay: v.requestsPerDay },
+        routes: routeProviders(v, m.providerId).map((provider) => ({ provider, available: routeAvailable(provider) })),
       })),
     });
     return { ...about, versionCount: versions.length, currentVersionPricing: price(current.pricing) };

@@ -7,7 +7,7 @@ import type { PricingRule } from '../domain/pricing';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import type { UpstreamRoute } from '../shared/upstreams';
 import { CatalogCache } from './cache';
-import type { VersionStatus, Visibility } from './catalogFiles';
+import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type VersionStatus, type Visibility } from './catalogFiles';
 import { readCatalogRevision } from './revision';
 
 export { canSeeModel, canUseModel } from './visibility';
@@ -35,10 +35,23 @@ export interface ResolvedModel {
     requestsPerDay: number;
     processingSeconds: number;
   };
-  /** Whether it takes jobs here: active in the catalog and, for a real upstream, with credentials. */
+  /**
+   * The model's own provider (for a maker's model, the maker). `isActive`: it takes jobs here, on at least one route.
+   */
   provider: { id: string; isActive: boolean; adapter: string };
-  /** How the version reaches its real upstream; null for built-in and HTTP providers. */
+  /** The routes of the version in the catalog's order, each with whether it takes jobs here. */
+  routes: ResolvedRoute[];
+  routing: RoutingDef;
+}
+
+export interface ResolvedRoute {
+  providerId: string;
+  adapter: string;
+  /** Active in the catalog and, for a real upstream, with credentials. */
+  available: boolean;
+  /** How the version reaches this real upstream; null for built-in and HTTP providers. */
   upstream: UpstreamRoute | null;
+  listPrice: PricingRule | null;
 }
 
 export interface VersionLike {
@@ -96,6 +109,26 @@ async function readModelVersion(prisma: PrismaClient, slug: string, versionId?: 
   const version =
     versionId === undefined ? pickCurrentVersion(model.versions) : (model.versions.find((v) => v.versionId === versionId) ?? null);
   if (!version || !isRunnable(version.status)) return null;
+  const listed = version.routes as unknown as RouteDef[];
+  // A version seeded before routes were kept runs on its model's own provider.
+  const defs: RouteDef[] = listed.length > 0
+    ? listed
+    : [{ provider: model.providerId, ...(version.upstream ? { upstream: version.upstream as unknown as UpstreamRoute } : {}) }];
+  const others = defs.some((d) => d.provider !== model.providerId)
+    ? await prisma.provider.findMany({ where: { id: { in: defs.map((d) => d.provider) } } })
+    : [];
+  const providers = new Map([model.provider, ...others].map((p) => [p.id, p]));
+  const routes: ResolvedRoute[] = defs.flatMap((def) => {
+    const provider = providers.get(def.provider);
+    if (!provider) return [];
+    return [{
+      providerId: provider.id,
+      adapter: provider.adapter,
+      available: isProviderAvailable(provider),
+      upstream: (def.upstream as UpstreamRoute | undefined) ?? null,
+      listPrice: def.listPrice ?? null,
+    }];
+  });
   return {
     model: {
       id: model.id,
@@ -117,7 +150,12 @@ async function readModelVersion(prisma: PrismaClient, slug: string, versionId?: 
       requestsPerDay: version.requestsPerDay,
       processingSeconds: version.processingSeconds,
     },
-    provider: { id: model.provider.id, isActive: isProviderAvailable(model.provider), adapter: model.provider.adapter },
-    upstream: (version.upstream as UpstreamRoute | null) ?? null,
+    provider: {
+      id: model.provider.id,
+      isActive: model.provider.isActive && routes.some((r) => r.available),
+      adapter: model.provider.adapter,
+    },
+    routes,
+    routing: { ...DEFAULT_ROUTING, ...(version.routing as Partial<RoutingDef>) },
   };
 }

@@ -93,6 +93,8 @@ async function applyCatalog(tx: Prisma.TransactionClient, data: CatalogData): Pr
         processingSeconds: v.processingSeconds,
         releasedAt: new Date(v.releasedAt),
         upstream: v.upstream ? (v.upstream as Prisma.InputJsonValue) : Prisma.DbNull,
+        routes: v.routes as unknown as Prisma.InputJsonValue,
+        routing: v.routing as unknown as Prisma.InputJsonValue,
       };
       await tx.modelVersion.upsert({
         where: { modelId_versionId: { modelId: m.slug, versionId: v.versionId } },

@@ -3,6 +3,7 @@ import type { PrismaClient } from '../db/prisma';
 import { ApiError } from '../shared/errors';
 import type { Storage } from '../storage/storage';
 import type { EventsUrlSigner } from './events/eventsUrl';
+import { createAttemptStore } from './attempts';
 import { toDetail, type JobDetail } from './views';
 
 /** Another account's job answers exactly like a missing one, so job ids do not leak. */
@@ -14,10 +15,12 @@ export async function getJob(
   const job = await deps.prisma.job.findUnique({ where: { id: jobId } });
   if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   const { storage, outputUrlTtlSeconds } = deps;
+  const attempts = await createAttemptStore(deps.prisma).listFor([job.id]);
   return toDetail(
     job,
     (key, contentType) => storage.presignGet(storage.outputsBucket, key, outputUrlTtlSeconds, { contentType }),
     outputUrlTtlSeconds,
     deps.eventsUrls.urlFor({ jobId: job.id, accountId }).url,
+    attempts.get(job.id) ?? [],
   );
 }

@@ -16,7 +16,7 @@ import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
 import { admitUpdate, jobIdentitySearchAttributes, type AdmissionResult, type JobWorkflowInput } from '../shared/jobs';
-import { jobWorkflowId, providerTaskQueue } from '../shared/temporal';
+import { jobWorkflowId } from '../shared/temporal';
 import type { Storage } from '../storage/storage';
 import { checkFileReferences } from '../uploads/fileReference';
 import { checkWebhookUrl } from '../webhooks/addressGuard';
@@ -24,6 +24,7 @@ import type { jobWorkflow } from '../../workflows/job';
 import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
 import { consumeRateLimit, type CountedRequest } from './rateLimit';
+import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
@@ -47,6 +48,8 @@ export interface SubmitRequest {
   input: Record<string, unknown>;
   webhookUrl?: string;
   webhookEvents?: WebhookEventType[];
+  /** Narrows the version's routes to these providers. */
+  providers?: string[];
 }
 
 /** The answer as stored for idempotent replays; the route adds a freshly signed `eventsUrl` to each answer. */
@@ -169,8 +172,10 @@ async function admitNewJob(
   const { requestId, tracker } = context;
   const { account, apiKey } = caller;
   const resolved = await resolveUsableModel(deps.prisma, caller, request.model, request.version);
-  tracker?.resolved(resolved.model.slug, resolved.provider.id);
   const input = validatedInput(resolved, request.input);
+  const routes = routePlans(resolved, input, request.providers, deps.config);
+  const [first] = routes;
+  tracker?.resolved(resolved.model.slug, first.providerId);
   if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
   await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
   const cost = price(resolved, input, account.discountPercent);
@@ -185,7 +190,6 @@ async function admitNewJob(
   }
 
   const { timeoutMs } = ticket;
-  const timeScale = resolved.provider.adapter === 'local' ? deps.config.providers.timeScale : 1;
   const workflowInput: JobWorkflowInput = {
     jobId,
     accountId: account.id,
@@ -194,8 +198,8 @@ async function admitNewJob(
     modelSlug: resolved.model.slug,
     modelId: resolved.model.id,
     versionId: resolved.version.versionId,
-    providerId: resolved.provider.id,
-    providerTaskQueue: providerTaskQueue(resolved.provider.id, deps.config.temporal.providerTaskQueuePrefix),
+    providerId: first.providerId,
+    providerTaskQueue: first.taskQueue,
     capability: resolved.model.capabilityId,
     input,
     webhookUrl: request.webhookUrl ?? null,
@@ -203,9 +207,11 @@ async function admitNewJob(
       ? { webhookEvents: [...new Set(request.webhookEvents)], webhookProgressIntervalSeconds: deps.config.webhooks.progressIntervalSeconds }
       : {}),
     costMicroCents: cost.estimatedCostMicroCents,
-    expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
+    expectedProcessingSeconds: first.expectedProcessingSeconds,
     admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
-    ...(resolved.upstream ? { upstream: { route: resolved.upstream, timeoutSeconds: deps.config.upstreams.timeoutSeconds } } : {}),
+    ...(first.upstream ? { upstream: first.upstream } : {}),
+    routes,
+    failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
   };
   let admission: AdmissionResult;
   try {

@@ -1,6 +1,8 @@
 /**
- * What the upstream activities record on the job row: the submission marker, the upstream's generation id,
- * where the generation stands, and what it cost us. Status and money stay with src/jobs/store.ts.
+ * What the generation activities record of a job's attempt: the submission marker, the upstream's generation id,
+ * where the generation stands, and what it cost us. An attempt of a routed job is its own row (`job_attempts`), the
+ * job row showing the latest; a job of a release before routes keeps them on the job row. Status and money stay
+ * with src/jobs/store.ts.
  */
 import type { PrismaClient } from '@prisma/client';
 
@@ -11,7 +13,15 @@ export interface UpstreamJobState {
   startedAt: Date | null;
 }
 
+/** Which attempt: a job's own row when `attemptId` is absent (workflows before routes). */
+export interface AttemptKey {
+  jobId: string;
+  attemptId?: string;
+}
+
 export interface UpstreamSnapshotRecord {
+  /** The provider says the generation runs (or already ended): the end of the attempt's time to start. */
+  running?: boolean;
   progress: number;
   estimatedCompletionTime: Date;
   stage: string | null;
@@ -20,13 +30,15 @@ export interface UpstreamSnapshotRecord {
 }
 
 export interface UpstreamJobStore {
-  state(jobId: string): Promise<UpstreamJobState>;
+  /** Creates the attempt's row, once; a retried activity finds it. */
+  beginAttempt(key: Required<AttemptKey>, number: number, providerId: string): Promise<void>;
+  state(key: AttemptKey): Promise<UpstreamJobState>;
   /** Marks the paid request as under way; false when an earlier attempt already did (its outcome is unknown). */
-  markSubmitting(jobId: string): Promise<boolean>;
+  markSubmitting(key: AttemptKey): Promise<boolean>;
   /** The upstream answered without starting anything: a later attempt may submit again. */
-  clearSubmitting(jobId: string): Promise<void>;
-  recordUpstreamId(jobId: string, upstreamId: string): Promise<void>;
-  recordSnapshot(jobId: string, snapshot: UpstreamSnapshotRecord): Promise<void>;
+  clearSubmitting(key: AttemptKey): Promise<void>;
+  recordUpstreamId(key: AttemptKey, upstreamId: string): Promise<void>;
+  recordSnapshot(key: AttemptKey, snapshot: UpstreamSnapshotRecord): Promise<void>;
   /** The job a verified callback is about, or null. */
   findByUpstreamId(providerIds: string[], upstreamId: string): Promise<{ id: string } | null>;
   /** Remembers a callback delivery; false when it was seen before (a replay). */
@@ -37,33 +49,55 @@ export interface UpstreamJobStore {
 
 export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
   return {
-    async state(jobId) {
-      const job = await prisma.job.findUniqueOrThrow({
-        where: { id: jobId },
-        select: { upstreamId: true, upstreamSubmittedAt: true, startedAt: true },
-      });
-      return job;
+    async beginAttempt({ jobId, attemptId }, number, providerId) {
+      await prisma.$executeRaw`
+        INSERT INTO job_attempts (id, job_id, number, provider_id) VALUES (${attemptId}, ${jobId}, ${number}, ${providerId})
+        ON CONFLICT DO NOTHING`;
     },
 
-    async markSubmitting(jobId) {
-      const marked = await prisma.$executeRaw`
-        UPDATE jobs SET upstream_submitted_at = now(), updated_at = now()
-        WHERE id = ${jobId} AND upstream_submitted_at IS NULL AND upstream_id IS NULL`;
+    async state({ jobId, attemptId }) {
+      if (!attemptId) {
+        return prisma.job.findUniqueOrThrow({ where: { id: jobId }, select: { upstreamId: true, upstreamSubmittedAt: true, startedAt: true } });
+      }
+      const attempt = await prisma.jobAttempt.findUniqueOrThrow({
+        where: { id: attemptId },
+        select: { upstreamId: true, submittedAt: true, job: { select: { startedAt: true } } },
+      });
+      return { upstreamId: attempt.upstreamId, upstreamSubmittedAt: attempt.submittedAt, startedAt: attempt.job.startedAt };
+    },
+
+    async markSubmitting({ jobId, attemptId }) {
+      const marked = attemptId
+        ? await prisma.$executeRaw`
+            UPDATE job_attempts SET submitted_at = now() WHERE id = ${attemptId} AND submitted_at IS NULL AND upstream_id IS NULL`
+        : await prisma.$executeRaw`
+            UPDATE jobs SET upstream_submitted_at = now(), updated_at = now()
+            WHERE id = ${jobId} AND upstream_submitted_at IS NULL AND upstream_id IS NULL`;
       return marked > 0;
     },
 
-    async clearSubmitting(jobId) {
-      await prisma.$executeRaw`
-        UPDATE jobs SET upstream_submitted_at = NULL, updated_at = now() WHERE id = ${jobId} AND upstream_id IS NULL`;
+    async clearSubmitting({ jobId, attemptId }) {
+      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET submitted_at = NULL WHERE id = ${attemptId} AND upstream_id IS NULL`;
+      else await prisma.$executeRaw`UPDATE jobs SET upstream_submitted_at = NULL, updated_at = now() WHERE id = ${jobId} AND upstream_id IS NULL`;
     },
 
-    async recordUpstreamId(jobId, upstreamId) {
+    async recordUpstreamId({ jobId, attemptId }, upstreamId) {
+      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET upstream_id = ${upstreamId} WHERE id = ${attemptId}`;
+      // The job shows the generation of its latest attempt.
       await prisma.$executeRaw`UPDATE jobs SET upstream_id = ${upstreamId}, updated_at = now() WHERE id = ${jobId}`;
     },
 
-    async recordSnapshot(jobId, snapshot) {
+    async recordSnapshot({ jobId, attemptId }, snapshot) {
       const progress = Math.max(0, Math.min(99, Math.floor(snapshot.progress)));
       const cost = snapshot.costMicroCents === undefined ? null : BigInt(Math.round(snapshot.costMicroCents));
+      if (attemptId) {
+        await prisma.$executeRaw`
+          UPDATE job_attempts SET
+            status = CASE WHEN ${snapshot.running === true} AND status = 'starting' THEN 'running' ELSE status END,
+            running_at = CASE WHEN ${snapshot.running === true} THEN COALESCE(running_at, now()) ELSE running_at END,
+            upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents)
+          WHERE id = ${attemptId}`;
+      }
       await prisma.$executeRaw`
         UPDATE jobs SET progress = GREATEST(progress, ${progress}), estimated_completion_time = ${snapshot.estimatedCompletionTime},
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
@@ -72,6 +106,8 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
     },
 
     async findByUpstreamId(providerIds, upstreamId) {
+      const attempt = await prisma.jobAttempt.findFirst({ where: { providerId: { in: providerIds }, upstreamId }, select: { jobId: true } });
+      if (attempt) return { id: attempt.jobId };
       return prisma.job.findFirst({ where: { providerId: { in: providerIds }, upstreamId }, select: { id: true } });
     },
 

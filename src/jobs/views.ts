@@ -5,6 +5,7 @@
 import type { Job } from '@prisma/client';
 import type { JobDetail, JobListEntry, JobOutputView } from '../api/schemas/jobs';
 import type { JobOutput } from '../shared/jobs';
+import type { AttemptView } from './attempts';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
 
@@ -43,7 +44,14 @@ export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promis
   );
 }
 
-export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: number, eventsUrl: string, now = new Date()): Promise<JobDetail> {
+export async function toDetail(
+  job: Job,
+  signUrl: SignOutputUrl,
+  urlTtlSeconds: number,
+  eventsUrl: string,
+  attempts: AttemptView[],
+  now = new Date(),
+): Promise<JobDetail> {
   const stored = job.status === 'completed' ? ((job.outputs ?? []) as unknown as JobOutput[]) : [];
   const outputs = await signOutputs(stored, signUrl);
   return {
@@ -60,6 +68,7 @@ export async function toDetail(job: Job, signUrl: SignOutputUrl, urlTtlSeconds: 
     outputs,
     outputsExpireAt: outputs.length > 0 ? new Date(now.getTime() + urlTtlSeconds * 1000).toISOString() : null,
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
+    attempts,
     eventsUrl,
   };
 }

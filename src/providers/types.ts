@@ -185,6 +185,8 @@ export const PROVIDER_ERROR_CODES = {
   BAD_OUTPUT: 'BAD_OUTPUT',
   /** A failure requested with a `[fail:...]` token in the prompt (local provider). */
   INJECTED_FAILURE: 'INJECTED_FAILURE',
+  /** A provider taken down for one job by a `[fail:route:<provider>]` token (local provider): a routed job fails over. */
+  INJECTED_OUTAGE: 'INJECTED_OUTAGE',
 } as const;
 
 export type ProviderErrorCode = keyof typeof PROVIDER_ERROR_CODES;

@@ -46,7 +46,27 @@ export interface JobWorkflowInput {
   admitBefore: string;
   /** Present when the model runs on a real upstream (fal, Replicate, ...): the job follows the upstream path. */
   upstream?: UpstreamJobPlan;
+  /**
+   * The routes to try, in order; the first is `providerId` with `upstream`. Absent in workflows started before
+   * routes, which run on `providerId` alone.
+   */
+  routes?: RoutePlan[];
+  /** Whether a content-policy refusal is tried on the next route (the version's setting). */
+  failoverOnContentPolicy?: boolean;
 }
+
+/** One route of a job: where its attempt runs and how the version reaches that provider. */
+export interface RoutePlan {
+  providerId: string;
+  taskQueue: string;
+  /** For a real upstream: its route and our timeout for it. */
+  upstream?: UpstreamJobPlan;
+  /** Expected processing time on this provider once it begins (base of the ETA). */
+  expectedProcessingSeconds: number;
+  /** What this provider charges us for the job's input, when the catalog says (micro-cents). */
+  listPriceMicroCents?: number;
+}
+
 
 /** Answer of the `admit` update: the job exists, pending, and is charged. */
 export interface AdmissionResult {

@@ -58,9 +58,17 @@ export type GenerationProgress =
 /** The name of releases before the built-in and upstream providers shared one path. */
 export type UpstreamProgress = GenerationProgress;
 
+/** One try of a job on one route (absent in workflows before routes, whose job row holds the generation). */
+export interface AttemptRef {
+  /** `<jobId>.<number>` */
+  id: string;
+  number: number;
+}
+
 /** Starts a job's generation on its provider: the job, its input and, for an upstream, the route. */
 export interface GenerationStart {
   jobId: string;
+  attempt?: AttemptRef;
   providerId: string;
   modelSlug: string;
   capability: string;
@@ -75,6 +83,7 @@ export interface GenerationStart {
 
 export interface GenerationCheck {
   jobId: string;
+  attemptId?: string;
   providerId: string;
   modelSlug: string;
   route?: UpstreamRoute;

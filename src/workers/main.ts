@@ -30,9 +30,10 @@ async function listProviders(): Promise<void> {
   const config = loadConfig();
   const prisma = createPrisma(config.database.url, { poolSize: 1 });
   try {
-    // Inactive providers, and upstreams without credentials, accept no jobs, so they get no worker.
+    // Inactive providers, upstreams without credentials and makers (whose models run on their routes) accept no
+    // jobs, so they get no worker.
     const providers = await prisma.provider.findMany({ select: { id: true, isActive: true, adapter: true }, orderBy: { id: 'asc' } });
-    const available = providers.filter((p) => isProviderAvailable(p));
+    const available = providers.filter((p) => p.adapter !== 'maker' && isProviderAvailable(p));
     process.stdout.write(`${JSON.stringify(available.map((p) => p.id))}\n`);
   } finally {
     await prisma.$disconnect();

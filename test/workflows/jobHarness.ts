@@ -81,6 +81,9 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
       calls.push('readJobOutcome');
       return { status: 'pending', refundedMicroCents: 0 };
     },
+    async endAttempt({ attemptId, status, error }) {
+      calls.push(`endAttempt:${attemptId.split('.').at(-1)}:${status}${error ? `:${error.code}` : ''}`);
+    },
     ...overrides,
   };
   return { calls, activities };
@@ -103,10 +106,20 @@ export type ProviderFake = Pick<GenerationActivities, 'startGeneration'> & Parti
 
 /** Runs the workflow worker (and a provider worker when given) while `fn` runs. */
 export async function withWorkers<T>(
-  { env, bundle }: JobHarness,
+  harness: JobHarness,
   input: JobWorkflowInput,
   jobActivities: JobActivities,
   provider: object | null,
+  fn: (taskQueue: string) => Promise<T>,
+): Promise<T> {
+  return withProviderWorkers(harness, jobActivities, provider ? { [input.providerTaskQueue!]: provider } : {}, fn);
+}
+
+/** Runs the workflow worker and one provider worker per task queue given while `fn` runs. */
+export async function withProviderWorkers<T>(
+  { env, bundle }: JobHarness,
+  jobActivities: JobActivities,
+  providers: Record<string, object>,
   fn: (taskQueue: string) => Promise<T>,
 ): Promise<T> {
   const taskQueue = `jobs-${randomUUID()}`;
@@ -117,11 +130,11 @@ export async function withWorkers<T>(
     activities: jobActivities,
   });
   const workers = [workflowWorker];
-  if (provider) {
+  for (const [providerQueue, provider] of Object.entries(providers)) {
     workers.push(
       await Worker.create({
         connection: env.nativeConnection,
-        taskQueue: input.providerTaskQueue!,
+        taskQueue: providerQueue,
         activities: { cancelGeneration: async () => undefined, ...provider },
       }),
     );

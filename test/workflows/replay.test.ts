@@ -29,6 +29,7 @@ describe('job workflow replay', () => {
         'job-rejected.v1.json',
         'job-upstream-completed.v2.json',
         'job-upstream-timeout.v2.json',
+        'job-routed-failover.v6.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

@@ -112,6 +112,18 @@ export const ModelVersionSchema = z
     outputSchema: z.record(z.string(), z.unknown()).openapi({ description: 'JSON Schema of the output' }),
     pricing: CatalogPricingSchema,
     rateLimits: z.strictObject({ requestsPerMinute: z.number().int(), requestsPerDay: z.number().int() }),
+    routes: z
+      .array(
+        z.strictObject({
+          provider: z.string().openapi({ description: 'Provider id', example: 'fal' }),
+          available: z.boolean().openapi({ description: 'Whether this route takes jobs on this deployment' }),
+        }),
+      )
+      .openapi({
+        description:
+          'The providers this version runs on, in order of preference (extension). A job runs on the first that takes it and ' +
+          'fails over to the next (docs/routing.md); `providers` on a submit narrows them.',
+      }),
   })
   .openapi('ModelVersion');
 

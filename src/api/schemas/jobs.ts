@@ -43,6 +43,17 @@ export const SubmitJobRequestSchema = z
           '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default). Requires webhookUrl.',
         example: ['job.processing', 'job.progress', 'job.completed', 'job.failed'],
       }),
+    providers: z
+      .array(z.string({ error: 'providers entries must be provider ids' }).min(1).max(100))
+      .min(1, 'providers must name at least one provider')
+      .max(20)
+      .optional()
+      .openapi({
+        description:
+          "Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's " +
+          'order. Narrows the routes, never widens them; a job with one provider left does not fail over.',
+        example: ['replicate'],
+      }),
   })
   .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, {
     message: 'webhookEvents needs a webhookUrl',
@@ -57,7 +68,7 @@ export const SubmitJobResponseSchema = z
     status: z.literal('pending'),
     estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
     costMicroCents: z.number().int(),
-    eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
+  eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
   })
   .openapi('SubmitJobResponse');
 
@@ -124,6 +135,22 @@ const JobOutputSchema = z
 // Not a named component: zod-to-openapi renders a nullable reference as allOf [$ref, null], which no validator accepts.
 const JobErrorSchema = z.object({ code: z.string(), message: z.string() });
 
+export const JobAttemptSchema = z
+  .object({
+    number: z.number().int().openapi({ description: '1 for the first route tried, then in order' }),
+    provider: z.string().openapi({ description: 'The provider of the route tried', example: 'fal' }),
+    status: z.enum(['starting', 'running', 'succeeded', 'failed', 'cancelled']).openapi({
+      description: '`starting` until the provider reports the generation running; `cancelled` when another attempt won or the job was cancelled',
+    }),
+    upstreamId: z.string().nullable().openapi({ description: "The upstream's generation id, once it answered" }),
+    startedAt: z.string().openapi({ format: 'date-time' }),
+    runningAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the provider reported the generation running' }),
+    endedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    error: JobErrorSchema.nullable(),
+    producedOutputs: z.boolean().openapi({ description: "Whether the job's outputs are this attempt's" }),
+  })
+  .openapi('JobAttempt');
+
 export const JobDetailSchema = JobListEntrySchema.extend({
   version: z.string(),
   input: inputObject,
@@ -144,6 +171,11 @@ export const JobDetailSchema = JobListEntrySchema.extend({
     })
     .nullable()
     .openapi({ description: 'The generation at the real upstream that runs this job; null for built-in models and before the upstream accepted it' }),
+  attempts: z.array(JobAttemptSchema).openapi({
+    description:
+      'Each route the job was tried on, oldest first: one for a job that ran where it started, more after a failover (docs/routing.md). ' +
+      'Empty until a worker takes the job, and for jobs from before routing.',
+  }),
   eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
 }).openapi('JobDetail');
 

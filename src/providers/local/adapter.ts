@@ -63,9 +63,10 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): Generator
     const clock = new ProcessingClock(nominalProcessingSeconds(req.capability) * ctx.timeScale * 1000, signal, ctx.onProgress);
     clock.start();
     try {
-      const injected = injectedErrorFor(failures, ctx.attempt);
+      const injected = injectedErrorFor(failures, ctx.attempt, req.providerId);
       if (injected) {
-        await clock.waitForTimeFraction(INJECTED_FAILURE_AT);
+        // A provider that is down refuses at once; the other failures come half-way through.
+        if (injected.code !== 'INJECTED_OUTAGE') await clock.waitForTimeFraction(INJECTED_FAILURE_AT);
         throw injected;
       }
       const rendered = await render({

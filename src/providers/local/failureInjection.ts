@@ -9,6 +9,8 @@ import { ProviderError } from '../types';
  *   [fail:permanent]      every attempt fails with a non-retryable INJECTED_FAILURE
  *   [fail:policy]         every attempt fails with a non-retryable CONTENT_POLICY_VIOLATION
  *   [fail:bad-output]     the rendered file is corrupted, so output checks fail with a non-retryable BAD_OUTPUT
+ *   [fail:route:<id>]     provider <id> is down for this job: every attempt there fails with a non-retryable
+ *                         INJECTED_OUTAGE, which a routed job fails over (a demo of failover without keys)
  *
  * Tokens are case-insensitive and removed from the text rendered into the media.
  */
@@ -16,13 +18,18 @@ export type InjectedFailure =
   | { kind: 'transient'; attempts: number }
   | { kind: 'permanent' }
   | { kind: 'policy' }
-  | { kind: 'bad-output' };
+  | { kind: 'bad-output' }
+  | { kind: 'route'; provider: string };
 
-const TOKEN = /\[fail:(transient|permanent|policy|bad-output)(?::(\d{1,3}))?\]/gi;
+const TOKEN = /\[fail:(?:(transient|permanent|policy|bad-output)(?::(\d{1,3}))?|route:([a-z0-9][a-z0-9-]{0,63}))\]/gi;
 
 export function parseInjectedFailures(prompt: string): InjectedFailure[] {
   const found: InjectedFailure[] = [];
   for (const match of prompt.matchAll(TOKEN)) {
+    if (match[3] !== undefined) {
+      found.push({ kind: 'route', provider: match[3].toLowerCase() });
+      continue;
+    }
     const kind = match[1].toLowerCase();
     if (kind === 'transient') found.push({ kind, attempts: match[2] === undefined ? 1 : Number(match[2]) });
     else found.push({ kind: kind as 'permanent' | 'policy' | 'bad-output' });
@@ -35,9 +42,14 @@ export function stripFailureTokens(prompt: string): string {
 }
 
 /** The error this attempt must fail with, or undefined when it should proceed. `bad-output` is handled after rendering. */
-export function injectedErrorFor(failures: readonly InjectedFailure[], attempt: number): ProviderError | undefined {
+export function injectedErrorFor(failures: readonly InjectedFailure[], attempt: number, providerId: string): ProviderError | undefined {
   for (const failure of failures) {
     switch (failure.kind) {
+      case 'route':
+        if (failure.provider === providerId) {
+          return new ProviderError('INJECTED_OUTAGE', `Injected outage of ${providerId} ([fail:route:${providerId}])`, { retryable: false });
+        }
+        break;
       case 'permanent':
         return new ProviderError('INJECTED_FAILURE', 'Injected permanent failure ([fail:permanent])', { retryable: false });
       case 'policy':

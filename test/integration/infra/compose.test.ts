@@ -38,8 +38,9 @@ function catalogProviders(): { id: string; isActive?: boolean; adapter?: string 
   return JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'catalog', 'providers.json'), 'utf8'));
 }
 
+/** Providers that run jobs: active, and not a maker (whose models run on their routes' providers). */
 function activeProviderIds(): string[] {
-  return catalogProviders().filter((p) => p.isActive !== false).map((p) => p.id);
+  return catalogProviders().filter((p) => p.isActive !== false && p.adapter !== 'maker').map((p) => p.id);
 }
 
 /** Providers on a real upstream: their workers sit in a profile named after the provider. */

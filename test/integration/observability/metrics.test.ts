@@ -173,6 +173,7 @@ describe('the Temporal UI tells the job story', () => {
     expect(summaries).toEqual([
       'Charge the account and create the pending job',
       'Generate with pixelforge',
+      'Attempt 1 on pixelforge ended',
       'Record 1 output(s); job completed',
     ]);
     const metadata = await handle.query(workflowMetadataQuery);

@@ -64,6 +64,7 @@ const jobActivities: JobActivities = {
   async readJobOutcome() {
     return { status: 'cancelled', refundedMicroCents: 0 };
   },
+    async endAttempt() {},
 };
 const providerActivities: Pick<GenerationActivities, 'startGeneration'> = {
   async startGeneration() {

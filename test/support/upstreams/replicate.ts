@@ -87,6 +87,13 @@ const MODELS: Record<string, ModelSpec> = {
     enums: { aspect_ratio: ASPECT_RATIOS, output_format: ['webp', 'jpg', 'png'], megapixels: ['1', '0.25'] },
     integers: { num_outputs: [1, 4], num_inference_steps: [1, 4] },
   },
+  // https://replicate.com/black-forest-labs/flux-dev/api
+  'black-forest-labs/flux-dev': {
+    video: false,
+    required: ['prompt'],
+    enums: { aspect_ratio: ASPECT_RATIOS, output_format: ['webp', 'jpg', 'png'], megapixels: ['1', '0.25'] },
+    integers: { num_outputs: [1, 4], num_inference_steps: [1, 50] },
+  },
   // https://replicate.com/kwaivgi/kling-v2.1/api
   'kwaivgi/kling-v2.1': {
     video: true,

@@ -129,4 +129,39 @@ describe('catalog validation', () => {
     expect(problems.join('\n')).toMatch(/colour/);
     expect(problems.join('\n')).toMatch(/logoUrl/);
   });
+
+  it("rejects routes that cannot run: on an unknown provider or a maker, twice on one, an upstream's without its route", () => {
+    const problems = problemsOf(
+      brokenCopy(({ models }) => {
+        const own = structuredClone(models[0]) as Record<string, unknown>;
+        const version = (own.versions as Record<string, unknown>[])[0];
+        const upstream = { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] };
+        models.push({
+          ...own,
+          slug: 'genmedia/broken/text-to-image',
+          versions: [{
+            ...version,
+            routes: [
+              { provider: 'fal' },
+              { provider: 'pixelforge', upstream },
+              { provider: 'pixelforge' },
+              { provider: 'black-forest-labs' },
+              { provider: 'nobody' },
+              { provider: 'lumina', listPrice: { baseMicroCents: 1, unit: 'per_image', unitsField: 'count' } },
+            ],
+          }],
+        });
+        models.push({ ...own, slug: 'genmedia/routeless/text-to-image' });
+        (models[0].versions as Record<string, unknown>[])[0].routes = [{ provider: 'lumina' }];
+      }),
+    ).join('\n');
+    expect(problems).toMatch(/broken\/text-to-image@v2: the route on fal needs its upstream route/);
+    expect(problems).toMatch(/the route on pixelforge takes no upstream route/);
+    expect(problems).toMatch(/provider pixelforge appears in two routes/);
+    expect(problems).toMatch(/route on black-forest-labs, a maker, which runs nothing/);
+    expect(problems).toMatch(/route on unknown provider nobody/);
+    expect(problems).toMatch(/route lumina list price: unitsField count is not an input field/);
+    expect(problems).toMatch(/routeless\/text-to-image@v2: a version of a maker's model needs routes/);
+    expect(problems).toMatch(/forge-pro\/text-to-image@v2: only a maker's models take routes/);
+  });
 });

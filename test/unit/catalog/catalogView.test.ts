@@ -12,6 +12,7 @@ describe('buildCatalogView', () => {
 
   it('lists public models with a runnable version to anonymous callers', () => {
     expect(slugs(anonymous)).toEqual([
+      'genmedia/relay/text-to-image',
       'lumina/lumi-classic/text-to-image',
       'lumina/lumi-motion/text-to-video',
       'lumina/lumi-xl/text-to-image',
@@ -40,8 +41,23 @@ describe('buildCatalogView', () => {
     expect(anonymous.providers.find((p) => p.id === 'pixelforge')?.modelCount).toBe(2);
     const enterprise = buildCatalogView(snapshot, viewer({ segments: ['enterprise'] }));
     expect(enterprise.providers.find((p) => p.id === 'pixelforge')?.modelCount).toBe(3);
-    expect(anonymous.categories.map((c) => [c.id, c.modelCount])).toEqual([['image', 4], ['video', 4]]);
-    expect(enterprise.categories.map((c) => [c.id, c.modelCount])).toEqual([['image', 5], ['video', 5]]);
+    expect(anonymous.categories.map((c) => [c.id, c.modelCount])).toEqual([['image', 5], ['video', 4]]);
+    expect(enterprise.categories.map((c) => [c.id, c.modelCount])).toEqual([['image', 6], ['video', 5]]);
+  });
+
+  it("lists a maker's model while one of its routes runs here, with each route's availability", () => {
+    const flux = 'black-forest-labs/flux-dev/text-to-image';
+    expect(slugs(anonymous)).not.toContain(flux);
+    // fal's key set, Replicate's not.
+    const withFal = { ...snapshot, providers: snapshot.providers.map((p) => (p.id === 'fal' ? { ...p, isActive: true } : p)) };
+    const view = buildCatalogView(withFal, null);
+    expect(slugs(view)).toContain(flux);
+    expect(view.modelDetails.get(flux)!.versions[0].routes).toEqual([
+      { provider: 'fal', available: true },
+      { provider: 'replicate', available: false },
+    ]);
+    expect(view.models.find((m) => m.slug === flux)!.provider.id).toBe('black-forest-labs');
+    expect(anonymous.modelDetails.get('pixelforge/forge-lite/text-to-image')!.versions[0].routes).toEqual([{ provider: 'pixelforge', available: true }]);
   });
 
   it('orders capability groups by their order', () => {

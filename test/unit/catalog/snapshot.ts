@@ -28,6 +28,7 @@ export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {
             requestsPerMinute: v.rateLimits.requestsPerMinute,
             requestsPerDay: v.rateLimits.requestsPerDay,
             releasedAt: new Date(v.releasedAt),
+            routes: v.routes,
           })),
       })),
   };

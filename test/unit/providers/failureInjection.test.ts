@@ -15,14 +15,14 @@ describe('failure injection tokens', () => {
 
   it('fails transient attempts up to N only', () => {
     const failures = parseInjectedFailures('[fail:transient:2]');
-    expect(injectedErrorFor(failures, 1)).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true });
-    expect(injectedErrorFor(failures, 2)).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true });
-    expect(injectedErrorFor(failures, 3)).toBeUndefined();
+    expect(injectedErrorFor(failures, 1, 'pixelforge')).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true });
+    expect(injectedErrorFor(failures, 2, 'pixelforge')).toMatchObject({ code: 'INJECTED_FAILURE', retryable: true });
+    expect(injectedErrorFor(failures, 3, 'pixelforge')).toBeUndefined();
   });
 
   it('fails permanent and policy tokens on every attempt, non-retryably', () => {
-    expect(injectedErrorFor(parseInjectedFailures('[fail:permanent]'), 9)).toMatchObject({ code: 'INJECTED_FAILURE', retryable: false });
-    expect(injectedErrorFor(parseInjectedFailures('[fail:policy]'), 1)).toMatchObject({
+    expect(injectedErrorFor(parseInjectedFailures('[fail:permanent]'), 9, 'pixelforge')).toMatchObject({ code: 'INJECTED_FAILURE', retryable: false });
+    expect(injectedErrorFor(parseInjectedFailures('[fail:policy]'), 1, 'pixelforge')).toMatchObject({
       code: 'CONTENT_POLICY_VIOLATION',
       retryable: false,
     });
@@ -30,8 +30,16 @@ describe('failure injection tokens', () => {
 
   it('leaves bad-output to the output check and strips tokens from the rendered text', () => {
     const failures = parseInjectedFailures('x [fail:bad-output]');
-    expect(injectedErrorFor(failures, 1)).toBeUndefined();
+    expect(injectedErrorFor(failures, 1, 'pixelforge')).toBeUndefined();
     expect(wantsBadOutput(failures)).toBe(true);
     expect(stripFailureTokens('a cat [fail:transient:2]  on a mat [fail:permanent]')).toBe('a cat on a mat');
+  });
+
+  it('takes one provider down for the job: every attempt there fails with INJECTED_OUTAGE, the others proceed', () => {
+    const failures = parseInjectedFailures('a relay [fail:route:pixelforge]');
+    expect(failures).toEqual([{ kind: 'route', provider: 'pixelforge' }]);
+    expect(injectedErrorFor(failures, 1, 'pixelforge')).toMatchObject({ code: 'INJECTED_OUTAGE', retryable: false });
+    expect(injectedErrorFor(failures, 1, 'lumina')).toBeUndefined();
+    expect(stripFailureTokens('a relay [fail:route:pixelforge] at dusk')).toBe('a relay at dusk');
   });
 });

@@ -50,6 +50,20 @@ function input(jobId: string): JobWorkflowInput {
           },
         }
       : {}),
+    // A routed job: its first route (the built-in queue) is down, the second (an upstream) completes it.
+    ...(jobId === 'job_rec_routed'
+      ? {
+          routes: [
+            { providerId: 'record', taskQueue: PROVIDER_QUEUE, expectedProcessingSeconds: 3 },
+            {
+              providerId: 'record-upstream',
+              taskQueue: UPSTREAM_QUEUE,
+              upstream: { route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] }, timeoutSeconds: 600 },
+              expectedProcessingSeconds: 3,
+            },
+          ],
+        }
+      : {}),
   };
 }
 
@@ -73,11 +87,15 @@ async function main() {
     async readJobOutcome() {
       return { status: 'cancelled', refundedMicroCents: 45_000 };
     },
+    async endAttempt() {},
   };
   const provider: GenerationActivities = {
     async startGeneration(args) {
       if (args.jobId === 'job_rec_failed') {
         throw ApplicationFailure.create({ type: 'INJECTED_FAILURE', message: 'permanent', nonRetryable: true });
+      }
+      if (args.jobId === 'job_rec_routed') {
+        throw ApplicationFailure.create({ type: 'INJECTED_OUTAGE', message: 'down', nonRetryable: true });
       }
       if (args.jobId === 'job_rec_processing') {
         await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: '2030-01-01T00:00:01.000Z' });
@@ -138,6 +156,7 @@ async function main() {
       await upstreamJob.signal(upstreamCallbackSignal, { state: 'succeeded' });
       await upstreamJob.result();
       await (await admit('job_rec_upstream_timeout')).result();
+      await (await admit('job_rec_routed')).result();
     })),
   );
 
@@ -147,6 +166,8 @@ async function main() {
     ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.${RELEASE}.json`]),
     ['job_rec_upstream_completed', `job-upstream-completed.${RELEASE}.json`],
     ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],
+    // v6: routes (a job fails over from one route to the next).
+    ['job_rec_routed', 'job-routed-failover.v6.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);

@@ -570,6 +570,8 @@ export interface components {
                 stage: string | null;
                 queuePosition: number | null;
             } | null;
+            /** @description Each route the job was tried on, oldest first: one for a job that ran where it started, more after a failover (docs/routing.md). Empty until a worker takes the job, and for jobs from before routing. */
+            attempts: components["schemas"]["JobAttempt"][];
             /**
              * Format: uri
              * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one
@@ -587,6 +589,37 @@ export interface components {
             width?: number;
             height?: number;
             durationSeconds?: number;
+        };
+        JobAttempt: {
+            /** @description 1 for the first route tried, then in order */
+            number: number;
+            /**
+             * @description The provider of the route tried
+             * @example fal
+             */
+            provider: string;
+            /**
+             * @description `starting` until the provider reports the generation running; `cancelled` when another attempt won or the job was cancelled
+             * @enum {string}
+             */
+            status: "starting" | "running" | "succeeded" | "failed" | "cancelled";
+            /** @description The upstream's generation id, once it answered */
+            upstreamId: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When the provider reported the generation running
+             */
+            runningAt: string | null;
+            /** Format: date-time */
+            endedAt: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Whether the job's outputs are this attempt's */
+            producedOutputs: boolean;
         };
         Job: {
             jobId: string;
@@ -867,6 +900,13 @@ export interface components {
              *     ]
              */
             webhookEvents?: ("job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled")[];
+            /**
+             * @description Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's order. Narrows the routes, never widens them; a job with one provider left does not fail over.
+             * @example [
+             *       "replicate"
+             *     ]
+             */
+            providers?: string[];
         };
         CostEstimate: {
             /** @description Cost before discounts */
@@ -968,6 +1008,16 @@ export interface components {
                 requestsPerMinute: number;
                 requestsPerDay: number;
             };
+            /** @description The providers this version runs on, in order of preference (extension). A job runs on the first that takes it and fails over to the next (docs/routing.md); `providers` on a submit narrows them. */
+            routes: {
+                /**
+                 * @description Provider id
+                 * @example fal
+                 */
+                provider: string;
+                /** @description Whether this route takes jobs on this deployment */
+                available: boolean;
+            }[];
         };
         ProviderList: {
             providers: components["schemas"]["Provider"][];

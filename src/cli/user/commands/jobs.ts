@@ -26,6 +26,13 @@ export function describeJob(job: Job): string {
   if (!isTerminal(job.status)) lines.push(`  ETA       ${job.estimatedCompletionTime}`);
   if (job.upstream?.stage) lines.push(`  stage     ${job.upstream.stage}`);
   if (job.error) lines.push(`  error     ${job.error.code}: ${job.error.message}`);
+  // A job that failed over shows each route it was tried on.
+  if (job.attempts.length > 1) {
+    for (const attempt of job.attempts) {
+      const outcome = attempt.error ? `${attempt.status} (${attempt.error.code})` : attempt.status;
+      lines.push(`  attempt ${attempt.number} ${attempt.provider}: ${outcome}${attempt.producedOutputs ? ', outputs' : ''}`);
+    }
+  }
   for (const output of job.outputs) lines.push(`  output    ${output.contentType} ${output.sizeBytes} bytes  ${output.url}`);
   return lines.join('\n');
 }

@@ -1,0 +1,37 @@
+/**
+ * The routes a job is tried on: the version's routes that take jobs here, narrowed by the submit's `providers`,
+ * each with its task queue, our timeout for an upstream, the expected processing time and the list price of the
+ * job's input there.
+ */
+import type { ResolvedModel } from '../catalog/registry';
+import type { Config } from '../config';
+import { estimateCost } from '../domain/pricing';
+import { ApiError } from '../shared/errors';
+import type { RoutePlan } from '../shared/jobs';
+import { providerTaskQueue } from '../shared/temporal';
+
+export function routePlans(
+  resolved: ResolvedModel,
+  input: Record<string, unknown>,
+  allowedProviders: string[] | undefined,
+  config: Pick<Config, 'temporal' | 'providers' | 'upstreams'>,
+): RoutePlan[] {
+  const available = resolved.routes.filter((route) => route.available);
+  const chosen = allowedProviders ? available.filter((route) => allowedProviders.includes(route.providerId)) : available;
+  if (chosen.length === 0) {
+    const offered = available.map((route) => route.providerId).join(', ');
+    throw new ApiError('INVALID_INPUT', `providers: ${resolved.model.slug} runs on none of them here; its routes are ${offered}`, [
+      { path: 'providers', message: `none of these providers runs this model; its routes are ${offered}` },
+    ]);
+  }
+  return chosen.map((route) => {
+    const timeScale = route.adapter === 'local' ? config.providers.timeScale : 1;
+    return {
+      providerId: route.providerId,
+      taskQueue: providerTaskQueue(route.providerId, config.temporal.providerTaskQueuePrefix),
+      ...(route.upstream ? { upstream: { route: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds } } : {}),
+      expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
+      ...(route.listPrice ? { listPriceMicroCents: estimateCost(route.listPrice, input, 0).estimatedCostMicroCents } : {}),
+    };
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * A routed job with fake activities on two provider queues: a failure the failure table lets fail over moves the job
+ * to the next route, one that it does not (a content-policy refusal, by default) ends it, and a job whose every
+ * route failed is refunded once. Each attempt's end is recorded.
+ */
+import { describe, expect, it } from 'vitest';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { JobWorkflowInput, RoutePlan } from '../../src/shared/jobs';
+import type { GenerationStart } from '../../src/shared/upstreams';
+import { admit, fakeJobActivities, jobInput, useJobHarness, withProviderWorkers, type ProviderFake } from './jobHarness';
+
+const harness = useJobHarness();
+const client = () => harness().env.client;
+
+function routedInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {
+  const base = jobInput(overrides);
+  const route = (name: string): RoutePlan => ({ providerId: `${name}-${base.jobId.slice(0, 8)}`, taskQueue: `provider.${name}-${base.jobId}`, expectedProcessingSeconds: 3 });
+  const routes = [route('first'), route('second')];
+  return { ...base, providerId: routes[0].providerId, providerTaskQueue: routes[0].taskQueue, routes };
+}
+
+/** A provider that fails with `code` (not retryable, so the test need not wait out backoffs), or completes. */
+function provider(seen: GenerationStart[], code?: string): ProviderFake {
+  return {
+    async startGeneration(args) {
+      seen.push(args);
+      if (code) throw ApplicationFailure.create({ type: code, message: `${code} here`, nonRetryable: true });
+      return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+    },
+  };
+}
+
+async function run(input: JobWorkflowInput, first?: string, second?: string) {
+  const { calls, activities } = fakeJobActivities();
+  const seen: GenerationStart[] = [];
+  const [a, b] = input.routes!;
+  const result = await withProviderWorkers(harness(), activities, { [a.taskQueue]: provider(seen, first), [b.taskQueue]: provider(seen, second) }, async (taskQueue) =>
+    (await admit(client(), input, taskQueue)).handle.result(),
+  );
+  return { result, calls, seen };
+}
+
+describe('a routed job', () => {
+  it('fails over to the next route when the first is unavailable, and completes there, charged once', async () => {
+    const input = routedInput();
+    const { result, calls, seen } = await run(input, 'PROVIDER_UNAVAILABLE');
+    expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
+    expect(seen.map((s) => [s.providerId, s.attempt])).toEqual([
+      [input.routes![0].providerId, { id: `${input.jobId}.1`, number: 1 }],
+      [input.routes![1].providerId, { id: `${input.jobId}.2`, number: 2 }],
+    ]);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_UNAVAILABLE', 'endAttempt:2:succeeded', 'completeJob']);
+  }, 60_000);
+
+  it('does not fail over a content-policy refusal by default', async () => {
+    const input = routedInput();
+    const { result, calls, seen } = await run(input, 'CONTENT_POLICY_VIOLATION');
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION' }, refundedMicroCents: 45_000 });
+    expect(seen).toHaveLength(1);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:CONTENT_POLICY_VIOLATION', 'failJob:CONTENT_POLICY_VIOLATION']);
+  }, 60_000);
+
+  it('fails over a content-policy refusal where the model says so', async () => {
+    const input = routedInput({ failoverOnContentPolicy: true });
+    const { result, seen } = await run(input, 'CONTENT_POLICY_VIOLATION');
+    expect(result.status).toBe('completed');
+    expect(seen).toHaveLength(2);
+  }, 60_000);
+
+  it('fails and refunds once when every route is down, each attempt recorded', async () => {
+    const input = routedInput();
+    const { result, calls, seen } = await run(input, 'PROVIDER_UNAVAILABLE', 'INJECTED_OUTAGE');
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'INJECTED_OUTAGE' }, refundedMicroCents: 45_000 });
+    expect(seen).toHaveLength(2);
+    expect(calls).toEqual([
+      'admitJob',
+      'endAttempt:1:failed:PROVIDER_UNAVAILABLE',
+      'endAttempt:2:failed:INJECTED_OUTAGE',
+      'failJob:INJECTED_OUTAGE',
+    ]);
+  }, 60_000);
+
+  it('never fails over an input the provider refused', async () => {
+    const input = routedInput();
+    const { result, seen } = await run(input, 'PROVIDER_REJECTED_INPUT');
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_REJECTED_INPUT' } });
+    expect(seen).toHaveLength(1);
+  }, 60_000);
+});
