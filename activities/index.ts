@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../src/config';
 import { createAttemptStore } from '../src/jobs/attempts';
+import { readRouteStats } from '../src/jobs/routeStats';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
@@ -20,7 +21,7 @@ import { eventsUrlSignerFor } from '../src/jobs/events/eventsUrl';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
-import { jobMetricsObserver, webhookMetricsObserver } from '../src/observability/jobMetrics';
+import { attemptMetricsObserver, jobMetricsObserver, webhookMetricsObserver } from '../src/observability/jobMetrics';
 import type { WorkerMetrics } from '../src/observability/metrics';
 
 export interface ActivityDeps {
@@ -65,7 +66,12 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
   };
   return {
-    ...createJobActivities({ jobStore, attempts: createAttemptStore(deps.prisma), discardOutputs }),
+    ...createJobActivities({
+      jobStore,
+      attempts: createAttemptStore(deps.prisma, deps.metrics ? attemptMetricsObserver(deps.metrics) : undefined),
+      routeStats: (providerIds, windowSeconds) => readRouteStats(deps.prisma, providerIds, windowSeconds),
+      discardOutputs,
+    }),
     ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),

@@ -6,11 +6,14 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AttemptEnd, AttemptStore } from '../src/jobs/attempts';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { publicJobError } from '../src/shared/jobFailures';
-import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../src/shared/jobs';
+import { planRouteOrder, type PlannedRoutes, type RouteStats } from '../src/jobs/routePlanning';
+import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput, RoutePlan, RoutePolicy } from '../src/shared/jobs';
 
 export interface JobActivityDeps {
   jobStore: JobStore;
   attempts: Pick<AttemptStore, 'end'>;
+  /** Recent attempts per provider (job_attempts), over a health window of so many seconds. */
+  routeStats(providerIds: string[], healthWindowSeconds: number): Promise<Map<string, RouteStats>>;
   /** Deletes whatever outputs a failed job left behind; outputs of failed jobs are not kept. */
   discardOutputs?: (jobId: string) => Promise<void>;
 }
@@ -22,6 +25,8 @@ export interface JobActivities {
   failJob(args: { jobId: string; error: JobError }): Promise<{ refundedMicroCents: number }>;
   /** The job's status and refund as PostgreSQL has them (read only). */
   readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
+  /** The order to try a routed job's routes in: the version's choice, unhealthy routes last. */
+  planRoutes(args: { routes: RoutePlan[]; policy: RoutePolicy }): Promise<PlannedRoutes>;
   /** Records how one attempt of a routed job ended. */
   endAttempt(args: { attemptId: string; status: AttemptEnd; error?: JobError; producedOutputs: boolean }): Promise<void>;
 }
@@ -54,5 +59,9 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     },
     readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
     endAttempt: ({ attemptId, ...end }) => deps.attempts.end(attemptId, end),
+    async planRoutes({ routes, policy }) {
+      const stats = await deps.routeStats([...new Set(routes.map((r) => r.providerId))], policy.health.windowSeconds);
+      return planRouteOrder(routes, policy, stats);
+    },
   };
 }

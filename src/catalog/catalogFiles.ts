@@ -93,6 +93,19 @@ const RoutingFile = z.strictObject({
       maxPriceRatio: z.number().positive().default(1.25),
     })
     .default({ enabled: true, maxPriceRatio: 1.25 }),
+  /**
+   * A route is unhealthy while, over the last `windowSeconds`, at least `minAttempts` of its attempts ended and
+   * `maxFailureRate` of them failed on the provider's side, or its 90th-percentile time to start passed
+   * `maxStartSeconds`. Unhealthy routes go after the healthy ones until the window forgets their failures.
+   */
+  health: z
+    .strictObject({
+      windowSeconds: z.number().int().positive().default(300),
+      minAttempts: z.number().int().positive().default(5),
+      maxFailureRate: z.number().positive().max(1).default(0.5),
+      maxStartSeconds: z.number().positive().default(300),
+    })
+    .default({ windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 }),
 });
 
 const VersionFile = z.strictObject({

@@ -19,14 +19,21 @@ export interface AttemptStore {
   listFor(jobIds: string[]): Promise<Map<string, AttemptView[]>>;
 }
 
-export function createAttemptStore(prisma: PrismaClient): AttemptStore {
+/** Told once per attempt, when its end is recorded: for the route metrics. */
+export type AttemptObserver = (ended: { providerId: string; number: number; status: AttemptEnd; startedAt: Date; runningAt: Date | null }) => void;
+
+export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserver): AttemptStore {
   return {
     async end(attemptId, { status, error, producedOutputs }) {
       const shown = error ? publicJobError(error) : null;
-      await prisma.jobAttempt.updateMany({
-        where: { id: attemptId, endedAt: null },
-        data: { status, endedAt: new Date(), errorCode: shown?.code ?? null, errorMessage: shown?.message ?? null, producedOutputs },
-      });
+      const ended = await prisma.$queryRaw<{ provider_id: string; number: number; started_at: Date; running_at: Date | null }[]>`
+        UPDATE job_attempts SET status = ${status}, ended_at = now(), error_code = ${shown?.code ?? null},
+               error_message = ${shown?.message ?? null}, produced_outputs = ${producedOutputs}
+        WHERE id = ${attemptId} AND ended_at IS NULL
+        RETURNING provider_id, number, started_at, running_at`;
+      for (const row of ended) {
+        onEnded?.({ providerId: row.provider_id, number: row.number, status, startedAt: row.started_at, runningAt: row.running_at });
+      }
     },
 
     async listFor(jobIds) {

@@ -4,7 +4,7 @@
  * job row showing the latest; a job of a release before routes keeps them on the job row. Status and money stay
  * with src/jobs/store.ts.
  */
-import type { PrismaClient } from '@prisma/client';
+import { Prisma, type PrismaClient } from '@prisma/client';
 
 export interface UpstreamJobState {
   upstreamId: string | null;
@@ -98,10 +98,14 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
             upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents)
           WHERE id = ${attemptId}`;
       }
+      // A routed job costs us what each of its attempts cost: their sum, once one reported.
+      const jobCost = attemptId
+        ? Prisma.sql`COALESCE((SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId}), upstream_cost_micro_cents)`
+        : Prisma.sql`COALESCE(${cost}, upstream_cost_micro_cents)`;
       await prisma.$executeRaw`
         UPDATE jobs SET progress = GREATEST(progress, ${progress}), estimated_completion_time = ${snapshot.estimatedCompletionTime},
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
-               upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents), updated_at = now()
+               upstream_cost_micro_cents = ${jobCost}, updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
     },
 

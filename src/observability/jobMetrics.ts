@@ -1,3 +1,4 @@
+import type { AttemptObserver } from '../jobs/attempts';
 import type { JobLifecycleObserver } from '../jobs/lifecycle';
 import type { WebhookDeliveryDeps } from '../webhooks/delivery';
 import { codeLabel, type WorkerMetrics } from './metrics';
@@ -26,6 +27,14 @@ export function jobMetricsObserver(metrics: WorkerMetrics): JobLifecycleObserver
       if (job.startedAt) metrics.jobProcessing.observe({ ...labels, status: job.status }, seconds(job.startedAt, job.completedAt));
       metrics.jobEndToEnd.observe({ ...labels, status: job.status }, seconds(job.createdAt, job.completedAt));
     },
+  };
+}
+
+/** Attempts per route: how each ended, whether it was a failover, and how long its provider took to start it. */
+export function attemptMetricsObserver(metrics: WorkerMetrics): AttemptObserver {
+  return ({ providerId, number, status, startedAt, runningAt }) => {
+    metrics.routeAttempts.inc({ provider: providerId, outcome: status, role: number === 1 ? 'first' : 'failover' });
+    if (runningAt) metrics.routeTimeToStart.observe({ provider: providerId }, seconds(startedAt, runningAt));
   };
 }
 

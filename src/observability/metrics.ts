@@ -161,6 +161,19 @@ export function createWorkerMetrics(registry: Registry = newRegistry()) {
       buckets: JOB_BUCKETS,
       registers: [registry],
     }),
+    routeAttempts: new Counter({
+      name: 'genmedia_route_attempts_total',
+      help: 'Attempts of jobs on a route, by provider, outcome (succeeded, failed, cancelled) and role (first: the route a job started on; failover: a later one)',
+      labelNames: ['provider', 'outcome', 'role'] as const,
+      registers: [registry],
+    }),
+    routeTimeToStart: new Histogram({
+      name: 'genmedia_route_time_to_start_seconds',
+      help: 'Time from the start of an attempt to its provider reporting the generation running, by provider',
+      labelNames: ['provider'] as const,
+      buckets: JOB_BUCKETS,
+      registers: [registry],
+    }),
     webhookAttempts: new Counter({
       name: 'genmedia_webhook_attempts_total',
       help: 'Webhook HTTP attempts, by outcome (delivered, retry: will be tried again or was the last, gone: 410)',

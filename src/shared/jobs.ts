@@ -53,6 +53,14 @@ export interface JobWorkflowInput {
   routes?: RoutePlan[];
   /** Whether a content-policy refusal is tried on the next route (the version's setting). */
   failoverOnContentPolicy?: boolean;
+  /** How the routes are ordered before the first attempt (the version's setting); absent: as listed. */
+  routePolicy?: RoutePolicy;
+}
+
+/** How a routed job orders its routes: by the catalog, list price or observed speed, unhealthy ones last. */
+export interface RoutePolicy {
+  choose: 'order' | 'price' | 'speed';
+  health: { windowSeconds: number; minAttempts: number; maxFailureRate: number; maxStartSeconds: number };
 }
 
 /** One route of a job: where its attempt runs and how the version reaches that provider. */

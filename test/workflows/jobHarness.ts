@@ -81,6 +81,10 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
       calls.push('readJobOutcome');
       return { status: 'pending', refundedMicroCents: 0 };
     },
+    async planRoutes({ routes }) {
+      calls.push('planRoutes');
+      return { order: routes.map((_, i) => i), unhealthy: [] };
+    },
     async endAttempt({ attemptId, status, error }) {
       calls.push(`endAttempt:${attemptId.split('.').at(-1)}:${status}${error ? `:${error.code}` : ''}`);
     },

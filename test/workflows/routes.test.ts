@@ -80,6 +80,25 @@ describe('a routed job', () => {
     ]);
   }, 60_000);
 
+  it('tries the routes in the order the planner gives, the unhealthy one last', async () => {
+    const input = routedInput({ routePolicy: { choose: 'order', health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 } } });
+    const { calls, activities } = fakeJobActivities({
+      async planRoutes({ routes }) {
+        calls.push('planRoutes');
+        return { order: [1, 0], unhealthy: [{ providerId: routes[0].providerId, reason: '5 of its last 5 attempts failed' }] };
+      },
+    });
+    const seen: GenerationStart[] = [];
+    const [a, b] = input.routes!;
+    const result = await withProviderWorkers(harness(), activities, { [a.taskQueue]: provider(seen), [b.taskQueue]: provider(seen) }, async (taskQueue) =>
+      (await admit(client(), input, taskQueue)).handle.result(),
+    );
+    expect(result.status).toBe('completed');
+    // The second route was tried first, as attempt 1.
+    expect(seen.map((s) => [s.providerId, s.attempt?.number])).toEqual([[b.providerId, 1]]);
+    expect(calls).toEqual(['admitJob', 'planRoutes', 'endAttempt:1:succeeded', 'completeJob']);
+  }, 60_000);
+
   it('never fails over an input the provider refused', async () => {
     const input = routedInput();
     const { result, seen } = await run(input, 'PROVIDER_REJECTED_INPUT');

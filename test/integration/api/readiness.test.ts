@@ -1,16 +1,7 @@
-import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../../src/lib/freePort';
 import type { RunningApi } from '../../../src/api/server';
 import { request, startTestApi } from '../../support/api';
-
-/** A port nothing listens on: bound then released. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('GET /healthz and /readyz', () => {
   let api: RunningApi | undefined;
@@ -38,7 +29,7 @@ describe('GET /healthz and /readyz', () => {
   });
 
   it('reports a stopped MinIO by name with 503, while staying alive', async () => {
-    api = await startTestApi({ MINIO_ENDPOINT: `http://127.0.0.1:${await closedPort()}` });
+    api = await startTestApi({ MINIO_ENDPOINT: `http://127.0.0.1:${await freeLoopbackPort()}` });
     const res = await request(`${api.url}/readyz`);
     expect(res.status).toBe(503);
     expect(res.body.unavailable).toEqual(['minio']);
@@ -50,7 +41,7 @@ describe('GET /healthz and /readyz', () => {
   });
 
   it('reports a stopped Temporal by name with 503', async () => {
-    api = await startTestApi({ TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}` });
+    api = await startTestApi({ TEMPORAL_ADDRESS: `127.0.0.1:${await freeLoopbackPort()}` });
     const res = await request(`${api.url}/readyz`);
     expect(res.status).toBe(503);
     expect(res.body.unavailable).toEqual(['temporal']);
@@ -58,7 +49,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('answers requests that need a stopped PostgreSQL with 503 SERVICE_UNAVAILABLE and Retry-After, not 500', async () => {
     const url = new URL(process.env.DATABASE_URL ?? 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia');
-    url.port = String(await closedPort());
+    url.port = String(await freeLoopbackPort());
     api = await startTestApi({ DATABASE_URL: url.toString() });
     const res = await request(`${api.url}/v1/jobs`, { headers: { authorization: 'Bearer gm_anykeywilldo000000000000000000000000000' } });
     expect(res.status).toBe(503);
@@ -68,7 +59,7 @@ describe('GET /healthz and /readyz', () => {
 
   it('reports a stopped PostgreSQL by name with 503', async () => {
     const url = new URL(process.env.DATABASE_URL ?? 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia');
-    url.port = String(await closedPort());
+    url.port = String(await freeLoopbackPort());
     api = await startTestApi({ DATABASE_URL: url.toString() });
     const res = await request(`${api.url}/readyz`);
     expect(res.status).toBe(503);

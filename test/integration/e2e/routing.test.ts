@@ -93,4 +93,16 @@ describe('a routed model', () => {
     ]);
     expect(await ledgerOf(stack, job.jobId)).toEqual([['charge', -PRICE], ['refund', PRICE]]);
   });
+
+  it('tries a route whose recent attempts mostly failed last, as every worker reads it from PostgreSQL', async () => {
+    // Five more outages at PixelForge: with the ones above, most of its recent attempts failed on its side.
+    for (let i = 0; i < 5; i++) {
+      const { account, res } = await submit({ input: { prompt: `an outage ${i} [fail:route:pixelforge]` } });
+      expect((await waitForFinal(stack, account.apiKey, res.body.jobId)).status).toBe('completed');
+    }
+    const { account, res } = await submit({ input: { prompt: 'a relay that goes where it works' } });
+    const job = await waitForFinal(stack, account.apiKey, res.body.jobId);
+    expect(job.status).toBe('completed');
+    expect(job.attempts).toMatchObject([{ number: 1, provider: 'lumina', status: 'succeeded', producedOutputs: true }]);
+  }, 120_000);
 });

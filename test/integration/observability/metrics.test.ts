@@ -147,6 +147,12 @@ describe('workflow worker metrics', () => {
     expect(valueOf(worker, 'genmedia_job_end_to_end_seconds_count', { status: 'cancelled' })).toBe(1);
   });
 
+  it('counts each job attempt on its route by outcome, none of them a failover here', () => {
+    expect(valueOf(worker, 'genmedia_route_attempts_total', { provider: 'pixelforge', outcome: 'succeeded', role: 'first' })).toBe(2);
+    expect(valueOf(worker, 'genmedia_route_attempts_total', { provider: 'pixelforge', outcome: 'failed', role: 'first' })).toBe(1);
+    expect(valueOf(worker, 'genmedia_route_attempts_total', { role: 'failover' })).toBe(0);
+  });
+
   it('counts webhook attempts and deliveries by outcome', () => {
     expect(valueOf(worker, 'genmedia_webhook_attempts_total', { outcome: 'delivered' })).toBe(1);
     expect(valueOf(worker, 'genmedia_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);

@@ -65,6 +65,9 @@ const jobActivities: JobActivities = {
     return { status: 'cancelled', refundedMicroCents: 0 };
   },
     async endAttempt() {},
+    async planRoutes({ routes }) {
+      return { order: routes.map((_, i) => i), unhealthy: [] };
+    },
 };
 const providerActivities: Pick<GenerationActivities, 'startGeneration'> = {
   async startGeneration() {

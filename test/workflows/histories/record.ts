@@ -51,7 +51,8 @@ function input(jobId: string): JobWorkflowInput {
         }
       : {}),
     // A routed job: its first route (the built-in queue) is down, the second (an upstream) completes it.
-    ...(jobId === 'job_rec_routed'
+    ...(jobId === 'job_rec_routed_planned' ? { routePolicy: { choose: 'price', health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 } } } : {}),
+    ...(jobId.startsWith('job_rec_routed')
       ? {
           routes: [
             { providerId: 'record', taskQueue: PROVIDER_QUEUE, expectedProcessingSeconds: 3 },
@@ -88,13 +89,17 @@ async function main() {
       return { status: 'cancelled', refundedMicroCents: 45_000 };
     },
     async endAttempt() {},
+    // The planner puts the second route first.
+    async planRoutes({ routes }) {
+      return { order: routes.map((_, i) => i).reverse(), unhealthy: [{ providerId: routes[0].providerId, reason: 'recorded' }] };
+    },
   };
   const provider: GenerationActivities = {
     async startGeneration(args) {
       if (args.jobId === 'job_rec_failed') {
         throw ApplicationFailure.create({ type: 'INJECTED_FAILURE', message: 'permanent', nonRetryable: true });
       }
-      if (args.jobId === 'job_rec_routed') {
+      if (args.jobId.startsWith('job_rec_routed')) {
         throw ApplicationFailure.create({ type: 'INJECTED_OUTAGE', message: 'down', nonRetryable: true });
       }
       if (args.jobId === 'job_rec_processing') {
@@ -157,6 +162,7 @@ async function main() {
       await upstreamJob.result();
       await (await admit('job_rec_upstream_timeout')).result();
       await (await admit('job_rec_routed')).result();
+      await (await admit('job_rec_routed_planned')).result();
     })),
   );
 
@@ -168,6 +174,8 @@ async function main() {
     ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],
     // v6: routes (a job fails over from one route to the next).
     ['job_rec_routed', 'job-routed-failover.v6.json'],
+    // v7: routes ordered by the planner (health, price, speed) before the first attempt.
+    ['job_rec_routed_planned', 'job-routed-planned.v7.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);

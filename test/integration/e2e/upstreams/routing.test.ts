@@ -4,8 +4,8 @@
  * which completes the job, charged once, both attempts listed; a content-policy refusal at fal is not failed over;
  * each route is paid at most once.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeLoopbackPort } from '../../../../src/lib/freePort';
 import { createTestAccount, type RunningWorker, type TestAccount } from '../../../support/stack';
 import { startFalFake, type FalFake } from '../../../support/upstreams/fal';
 import { startReplicateFake } from '../../../support/upstreams/replicate';
@@ -13,15 +13,6 @@ import type { FakeUpstream } from '../../../support/upstreams/types';
 import { ledgerOf, post, startE2eStack, waitForFinal, type E2eStack } from '../e2eStack';
 
 const FLUX = 'black-forest-labs/flux-dev/text-to-image';
-
-/** A loopback port that refuses connections: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 let stack: E2eStack;
 let fal: FalFake;
@@ -77,7 +68,7 @@ describe('a routed model on two upstreams', () => {
   it('fails over from fal refusing connections to Replicate: completed, charged once, both attempts listed', async () => {
     // fal's worker now reaches a port that refuses connections; the API still takes fal as a route.
     await falWorker.stop();
-    setEnv({ FAL_BASE_URL: `http://127.0.0.1:${await closedPort()}` });
+    setEnv({ FAL_BASE_URL: `http://127.0.0.1:${await freeLoopbackPort()}` });
     falWorker = await stack.workers.startProviderWorker('fal');
     const paidAtFal = fal.paidSubmissions();
     const paidAtReplicate = replicate.paidSubmissions();
