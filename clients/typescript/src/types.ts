@@ -7,6 +7,7 @@ export type JobSummary = Schemas['Job'];
 export type JobStatus = Job['status'];
 export type JobEvent = Schemas['JobEvent'];
 export type JobOutput = Schemas['JobOutput'];
+export type JobAttempt = Schemas['JobAttempt'];
 export type JobPage = Schemas['JobPage'];
 export type SubmitJobRequest = Schemas['SubmitJobRequest'];
 export type SubmitJobResponse = Schemas['SubmitJobResponse'];

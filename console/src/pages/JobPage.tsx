@@ -1,4 +1,4 @@
-import { formatDollars, isTerminal, type Job, type JobOutput } from '@genmedia/client';
+import { formatDollars, isTerminal, type Job, type JobAttempt, type JobOutput } from '@genmedia/client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
@@ -87,9 +87,43 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
       )}
       {job.status === 'cancelled' && <p className="notice">Cancelled; {formatDollars(job.refundedMicroCents)} refunded.</p>}
 
+      {job.attempts.length > 1 && <Attempts attempts={job.attempts} />}
       {job.outputs.length > 0 && <Outputs outputs={job.outputs} />}
       {job.webhookUrl && <WebhookLog jobId={job.jobId} />}
     </div>
+  );
+}
+
+/** The routes a job was tried on, when it was tried on more than one (a failover). */
+function Attempts({ attempts }: { attempts: JobAttempt[] }) {
+  return (
+    <section aria-labelledby="attempts-title">
+      <h2 id="attempts-title">Routes tried</h2>
+      <table className="attempts">
+        <thead>
+          <tr>
+            <th scope="col">Attempt</th>
+            <th scope="col">Provider</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Started</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((attempt) => (
+            <tr key={attempt.number}>
+              <td>{attempt.number}</td>
+              <td>{attempt.provider}</td>
+              <td>
+                {attempt.status}
+                {attempt.error && <> · {attempt.error.code}</>}
+                {attempt.producedOutputs && <> · produced the outputs</>}
+              </td>
+              <td>{formatTime(attempt.startedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
   );
 }
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/jobs/submit';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { eventually } from '../../support/eventually';
-import { post, startE2eStack, type E2eStack } from '../e2e/e2eStack';
+import { post, startE2eStack, waitForFinal, type E2eStack } from '../e2e/e2eStack';
 import {
   compareWithBaseline,
   dropFile,
@@ -203,6 +203,30 @@ describe('more of the job page', () => {
     expect(await alert.textContent()).toContain('$0.045 was refunded.');
     expect(await page.getByTestId('refund').textContent()).toBe('$0.045');
     expect(errors).toEqual([]);
+  }, 90_000);
+
+  it('a job that failed over lists the routes it was tried on, and which produced the outputs', async () => {
+    const routed = await createTestAccount(stack.prisma);
+    const lumina = await stack.workers.startProviderWorker('lumina');
+    try {
+      const submitted = await post(`${stack.url}/v1/jobs/submit`, routed.apiKey, {
+        model: 'genmedia/relay/text-to-image',
+        input: { prompt: 'a relay at dusk [fail:route:pixelforge]' },
+      });
+      expect(submitted.status).toBe(201);
+      await waitForFinal(stack, routed.apiKey, submitted.body.jobId);
+      const { page, errors } = await openConsole(browser, stack.url, routed.apiKey);
+      await page.goto(`${stack.url}/console/jobs/${submitted.body.jobId}`);
+      const table = page.getByRole('region', { name: 'Routes tried' }).getByRole('table');
+      await table.waitFor();
+      const rows = await table.locator('tbody tr').allTextContents();
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatch(/^1pixelforgefailed · INJECTED_OUTAGE/);
+      expect(rows[1]).toMatch(/^2luminasucceeded · produced the outputs/);
+      expect(errors).toEqual([]);
+    } finally {
+      await lumina.stop();
+    }
   }, 90_000);
 
   it('a double click on Generate makes one job and one charge', async () => {
