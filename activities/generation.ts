@@ -153,6 +153,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     const key = keyOf(input);
     switch (snapshot.state) {
       case 'succeeded': {
+        if (!(await upstreamStore.claimOutputs(key))) return outputsTaken(upstreamId);
         const stored = await outputs.store(input.jobId, input.route, snapshot, signal);
         await upstreamStore.recordSnapshot(key, {
           running: true,
@@ -181,7 +182,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
           queuePosition: snapshot.queuePosition ?? null,
           costMicroCents: snapshot.upstreamCostMicroCents,
         });
-        return { outcome: 'waiting', upstreamId, nextCheckMs };
+        return { outcome: 'waiting', upstreamId, nextCheckMs, running: snapshot.state === 'running' };
       }
     }
   }
@@ -223,6 +224,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         const submission = await submissionOf(input, signal);
         const snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
         if (snapshot.state !== 'succeeded') return follow(input, snapshot, startedAt, signal);
+        if (!(await upstreamStore.claimOutputs(keyOf(input)))) return outputsTaken(snapshot.id);
         return { outcome: 'completed', outputs: await outputs.storeFiles(input.jobId, snapshot.files ?? [], () => ctx.heartbeat()) };
       } finally {
         await rm(workDir, { recursive: true, force: true });
@@ -270,7 +272,10 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
           ctx.log.warn('could not signal job start', { jobId: input.jobId, error: String(err) });
         });
       }
-      if (input.attempt) await upstreamStore.beginAttempt({ jobId: input.jobId, attemptId: input.attempt.id }, input.attempt.number, input.providerId);
+      if (input.attempt) {
+        const { id, number, role = number === 1 ? 'first' : 'failover' } = input.attempt;
+        await upstreamStore.beginAttempt({ jobId: input.jobId, attemptId: id }, number, input.providerId, role);
+      }
       try {
         return await (adapter.finishesAtOnce ? generateHere(input, claim.startedAt) : startUpstream(input, claim.startedAt));
       } catch (err) {
@@ -332,6 +337,15 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
 function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {
   const attemptId = 'attempt' in input ? input.attempt?.id : 'attemptId' in input ? input.attemptId : undefined;
   return attemptId ? { jobId: input.jobId, attemptId } : { jobId: input.jobId };
+}
+
+/** Another attempt of the job (a hedge, or the attempt it hedged) finished first: its outputs are the job's. */
+function outputsTaken(upstreamId: string): GenerationProgress {
+  return {
+    outcome: 'failed',
+    upstreamId,
+    error: { code: UPSTREAM_FAILURE_CODES.OUTPUTS_TAKEN, message: 'Another attempt of this job finished first; its outputs are the job\'s' },
+  };
 }
 
 function outcomeUnknown(): GenerationProgress {

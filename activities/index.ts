@@ -69,7 +69,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createJobActivities({
       jobStore,
       attempts: createAttemptStore(deps.prisma, deps.metrics ? attemptMetricsObserver(deps.metrics) : undefined),
-      routeStats: (providerIds, windowSeconds) => readRouteStats(deps.prisma, providerIds, windowSeconds),
+      routeStats: (modelSlug, providerIds, windowSeconds) => readRouteStats(deps.prisma, modelSlug, providerIds, windowSeconds),
       discardOutputs,
     }),
     ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),

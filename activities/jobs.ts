@@ -12,8 +12,8 @@ import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput,
 export interface JobActivityDeps {
   jobStore: JobStore;
   attempts: Pick<AttemptStore, 'end'>;
-  /** Recent attempts per provider (job_attempts), over a health window of so many seconds. */
-  routeStats(providerIds: string[], healthWindowSeconds: number): Promise<Map<string, RouteStats>>;
+  /** Recent attempts of a model's routes, by provider (job_attempts), over a health window of so many seconds. */
+  routeStats(modelSlug: string, providerIds: string[], healthWindowSeconds: number): Promise<Map<string, RouteStats>>;
   /** Deletes whatever outputs a failed job left behind; outputs of failed jobs are not kept. */
   discardOutputs?: (jobId: string) => Promise<void>;
 }
@@ -26,7 +26,7 @@ export interface JobActivities {
   /** The job's status and refund as PostgreSQL has them (read only). */
   readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
   /** The order to try a routed job's routes in: the version's choice, unhealthy routes last. */
-  planRoutes(args: { routes: RoutePlan[]; policy: RoutePolicy }): Promise<PlannedRoutes>;
+  planRoutes(args: { modelSlug: string; routes: RoutePlan[]; policy: RoutePolicy }): Promise<PlannedRoutes>;
   /** Records how one attempt of a routed job ended. */
   endAttempt(args: { attemptId: string; status: AttemptEnd; error?: JobError; producedOutputs: boolean }): Promise<void>;
 }
@@ -59,8 +59,8 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
     },
     readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
     endAttempt: ({ attemptId, ...end }) => deps.attempts.end(attemptId, end),
-    async planRoutes({ routes, policy }) {
-      const stats = await deps.routeStats([...new Set(routes.map((r) => r.providerId))], policy.health.windowSeconds);
+    async planRoutes({ modelSlug, routes, policy }) {
+      const stats = await deps.routeStats(modelSlug, [...new Set(routes.map((r) => r.providerId))], policy.health.windowSeconds);
       return planRouteOrder(routes, policy, stats);
     },
   };

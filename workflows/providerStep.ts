@@ -50,6 +50,14 @@ function generationActivities(taskQueue: string) {
   };
 }
 
+/** Stops an attempt's generation at its provider, whatever scope is being cancelled around it. */
+export function cancelAttemptGeneration(jobId: string, taskQueue: string, attempt: AttemptRef, route?: JobWorkflowInput['upstream']): Promise<void> {
+  const { cancel } = generationActivities(taskQueue);
+  return CancellationScope.nonCancellable(() =>
+    cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(route ? { route: route.route } : {}) }),
+  ).catch(() => undefined);
+}
+
 const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
 
 export async function runProviderStep(
@@ -60,6 +68,8 @@ export async function runProviderStep(
   describeFailure: (err: unknown) => JobError,
   /** The attempt of a routed job; absent for a job started before routes. */
   attempt?: AttemptRef,
+  /** Told once the provider reports the generation running (for hedging). */
+  onRunning?: () => void,
 ): Promise<ProviderStepResult> {
   const activities = generationActivities(taskQueue);
   const route = input.upstream?.route;
@@ -98,6 +108,10 @@ export async function runProviderStep(
     return { error: describeFailure(err) };
   }
   if (progress.outcome === 'cancelled') return { outcome: { outcome: 'cancelled' } };
+  const noteRunning = () => {
+    if (progress.outcome === 'waiting' && progress.running) onRunning?.();
+  };
+  noteRunning();
   if (progress.outcome !== 'failed' && progress.upstreamId) {
     upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.UpstreamId, value: progress.upstreamId }]);
     setCurrentDetails(`**Status** processing on ${input.providerId} · upstream generation \`${progress.upstreamId}\``);
@@ -121,6 +135,7 @@ export async function runProviderStep(
       await cancelGeneration();
       return { error: describeFailure(err) };
     }
+    noteRunning();
   }
 
   if (progress.outcome === 'completed') return { outcome: { outcome: 'completed', outputs: progress.outputs } };

@@ -1,14 +1,26 @@
 /**
  * A routed job: its attempts, one route after another. Each attempt is the provider step on that route's provider;
  * a failure the failure table lets fail over (src/shared/failureCodes.ts) moves the job to the next route, anything
- * else ends it. The job is charged once at admission whatever happens here, and refunded in full when every route
- * failed.
+ * else ends it. Where the planner says so, a first attempt that has not started after its route's observed p90 time
+ * to start gets a hedge: the second route starts beside it, the first to finish wins and the other is cancelled (one
+ * hedge per job at most). The job is charged once at admission whatever happens here, and refunded in full when every
+ * route failed.
  */
-import { log, patched, proxyLocalActivities, setCurrentDetails, upsertSearchAttributes, type CancellationScope } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  patched,
+  proxyLocalActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { JobActivities } from '../activities/jobs';
 import { mayFailOver } from '../src/shared/failureCodes';
 import { JOB_SEARCH_ATTRIBUTES, type JobError, type JobWorkflowInput, type RoutePlan } from '../src/shared/jobs';
-import { runProviderStep, type ProviderStepResult } from './providerStep';
+import type { AttemptRef, AttemptRole } from '../src/shared/upstreams';
+import { cancelAttemptGeneration, runProviderStep, type ProviderStepResult } from './providerStep';
 
 /** Recording how an attempt ended and reading route health: retried until PostgreSQL answers. */
 const attempts = proxyLocalActivities<JobActivities>({
@@ -18,15 +30,24 @@ const attempts = proxyLocalActivities<JobActivities>({
 
 /** Marks histories whose routes were ordered by the planner (older ones try them as listed). */
 const ROUTE_PLANNING = 'route-planning';
+/** Marks histories whose first attempt may be hedged. */
+const HEDGING = 'hedging';
 
-/** The routes in the order to try them: the version's choice, unhealthy routes last (from PostgreSQL's view of them). */
-async function orderedRoutes(input: JobWorkflowInput, routes: RoutePlan[]): Promise<RoutePlan[]> {
-  const policy = input.routePolicy;
-  if (!policy || routes.length < 2 || !patched(ROUTE_PLANNING)) return routes;
-  const plan = await attempts.planRoutes.executeWithOptions({ summary: `Order ${routes.length} routes (${policy.choose}, unhealthy last)` }, [{ routes, policy }]);
-  for (const { providerId, reason } of plan.unhealthy) log.info('route unhealthy: tried last', { jobId: input.jobId, providerId, reason });
-  return plan.order.map((index) => routes[index]);
+interface Plan {
+  routes: RoutePlan[];
+  hedgeAfterMs?: number;
 }
+
+/** The routes in the order to try them (the version's choice, unhealthy routes last) and when to hedge the first. */
+async function plan(input: JobWorkflowInput, routes: RoutePlan[]): Promise<Plan> {
+  const policy = input.routePolicy;
+  if (!policy || routes.length < 2 || !patched(ROUTE_PLANNING)) return { routes };
+  const planned = await attempts.planRoutes.executeWithOptions({ summary: `Order ${routes.length} routes (${policy.choose}, unhealthy last)` }, [{ modelSlug: input.modelSlug, routes, policy }]);
+  for (const { providerId, reason } of planned.unhealthy) log.info('route unhealthy: tried last', { jobId: input.jobId, providerId, reason });
+  return { routes: planned.order.map((index) => routes[index]), ...(planned.hedgeAfterMs === undefined ? {} : { hedgeAfterMs: planned.hedgeAfterMs }) };
+}
+
+const succeeded = (result: ProviderStepResult | undefined): boolean => result !== undefined && !('error' in result) && result.outcome.outcome === 'completed';
 
 export async function runRoutes(
   input: JobWorkflowInput,
@@ -35,21 +56,17 @@ export async function runRoutes(
   callbacks: { arrived: boolean },
   describeFailure: (err: unknown) => JobError,
 ): Promise<ProviderStepResult> {
-  const routes = await orderedRoutes(input, listed);
-  let result: ProviderStepResult = { error: { code: 'INTERNAL_ERROR', message: 'The job has no route' } };
-  for (const [index, route] of routes.entries()) {
-    const attempt = { id: `${input.jobId}.${index + 1}`, number: index + 1 };
-    if (index > 0) {
-      upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.Provider, value: route.providerId }]);
-      setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
-    }
-    const onRoute: JobWorkflowInput = {
-      ...input,
-      providerId: route.providerId,
-      expectedProcessingSeconds: route.expectedProcessingSeconds,
-      upstream: route.upstream,
-    };
-    result = await runProviderStep(onRoute, route.taskQueue, providerScope, callbacks, describeFailure, attempt);
+  const { routes, hedgeAfterMs } = await plan(input, listed);
+  const attemptOf = (index: number, role: AttemptRole): AttemptRef => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
+  const onRoute = (route: RoutePlan): JobWorkflowInput => ({
+    ...input,
+    providerId: route.providerId,
+    expectedProcessingSeconds: route.expectedProcessingSeconds,
+    upstream: route.upstream,
+  });
+  const canFailOver = (result: ProviderStepResult) => 'error' in result && mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy });
+
+  async function endAttempt(attempt: AttemptRef, route: RoutePlan, result: ProviderStepResult): Promise<void> {
     const failed = 'error' in result;
     const cancelled = !('error' in result) && result.outcome.outcome === 'cancelled';
     await attempts.endAttempt.executeWithOptions({ summary: `Attempt ${attempt.number} on ${route.providerId} ended` }, [{
@@ -58,10 +75,78 @@ export async function runRoutes(
       ...('error' in result ? { error: result.error } : {}),
       producedOutputs: !failed && !cancelled,
     }]);
-    if (!('error' in result)) return result;
-    const last = index === routes.length - 1;
-    if (last || !mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy })) return result;
-    log.info('failing over', { jobId: input.jobId, from: route.providerId, to: routes[index + 1].providerId, code: result.error.code });
+  }
+
+  /**
+   * The first route, hedged by the second when it has not started in time. Both run in scopes of their own under the
+   * job's; the loser's scope is cancelled and its generation stopped. Only the attempt that claims the job's outputs
+   * stores them (activities/generation.ts), so two that finish together never mix their files.
+   */
+  async function hedged(delayMs: number): Promise<{ result: ProviderStepResult; next: number }> {
+    const scopes = [new CancellationScope({ cancellable: true, parent: providerScope }), new CancellationScope({ cancellable: true, parent: providerScope })];
+    const running = [false, false];
+    const settled: (ProviderStepResult | undefined)[] = [undefined, undefined];
+    const refs = [attemptOf(0, 'first'), attemptOf(1, 'hedge')];
+    const start = (k: number) => {
+      const route = routes[k];
+      // The hedge relies on its check interval: the job's callback flag stays with the first attempt.
+      const flags = k === 0 ? callbacks : { arrived: false };
+      scopes[k]
+        .run(() => runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, refs[k], () => (running[k] = true)))
+        .then(
+          (result) => (settled[k] = result),
+          (err: unknown) => (settled[k] = isCancellation(err) ? { outcome: { outcome: 'cancelled' } } : { error: describeFailure(err) }),
+        );
+    };
+
+    start(0);
+    const decided = await condition(() => running[0] || settled[0] !== undefined, delayMs);
+    if (decided) {
+      await condition(() => settled[0] !== undefined);
+      await endAttempt(refs[0], routes[0], settled[0]!);
+      return { result: settled[0]!, next: 1 };
+    }
+
+    log.info('hedging', { jobId: input.jobId, first: routes[0].providerId, hedge: routes[1].providerId, afterMs: delayMs });
+    setCurrentDetails(`**Status** ${routes[0].providerId} has not started after ${Math.round(delayMs / 1000)} s: also started on ${routes[1].providerId}`);
+    start(1);
+    // Until one succeeds, both end, or one fails in a way no other route can help with (the client's input).
+    await condition(() => settled.some(succeeded) || settled.every((r) => r !== undefined) || settled.some((r) => r !== undefined && 'error' in r && !canFailOver(r)));
+    for (const k of [0, 1]) {
+      if (settled[k] !== undefined) continue;
+      scopes[k].cancel();
+      await condition(() => settled[k] !== undefined);
+      await cancelAttemptGeneration(input.jobId, routes[k].taskQueue, refs[k], routes[k].upstream);
+      settled[k] = { outcome: { outcome: 'cancelled' } };
+    }
+    for (const k of [0, 1]) await endAttempt(refs[k], routes[k], settled[k]!);
+    const winner = settled.find(succeeded);
+    if (winner) {
+      upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.Provider, value: routes[settled.indexOf(winner)].providerId }]);
+      return { result: winner, next: 2 };
+    }
+    // Both failed: the failure that decides is one no route can help with, else the later route's.
+    const failures = settled.filter((r): r is { error: JobError } => r !== undefined && 'error' in r);
+    return { result: failures.find((r) => !canFailOver(r)) ?? failures.at(-1) ?? settled[1]!, next: 2 };
+  }
+
+  let next = 0;
+  let result: ProviderStepResult = { error: { code: 'INTERNAL_ERROR', message: 'The job has no route' } };
+  if (hedgeAfterMs !== undefined && routes.length >= 2 && patched(HEDGING)) {
+    ({ result, next } = await hedged(hedgeAfterMs));
+    if (!('error' in result) || !canFailOver(result)) return result;
+  }
+  for (let index = next; index < routes.length; index++) {
+    const route = routes[index];
+    const attempt = attemptOf(index, index === 0 ? 'first' : 'failover');
+    if (index > 0) {
+      upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.Provider, value: route.providerId }]);
+      setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
+      log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
+    }
+    result = await runProviderStep(onRoute(route), route.taskQueue, providerScope, callbacks, describeFailure, attempt);
+    await endAttempt(attempt, route, result);
+    if (!('error' in result) || !canFailOver(result)) return result;
   }
   return result;
 }

@@ -20,19 +20,19 @@ export interface AttemptStore {
 }
 
 /** Told once per attempt, when its end is recorded: for the route metrics. */
-export type AttemptObserver = (ended: { providerId: string; number: number; status: AttemptEnd; startedAt: Date; runningAt: Date | null }) => void;
+export type AttemptObserver = (ended: { providerId: string; role: AttemptView['role']; status: AttemptEnd; startedAt: Date; runningAt: Date | null }) => void;
 
 export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserver): AttemptStore {
   return {
     async end(attemptId, { status, error, producedOutputs }) {
       const shown = error ? publicJobError(error) : null;
-      const ended = await prisma.$queryRaw<{ provider_id: string; number: number; started_at: Date; running_at: Date | null }[]>`
+      const ended = await prisma.$queryRaw<{ provider_id: string; role: string; started_at: Date; running_at: Date | null }[]>`
         UPDATE job_attempts SET status = ${status}, ended_at = now(), error_code = ${shown?.code ?? null},
                error_message = ${shown?.message ?? null}, produced_outputs = ${producedOutputs}
         WHERE id = ${attemptId} AND ended_at IS NULL
-        RETURNING provider_id, number, started_at, running_at`;
+        RETURNING provider_id, role, started_at, running_at`;
       for (const row of ended) {
-        onEnded?.({ providerId: row.provider_id, number: row.number, status, startedAt: row.started_at, runningAt: row.running_at });
+        onEnded?.({ providerId: row.provider_id, role: row.role as AttemptView['role'], status, startedAt: row.started_at, runningAt: row.running_at });
       }
     },
 
@@ -46,6 +46,7 @@ export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserv
         list.push({
           number: row.number,
           provider: row.providerId,
+          role: row.role as AttemptView['role'],
           status: row.status as AttemptView['status'],
           upstreamId: row.upstreamId,
           startedAt: row.startedAt.toISOString(),

@@ -1,7 +1,8 @@
 /**
  * The order a routed job tries its routes in: the version's choice (as listed, by list price, or by observed median
- * time to complete), then every unhealthy route moved after the healthy ones. A route is unhealthy while, in the
- * health window, enough of its attempts failed on the provider's side or its providers took too long to start them.
+ * time to complete), then every unhealthy route moved after the healthy ones. A route (a provider for one model) is
+ * unhealthy while, in the health window, enough of its attempts failed on the provider's side or its provider took
+ * too long to start them.
  * Pure: the statistics come from `job_attempts` (routeStats.ts), so every worker decides alike.
  */
 import type { RoutePlan, RoutePolicy } from '../shared/jobs';
@@ -22,6 +23,12 @@ export interface PlannedRoutes {
   order: number[];
   /** Routes moved last, and why. */
   unhealthy: { providerId: string; reason: string }[];
+  /**
+   * When the first route has not started its generation after this long (its observed p90 time to start), the second
+   * is started beside it. Absent: no hedge (disabled, no second route, no observations, or the second costs more than
+   * `maxPriceRatio` times the first).
+   */
+  hedgeAfterMs?: number;
 }
 
 export function unhealthyBecause(stats: RouteStats | undefined, health: RoutePolicy['health']): string | null {
@@ -56,5 +63,17 @@ export function planRouteOrder(routes: RoutePlan[], policy: RoutePolicy, stats: 
       healthy.push(i);
     }
   }
-  return { order: [...healthy, ...last], unhealthy };
+  const order = [...healthy, ...last];
+  const hedgeAfterMs = hedgeDelay(routes, order, policy, stats);
+  return { order, unhealthy, ...(hedgeAfterMs === undefined ? {} : { hedgeAfterMs }) };
+}
+
+function hedgeDelay(routes: RoutePlan[], order: number[], policy: RoutePolicy, stats: Map<string, RouteStats>): number | undefined {
+  if (!policy.hedge?.enabled || order.length < 2) return undefined;
+  const [first, second] = [routes[order[0]], routes[order[1]]];
+  const p90 = stats.get(first.providerId)?.p90StartSeconds;
+  if (p90 === null || p90 === undefined) return undefined;
+  if (first.listPriceMicroCents === undefined || second.listPriceMicroCents === undefined) return undefined;
+  if (second.listPriceMicroCents > first.listPriceMicroCents * policy.hedge.maxPriceRatio) return undefined;
+  return Math.max(1_000, Math.round(p90 * 1000));
 }

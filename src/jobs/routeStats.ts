@@ -1,4 +1,7 @@
-/** What `job_attempts` says of each provider's recent attempts, for route health and the choice by speed. */
+/**
+ * What `job_attempts` says of each route's recent attempts (a route: a provider for one model), for route health and
+ * the choice by speed.
+ */
 import type { PrismaClient } from '@prisma/client';
 import { FAILURE_RULES, type FailureCode } from '../shared/failureCodes';
 import type { RouteStats } from './routePlanning';
@@ -9,22 +12,29 @@ const SPEED_WINDOW_SECONDS = 24 * 3600;
 /** Codes that say the provider failed (another route may take the job), not the client's input. */
 const PROVIDER_FAULTS = (Object.keys(FAILURE_RULES) as FailureCode[]).filter((code) => FAILURE_RULES[code].failover === 'yes');
 
-export async function readRouteStats(prisma: PrismaClient, providerIds: string[], healthWindowSeconds: number, now = new Date()): Promise<Map<string, RouteStats>> {
+/** The statistics of `modelSlug`'s routes on `providerIds`, by provider. */
+export async function readRouteStats(
+  prisma: PrismaClient,
+  modelSlug: string,
+  providerIds: string[],
+  healthWindowSeconds: number,
+  now = new Date(),
+): Promise<Map<string, RouteStats>> {
   const healthSince = new Date(now.getTime() - healthWindowSeconds * 1000);
   const speedSince = new Date(now.getTime() - Math.max(SPEED_WINDOW_SECONDS, healthWindowSeconds) * 1000);
   const rows = await prisma.$queryRaw<
     { provider_id: string; ended: bigint; failed: bigint; p90_start: number | null; median_complete: number | null }[]
   >`
-    SELECT provider_id,
-           count(*) FILTER (WHERE started_at >= ${healthSince} AND ended_at IS NOT NULL) AS ended,
-           count(*) FILTER (WHERE started_at >= ${healthSince} AND status = 'failed' AND error_code = ANY(${PROVIDER_FAULTS})) AS failed,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM running_at - started_at))
-             FILTER (WHERE started_at >= ${healthSince} AND running_at IS NOT NULL) AS p90_start,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM ended_at - started_at))
-             FILTER (WHERE status = 'succeeded') AS median_complete
-    FROM job_attempts
-    WHERE provider_id = ANY(${providerIds}) AND started_at >= ${speedSince}
-    GROUP BY provider_id`;
+    SELECT a.provider_id,
+           count(*) FILTER (WHERE a.started_at >= ${healthSince} AND a.ended_at IS NOT NULL) AS ended,
+           count(*) FILTER (WHERE a.started_at >= ${healthSince} AND a.status = 'failed' AND a.error_code = ANY(${PROVIDER_FAULTS})) AS failed,
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM a.running_at - a.started_at))
+             FILTER (WHERE a.started_at >= ${healthSince} AND a.running_at IS NOT NULL) AS p90_start,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.ended_at - a.started_at))
+             FILTER (WHERE a.status = 'succeeded') AS median_complete
+    FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.provider_id = ANY(${providerIds}) AND a.started_at >= ${speedSince} AND j.model_slug = ${modelSlug}
+    GROUP BY a.provider_id`;
   return new Map(
     rows.map((r) => [
       r.provider_id,

@@ -212,7 +212,7 @@ async function admitNewJob(
     ...(first.upstream ? { upstream: first.upstream } : {}),
     routes,
     failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
-    routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health },
+    routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
   };
   let admission: AdmissionResult;
   try {

@@ -31,7 +31,12 @@ export interface UpstreamSnapshotRecord {
 
 export interface UpstreamJobStore {
   /** Creates the attempt's row, once; a retried activity finds it. */
-  beginAttempt(key: Required<AttemptKey>, number: number, providerId: string): Promise<void>;
+  beginAttempt(key: Required<AttemptKey>, number: number, providerId: string, role: string): Promise<void>;
+  /**
+   * Makes this attempt the one whose outputs are the job's, unless another attempt of the job already is: false then,
+   * and its outputs must not be stored. Always true for a job without attempts.
+   */
+  claimOutputs(key: AttemptKey): Promise<boolean>;
   state(key: AttemptKey): Promise<UpstreamJobState>;
   /** Marks the paid request as under way; false when an earlier attempt already did (its outcome is unknown). */
   markSubmitting(key: AttemptKey): Promise<boolean>;
@@ -49,10 +54,18 @@ export interface UpstreamJobStore {
 
 export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
   return {
-    async beginAttempt({ jobId, attemptId }, number, providerId) {
+    async beginAttempt({ jobId, attemptId }, number, providerId, role) {
       await prisma.$executeRaw`
-        INSERT INTO job_attempts (id, job_id, number, provider_id) VALUES (${attemptId}, ${jobId}, ${number}, ${providerId})
+        INSERT INTO job_attempts (id, job_id, number, provider_id, role) VALUES (${attemptId}, ${jobId}, ${number}, ${providerId}, ${role})
         ON CONFLICT DO NOTHING`;
+    },
+
+    async claimOutputs({ jobId, attemptId }) {
+      if (!attemptId) return true;
+      const claimed = await prisma.$executeRaw`
+        UPDATE jobs SET winning_attempt = ${attemptId}, updated_at = now()
+        WHERE id = ${jobId} AND (winning_attempt IS NULL OR winning_attempt = ${attemptId})`;
+      return claimed > 0;
     },
 
     async state({ jobId, attemptId }) {

@@ -32,8 +32,8 @@ export function jobMetricsObserver(metrics: WorkerMetrics): JobLifecycleObserver
 
 /** Attempts per route: how each ended, whether it was a failover, and how long its provider took to start it. */
 export function attemptMetricsObserver(metrics: WorkerMetrics): AttemptObserver {
-  return ({ providerId, number, status, startedAt, runningAt }) => {
-    metrics.routeAttempts.inc({ provider: providerId, outcome: status, role: number === 1 ? 'first' : 'failover' });
+  return ({ providerId, role, status, startedAt, runningAt }) => {
+    metrics.routeAttempts.inc({ provider: providerId, outcome: status, role });
     if (runningAt) metrics.routeTimeToStart.observe({ provider: providerId }, seconds(startedAt, runningAt));
   };
 }

@@ -163,7 +163,7 @@ export function createWorkerMetrics(registry: Registry = newRegistry()) {
     }),
     routeAttempts: new Counter({
       name: 'genmedia_route_attempts_total',
-      help: 'Attempts of jobs on a route, by provider, outcome (succeeded, failed, cancelled) and role (first: the route a job started on; failover: a later one)',
+      help: 'Attempts of jobs on a route, by provider, outcome (succeeded, failed, cancelled) and role (first: the route a job started on; failover: one after a failure; hedge: one beside a slow first)',
       labelNames: ['provider', 'outcome', 'role'] as const,
       registers: [registry],
     }),

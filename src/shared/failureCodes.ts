@@ -79,6 +79,8 @@ export const FAILURE_RULES = {
     'The upstream may have started this generation but its answer was lost; the job was refunded instead of paying twice',
     { mayHaveStarted: true, failover: 'yes' },
   ),
+  /** An attempt that finished after another attempt of the job (a hedge race): never the job's error. */
+  OUTPUTS_TAKEN: rule('job', 500, 'Another attempt of this job finished first', { mayHaveStarted: true }),
   JOB_ABANDONED: rule('job', 500, 'The job stopped before it finished; its charge was refunded', {}),
   /** The job is not in the state the step needs (completing a cancelled job, failing a completed one). */
   JOB_STATE_CONFLICT: rule('job', 500, 'The job was not in the state its provider expected', {}),

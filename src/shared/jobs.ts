@@ -61,6 +61,8 @@ export interface JobWorkflowInput {
 export interface RoutePolicy {
   choose: 'order' | 'price' | 'speed';
   health: { windowSeconds: number; minAttempts: number; maxFailureRate: number; maxStartSeconds: number };
+  /** Absent in jobs from before hedging. */
+  hedge?: { enabled: boolean; maxPriceRatio: number };
 }
 
 /** One route of a job: where its attempt runs and how the version reaches that provider. */

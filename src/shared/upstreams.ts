@@ -45,12 +45,13 @@ export interface UpstreamJobInput {
 
 /**
  * Where a generation stands, as the generation activities report it to the workflow.
- * `waiting`: check again after `nextCheckMs` (sooner when a callback arrives).
+ * `waiting`: check again after `nextCheckMs` (sooner when a callback arrives); `running` once the provider says
+ * the generation started (it may still be queued before).
  * `completed`: the outputs are stored; `upstreamId` is absent for providers that generate in the worker.
  * `cancelled`: a cancel won the race for the job before anything reached the provider.
  */
 export type GenerationProgress =
-  | { outcome: 'waiting'; upstreamId: string; nextCheckMs: number }
+  | { outcome: 'waiting'; upstreamId: string; nextCheckMs: number; running?: boolean }
   | { outcome: 'completed'; upstreamId?: string; outputs: JobOutput[] }
   | { outcome: 'failed'; upstreamId?: string; error: JobError }
   | { outcome: 'cancelled' };
@@ -63,7 +64,11 @@ export interface AttemptRef {
   /** `<jobId>.<number>` */
   id: string;
   number: number;
+  /** Why it runs: the route the job started on, one after a failure, or one beside a slow first attempt. */
+  role?: AttemptRole;
 }
+
+export type AttemptRole = 'first' | 'failover' | 'hedge';
 
 /** Starts a job's generation on its provider: the job, its input and, for an upstream, the route. */
 export interface GenerationStart {
@@ -101,4 +106,6 @@ export const UPSTREAM_FAILURE_CODES = {
    * died or the connection broke). Submitting again could pay twice, so the job fails and is refunded.
    */
   UPSTREAM_OUTCOME_UNKNOWN: 'UPSTREAM_OUTCOME_UNKNOWN',
+  /** Another attempt of the job finished first and its outputs are the job's: this one's are not stored. */
+  OUTPUTS_TAKEN: 'OUTPUTS_TAKEN',
 } as const;

@@ -31,6 +31,7 @@ describe('job workflow replay', () => {
         'job-upstream-timeout.v2.json',
         'job-routed-failover.v6.json',
         'job-routed-planned.v7.json',
+        'job-routed-hedged.v8.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

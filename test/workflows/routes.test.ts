@@ -46,8 +46,8 @@ describe('a routed job', () => {
     const { result, calls, seen } = await run(input, 'PROVIDER_UNAVAILABLE');
     expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
     expect(seen.map((s) => [s.providerId, s.attempt])).toEqual([
-      [input.routes![0].providerId, { id: `${input.jobId}.1`, number: 1 }],
-      [input.routes![1].providerId, { id: `${input.jobId}.2`, number: 2 }],
+      [input.routes![0].providerId, { id: `${input.jobId}.1`, number: 1, role: 'first' }],
+      [input.routes![1].providerId, { id: `${input.jobId}.2`, number: 2, role: 'failover' }],
     ]);
     expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_UNAVAILABLE', 'endAttempt:2:succeeded', 'completeJob']);
   }, 60_000);
@@ -104,5 +104,61 @@ describe('a routed job', () => {
     const { result, seen } = await run(input, 'PROVIDER_REJECTED_INPUT');
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_REJECTED_INPUT' } });
     expect(seen).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('a hedged routed job', () => {
+  const policy = { choose: 'order' as const, health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 }, hedge: { enabled: true, maxPriceRatio: 1.25 } };
+
+  /** A first route whose generation stays queued (or runs, with `running`) and checks after `nextCheckMs`. */
+  function upstreamFake(calls: string[], running: boolean, completeAfterChecks = Number.POSITIVE_INFINITY): ProviderFake {
+    let checks = 0;
+    return {
+      async startGeneration(args) {
+        calls.push(`start:${args.attempt?.role}`);
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 100, running };
+      },
+      async checkGeneration(args) {
+        checks += 1;
+        if (checks >= completeAfterChecks) return { outcome: 'completed', upstreamId: 'queued-1', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 100, running };
+      },
+      async cancelGeneration(args) {
+        calls.push(`cancel:${args.attemptId?.split('.').at(-1)}`);
+      },
+    };
+  }
+
+  async function runHedged(first: ProviderFake, hedgeAfterMs: number) {
+    const input = routedInput({ routePolicy: policy });
+    const { calls, activities } = fakeJobActivities({
+      async planRoutes({ routes }) {
+        return { order: routes.map((_, i) => i), unhealthy: [], hedgeAfterMs };
+      },
+    });
+    const seen: GenerationStart[] = [];
+    const [a, b] = input.routes!;
+    const result = await withProviderWorkers(harness(), activities, { [a.taskQueue]: first, [b.taskQueue]: provider(seen) }, async (taskQueue) =>
+      (await admit(client(), input, taskQueue)).handle.result(),
+    );
+    return { input, result, calls, seen };
+  }
+
+  it('starts the second route beside a first that has not started in time; the first to finish wins and the other is cancelled', async () => {
+    const upstream: string[] = [];
+    const { input, result, calls, seen } = await runHedged(upstreamFake(upstream, false), 500);
+    expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
+    expect(seen.map((s) => [s.providerId, s.attempt])).toEqual([[input.routes![1].providerId, { id: `${input.jobId}.2`, number: 2, role: 'hedge' }]]);
+    expect(upstream).toEqual(['start:first', 'cancel:1']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
+  }, 60_000);
+
+  it('does not hedge a first route that started in time', async () => {
+    const upstream: string[] = [];
+    const { result, calls, seen } = await runHedged(upstreamFake(upstream, true, 3), 500);
+    expect(result.status).toBe('completed');
+    expect(seen).toEqual([]);
+    expect(upstream).toEqual(['start:first']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
   }, 60_000);
 });

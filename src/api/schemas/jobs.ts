@@ -139,6 +139,9 @@ export const JobAttemptSchema = z
   .object({
     number: z.number().int().openapi({ description: '1 for the first route tried, then in order' }),
     provider: z.string().openapi({ description: 'The provider of the route tried', example: 'fal' }),
+    role: z.enum(['first', 'failover', 'hedge']).openapi({
+      description: '`first`: the route the job started on; `failover`: one tried after a failure; `hedge`: one started beside a first attempt that was slow to start',
+    }),
     status: z.enum(['starting', 'running', 'succeeded', 'failed', 'cancelled']).openapi({
       description: '`starting` until the provider reports the generation running; `cancelled` when another attempt won or the job was cancelled',
     }),

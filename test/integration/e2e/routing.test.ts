@@ -53,8 +53,8 @@ describe('a routed model', () => {
     expect(job.status).toBe('completed');
     expect(job.outputs).toHaveLength(1);
     expect(job.attempts).toMatchObject([
-      { number: 1, provider: 'pixelforge', status: 'failed', error: { code: 'INJECTED_OUTAGE' }, producedOutputs: false },
-      { number: 2, provider: 'lumina', status: 'succeeded', error: null, producedOutputs: true },
+      { number: 1, provider: 'pixelforge', role: 'first', status: 'failed', error: { code: 'INJECTED_OUTAGE' }, producedOutputs: false },
+      { number: 2, provider: 'lumina', role: 'failover', status: 'succeeded', error: null, producedOutputs: true },
     ]);
     for (const attempt of job.attempts) expect(Date.parse(attempt.endedAt)).toBeGreaterThanOrEqual(Date.parse(attempt.startedAt));
     expect(await ledgerOf(stack, job.jobId)).toEqual([['charge', -PRICE]]);

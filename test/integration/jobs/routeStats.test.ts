@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => api?.stop());
 
 describe('readRouteStats', () => {
-  it("counts a provider's ended and provider-side failed attempts in the window, its p90 time to start and median time to complete", async () => {
+  it("counts a route's ended and provider-side failed attempts in the window, its p90 time to start and median time to complete", async () => {
     const prisma = api.deps.prisma;
     const account = await createTestAccount(prisma);
     const provider = `stats-${account.accountId.slice(-8).toLowerCase()}`;
@@ -42,11 +42,13 @@ describe('readRouteStats', () => {
         attempt(7, { status: 'succeeded', started: 4000, running: 3990, ended: 3930 }), // 70 s to complete, in the speed window only
       ],
     });
-    const stats = (await readRouteStats(prisma, [provider, 'nobody'], 300, now)).get(provider)!;
+    const stats = (await readRouteStats(prisma, 'genmedia/relay/text-to-image', [provider, 'nobody'], 300, now)).get(provider)!;
     expect(stats).toMatchObject({ ended: 4, failed: 1 });
     // Starts of 5, 10 and 20 s in the window: p90 by linear interpolation.
     expect(stats.p90StartSeconds).toBeCloseTo(18, 5);
     expect(stats.medianCompleteSeconds).toBeCloseTo(50, 5);
-    expect((await readRouteStats(prisma, ['nobody'], 300, now)).size).toBe(0);
+    expect((await readRouteStats(prisma, 'genmedia/relay/text-to-image', ['nobody'], 300, now)).size).toBe(0);
+    // Another model's routes on the same provider are another route.
+    expect((await readRouteStats(prisma, 'pixelforge/forge-lite/text-to-image', [provider], 300, now)).size).toBe(0);
   });
 });

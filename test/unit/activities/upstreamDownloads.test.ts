@@ -85,6 +85,7 @@ function adapterWithOutput(url: string): UpstreamAdapter {
 const upstreamStore = {
   state: async () => ({ upstreamId: 'op-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
   recordSnapshot: async () => undefined,
+  claimOutputs: async () => true,
 } as unknown as UpstreamJobStore;
 
 async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {

@@ -52,6 +52,15 @@ function input(jobId: string): JobWorkflowInput {
       : {}),
     // A routed job: its first route (the built-in queue) is down, the second (an upstream) completes it.
     ...(jobId === 'job_rec_routed_planned' ? { routePolicy: { choose: 'price', health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 } } } : {}),
+    ...(jobId === 'job_rec_routed_hedged'
+      ? {
+          routePolicy: {
+            choose: 'order',
+            health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 },
+            hedge: { enabled: true, maxPriceRatio: 1.25 },
+          },
+        }
+      : {}),
     ...(jobId.startsWith('job_rec_routed')
       ? {
           routes: [
@@ -89,8 +98,9 @@ async function main() {
       return { status: 'cancelled', refundedMicroCents: 45_000 };
     },
     async endAttempt() {},
-    // The planner puts the second route first.
-    async planRoutes({ routes }) {
+    // The planner puts the second route first; for the hedged job it keeps the order and hedges the upstream after 300 ms.
+    async planRoutes({ routes, policy }) {
+      if (policy.hedge?.enabled) return { order: [1, 0], unhealthy: [], hedgeAfterMs: 300 };
       return { order: routes.map((_, i) => i).reverse(), unhealthy: [{ providerId: routes[0].providerId, reason: 'recorded' }] };
     },
   };
@@ -99,7 +109,7 @@ async function main() {
       if (args.jobId === 'job_rec_failed') {
         throw ApplicationFailure.create({ type: 'INJECTED_FAILURE', message: 'permanent', nonRetryable: true });
       }
-      if (args.jobId.startsWith('job_rec_routed')) {
+      if (args.jobId === 'job_rec_routed' || args.jobId === 'job_rec_routed_planned') {
         throw ApplicationFailure.create({ type: 'INJECTED_OUTAGE', message: 'down', nonRetryable: true });
       }
       if (args.jobId === 'job_rec_processing') {
@@ -120,7 +130,9 @@ async function main() {
     },
     async checkGeneration(args) {
       checks += 1;
-      if (args.jobId === 'job_rec_upstream_timeout' || checks < 2) return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
+      if (args.jobId === 'job_rec_upstream_timeout' || args.jobId === 'job_rec_routed_hedged' || checks < 2) {
+        return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
+      }
       return { outcome: 'completed', upstreamId: 'req_record', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
     },
     async cancelGeneration() {},
@@ -163,6 +175,7 @@ async function main() {
       await (await admit('job_rec_upstream_timeout')).result();
       await (await admit('job_rec_routed')).result();
       await (await admit('job_rec_routed_planned')).result();
+      await (await admit('job_rec_routed_hedged')).result();
     })),
   );
 
@@ -176,6 +189,8 @@ async function main() {
     ['job_rec_routed', 'job-routed-failover.v6.json'],
     // v7: routes ordered by the planner (health, price, speed) before the first attempt.
     ['job_rec_routed_planned', 'job-routed-planned.v7.json'],
+    // v8: a hedge (the upstream stays queued; the other route finishes first and the upstream is cancelled).
+    ['job_rec_routed_hedged', 'job-routed-hedged.v8.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);

@@ -599,6 +599,11 @@ export interface components {
              */
             provider: string;
             /**
+             * @description `first`: the route the job started on; `failover`: one tried after a failure; `hedge`: one started beside a first attempt that was slow to start
+             * @enum {string}
+             */
+            role: "first" | "failover" | "hedge";
+            /**
              * @description `starting` until the provider reports the generation running; `cancelled` when another attempt won or the job was cancelled
              * @enum {string}
              */
