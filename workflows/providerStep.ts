@@ -5,7 +5,15 @@
  * in the worker answers the start with the finished job. A failed start, a timeout or a check that keeps failing
  * cancels the generation before the job fails.
  */
-import { ActivityCancellationType, CancellationScope, condition, proxyActivities, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  condition,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { GenerationActivities } from '../activities/generation';
 import {
   JOB_SEARCH_ATTRIBUTES,
@@ -57,6 +65,12 @@ export function cancelAttemptGeneration(jobId: string, taskQueue: string, attemp
     cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(route ? { route: route.route } : {}) }),
   ).catch(() => undefined);
 }
+
+/**
+ * Marks histories where a check cut short by the step's own scope being cancelled (a hedge's loser) leaves stopping
+ * the generation to whoever cancelled it, as a cancelled start does; older ones stopped it here too, then again.
+ */
+const CANCELLED_CHECK_LEAVES_CANCEL_TO_CALLER = 'cancelled-check-leaves-cancel-to-caller';
 
 const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
 
@@ -132,6 +146,7 @@ export async function runProviderStep(
         { ...base, ...attemptId, upstreamId: progress.upstreamId },
       ]);
     } catch (err) {
+      if (providerScope.consideredCancelled && patched(CANCELLED_CHECK_LEAVES_CANCEL_TO_CALLER)) return { outcome: { outcome: 'cancelled' } };
       await cancelGeneration();
       return { error: describeFailure(err) };
     }

@@ -32,6 +32,7 @@ describe('job workflow replay', () => {
         'job-routed-failover.v6.json',
         'job-routed-planned.v7.json',
         'job-routed-hedged.v8.json',
+        'job-routed-hedged-mid-check.v9.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

@@ -110,18 +110,23 @@ describe('a routed job', () => {
 describe('a hedged routed job', () => {
   const policy = { choose: 'order' as const, health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 }, hedge: { enabled: true, maxPriceRatio: 1.25 } };
 
-  /** A first route whose generation stays queued (or runs, with `running`) and checks after `nextCheckMs`. */
-  function upstreamFake(calls: string[], running: boolean, completeAfterChecks = Number.POSITIVE_INFINITY): ProviderFake {
+  /**
+   * A first route whose generation stays queued (or runs, with `running`), checked every 100 ms (every 10 ms, each
+   * check taking `checkMs`, when given).
+   */
+  function upstreamFake(calls: string[], running: boolean, completeAfterChecks = Number.POSITIVE_INFINITY, checkMs?: number): ProviderFake {
     let checks = 0;
+    const nextCheckMs = checkMs === undefined ? 100 : 10;
     return {
       async startGeneration(args) {
         calls.push(`start:${args.attempt?.role}`);
-        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 100, running };
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs, running };
       },
       async checkGeneration(args) {
         checks += 1;
+        if (checkMs !== undefined) await new Promise((resolve) => setTimeout(resolve, checkMs));
         if (checks >= completeAfterChecks) return { outcome: 'completed', upstreamId: 'queued-1', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
-        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 100, running };
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs, running };
       },
       async cancelGeneration(args) {
         calls.push(`cancel:${args.attemptId?.split('.').at(-1)}`);
@@ -149,6 +154,14 @@ describe('a hedged routed job', () => {
     const { input, result, calls, seen } = await runHedged(upstreamFake(upstream, false), 500);
     expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
     expect(seen.map((s) => [s.providerId, s.attempt])).toEqual([[input.routes![1].providerId, { id: `${input.jobId}.2`, number: 2, role: 'hedge' }]]);
+    expect(upstream).toEqual(['start:first', 'cancel:1']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
+  }, 60_000);
+
+  it('stops a first route cut short in the middle of a check at its provider once', async () => {
+    const upstream: string[] = [];
+    const { result, calls } = await runHedged(upstreamFake(upstream, false, Number.POSITIVE_INFINITY, 5_000), 500);
+    expect(result.status).toBe('completed');
     expect(upstream).toEqual(['start:first', 'cancel:1']);
     expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
   }, 60_000);

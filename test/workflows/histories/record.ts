@@ -52,7 +52,7 @@ function input(jobId: string): JobWorkflowInput {
       : {}),
     // A routed job: its first route (the built-in queue) is down, the second (an upstream) completes it.
     ...(jobId === 'job_rec_routed_planned' ? { routePolicy: { choose: 'price', health: { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 300 } } } : {}),
-    ...(jobId === 'job_rec_routed_hedged'
+    ...(jobId.startsWith('job_rec_routed_hedged')
       ? {
           routePolicy: {
             choose: 'order',
@@ -125,12 +125,14 @@ async function main() {
   };
   let checks = 0;
   const upstream: GenerationActivities = {
-    async startGeneration() {
-      return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
+    // The hedged job whose upstream is cancelled mid-check: checked at once, each check taking 3 s.
+    async startGeneration(args) {
+      return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: args.jobId === 'job_rec_routed_hedged_mid_check' ? 10 : 300 };
     },
     async checkGeneration(args) {
       checks += 1;
-      if (args.jobId === 'job_rec_upstream_timeout' || args.jobId === 'job_rec_routed_hedged' || checks < 2) {
+      if (args.jobId === 'job_rec_routed_hedged_mid_check') await new Promise((r) => setTimeout(r, 3000));
+      if (args.jobId === 'job_rec_upstream_timeout' || args.jobId.startsWith('job_rec_routed_hedged') || checks < 2) {
         return { outcome: 'waiting', upstreamId: 'req_record', nextCheckMs: 300 };
       }
       return { outcome: 'completed', upstreamId: 'req_record', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 1234, width: 1024, height: 1024 }] };
@@ -176,6 +178,7 @@ async function main() {
       await (await admit('job_rec_routed')).result();
       await (await admit('job_rec_routed_planned')).result();
       await (await admit('job_rec_routed_hedged')).result();
+      await (await admit('job_rec_routed_hedged_mid_check')).result();
     })),
   );
 
@@ -191,6 +194,8 @@ async function main() {
     ['job_rec_routed_planned', 'job-routed-planned.v7.json'],
     // v8: a hedge (the upstream stays queued; the other route finishes first and the upstream is cancelled).
     ['job_rec_routed_hedged', 'job-routed-hedged.v8.json'],
+    // v9: a hedge whose loser is cancelled in the middle of a check (its generation is stopped once).
+    ['job_rec_routed_hedged_mid_check', 'job-routed-hedged-mid-check.v9.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);
