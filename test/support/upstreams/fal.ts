@@ -31,6 +31,8 @@ export interface FalFakeRequest {
   input: Record<string, unknown>;
   headers: http.IncomingHttpHeaders;
   createdAt: number;
+  /** How long it stays queued. */
+  queuedMs: number;
   scenario: Set<string>;
   cancelled: boolean;
   webhook?: string;
@@ -65,6 +67,13 @@ export interface FalFake extends FakeUpstream {
   jwksFetches(): number;
   /** Webhooks delivered, with the receiver's status. */
   webhooks(): { requestId: string; status?: number; body: string }[];
+  /**
+   * How long a request submitted from now on stays `IN_QUEUE` before it runs (default 250 ms): a number, or a function
+   * drawn from once per request (a heavy-tailed queue).
+   */
+  queuedMs: number | (() => number);
+  /** While true, every submit is refused with the 429 of `[upstream:rate-limit]` (throttled past any retry). */
+  rateLimitAll: boolean;
 }
 
 const QUEUED_MS = 250;
@@ -132,6 +141,8 @@ export async function startFalFake(): Promise<FalFake> {
     requests,
     slowMs: 8_000,
     dropCallbacks: false,
+    queuedMs: QUEUED_MS as number | (() => number),
+    rateLimitAll: false,
     paidSubmissions: () => counts.paid,
     cancellations: () => counts.cancels,
     jwksFetches: () => counts.jwks,
@@ -147,7 +158,8 @@ export async function startFalFake(): Promise<FalFake> {
     },
   };
 
-  const runFor = (r: FalFakeRequest) => (r.scenario.has('slow') ? fake.slowMs : RUN_MS);
+  // From submission to completion: the queue, then the run (RUN_MS includes the default queue).
+  const runFor = (r: FalFakeRequest) => r.queuedMs - QUEUED_MS + (r.scenario.has('slow') ? fake.slowMs : RUN_MS);
   const done = (r: FalFakeRequest) => r.cancelled || Date.now() - r.createdAt >= runFor(r);
   const urls = (r: FalFakeRequest) => {
     const app = r.endpoint.split('/').slice(0, 2).join('/');
@@ -223,7 +235,7 @@ export async function startFalFake(): Promise<FalFake> {
     const endpoint = url.pathname.replace(/^\//, '');
     const kind: Kind = endpoint.endsWith('/elements') ? 'elements' : /video/.test(endpoint) ? 'video' : 'image';
     const scenario = scenarioOf(input.prompt);
-    if (scenario.has('rate-limit') && !rateLimited.has(String(input.prompt))) {
+    if (fake.rateLimitAll || (scenario.has('rate-limit') && !rateLimited.has(String(input.prompt)))) {
       rateLimited.add(String(input.prompt));
       // fal documents no 429 body for the queue; a FastAPI-style detail and a Retry-After header.
       return sendJson(res, 429, { detail: 'Too many requests' }, { 'retry-after': '1' });
@@ -232,7 +244,8 @@ export async function startFalFake(): Promise<FalFake> {
     if (problems.length > 0) return sendJson(res, 422, { detail: problems }, { 'x-fal-retryable': 'false' });
     counts.paid += 1;
     const webhook = url.searchParams.get('fal_webhook');
-    const r: FalFakeRequest = { id: randomUUID(), endpoint, kind, input, headers: req.headers, createdAt: Date.now(), scenario, cancelled: false, ...(webhook ? { webhook } : {}) };
+    const queuedMs = typeof fake.queuedMs === 'function' ? fake.queuedMs() : fake.queuedMs;
+    const r: FalFakeRequest = { id: randomUUID(), endpoint, kind, input, headers: req.headers, createdAt: Date.now(), queuedMs, scenario, cancelled: false, ...(webhook ? { webhook } : {}) };
     queue.set(r.id, r);
     notify(r);
     // https://docs.fal.ai/model-apis/model-endpoints/queue#submit-a-request
@@ -243,10 +256,10 @@ export async function startFalFake(): Promise<FalFake> {
     const age = Date.now() - r.createdAt;
     // https://docs.fal.ai/model-apis/model-endpoints/queue#request-status: 202 while queued or running, 200 once
     // COMPLETED; `error`/`error_type` on a failed one as fal's Python client reads them (fal_client.Completed).
-    if (!r.cancelled && age < QUEUED_MS) return sendJson(res, 202, { status: 'IN_QUEUE', queue_position: age < QUEUED_MS / 2 ? 1 : 0, ...urls(r) });
+    if (!r.cancelled && age < r.queuedMs) return sendJson(res, 202, { status: 'IN_QUEUE', queue_position: age < r.queuedMs / 2 ? 1 : 0, ...urls(r) });
     const logs = [
-      { message: 'Loading model weights', level: 'INFO', source: 'USER', timestamp: new Date(r.createdAt + QUEUED_MS).toISOString() },
-      { message: 'Generating: 50%', level: 'INFO', source: 'USER', timestamp: new Date(r.createdAt + QUEUED_MS + 100).toISOString() },
+      { message: 'Loading model weights', level: 'INFO', source: 'USER', timestamp: new Date(r.createdAt + r.queuedMs).toISOString() },
+      { message: 'Generating: 50%', level: 'INFO', source: 'USER', timestamp: new Date(r.createdAt + r.queuedMs + 100).toISOString() },
     ];
     if (!done(r)) return sendJson(res, 202, { status: 'IN_PROGRESS', logs: withLogs ? logs : null, ...urls(r) });
     const failed = failure(r);
@@ -353,5 +366,5 @@ export async function startFalFake(): Promise<FalFake> {
   }, requests);
   base = server.url;
 
-  return Object.assign(fake, { url: server.url, env: { FAL_KEY: apiKey, FAL_BASE_URL: server.url, FAL_USER_ID: USER_ID }, close: server.close });
+  return Object.assign(fake, { url: server.url, env: { FAL_KEY: apiKey, FAL_BASE_URL: server.url, FAL_USER_ID: USER_ID }, close: server.close, down: server.down, up: server.up });
 }

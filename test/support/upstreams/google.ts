@@ -145,5 +145,5 @@ export async function startGoogleFake(): Promise<GoogleFake> {
   }, fake.requests);
   base = server.url;
 
-  return Object.assign(fake, { url: server.url, env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: server.url }, close: server.close });
+  return Object.assign(fake, { url: server.url, env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: server.url }, close: server.close, down: server.down, up: server.up });
 }

@@ -15,8 +15,17 @@ export function sendBytes(res: http.ServerResponse, contentType: string, bytes: 
   res.end(bytes);
 }
 
+export interface FakeServer {
+  url: string;
+  close(): Promise<void>;
+  /** Stops listening and drops every connection: the upstream refuses connections until `up`. */
+  down(): Promise<void>;
+  /** Listens again on the same port. */
+  up(): Promise<void>;
+}
+
 /** Starts `handler` on 127.0.0.1 (port 0), recording every request into `requests`. */
-export async function startServer(handler: Handler, requests: RecordedUpstreamRequest[]): Promise<{ url: string; close(): Promise<void> }> {
+export async function startServer(handler: Handler, requests: RecordedUpstreamRequest[]): Promise<FakeServer> {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -29,15 +38,20 @@ export async function startServer(handler: Handler, requests: RecordedUpstreamRe
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (port: number) => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!server.listening) return resolve();
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  await listen(0);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: stop,
+    down: stop,
+    up: () => (server.listening ? Promise.resolve() : listen(port)),
   };
 }
 

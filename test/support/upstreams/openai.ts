@@ -119,6 +119,8 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
     url: '',
     env: {} as Record<string, string>,
     close: () => Promise.resolve(),
+    down: () => Promise.resolve(),
+    up: () => Promise.resolve(),
     sendRetryAfter: true,
     sendRequestId: true,
     refuseNext: (refusal: OpenAIRefusal) => void refusals.push(refusal),
@@ -190,7 +192,7 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
     await generate(res, body);
   }, fake.requests);
 
-  return Object.assign(self, { url: server.url, env: { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: `${server.url}/v1` }, close: server.close });
+  return Object.assign(self, { url: server.url, env: { OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: `${server.url}/v1` }, close: server.close, down: server.down, up: server.up });
 }
 
 /** The documented image generation response (https://platform.openai.com/docs/api-reference/images/object). */

@@ -432,5 +432,7 @@ export async function startReplicateFake(): Promise<ReplicateFake> {
       closed = true;
       return server.close();
     },
+    down: server.down,
+    up: server.up,
   });
 }

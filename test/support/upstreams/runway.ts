@@ -364,5 +364,5 @@ export async function startRunwayFake(): Promise<RunwayFake> {
   }, fake.requests);
   base = server.url;
 
-  return Object.assign(fake, { url: server.url, env: { RUNWAYML_API_SECRET: apiKey, RUNWAYML_BASE_URL: server.url }, close: server.close });
+  return Object.assign(fake, { url: server.url, env: { RUNWAYML_API_SECRET: apiKey, RUNWAYML_BASE_URL: server.url }, close: server.close, down: server.down, up: server.up });
 }

@@ -41,5 +41,9 @@ export interface FakeUpstream {
   slowMs: number;
   /** When true, no webhook is sent at all (every callback is lost). */
   dropCallbacks: boolean;
+  /** Stops listening: the upstream refuses connections (an outage) until `up`. */
+  down(): Promise<void>;
+  /** Listens again on the same origin. */
+  up(): Promise<void>;
   close(): Promise<void>;
 }
