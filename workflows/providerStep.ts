@@ -30,7 +30,7 @@ export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobE
 /** How long a job of a provider that generates in the worker may take, as one activity. */
 const IN_WORKER_TIMEOUT_SECONDS = 2 * 3600;
 
-function generationActivities(taskQueue: string) {
+function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_ATTEMPTS) {
   const shared = {
     taskQueue,
     cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -43,7 +43,7 @@ function generationActivities(taskQueue: string) {
     start: proxyActivities<GenerationActivities>({
       ...shared,
       startToCloseTimeout: `${IN_WORKER_TIMEOUT_SECONDS} seconds`,
-      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: PROVIDER_MAX_ATTEMPTS },
+      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: startAttempts },
     }),
     check: proxyActivities<GenerationActivities>({
       ...shared,
@@ -80,12 +80,17 @@ export async function runProviderStep(
   providerScope: CancellationScope,
   callbacks: { arrived: boolean },
   describeFailure: (err: unknown) => JobError,
-  /** The attempt of a routed job; absent for a job started before routes. */
-  attempt?: AttemptRef,
-  /** Told once the provider reports the generation running (for hedging). */
-  onRunning?: () => void,
+  routed: {
+    /** The attempt of a routed job; absent for a job started before routes. */
+    attempt?: AttemptRef;
+    /** Told once the provider reports the generation running (for hedging). */
+    onRunning?: () => void;
+    /** Attempts of the start activity (fewer where another route can take the job). */
+    startAttempts?: number;
+  } = {},
 ): Promise<ProviderStepResult> {
-  const activities = generationActivities(taskQueue);
+  const { attempt, onRunning } = routed;
+  const activities = generationActivities(taskQueue, routed.startAttempts);
   const route = input.upstream?.route;
   const attemptId = attempt ? { attemptId: attempt.id } : {};
   const deadlineMs = Date.now() + (input.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;

@@ -18,7 +18,14 @@ import {
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/jobs';
 import { mayFailOver } from '../src/shared/failureCodes';
-import { JOB_SEARCH_ATTRIBUTES, type JobError, type JobWorkflowInput, type RoutePlan } from '../src/shared/jobs';
+import {
+  JOB_SEARCH_ATTRIBUTES,
+  PROVIDER_ATTEMPTS_BEFORE_FAILOVER,
+  PROVIDER_MAX_ATTEMPTS,
+  type JobError,
+  type JobWorkflowInput,
+  type RoutePlan,
+} from '../src/shared/jobs';
 import type { AttemptRef, AttemptRole } from '../src/shared/upstreams';
 import { cancelAttemptGeneration, runProviderStep, type ProviderStepResult } from './providerStep';
 
@@ -64,6 +71,8 @@ export async function runRoutes(
     expectedProcessingSeconds: route.expectedProcessingSeconds,
     upstream: route.upstream,
   });
+  // A route with another behind it gives up sooner: the next route serves the job before a long backoff would.
+  const startAttemptsOf = (index: number) => (index < routes.length - 1 ? PROVIDER_ATTEMPTS_BEFORE_FAILOVER : PROVIDER_MAX_ATTEMPTS);
   const canFailOver = (result: ProviderStepResult) => 'error' in result && mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy });
 
   async function endAttempt(attempt: AttemptRef, route: RoutePlan, result: ProviderStepResult): Promise<void> {
@@ -92,7 +101,13 @@ export async function runRoutes(
       // The hedge relies on its check interval: the job's callback flag stays with the first attempt.
       const flags = k === 0 ? callbacks : { arrived: false };
       scopes[k]
-        .run(() => runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, refs[k], () => (running[k] = true)))
+        .run(() =>
+          runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, {
+            attempt: refs[k],
+            onRunning: () => (running[k] = true),
+            startAttempts: startAttemptsOf(k),
+          }),
+        )
         .then(
           (result) => (settled[k] = result),
           (err: unknown) => (settled[k] = isCancellation(err) ? { outcome: { outcome: 'cancelled' } } : { error: describeFailure(err) }),
@@ -144,7 +159,7 @@ export async function runRoutes(
       setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
       log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
     }
-    result = await runProviderStep(onRoute(route), route.taskQueue, providerScope, callbacks, describeFailure, attempt);
+    result = await runProviderStep(onRoute(route), route.taskQueue, providerScope, callbacks, describeFailure, { attempt, startAttempts: startAttemptsOf(index) });
     await endAttempt(attempt, route, result);
     if (!('error' in result) || !canFailOver(result)) return result;
   }

@@ -161,6 +161,11 @@ export type ProviderJobOutcome =
 export const PROVIDER_HEARTBEAT_TIMEOUT_SECONDS = 5;
 /** Attempts of the provider activity; after the last one the job fails and the remote generation is cancelled. */
 export const PROVIDER_MAX_ATTEMPTS = 5;
+/**
+ * Attempts of the start activity on a route with another route behind it (2 s, then 4 s of backoff): the next route
+ * serves the job sooner than a long backoff on this one would.
+ */
+export const PROVIDER_ATTEMPTS_BEFORE_FAILOVER = 3;
 
 // ───────────── search attributes ─────────────
 

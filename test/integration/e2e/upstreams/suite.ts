@@ -4,17 +4,15 @@
  * outputs in MinIO; a 429 then success; a content-policy refusal refunded in full; a lost callback finished by
  * the safety-net poll; a provider worker SIGKILLed mid-generation paying exactly once; bad input never sent.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../../src/config';
 import { JOB_SEARCH_ATTRIBUTES } from '../../../../src/shared/jobs';
 import { jobWorkflowId } from '../../../../src/shared/temporal';
-import { createTestAccount, eventually, workerProcessEnv, type RunningWorker, type TestAccount } from '../../../support/stack';
+import { createTestAccount, eventually, type RunningWorker, type TestAccount } from '../../../support/stack';
 import type { FakeUpstream } from '../../../support/upstreams/types';
 import { samplePng } from '../../../support/upstreams/media';
-import { get, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
+import { get, killWorkerProcess, post, startE2eStack, startWorkerProcess, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
 import { upstreamModels, type CatalogModelCase } from './catalogInputs';
 
 interface UpstreamModelCase extends Omit<CatalogModelCase, 'build'> {
@@ -210,8 +208,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
           const row = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
           return row.upstreamId ? true : undefined;
         }, 60_000, 50);
-        child.kill('SIGKILL');
-        await new Promise((resolve) => child.once('exit', resolve));
+        await killWorkerProcess(child);
         child = startWorkerProcess(stack, spec.id);
         const done = await waitForFinal(stack, account.apiKey, jobId, 90_000);
         if (spec.synchronous) {
@@ -224,18 +221,9 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
         expect(fake.paidSubmissions() - before).toBe(1);
         expect(fake.cancellations()).toBe(0);
       } finally {
-        child.kill('SIGKILL');
+        await killWorkerProcess(child);
         fake.slowMs = 8_000;
       }
     }, 150_000);
-  });
-}
-
-function startWorkerProcess(stack: E2eStack, providerId: string): ChildProcess {
-  // tsx as a loader inside this one process, so SIGKILL hits the worker itself.
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
-    cwd: REPO_ROOT,
-    env: workerProcessEnv(stack.config),
-    stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
