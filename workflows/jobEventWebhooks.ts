@@ -1,6 +1,6 @@
 /**
- * The job event relay (`webhook-relay:<jobId>`): started by a job whose client asked for `job.processing` or
- * `job.progress` webhooks. It follows the job's events in PostgreSQL and starts one delivery per event asked for,
+ * The job event relay (`webhook-relay:<jobId>`): started by a job whose client asked for `job.processing`,
+ * `job.progress` or `job.attempt` webhooks. It follows the job's events in PostgreSQL and starts one delivery per event asked for,
  * progress at most once per interval, and ends with the job's terminal event (that webhook is the job workflow's).
  */
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
@@ -30,6 +30,8 @@ export async function jobEventWebhooksWorkflow(input: JobEventWebhooksInput): Pr
         if (Date.now() - lastProgressSentAtMs < input.progressIntervalSeconds * 1000) continue;
         lastProgressSentAtMs = Date.now();
         await startWebhookDelivery({ jobId, eventType: 'job.progress', jobEventSequence: event.sequence });
+      } else if (event.type === 'job.attempt' && events.includes('job.attempt')) {
+        await startWebhookDelivery({ jobId, eventType: 'job.attempt', jobEventSequence: event.sequence });
       }
     }
     if (batch.finished) return;

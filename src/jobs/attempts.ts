@@ -19,6 +19,57 @@ export interface AttemptStore {
   listFor(jobIds: string[]): Promise<Map<string, AttemptView[]>>;
 }
 
+/** An attempt's columns the API shows: a `job_attempts` row, or its snapshot in a `job.attempt` event. */
+export interface AttemptColumns {
+  number: number;
+  providerId: string;
+  role: string;
+  status: string;
+  upstreamId: string | null;
+  startedAt: Date;
+  runningAt: Date | null;
+  endedAt: Date | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  producedOutputs: boolean;
+}
+
+export function attemptView(row: AttemptColumns): AttemptView {
+  return {
+    number: row.number,
+    provider: row.providerId,
+    role: row.role as AttemptView['role'],
+    status: row.status as AttemptView['status'],
+    upstreamId: row.upstreamId,
+    startedAt: row.startedAt.toISOString(),
+    runningAt: row.runningAt?.toISOString() ?? null,
+    endedAt: row.endedAt?.toISOString() ?? null,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
+    producedOutputs: row.producedOutputs,
+  };
+}
+
+/** The attempts a `job.attempt` event recorded (to_jsonb of their columns, see the attempt_events migration). */
+export function attemptViewsOfEvent(snapshot: unknown): AttemptView[] {
+  if (!Array.isArray(snapshot)) return [];
+  const date = (value: unknown) => (typeof value === 'string' ? new Date(value) : null);
+  return snapshot.map((item: Record<string, unknown>) =>
+    attemptView({
+      number: Number(item.number),
+      providerId: String(item.provider_id),
+      role: String(item.role),
+      status: String(item.status),
+      upstreamId: (item.upstream_id as string | null) ?? null,
+      startedAt: date(item.started_at) ?? new Date(0),
+      runningAt: date(item.running_at),
+      endedAt: date(item.ended_at),
+      errorCode: (item.error_code as string | null) ?? null,
+      errorMessage: (item.error_message as string | null) ?? null,
+      producedOutputs: item.produced_outputs === true,
+    }),
+  );
+}
+
 /** Told once per attempt, when its end is recorded: for the route metrics. */
 export type AttemptObserver = (ended: { providerId: string; role: AttemptView['role']; status: AttemptEnd; startedAt: Date; runningAt: Date | null }) => void;
 
@@ -43,18 +94,7 @@ export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserv
       const byJob = new Map<string, AttemptView[]>();
       for (const row of rows) {
         const list = byJob.get(row.jobId) ?? [];
-        list.push({
-          number: row.number,
-          provider: row.providerId,
-          role: row.role as AttemptView['role'],
-          status: row.status as AttemptView['status'],
-          upstreamId: row.upstreamId,
-          startedAt: row.startedAt.toISOString(),
-          runningAt: row.runningAt?.toISOString() ?? null,
-          endedAt: row.endedAt?.toISOString() ?? null,
-          error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? '' } : null,
-          producedOutputs: row.producedOutputs,
-        });
+        list.push(attemptView(row));
         byJob.set(row.jobId, list);
       }
       return byJob;

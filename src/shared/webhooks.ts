@@ -1,6 +1,6 @@
 /** Webhook event types and the types shared by the API, the workflows and the activities. */
 
-export const WEBHOOK_EVENT_TYPES = ['job.processing', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+export const WEBHOOK_EVENT_TYPES = ['job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -8,7 +8,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
 
 /** Events that happen while a job runs; the job's event relay sends them (see workflows/jobEventWebhooks.ts). */
-export const RUNNING_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.processing', 'job.progress'];
+export const RUNNING_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.processing', 'job.progress', 'job.attempt'];
 
 /** The webhook event a job in a terminal status produces. */
 export function webhookEventTypeForStatus(status: string): WebhookEventType | null {
@@ -36,7 +36,7 @@ export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone';
 export interface WebhookDeliveryInput {
   jobId: string;
   eventType: WebhookEventType;
-  /** The job event (`job_events.sequence`) a `job.progress` delivery reports; one job has many of those. */
+  /** The job event (`job_events.sequence`) a `job.progress` or `job.attempt` delivery reports; one job has many of those. */
   jobEventSequence?: number;
   /** A replay asked for through the API: same event and webhook-id, attempts flagged as redeliveries. */
   redelivery?: boolean;

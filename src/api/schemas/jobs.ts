@@ -190,7 +190,7 @@ export const CancelJobResponseSchema = z
   .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
   .openapi('CancelJobResponse');
 
-export const JOB_EVENT_TYPES = ['job.created', 'job.processing', 'job.progress', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+export const JOB_EVENT_TYPES = ['job.created', 'job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 
 export const JobEventSchema = z
   .object({
@@ -205,6 +205,9 @@ export const JobEventSchema = z
     queuePosition: z.number().int().nullable(),
     estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'Null once the job is terminal' }),
     outputs: z.array(JobOutputSchema).optional().openapi({ description: 'On `job.completed`: the outputs with signed URLs' }),
+    attempts: z.array(JobAttemptSchema).optional().openapi({
+      description: "On `job.attempt` (the job started another attempt: a failover, or a hedge): the job's attempts as they stood then",
+    }),
     error: JobErrorSchema.optional().openapi({ description: 'On `job.failed`' }),
     refundedMicroCents: z.number().int().optional().openapi({ description: 'On `job.failed` and `job.cancelled`' }),
   })

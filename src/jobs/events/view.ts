@@ -2,6 +2,7 @@
 import type { JobEventView } from '../../api/schemas/jobs';
 import type { JobOutput } from '../../shared/jobs';
 import { toNumber } from '../../shared/money';
+import { attemptViewsOfEvent } from '../attempts';
 import { signOutputs, type SignOutputUrl } from '../views';
 import type { JobEventRow } from './rows';
 
@@ -19,6 +20,7 @@ export async function toEventView(row: JobEventRow, signUrl: SignOutputUrl): Pro
     estimatedCompletionTime: row.estimatedCompletionTime?.toISOString() ?? null,
   };
   if (row.type === 'job.completed') view.outputs = await signOutputs((row.outputs ?? []) as unknown as JobOutput[], signUrl);
+  if (row.type === 'job.attempt') view.attempts = attemptViewsOfEvent(row.attempts);
   if (row.errorCode) view.error = { code: row.errorCode, message: row.errorMessage ?? '' };
   if (row.status === 'failed' || row.status === 'cancelled') view.refundedMicroCents = toNumber(row.refundedMicroCents);
   return view;

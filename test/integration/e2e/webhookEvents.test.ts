@@ -1,6 +1,6 @@
 /**
- * `webhookEvents` at submit: a client can ask for `job.processing` and throttled `job.progress` webhooks besides
- * (or instead of) the terminal ones, on the same signing and delivery log.
+ * `webhookEvents` at submit: a client can ask for `job.processing`, throttled `job.progress` and `job.attempt`
+ * webhooks besides (or instead of) the terminal ones, on the same signing and delivery log.
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -16,7 +16,7 @@ let account: TestAccount;
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   stack = await startE2eStack({
-    providers: ['pixelforge'],
+    providers: ['pixelforge', 'lumina'],
     webhookCa: receiver.caPem,
     // Jobs of a few seconds, progress webhooks at most once a second.
     env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '0,1,1', PROVIDER_TIME_SCALE: '0.15', WEBHOOK_PROGRESS_INTERVAL_SECONDS: '1' },
@@ -51,6 +51,44 @@ async function submit(body: Record<string, unknown>) {
 }
 
 describe('webhookEvents', () => {
+  it('sends job.attempt when a routed job fails over, and its event lists the attempts as they stood', async () => {
+    const webhookUrl = hookUrl();
+    const submitted = await submit({
+      model: 'genmedia/relay/text-to-image',
+      input: { prompt: 'a relay that reports its detours [fail:route:pixelforge]' },
+      webhookUrl,
+      webhookEvents: ['job.attempt', 'job.completed'],
+    });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+    const jobId: string = submitted.body.jobId;
+    expect(await waitForFinal(stack, account.apiKey, jobId)).toMatchObject({ status: 'completed' });
+
+    const events = (await get(`${stack.url}/v1/jobs/${jobId}/events`, account.apiKey)).body.events as any[];
+    const attemptEvents = events.filter((e) => e.type === 'job.attempt');
+    expect(attemptEvents).toHaveLength(1);
+    expect(attemptEvents[0].attempts).toMatchObject([
+      { number: 1, provider: 'pixelforge', role: 'first', status: 'failed', error: { code: 'INJECTED_OUTAGE' }, endedAt: expect.any(String) },
+      { number: 2, provider: 'lumina', role: 'failover', status: 'starting', endedAt: null, producedOutputs: false },
+    ]);
+    expect(events.map((e) => e.type).at(-1)).toBe('job.completed');
+
+    const delivered = await eventually(async () => {
+      const got = receivedAt(webhookUrl).map(verified);
+      return got.some((e) => e.type === 'job.completed') && got.some((e) => e.type === 'job.attempt') ? got : undefined;
+    }, 30_000);
+    const attemptHooks = delivered.filter((e) => e.type === 'job.attempt');
+    expect(attemptHooks).toHaveLength(1);
+    expect(attemptHooks[0].data).toMatchObject({ jobId, attempts: [{ provider: 'pixelforge' }, { provider: 'lumina' }] });
+  });
+
+  it('has no job.attempt event for a job that ran on its first route', async () => {
+    const submitted = await submit({ webhookUrl: hookUrl(), webhookEvents: ['job.attempt', 'job.completed'] });
+    const jobId: string = submitted.body.jobId;
+    expect(await waitForFinal(stack, account.apiKey, jobId)).toMatchObject({ status: 'completed' });
+    const events = (await get(`${stack.url}/v1/jobs/${jobId}/events`, account.apiKey)).body.events as any[];
+    expect(events.map((e) => e.type)).toEqual(['job.created', 'job.processing', ...events.slice(2, -1).map(() => 'job.progress'), 'job.completed']);
+  });
+
   it('sends job.processing, throttled job.progress and job.completed when asked, each signed, with its own webhook-id', async () => {
     const webhookUrl = hookUrl();
     const submitted = await submit({ webhookUrl, webhookEvents: ['job.processing', 'job.progress', 'job.completed'] });

@@ -528,7 +528,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
             /** @enum {string} */
             version: "v1";
             /**
@@ -548,7 +548,7 @@ export interface components {
             };
             webhookUrl: string | null;
             /** @description The events sent to webhookUrl; empty without one */
-            webhookEvents: ("job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled")[];
+            webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled")[];
             costMicroCents: number;
             refundedMicroCents: number;
             /** Format: date-time */
@@ -832,7 +832,7 @@ export interface components {
             /** @description Position in the job's event stream, from 1: the SSE id of `GET /v1/jobs/{jobId}/events` */
             sequence: number;
             /** @enum {string} */
-            type: "job.created" | "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.created" | "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -849,6 +849,8 @@ export interface components {
             estimatedCompletionTime: string | null;
             /** @description On `job.completed`: the outputs with signed URLs */
             outputs?: components["schemas"]["JobOutput"][];
+            /** @description On `job.attempt` (the job started another attempt: a failover, or a hedge): the job's attempts as they stood then */
+            attempts?: components["schemas"]["JobAttempt"][];
             /** @description On `job.failed` */
             error?: {
                 code: string;
@@ -904,7 +906,7 @@ export interface components {
              *       "job.failed"
              *     ]
              */
-            webhookEvents?: ("job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled")[];
+            webhookEvents?: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled")[];
             /**
              * @description Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's order. Narrows the routes, never widens them; a job with one provider left does not fail over.
              * @example [
@@ -1122,7 +1124,7 @@ export interface components {
              */
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
             url: string;
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after 410 Gone or the last attempt
@@ -1152,7 +1154,7 @@ export interface components {
             jobId: string;
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
             /** @enum {string} */
             status: "pending";
         };
