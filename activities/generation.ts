@@ -111,7 +111,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   const writeInterval = deps.progressWriteIntervalMs ?? 1000;
   const heartbeatInterval = deps.heartbeatIntervalMs ?? 1000;
   const callbackUrl = deps.callbackUrl && adapter.verifyCallback ? deps.callbackUrl : undefined;
-  const nextCheckMs = callbackUrl ? deps.safetyNetPollMs : deps.pollIntervalMs;
+  // With callbacks, a running generation is checked only as a safety net; a queued one still every poll interval, so
+  // its start is seen within one: route health and hedging go by the time to start.
+  const nextCheckAfter = (running: boolean) => (callbackUrl && running ? deps.safetyNetPollMs : deps.pollIntervalMs);
   const outputs = createOutputStore({ ...deps, outputHeaders: adapter.outputHeaders?.bind(adapter) });
 
   /**
@@ -182,7 +184,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
           queuePosition: snapshot.queuePosition ?? null,
           costMicroCents: snapshot.upstreamCostMicroCents,
         });
-        return { outcome: 'waiting', upstreamId, nextCheckMs, running: snapshot.state === 'running' };
+        const running = snapshot.state === 'running';
+        return { outcome: 'waiting', upstreamId, nextCheckMs: nextCheckAfter(running), running };
       }
     }
   }
