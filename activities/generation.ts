@@ -16,6 +16,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { JobStore } from '../src/jobs/store';
 import type { AttemptKey, UpstreamJobStore } from '../src/jobs/upstreamStore';
 import type { InputFile } from '../src/providers/inputFileReader';
+import { routeOutageFor, stripFailureTokens } from '../src/providers/local/failureInjection';
 import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderAdapter, type Submission } from '../src/providers/types';
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
 import { failureRule } from '../src/shared/failureCodes';
@@ -51,6 +52,11 @@ export interface GenerationActivityDeps {
   allowPrivateOutputs: boolean;
   /** Multiplier on the nominal processing time of providers that generate in the worker (PROVIDER_TIME_SCALE). */
   timeScale: number;
+  /**
+   * `[fail:route:<provider>]` takes a real upstream down for the job, before anything is sent, and the tokens are
+   * left out of the prompt it is sent (FAILURE_INJECTION; never in production by default).
+   */
+  failureInjection?: boolean;
   /** Minimum time between two progress writes to the job row. */
   progressWriteIntervalMs?: number;
   heartbeatIntervalMs?: number;
@@ -237,6 +243,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
 
   /** A real upstream: submit once (the marker and the stored id see to that), or re-attach to what was submitted. */
   async function startUpstream(input: GenerationStart, startedAt: Date): Promise<GenerationProgress> {
+    const outage = deps.failureInjection ? routeOutageFor(input.input.prompt, input.providerId) : undefined;
+    if (outage) throw outage;
     const ctx = Context.current();
     const signal = ctx.cancellationSignal;
     const key = keyOf(input);
@@ -247,7 +255,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         return follow(input, await adapter.status({ id: state.upstreamId, route: input.route }, signal), startedAt, signal);
       }
       if (state.upstreamSubmittedAt) return outcomeUnknown();
-      const submission = await submissionOf(input, signal);
+      const submission = await submissionOf(deps.failureInjection ? withoutFailureTokens(input) : input, signal);
       if (!(await upstreamStore.markSubmitting(key))) return outcomeUnknown();
       let snapshot: GenerationSnapshot;
       try {
@@ -335,6 +343,11 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     checkUpstreamJob: (input) => activities.checkGeneration({ providerId: '', modelSlug: '', ...input }),
     cancelUpstreamJob: (input) => activities.cancelGeneration(input),
   };
+}
+
+function withoutFailureTokens(input: GenerationStart): GenerationStart {
+  const { prompt } = input.input;
+  return typeof prompt === 'string' ? { ...input, input: { ...input.input, prompt: stripFailureTokens(prompt) } } : input;
 }
 
 function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {

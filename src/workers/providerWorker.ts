@@ -96,6 +96,7 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter): obje
     maxOutputBytes: config.upstreams.maxOutputBytes,
     allowPrivateOutputs: config.providers.inputFetchAllowPrivate,
     timeScale: config.providers.timeScale,
+    failureInjection: config.providers.failureInjection,
   });
 }
 

@@ -10,7 +10,9 @@ import { ProviderError } from '../types';
  *   [fail:policy]         every attempt fails with a non-retryable CONTENT_POLICY_VIOLATION
  *   [fail:bad-output]     the rendered file is corrupted, so output checks fail with a non-retryable BAD_OUTPUT
  *   [fail:route:<id>]     provider <id> is down for this job: every attempt there fails with a non-retryable
- *                         INJECTED_OUTAGE, which a routed job fails over (a demo of failover without keys)
+ *                         INJECTED_OUTAGE, which a routed job fails over (a demo of failover without keys). Real
+ *                         upstreams honour it too (routeOutageFor), before anything is sent, so with keys set a
+ *                         person can take one upstream down for a job and watch it fail over, paying once
  *
  * Tokens are case-insensitive and removed from the text rendered into the media.
  */
@@ -74,4 +76,10 @@ export function injectedErrorFor(failures: readonly InjectedFailure[], attempt: 
 
 export function wantsBadOutput(failures: readonly InjectedFailure[]): boolean {
   return failures.some((f) => f.kind === 'bad-output');
+}
+
+/** The outage a `[fail:route:<providerId>]` token in `prompt` asks of this provider, if any. */
+export function routeOutageFor(prompt: unknown, providerId: string): ProviderError | undefined {
+  if (typeof prompt !== 'string') return undefined;
+  return injectedErrorFor(parseInjectedFailures(prompt).filter((f) => f.kind === 'route'), 1, providerId);
 }

@@ -60,6 +60,14 @@ async function submit(prompt: string, providers?: string[]) {
 
 const paid = () => ({ fal: fal.paidSubmissions(), replicate: replicate.paidSubmissions() });
 
+/**
+ * fal's outages in the tests before have made its route unhealthy (tried after Replicate): its attempts so far are
+ * moved out of the health window, as their cool-down would.
+ */
+async function coolDownFal() {
+  await stack.prisma.$executeRaw`UPDATE job_attempts SET started_at = started_at - interval '1 hour' WHERE provider_id = 'fal'`;
+}
+
 type Attempt = { provider: string; status: string; role: string };
 const attemptsOf = (job: { attempts: Attempt[] }) => job.attempts.map((a) => [a.provider, a.role, a.status]);
 
@@ -162,11 +170,26 @@ describe('a routed model on two upstreams', () => {
     }
   }, 180_000);
 
+  it('takes fal down for one job with [fail:route:fal]: nothing is sent to fal, Replicate gets the prompt without the token', async () => {
+    await coolDownFal();
+    const before = paid();
+    const { jobId } = await submit('a lighthouse on the other coast [fail:route:fal]');
+    const job = await waitForFinal(stack, account.apiKey, jobId, 60_000);
+    expect(job, JSON.stringify(job.error)).toMatchObject({ status: 'completed' });
+    expect(job.attempts).toMatchObject([
+      { provider: 'fal', status: 'failed', upstreamId: null, error: { code: 'INJECTED_OUTAGE' } },
+      { provider: 'replicate', status: 'succeeded', producedOutputs: true },
+    ]);
+    expect(paid()).toEqual({ fal: before.fal, replicate: before.replicate + 1 });
+    const sent = replicate.requests.filter((r) => r.method === 'POST' && r.body.includes('a lighthouse on the other coast'));
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0].body).input.prompt).toBe('a lighthouse on the other coast');
+  }, 60_000);
+
   it("hedges a job stuck in fal's queue on Replicate: Replicate wins, the fal request is cancelled, charged once", async () => {
-    // Runs last: fal's observed time to start, which hedging needs, is made here. fal's outages above have made its
-    // route unhealthy (tried after Replicate); their attempts are moved out of the health window, as their cool-down
-    // would. Then a job on fal alone, long enough for a status check to see it running.
-    await stack.prisma.$executeRaw`UPDATE job_attempts SET started_at = started_at - interval '1 hour' WHERE provider_id = 'fal'`;
+    // Runs last: fal's observed time to start, which hedging needs, is made here, by a job on fal alone, long enough
+    // for a status check to see it running.
+    await coolDownFal();
     fal.slowMs = 4_000;
     const warmUp = await submit('a lighthouse warming up [upstream:slow]', ['fal']);
     expect(await waitForFinal(stack, account.apiKey, warmUp.jobId, 60_000)).toMatchObject({ status: 'completed' });
