@@ -155,6 +155,11 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     }
   }
 
+  /** A generation that ended without outputs may still have been billed: kept where the upstream reports it. */
+  async function recordCostOf(key: AttemptKey, snapshot: GenerationSnapshot): Promise<void> {
+    if (snapshot.upstreamCostMicroCents !== undefined) await upstreamStore.recordCost(key, snapshot.upstreamCostMicroCents);
+  }
+
   /** Records where an upstream generation stands and says what the workflow does next. */
   async function follow(input: GenerationStart | GenerationCheck, snapshot: GenerationSnapshot, startedAt: Date, signal: AbortSignal): Promise<GenerationProgress> {
     const upstreamId = snapshot.id;
@@ -174,10 +179,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         return { outcome: 'completed', upstreamId, outputs: stored };
       }
       case 'failed': {
+        await recordCostOf(key, snapshot);
         const error = snapshot.error ?? new ProviderError('PROVIDER_JOB_FAILED', 'the upstream reported the generation as failed', { retryable: false });
         return { outcome: 'failed', upstreamId, error: { code: error.code, message: error.message } };
       }
       case 'cancelled':
+        await recordCostOf(key, snapshot);
         return { outcome: 'failed', upstreamId, error: { code: 'PROVIDER_CANCELLED', message: 'the upstream cancelled the generation' } };
       default: {
         const at = now();
@@ -316,6 +323,11 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         ctx.log.info('generation cancelled', { jobId, id });
       } catch (err) {
         throw asFailure(err, jobId);
+      }
+      // A cancelled hedge (or failed attempt) may have run, and been billed, already: its cost, where reported now.
+      if (!adapter.finishesAtOnce) {
+        const after = await adapter.status({ id, route }, ctx.cancellationSignal).catch(() => undefined);
+        if (after) await recordCostOf({ jobId, ...(attemptId ? { attemptId } : {}) }, after);
       }
     },
   };

@@ -44,6 +44,8 @@ export interface UpstreamJobStore {
   clearSubmitting(key: AttemptKey): Promise<void>;
   recordUpstreamId(key: AttemptKey, upstreamId: string): Promise<void>;
   recordSnapshot(key: AttemptKey, snapshot: UpstreamSnapshotRecord): Promise<void>;
+  /** What a generation that failed or was cancelled cost us, when its upstream says: the attempt's and the job's. */
+  recordCost(key: AttemptKey, costMicroCents: number): Promise<void>;
   /** The job a verified callback is about, or null. */
   findByUpstreamId(providerIds: string[], upstreamId: string): Promise<{ id: string } | null>;
   /** Remembers a callback delivery; false when it was seen before (a replay). */
@@ -120,6 +122,13 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
                upstream_cost_micro_cents = ${jobCost}, updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
+    },
+
+    async recordCost({ jobId, attemptId }, costMicroCents) {
+      const cost = BigInt(Math.round(costMicroCents));
+      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET upstream_cost_micro_cents = ${cost} WHERE id = ${attemptId}`;
+      const jobCost = attemptId ? Prisma.sql`(SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId})` : Prisma.sql`${cost}`;
+      await prisma.$executeRaw`UPDATE jobs SET upstream_cost_micro_cents = ${jobCost}, updated_at = now() WHERE id = ${jobId}`;
     },
 
     async findByUpstreamId(providerIds, upstreamId) {
