@@ -45,7 +45,7 @@ import { DEFAULT_PROGRESS_INTERVAL_SECONDS, jobEventWebhooksWorkflowId, RUNNING_
 import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';
-import { runProviderStep } from './providerStep';
+import { runProviderStep, type CallbackCursor } from './providerStep';
 import { runRoutes } from './routes';
 
 
@@ -121,9 +121,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     if (status === 'pending') setStatus('processing');
   });
 
-  const upstreamCallbacks = { arrived: false };
+  const upstreamCallbacks: CallbackCursor = { inbox: { received: 0 }, seen: 0 };
   setHandler(upstreamCallbackSignal, () => {
-    upstreamCallbacks.arrived = true;
+    upstreamCallbacks.inbox.received += 1;
   });
 
   setHandler(

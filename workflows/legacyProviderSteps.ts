@@ -21,7 +21,7 @@ import {
   type JobWorkflowInput,
 } from '../src/shared/jobs';
 import type { UpstreamJobPlan, UpstreamProgress } from '../src/shared/upstreams';
-import type { ProviderStepResult } from './providerStep';
+import type { CallbackCursor, ProviderStepResult } from './providerStep';
 
 /** The built-in and HTTP providers before one provider path: one activity that generates and stores the outputs. */
 export async function runLegacyProviderJob(
@@ -92,7 +92,7 @@ export async function runLegacyUpstreamStep(
   plan: UpstreamJobPlan,
   taskQueue: string,
   providerScope: CancellationScope,
-  callbacks: { arrived: boolean },
+  callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
 ): Promise<ProviderStepResult> {
   const activities = legacyUpstreamActivities(taskQueue);
@@ -133,8 +133,8 @@ export async function runLegacyUpstreamStep(
       await cancelUpstream();
       return { error: TIMEOUT_ERROR };
     }
-    callbacks.arrived = false;
-    await condition(() => callbacks.arrived, Math.min(progress.nextCheckMs, remaining));
+    callbacks.seen = callbacks.inbox.received;
+    await condition(() => callbacks.inbox.received > callbacks.seen, Math.min(progress.nextCheckMs, remaining));
     try {
       progress = await activities.check.checkUpstreamJob.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
         { ...base, upstreamId: progress.upstreamId },

@@ -27,6 +27,16 @@ import type { AttemptRef, GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
 
+/**
+ * Where a step stands in the job's upstream callbacks: the job's signal handler counts them in `inbox.received`, and
+ * the step has acted on those up to `seen`. Attempts one after another share one cursor; a hedge has its own on the
+ * same inbox, so a callback wakes both attempts, each checking its own generation.
+ */
+export interface CallbackCursor {
+  inbox: { received: number };
+  seen: number;
+}
+
 /** How long a job of a provider that generates in the worker may take, as one activity. */
 const IN_WORKER_TIMEOUT_SECONDS = 2 * 3600;
 
@@ -78,7 +88,7 @@ export async function runProviderStep(
   input: JobWorkflowInput,
   taskQueue: string,
   providerScope: CancellationScope,
-  callbacks: { arrived: boolean },
+  callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
   routed: {
     /** The attempt of a routed job; absent for a job started before routes. */
@@ -144,8 +154,8 @@ export async function runProviderStep(
     }
     // A callback that came while the generation was being started or checked counts: it is consumed here, after the
     // wait, so the check below sees whatever it announced.
-    await condition(() => callbacks.arrived, Math.min(progress.nextCheckMs, remaining));
-    callbacks.arrived = false;
+    await condition(() => callbacks.inbox.received > callbacks.seen, Math.min(progress.nextCheckMs, remaining));
+    callbacks.seen = callbacks.inbox.received;
     try {
       progress = await activities.check.checkGeneration.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
         { ...base, ...attemptId, upstreamId: progress.upstreamId },

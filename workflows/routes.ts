@@ -27,7 +27,7 @@ import {
   type RoutePlan,
 } from '../src/shared/jobs';
 import type { AttemptRef, AttemptRole } from '../src/shared/upstreams';
-import { cancelAttemptGeneration, runProviderStep, type ProviderStepResult } from './providerStep';
+import { cancelAttemptGeneration, runProviderStep, type CallbackCursor, type ProviderStepResult } from './providerStep';
 
 /** Recording how an attempt ended and reading route health: retried until PostgreSQL answers. */
 const attempts = proxyLocalActivities<JobActivities>({
@@ -39,6 +39,8 @@ const attempts = proxyLocalActivities<JobActivities>({
 const ROUTE_PLANNING = 'route-planning';
 /** Marks histories whose first attempt may be hedged. */
 const HEDGING = 'hedging';
+/** Marks histories whose hedge is woken by the job's upstream callbacks, as its first attempt is. */
+const HEDGE_HEARS_CALLBACKS = 'hedge-hears-callbacks';
 
 interface Plan {
   routes: RoutePlan[];
@@ -60,7 +62,7 @@ export async function runRoutes(
   input: JobWorkflowInput,
   listed: RoutePlan[],
   providerScope: CancellationScope,
-  callbacks: { arrived: boolean },
+  callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
 ): Promise<ProviderStepResult> {
   const { routes, hedgeAfterMs } = await plan(input, listed);
@@ -98,8 +100,11 @@ export async function runRoutes(
     const refs = [attemptOf(0, 'first'), attemptOf(1, 'hedge')];
     const start = (k: number) => {
       const route = routes[k];
-      // The hedge relies on its check interval: the job's callback flag stays with the first attempt.
-      const flags = k === 0 ? callbacks : { arrived: false };
+      // The hedge hears the job's callbacks from its start on (before that patch, only its check interval woke it).
+      const flags =
+        k === 0 ? callbacks
+        : patched(HEDGE_HEARS_CALLBACKS) ? { inbox: callbacks.inbox, seen: callbacks.inbox.received }
+        : { inbox: { received: 0 }, seen: 0 };
       scopes[k]
         .run(() =>
           runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, {

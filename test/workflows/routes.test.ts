@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { JobWorkflowInput, RoutePlan } from '../../src/shared/jobs';
-import type { GenerationStart } from '../../src/shared/upstreams';
+import { jobWorkflowId } from '../../src/shared/temporal';
+import { upstreamCallbackSignal, type GenerationStart } from '../../src/shared/upstreams';
 import { admit, fakeJobActivities, jobInput, useJobHarness, withProviderWorkers, type ProviderFake } from './jobHarness';
 
 const harness = useJobHarness();
@@ -134,7 +135,7 @@ describe('a hedged routed job', () => {
     };
   }
 
-  async function runHedged(first: ProviderFake, hedgeAfterMs: number) {
+  async function runHedged(first: ProviderFake, hedgeAfterMs: number, second?: ProviderFake) {
     const input = routedInput({ routePolicy: policy });
     const { calls, activities } = fakeJobActivities({
       async planRoutes({ routes }) {
@@ -143,7 +144,7 @@ describe('a hedged routed job', () => {
     });
     const seen: GenerationStart[] = [];
     const [a, b] = input.routes!;
-    const result = await withProviderWorkers(harness(), activities, { [a.taskQueue]: first, [b.taskQueue]: provider(seen) }, async (taskQueue) =>
+    const result = await withProviderWorkers(harness(), activities, { [a.taskQueue]: first, [b.taskQueue]: second ?? provider(seen) }, async (taskQueue) =>
       (await admit(client(), input, taskQueue)).handle.result(),
     );
     return { input, result, calls, seen };
@@ -163,6 +164,28 @@ describe('a hedged routed job', () => {
     const { result, calls } = await runHedged(upstreamFake(upstream, false, Number.POSITIVE_INFINITY, 5_000), 500);
     expect(result.status).toBe('completed');
     expect(upstream).toEqual(['start:first', 'cancel:1']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
+  }, 60_000);
+
+  it("wakes a running hedge with the job's upstream callbacks, not only at its check interval", async () => {
+    let hedgeChecks = 0;
+    const hedge: ProviderFake = {
+      async startGeneration(args) {
+        // The hedge's upstream calls back soon after it started; its own next check is a minute away.
+        setTimeout(() => void client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(upstreamCallbackSignal, { state: 'succeeded' }), 300);
+        return { outcome: 'waiting', upstreamId: 'hedge-1', nextCheckMs: 60_000, running: true };
+      },
+      async checkGeneration(args) {
+        hedgeChecks += 1;
+        return { outcome: 'completed', upstreamId: 'hedge-1', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+      },
+      async cancelGeneration() {},
+    };
+    const startedAt = Date.now();
+    const { result, calls } = await runHedged(upstreamFake([], false), 500, hedge);
+    expect(result.status).toBe('completed');
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(hedgeChecks).toBe(1);
     expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
   }, 60_000);
 
