@@ -3,7 +3,7 @@
  * Each is idempotent per job id and step (see src/jobs/store.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AttemptEnd, AttemptStore } from '../src/jobs/attempts';
+import type { AttemptEnd, AttemptIdentity, AttemptStore } from '../src/jobs/attempts';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { publicJobError } from '../src/shared/jobFailures';
 import { planRouteOrder, type PlannedRoutes, type RouteStats } from '../src/jobs/routePlanning';
@@ -27,8 +27,11 @@ export interface JobActivities {
   readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
   /** The order to try a routed job's routes in: the version's choice, unhealthy routes last. */
   planRoutes(args: { modelSlug: string; routes: RoutePlan[]; policy: RoutePolicy }): Promise<PlannedRoutes>;
-  /** Records how one attempt of a routed job ended. */
-  endAttempt(args: { attemptId: string; status: AttemptEnd; error?: JobError; producedOutputs: boolean }): Promise<void>;
+  /**
+   * Records how one attempt of a routed job ended; with `attempt`, also an attempt whose start never reached a worker
+   * (a first attempt whose hedge won while it waited for its provider's worker) gets its row.
+   */
+  endAttempt(args: { attemptId: string; status: AttemptEnd; error?: JobError; producedOutputs: boolean; attempt?: AttemptIdentity }): Promise<void>;
 }
 
 /** Business refusals become non-retryable failures typed with their code; anything else is retried. */
@@ -58,7 +61,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       return result;
     },
     readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
-    endAttempt: ({ attemptId, ...end }) => deps.attempts.end(attemptId, end),
+    endAttempt: ({ attemptId, attempt, ...end }) => deps.attempts.end(attemptId, end, attempt),
     async planRoutes({ modelSlug, routes, policy }) {
       const stats = await deps.routeStats(modelSlug, [...new Set(routes.map((r) => r.providerId))], policy.health.windowSeconds);
       return planRouteOrder(routes, policy, stats);

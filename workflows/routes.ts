@@ -39,6 +39,8 @@ const attempts = proxyLocalActivities<JobActivities>({
 const ROUTE_PLANNING = 'route-planning';
 /** Marks histories whose first attempt may be hedged. */
 const HEDGING = 'hedging';
+/** Marks histories where an attempt that found the outputs claimed waits for the attempt that claimed them. */
+const OUTPUTS_TAKEN_WAITS_FOR_CLAIM_HOLDER = 'outputs-taken-waits-for-claim-holder';
 /** Marks histories whose hedge is woken by the job's upstream callbacks, as its first attempt is. */
 const HEDGE_HEARS_CALLBACKS = 'hedge-hears-callbacks';
 
@@ -82,6 +84,7 @@ export async function runRoutes(
     const cancelled = !('error' in result) && result.outcome.outcome === 'cancelled';
     await attempts.endAttempt.executeWithOptions({ summary: `Attempt ${attempt.number} on ${route.providerId} ended` }, [{
       attemptId: attempt.id,
+      attempt: { jobId: input.jobId, number: attempt.number, providerId: route.providerId, role: attempt.role ?? 'first' },
       status: failed ? 'failed' : cancelled ? 'cancelled' : 'succeeded',
       ...('error' in result ? { error: result.error } : {}),
       producedOutputs: !failed && !cancelled,
@@ -130,8 +133,13 @@ export async function runRoutes(
     log.info('hedging', { jobId: input.jobId, first: routes[0].providerId, hedge: routes[1].providerId, afterMs: delayMs });
     setCurrentDetails(`**Status** ${routes[0].providerId} has not started after ${Math.round(delayMs / 1000)} s: also started on ${routes[1].providerId}`);
     start(1);
+    // An attempt that found the outputs claimed (OUTPUTS_TAKEN) lost to the other, which is storing them: the job
+    // waits for that one (before this patch, the claim holder was cancelled and OUTPUTS_TAKEN became the job's error).
+    const waitForClaimHolder = patched(OUTPUTS_TAKEN_WAITS_FOR_CLAIM_HOLDER);
+    const outputsTaken = (r: ProviderStepResult | undefined) => waitForClaimHolder && r !== undefined && 'error' in r && r.error.code === 'OUTPUTS_TAKEN';
+    const endsJob = (r: ProviderStepResult | undefined) => r !== undefined && 'error' in r && !canFailOver(r) && !outputsTaken(r);
     // Until one succeeds, both end, or one fails in a way no other route can help with (the client's input).
-    await condition(() => settled.some(succeeded) || settled.every((r) => r !== undefined) || settled.some((r) => r !== undefined && 'error' in r && !canFailOver(r)));
+    await condition(() => settled.some(succeeded) || settled.every((r) => r !== undefined) || settled.some(endsJob));
     for (const k of [0, 1]) {
       if (settled[k] !== undefined) continue;
       scopes[k].cancel();
@@ -146,7 +154,7 @@ export async function runRoutes(
       return { result: winner, next: 2 };
     }
     // Both failed: the failure that decides is one no route can help with, else the later route's.
-    const failures = settled.filter((r): r is { error: JobError } => r !== undefined && 'error' in r);
+    const failures = settled.filter((r): r is { error: JobError } => r !== undefined && 'error' in r && !outputsTaken(r));
     return { result: failures.find((r) => !canFailOver(r)) ?? failures.at(-1) ?? settled[1]!, next: 2 };
   }
 

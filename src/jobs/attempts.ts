@@ -12,9 +12,20 @@ export type AttemptEnd = 'succeeded' | 'failed' | 'cancelled';
 
 export type AttemptView = z.infer<typeof JobAttemptSchema>;
 
+/** Which job, route and role an attempt is: enough to write its row when its start never ran. */
+export interface AttemptIdentity {
+  jobId: string;
+  number: number;
+  providerId: string;
+  role: AttemptView['role'];
+}
+
 export interface AttemptStore {
-  /** Records how an attempt ended, once: a later call (a retried activity) changes nothing. */
-  end(attemptId: string, end: { status: AttemptEnd; error?: JobError; producedOutputs: boolean }): Promise<void>;
+  /**
+   * Records how an attempt ended, once: a later call (a retried activity) changes nothing. With `identity`, an attempt
+   * whose row its start never wrote gets one.
+   */
+  end(attemptId: string, end: { status: AttemptEnd; error?: JobError; producedOutputs: boolean }, identity?: AttemptIdentity): Promise<void>;
   /** The attempts of jobs, oldest first per job. */
   listFor(jobIds: string[]): Promise<Map<string, AttemptView[]>>;
 }
@@ -75,8 +86,14 @@ export type AttemptObserver = (ended: { providerId: string; role: AttemptView['r
 
 export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserver): AttemptStore {
   return {
-    async end(attemptId, { status, error, producedOutputs }) {
+    async end(attemptId, { status, error, producedOutputs }, identity) {
       const shown = error ? publicJobError(error) : null;
+      if (identity) {
+        await prisma.$executeRaw`
+          INSERT INTO job_attempts (id, job_id, number, provider_id, role)
+          VALUES (${attemptId}, ${identity.jobId}, ${identity.number}, ${identity.providerId}, ${identity.role})
+          ON CONFLICT DO NOTHING`;
+      }
       const ended = await prisma.$queryRaw<{ provider_id: string; role: string; started_at: Date; running_at: Date | null }[]>`
         UPDATE job_attempts SET status = ${status}, ended_at = now(), error_code = ${shown?.code ?? null},
                error_message = ${shown?.message ?? null}, produced_outputs = ${producedOutputs}

@@ -189,6 +189,28 @@ describe('a hedged routed job', () => {
     expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'endAttempt:2:succeeded', 'completeJob']);
   }, 60_000);
 
+  it('waits for the attempt storing the outputs when the other finds them taken, and completes with them', async () => {
+    // The first route finishes second: the hedge has claimed the outputs and is still storing them.
+    const first: ProviderFake = {
+      async startGeneration() {
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 1_500, running: false };
+      },
+      async checkGeneration() {
+        return { outcome: 'failed', upstreamId: 'queued-1', error: { code: 'OUTPUTS_TAKEN', message: 'Another attempt of this job finished first' } };
+      },
+      async cancelGeneration() {},
+    };
+    const hedge: ProviderFake = {
+      async startGeneration(args) {
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+      },
+    };
+    const { input, result, calls } = await runHedged(first, 500, hedge);
+    expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:OUTPUTS_TAKEN', 'endAttempt:2:succeeded', 'completeJob']);
+  }, 60_000);
+
   it('does not hedge a first route that started in time', async () => {
     const upstream: string[] = [];
     const { result, calls, seen } = await runHedged(upstreamFake(upstream, true, 3), 500);

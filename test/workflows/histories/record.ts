@@ -179,6 +179,7 @@ async function main() {
       await (await admit('job_rec_routed_planned')).result();
       await (await admit('job_rec_routed_hedged')).result();
       await (await admit('job_rec_routed_hedged_mid_check')).result();
+      await (await admit('job_rec_routed_hedged_v10')).result();
     })),
   );
 
@@ -196,6 +197,8 @@ async function main() {
     ['job_rec_routed_hedged', 'job-routed-hedged.v8.json'],
     // v9: a hedge whose loser is cancelled in the middle of a check (its generation is stopped once).
     ['job_rec_routed_hedged_mid_check', 'job-routed-hedged-mid-check.v9.json'],
+    // v10: a hedge that hears the job's callbacks, and an attempt finding the outputs taken waits for their holder.
+    ['job_rec_routed_hedged_v10', 'job-routed-hedged.v10.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);
