@@ -8,6 +8,8 @@ import type { ReceivedRequest } from '../test/support/httpsReceiver';
 export interface Accepted {
   jobId: string;
   accountId: string;
+  /** Which submit of the load it was (its prompt's number). */
+  submit: number;
 }
 
 export interface CheckRow {

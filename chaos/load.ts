@@ -1,7 +1,8 @@
 /**
- * The load of a chaos run: submits at a steady rate through the TypeScript SDK with its retry budget, some of them
- * cancelled and some failing transiently upstream. Account i talks to API i mod (number of APIs). Every HTTP attempt
- * at a submit is recorded (status, error code, Retry-After, how long the answer took), under the SDK's retries.
+ * The load of a chaos run: submits at a steady rate through the TypeScript SDK with its retry budget, by default
+ * alternating two built-in models, some of them cancelled and some failing transiently upstream (another profile
+ * can change the models, the prompts and those shares). Account i talks to API i mod (number of APIs). Every HTTP
+ * attempt at a submit is recorded (status, error code, Retry-After, how long the answer took), under the SDK's retries.
  */
 import { Genmedia, type GenmediaError } from '@genmedia/client';
 import type { TestAccount } from '../test/support/accounts';
@@ -9,11 +10,26 @@ import type { Accepted } from './checks';
 
 /** The client's retry budget: what an integrator is told to configure. */
 export const CLIENT_RETRY = { maxRetries: 12, maxDelayMs: 30_000 };
-const CANCEL_SHARE = 0.1;
-const TRANSIENT_SHARE = 0.1;
 const MODELS = ['pixelforge/forge-pro/text-to-image', 'lumina/lumi-xl/text-to-image'];
 /** The providers the load runs on: the workers worth killing. */
 export const LOAD_PROVIDERS = MODELS.map((model) => model.split('/')[0]);
+
+/** What is submitted: submit i goes to `models[i mod n]` with `prompt(i)`; shares are drawn per submit. */
+export interface LoadProfile {
+  models: string[];
+  prompt(submit: number): string;
+  /** Share of accepted jobs cancelled right after acceptance. */
+  cancelShare: number;
+  /** Share of prompts given `[fail:transient]` (a built-in provider fails them once). */
+  transientShare: number;
+}
+
+export const DEFAULT_PROFILE: LoadProfile = {
+  models: MODELS,
+  prompt: (i) => `chaos job ${i}`,
+  cancelShare: 0.1,
+  transientShare: 0.1,
+};
 
 /** One HTTP attempt at a submit, as the SDK's retries made it. */
 export interface Attempt {
@@ -76,8 +92,10 @@ export async function runLoad(input: {
   apiUrls: string[];
   webhookBaseUrl: string;
   random: () => number;
+  profile?: LoadProfile;
 }): Promise<LoadResult> {
   const { accounts, apiUrls, random } = input;
+  const profile = input.profile ?? DEFAULT_PROFILE;
   const started = Date.now();
   const result: LoadResult = { accepted: [], refusals: {}, acceptMs: [], attempts: [], cancels: { accepted: 0, refused: 0 } };
   const keyPrefix = `chaos-${input.seed}-`;
@@ -96,21 +114,22 @@ export async function runLoad(input: {
   for (let i = 0; i < input.jobs; i++) {
     const account = accounts[i % accounts.length];
     const client = clients[i % accounts.length];
-    const transient = random() < TRANSIENT_SHARE;
-    const cancel = random() < CANCEL_SHARE;
+    // Both draws are made for every submit, so a profile's shares do not shift the stream for the next ones.
+    const transient = random() < profile.transientShare;
+    const cancel = random() < profile.cancelShare;
     const task = (async () => {
       const submitStarted = Date.now();
       try {
         const submitted = await client.submit(
           {
-            model: MODELS[i % 2],
-            input: { prompt: `chaos job ${i}${transient ? ' [fail:transient]' : ''}` },
+            model: profile.models[i % profile.models.length],
+            input: { prompt: `${profile.prompt(i)}${transient ? ' [fail:transient]' : ''}` },
             webhookUrl: `${input.webhookBaseUrl}/hooks/${account.accountId}`,
           },
           { idempotencyKey: `${keyPrefix}${i}` },
         );
         result.acceptMs.push(Date.now() - submitStarted);
-        result.accepted.push({ jobId: submitted.jobId, accountId: account.accountId });
+        result.accepted.push({ jobId: submitted.jobId, accountId: account.accountId, submit: i });
         if (cancel) {
           await client.cancelJob(submitted.jobId).then(
             () => (result.cancels.accepted += 1),

@@ -64,8 +64,12 @@ export async function startStack(input: {
   binaries: Binaries;
   workDir: string;
   logDir: string;
-  /** Extra environment of the application processes (the webhook receiver's CA). */
+  /** Extra environment of the application processes (the webhook receiver's CA, upstream credentials and origins). */
   appEnv: NodeJS.ProcessEnv;
+  /** Only these providers get a worker (default: every provider that can take jobs here). */
+  providers?: string[];
+  /** Upstreams call back to the first API (UPSTREAM_CALLBACK_BASE_URL), as they would to the public address. */
+  upstreamCallbacks?: boolean;
 }): Promise<Stack> {
   const { topology, binaries, workDir, logDir } = input;
   const taken = new Set<number>();
@@ -137,10 +141,14 @@ export async function startStack(input: {
     WEBHOOK_RETRY_SCHEDULE: '0,1,2,5,10,20,30,60',
     // Several worker processes on one host: each serves its metrics on a free port.
     WORKER_METRICS_PORT: '0',
+    ...(input.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: apiUrls[0] } : {}),
   };
   app.migrate(env);
   app.seed(env);
-  const providers: string[] = app.listProviders(env);
+  const available: string[] = app.listProviders(env);
+  const missing = (input.providers ?? []).filter((id) => !available.includes(id));
+  if (missing.length > 0) throw new Error(`providers ${missing.join(', ')} cannot take jobs here (inactive, or an upstream without its credential)`);
+  const providers = input.providers ?? available;
 
   const apis = apiPorts.map((_, i) => (i === 0 ? 'api' : `api-${i + 1}`));
   const factories: Record<string, () => any> = {

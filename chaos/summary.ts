@@ -1,4 +1,7 @@
-/** The one table a chaos run ends with: acceptance, refusals, the client's attempts, the faults and the checks. */
+/**
+ * The one table a chaos run ends with: acceptance, refusals, the client's attempts, the faults, the figures of the
+ * mode (routes, for upstream outages) and the checks.
+ */
 import type { CheckRow } from './checks';
 import type { FaultLog } from './faults';
 import type { Attempt, LoadResult } from './load';
@@ -46,6 +49,10 @@ export function formatSummary(input: {
   faults: FaultLog;
   checks: CheckRow[];
   elapsedMs: number;
+  /** What ran, after "chaos run" (default: nothing). */
+  mode?: string;
+  /** The mode's own figures, between the faults and the checks. */
+  figures?: [string, string][];
 }): string {
   const { load, jobs } = input;
   const refused = Object.values(load.refusals).reduce((a, b) => a + b, 0);
@@ -65,9 +72,10 @@ export function formatSummary(input: {
     ...Object.entries(input.faults.counts)
       .sort()
       .map(([what, n]): [string, string] => [`  ${what}`, `${n}`]),
+    ...(input.figures ?? []),
     ...input.checks.map((row): [string, string] => [`${row.ok ? 'ok  ' : 'FAIL'} ${row.check}`, row.figure]),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   const rule = '-'.repeat(Math.min(120, width + 2 + Math.max(...rows.map(([, value]) => value.length))));
-  return ['', `chaos run, seed ${input.seed}; ${input.stack}`, rule, ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`), rule].join('\n');
+  return ['', `chaos run${input.mode ? ` (${input.mode})` : ''}, seed ${input.seed}; ${input.stack}`, rule, ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`), rule].join('\n');
 }
