@@ -266,7 +266,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       if (!(await upstreamStore.markSubmitting(key))) return outcomeUnknown();
       let snapshot: GenerationSnapshot;
       try {
-        snapshot = await adapter.submit(submission, signal);
+        // The paid request runs to its answer even when the attempt is cancelled meanwhile (a hedge's loser): the id
+        // it answers with is what lets the cancel stop the generation it started.
+        snapshot = await adapter.submit(submission, NEVER_ABORTED);
       } catch (err) {
         if (isProviderError(err) && !failureRule(err.code).mayHaveStarted) await upstreamStore.clearSubmitting(key);
         throw err;
@@ -316,8 +318,15 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     async cancelGeneration({ jobId, attemptId, route }) {
       const ctx = Context.current();
       // A provider that generates in the worker knows its generation by the job id.
-      const id = adapter.finishesAtOnce ? jobId : (await upstreamStore.state({ jobId, attemptId })).upstreamId;
-      if (!id) return;
+      const state = adapter.finishesAtOnce ? undefined : await upstreamStore.state({ jobId, attemptId });
+      const id = state ? state.upstreamId : jobId;
+      if (!id) {
+        // The paid request is on its way (the start was cancelled while it ran): retried until its answer is stored.
+        if (state?.upstreamSubmittedAt) {
+          throw ApplicationFailure.create({ type: 'SUBMISSION_IN_FLIGHT', message: 'the paid request has not answered yet; nothing to cancel until it has' });
+        }
+        return;
+      }
       try {
         await adapter.cancel({ id, route }, ctx.cancellationSignal);
         ctx.log.info('generation cancelled', { jobId, id });
@@ -356,6 +365,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     cancelUpstreamJob: (input) => activities.cancelGeneration(input),
   };
 }
+
+/** For a request that must not be cut short: its own timeout ends it. */
+const NEVER_ABORTED = new AbortController().signal;
 
 function withoutFailureTokens(input: GenerationStart): GenerationStart {
   const { prompt } = input.input;
