@@ -95,11 +95,13 @@ export async function runProviderStep(
     attempt?: AttemptRef;
     /** Told once the provider reports the generation running (for hedging). */
     onRunning?: () => void;
+    /** Told after each status check of the generation (for hedging: its start is seen at checks). */
+    onChecked?: () => void;
     /** Attempts of the start activity (fewer where another route can take the job). */
     startAttempts?: number;
   } = {},
 ): Promise<ProviderStepResult> {
-  const { attempt, onRunning } = routed;
+  const { attempt, onRunning, onChecked } = routed;
   const activities = generationActivities(taskQueue, routed.startAttempts);
   const route = input.upstream?.route;
   const attemptId = attempt ? { attemptId: attempt.id } : {};
@@ -166,6 +168,7 @@ export async function runProviderStep(
       return { error: describeFailure(err) };
     }
     noteRunning();
+    onChecked?.();
   }
 
   if (progress.outcome === 'completed') return { outcome: { outcome: 'completed', outputs: progress.outputs } };

@@ -41,6 +41,8 @@ const ROUTE_PLANNING = 'route-planning';
 const HEDGING = 'hedging';
 /** Marks histories where an attempt that found the outputs claimed waits for the attempt that claimed them. */
 const OUTPUTS_TAKEN_WAITS_FOR_CLAIM_HOLDER = 'outputs-taken-waits-for-claim-holder';
+/** Marks histories where the hedge is decided at the first attempt's next status check after the delay. */
+const HEDGE_AFTER_A_CHECK = 'hedge-after-a-check';
 /** Marks histories whose hedge is woken by the job's upstream callbacks, as its first attempt is. */
 const HEDGE_HEARS_CALLBACKS = 'hedge-hears-callbacks';
 
@@ -99,6 +101,7 @@ export async function runRoutes(
   async function hedged(delayMs: number): Promise<{ result: ProviderStepResult; next: number }> {
     const scopes = [new CancellationScope({ cancellable: true, parent: providerScope }), new CancellationScope({ cancellable: true, parent: providerScope })];
     const running = [false, false];
+    const checks = [0, 0];
     const settled: (ProviderStepResult | undefined)[] = [undefined, undefined];
     const refs = [attemptOf(0, 'first'), attemptOf(1, 'hedge')];
     const start = (k: number) => {
@@ -113,6 +116,7 @@ export async function runRoutes(
           runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, {
             attempt: refs[k],
             onRunning: () => (running[k] = true),
+            onChecked: () => (checks[k] += 1),
             startAttempts: startAttemptsOf(k),
           }),
         )
@@ -123,7 +127,15 @@ export async function runRoutes(
     };
 
     start(0);
-    const decided = await condition(() => running[0] || settled[0] !== undefined, delayMs);
+    const startedOrEnded = () => running[0] || settled[0] !== undefined;
+    let decided = await condition(startedOrEnded, delayMs);
+    if (!decided && patched(HEDGE_AFTER_A_CHECK)) {
+      // A start is seen at a status check, and the p90 comes from checks too: the hedge waits for the first attempt's
+      // next check (at most as long again) rather than racing it.
+      const seen = checks[0];
+      await condition(() => startedOrEnded() || checks[0] > seen, delayMs);
+      decided = startedOrEnded();
+    }
     if (decided) {
       await condition(() => settled[0] !== undefined);
       await endAttempt(refs[0], routes[0], settled[0]!);

@@ -1,6 +1,8 @@
 /**
  * What `job_attempts` says of each route's recent attempts (a route: a provider for one model), for route health and
- * the choice by speed.
+ * the choice by speed. An attempt that has not started yet, or was cancelled before it started (its hedge won),
+ * counts for the time to start with what it has waited (a lower bound): a route that stops starting its generations
+ * shows it at once, instead of dropping out of the statistics.
  */
 import type { PrismaClient } from '@prisma/client';
 import { FAILURE_RULES, type FailureCode } from '../shared/failureCodes';
@@ -28,8 +30,8 @@ export async function readRouteStats(
     SELECT a.provider_id,
            count(*) FILTER (WHERE a.started_at >= ${healthSince} AND a.ended_at IS NOT NULL) AS ended,
            count(*) FILTER (WHERE a.started_at >= ${healthSince} AND a.status = 'failed' AND a.error_code = ANY(${PROVIDER_FAULTS})) AS failed,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM a.running_at - a.started_at))
-             FILTER (WHERE a.started_at >= ${healthSince} AND a.running_at IS NOT NULL) AS p90_start,
+           percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM coalesce(a.running_at, a.ended_at, ${now}) - a.started_at))
+             FILTER (WHERE a.started_at >= ${healthSince} AND (a.running_at IS NOT NULL OR a.status IN ('starting', 'cancelled'))) AS p90_start,
            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM a.ended_at - a.started_at))
              FILTER (WHERE a.status = 'succeeded') AS median_complete
     FROM job_attempts a JOIN jobs j ON j.id = a.job_id

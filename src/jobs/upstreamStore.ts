@@ -74,10 +74,12 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
       if (!attemptId) {
         return prisma.job.findUniqueOrThrow({ where: { id: jobId }, select: { upstreamId: true, upstreamSubmittedAt: true, startedAt: true } });
       }
-      const attempt = await prisma.jobAttempt.findUniqueOrThrow({
+      const attempt = await prisma.jobAttempt.findUnique({
         where: { id: attemptId },
         select: { upstreamId: true, submittedAt: true, job: { select: { startedAt: true } } },
       });
+      // An attempt whose start never ran (a hedge decided as the first attempt finished) has no row, and nothing sent.
+      if (!attempt) return { upstreamId: null, upstreamSubmittedAt: null, startedAt: null };
       return { upstreamId: attempt.upstreamId, upstreamSubmittedAt: attempt.submittedAt, startedAt: attempt.job.startedAt };
     },
 

@@ -34,6 +34,7 @@ describe('job workflow replay', () => {
         'job-routed-hedged.v8.json',
         'job-routed-hedged-mid-check.v9.json',
         'job-routed-hedged.v10.json',
+        'job-routed-hedged.v11.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

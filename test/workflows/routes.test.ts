@@ -211,6 +211,25 @@ describe('a hedged routed job', () => {
     expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:OUTPUTS_TAKEN', 'endAttempt:2:succeeded', 'completeJob']);
   }, 60_000);
 
+  it("decides at the first route's next check after the delay: started there, no hedge", async () => {
+    let checks = 0;
+    const first: ProviderFake = {
+      async startGeneration() {
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 800, running: false };
+      },
+      async checkGeneration(args) {
+        checks += 1;
+        if (checks >= 2) return { outcome: 'completed', upstreamId: 'queued-1', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 100, running: true };
+      },
+      async cancelGeneration() {},
+    };
+    const { result, calls, seen } = await runHedged(first, 500);
+    expect(result.status).toBe('completed');
+    expect(seen).toEqual([]);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
+  }, 60_000);
+
   it('does not hedge a first route that started in time', async () => {
     const upstream: string[] = [];
     const { result, calls, seen } = await runHedged(upstreamFake(upstream, true, 3), 500);

@@ -1,6 +1,7 @@
 /** A job's attempts in PostgreSQL: how each ended, recorded once, also for an attempt whose start never ran. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAttemptStore } from '../../../src/jobs/attempts';
+import { createUpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { createTestAccount } from '../../support/accounts';
 import { startTestApi } from '../../support/api';
 import type { RunningApi } from '../../../src/api/server';
@@ -50,5 +51,11 @@ describe('the attempt store', () => {
     const [attempt] = (await store.listFor([jobId])).get(jobId)!;
     expect(attempt).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE' }, producedOutputs: false });
     expect(ended).toEqual(['failed']);
+  });
+
+  it('finds nothing sent for an attempt whose start never ran (no row): nothing to cancel', async () => {
+    const jobId = await routedJob();
+    const state = await createUpstreamJobStore(api.deps.prisma).state({ jobId, attemptId: `${jobId}.2` });
+    expect(state).toEqual({ upstreamId: null, upstreamSubmittedAt: null, startedAt: null });
   });
 });

@@ -40,12 +40,14 @@ describe('readRouteStats', () => {
         attempt(5, { status: 'running', started: 30, running: 25 }), // 5 s to start, not ended
         attempt(6, { status: 'failed', started: 3600, ended: 3599, errorCode: 'PROVIDER_UNAVAILABLE' }), // outside the 5-minute window
         attempt(7, { status: 'succeeded', started: 4000, running: 3990, ended: 3930 }), // 70 s to complete, in the speed window only
+        attempt(8, { status: 'cancelled', started: 60, ended: 20 }), // cancelled before it started: at least 40 s to start
+        attempt(9, { status: 'starting', started: 45 }), // not started yet: at least 45 s so far
       ],
     });
     const stats = (await readRouteStats(prisma, 'genmedia/relay/text-to-image', [provider, 'nobody'], 300, now)).get(provider)!;
-    expect(stats).toMatchObject({ ended: 4, failed: 1 });
-    // Starts of 5, 10 and 20 s in the window: p90 by linear interpolation.
-    expect(stats.p90StartSeconds).toBeCloseTo(18, 5);
+    expect(stats).toMatchObject({ ended: 5, failed: 1 });
+    // Starts of 5, 10, 20, at least 40 and at least 45 s in the window: p90 by linear interpolation.
+    expect(stats.p90StartSeconds).toBeCloseTo(43, 5);
     expect(stats.medianCompleteSeconds).toBeCloseTo(50, 5);
     expect((await readRouteStats(prisma, 'genmedia/relay/text-to-image', ['nobody'], 300, now)).size).toBe(0);
     // Another model's routes on the same provider are another route.

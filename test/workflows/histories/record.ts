@@ -180,6 +180,7 @@ async function main() {
       await (await admit('job_rec_routed_hedged')).result();
       await (await admit('job_rec_routed_hedged_mid_check')).result();
       await (await admit('job_rec_routed_hedged_v10')).result();
+      await (await admit('job_rec_routed_hedged_v11')).result();
     })),
   );
 
@@ -199,6 +200,8 @@ async function main() {
     ['job_rec_routed_hedged_mid_check', 'job-routed-hedged-mid-check.v9.json'],
     // v10: a hedge that hears the job's callbacks, and an attempt finding the outputs taken waits for their holder.
     ['job_rec_routed_hedged_v10', 'job-routed-hedged.v10.json'],
+    // v11: the hedge decided at the first attempt's next status check after the delay.
+    ['job_rec_routed_hedged_v11', 'job-routed-hedged.v11.json'],
   ];
   for (const [jobId, file] of recordings) {
     const target = path.join(__dirname, file);
