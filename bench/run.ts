@@ -7,6 +7,7 @@ import inspector from 'node:inspector/promises';
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
+import { routingBench } from './routing';
 import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
 import { printTable, type Headline } from './stats';
@@ -16,6 +17,7 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   catalog: catalogCacheBench,
   listing: listingBench,
   memory: memoryBench,
+  routing: routingBench,
   'scale-out': scaleOutBench,
   sse: sseFanoutBench,
   submit: submitBench,
