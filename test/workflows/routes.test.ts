@@ -215,7 +215,8 @@ describe('a hedged routed job', () => {
     let checks = 0;
     const first: ProviderFake = {
       async startGeneration() {
-        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 800, running: false };
+        // Its first check comes after the hedge delay (3 s), within the wait for one (3 s more), whatever the load.
+        return { outcome: 'waiting', upstreamId: 'queued-1', nextCheckMs: 3_500, running: false };
       },
       async checkGeneration(args) {
         checks += 1;
@@ -224,7 +225,7 @@ describe('a hedged routed job', () => {
       },
       async cancelGeneration() {},
     };
-    const { result, calls, seen } = await runHedged(first, 500);
+    const { result, calls, seen } = await runHedged(first, 3_000);
     expect(result.status).toBe('completed');
     expect(seen).toEqual([]);
     expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
