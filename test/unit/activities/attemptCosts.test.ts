@@ -5,44 +5,33 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
-import type { AttemptKey, UpstreamJobStore } from '../../../src/jobs/upstreamStore';
+import type { AttemptKey } from '../../../src/jobs/upstreamStore';
 import type { GenerationSnapshot as UpstreamSnapshot } from '../../../src/providers/types';
-import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import { generationActivitiesWith } from './generationDeps';
 
 const route = { model: 'gen4', input: {}, outputs: ['output[]'] } as unknown as UpstreamRoute;
 
 function activitiesWith(statusAfter: UpstreamSnapshot) {
   const costs: [AttemptKey, number][] = [];
   const cancelled: string[] = [];
-  const upstreamStore = {
-    state: async () => ({ upstreamId: 'task-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
-    recordSnapshot: async () => undefined,
-    recordCost: async (key: AttemptKey, cost: number) => void costs.push([key, cost]),
-  } as unknown as UpstreamJobStore;
-  const deps: GenerationActivityDeps = {
-    jobStore: {} as GenerationActivityDeps['jobStore'],
-    upstreamStore,
-    adapter: asProviderAdapter({
+  const activities = generationActivitiesWith(
+    {
       id: 'runway',
       prepareFile: async () => undefined,
       submit: async () => ({ id: 'task-1', state: 'queued' }),
       status: async () => statusAfter,
       cancel: async ({ id }) => void cancelled.push(id),
-    }),
-    inputFile: () => {
-      throw new Error('no input files here');
     },
-    putOutput: async () => undefined,
-    notifyStarted: async () => undefined,
-    pollIntervalMs: 1_000,
-    safetyNetPollMs: 1_000,
-    maxOutputBytes: 1024,
-    allowPrivateOutputs: false,
-    timeScale: 1,
-  };
-  return { activities: createGenerationActivities(deps), costs, cancelled };
+    {
+      upstreamStore: {
+        state: async () => ({ upstreamId: 'task-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
+        recordSnapshot: async () => undefined,
+        recordCost: async (key: AttemptKey, cost: number) => void costs.push([key, cost]),
+      },
+    },
+  );
+  return { activities, costs, cancelled };
 }
 
 describe('the cost of an attempt that ended without outputs', () => {

@@ -6,45 +6,38 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
-import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import type { GenerationSnapshot } from '../../../src/providers/types';
-import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import { generationActivitiesWith } from './generationDeps';
 
 const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamRoute;
 
+const queued: GenerationSnapshot = { id: 'req-1', state: 'queued' };
+
 function activities(adapter: UpstreamAdapter, state: { upstreamId: string | null; upstreamSubmittedAt: Date | null }, recorded: string[] = []) {
-  const upstreamStore = {
-    state: async () => ({ ...state, startedAt: new Date() }),
-    beginAttempt: async () => undefined,
-    markSubmitting: async () => true,
-    recordUpstreamId: async (_key: unknown, id: string) => void recorded.push(id),
-    recordSnapshot: async () => undefined,
-  } as unknown as UpstreamJobStore;
-  const deps: GenerationActivityDeps = {
-    jobStore: {
-      claim: async () => ({ claimed: true, resumed: true, startedAt: new Date() }),
-      recordProgress: async () => undefined,
-    } as unknown as GenerationActivityDeps['jobStore'],
-    upstreamStore,
-    adapter: asProviderAdapter(adapter),
-    inputFile: () => {
-      throw new Error('no input files here');
+  return generationActivitiesWith(adapter, {
+    upstreamStore: {
+      state: async () => ({ ...state, startedAt: new Date() }),
+      beginAttempt: async () => undefined,
+      markSubmitting: async () => true,
+      recordUpstreamId: async (_key, id) => void recorded.push(id),
+      recordSnapshot: async () => undefined,
     },
-    putOutput: async () => undefined,
-    notifyStarted: async () => undefined,
-    pollIntervalMs: 1_000,
-    safetyNetPollMs: 1_000,
-    maxOutputBytes: 1024,
-    allowPrivateOutputs: false,
-    timeScale: 1,
-  };
-  return createGenerationActivities(deps);
+    jobStore: { claim: async () => ({ claimed: true, resumed: true, startedAt: new Date() }), recordProgress: async () => undefined },
+  });
 }
 
-const queued: GenerationSnapshot = { id: 'req-1', state: 'queued' };
+/** An upstream whose generations stay queued; it notes each cancel in `cancelled`. */
+function queuedUpstream(cancelled: string[]): UpstreamAdapter {
+  return {
+    id: 'fal',
+    prepareFile: async () => undefined,
+    submit: async () => queued,
+    status: async () => queued,
+    cancel: async ({ id }) => void cancelled.push(id),
+  };
+}
 
 describe('a paid request in flight when its attempt is cancelled', () => {
   it('runs to its answer, whose id is stored', async () => {
@@ -84,13 +77,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
 
   it('makes the cancel wait (a retryable failure) until the answer is stored', async () => {
     const cancelled: string[] = [];
-    const adapter: UpstreamAdapter = {
-      id: 'fal',
-      prepareFile: async () => undefined,
-      submit: async () => queued,
-      status: async () => queued,
-      cancel: async ({ id }) => void cancelled.push(id),
-    };
+    const adapter = queuedUpstream(cancelled);
     const inFlight = activities(adapter, { upstreamId: null, upstreamSubmittedAt: new Date() });
     const failure = await new MockActivityEnvironment().run(inFlight.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', route }).then(
       () => undefined,
@@ -106,13 +93,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
 
   it('finds nothing to cancel where nothing was sent', async () => {
     const cancelled: string[] = [];
-    const adapter: UpstreamAdapter = {
-      id: 'fal',
-      prepareFile: async () => undefined,
-      submit: async () => queued,
-      status: async () => queued,
-      cancel: async ({ id }) => void cancelled.push(id),
-    };
+    const adapter = queuedUpstream(cancelled);
     const nothing = activities(adapter, { upstreamId: null, upstreamSubmittedAt: null });
     await new MockActivityEnvironment().run(nothing.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', route });
     expect(cancelled).toEqual([]);
