@@ -70,7 +70,7 @@ export async function runRoutes(
   describeFailure: (err: unknown) => JobError,
 ): Promise<ProviderStepResult> {
   const { routes, hedgeAfterMs } = await plan(input, listed);
-  const attemptOf = (index: number, role: AttemptRole): AttemptRef => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
+  const attemptOf = (index: number, role: AttemptRole): Required<AttemptRef> => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
   const onRoute = (route: RoutePlan): JobWorkflowInput => ({
     ...input,
     providerId: route.providerId,
@@ -81,12 +81,12 @@ export async function runRoutes(
   const startAttemptsOf = (index: number) => (index < routes.length - 1 ? PROVIDER_ATTEMPTS_BEFORE_FAILOVER : PROVIDER_MAX_ATTEMPTS);
   const canFailOver = (result: ProviderStepResult) => 'error' in result && mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy });
 
-  async function endAttempt(attempt: AttemptRef, route: RoutePlan, result: ProviderStepResult): Promise<void> {
+  async function endAttempt(attempt: Required<AttemptRef>, route: RoutePlan, result: ProviderStepResult): Promise<void> {
     const failed = 'error' in result;
     const cancelled = !('error' in result) && result.outcome.outcome === 'cancelled';
     await attempts.endAttempt.executeWithOptions({ summary: `Attempt ${attempt.number} on ${route.providerId} ended` }, [{
       attemptId: attempt.id,
-      attempt: { jobId: input.jobId, number: attempt.number, providerId: route.providerId, role: attempt.role ?? 'first' },
+      attempt: { jobId: input.jobId, number: attempt.number, providerId: route.providerId, role: attempt.role },
       status: failed ? 'failed' : cancelled ? 'cancelled' : 'succeeded',
       ...('error' in result ? { error: result.error } : {}),
       producedOutputs: !failed && !cancelled,

@@ -54,6 +54,16 @@ export interface UpstreamJobStore {
   forgetCallback(upstream: string, callbackId: string): Promise<void>;
 }
 
+/**
+ * The job's upstream cost once `cost` (of the attempt, if any) is recorded: a routed job costs what each of its
+ * attempts cost, their sum once one reported; a job without attempts costs what its one generation reported.
+ */
+function jobUpstreamCost({ jobId, attemptId }: AttemptKey, cost: bigint | null): Prisma.Sql {
+  return attemptId
+    ? Prisma.sql`COALESCE((SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId}), upstream_cost_micro_cents)`
+    : Prisma.sql`COALESCE(${cost}, upstream_cost_micro_cents)`;
+}
+
 export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
   return {
     async beginAttempt({ jobId, attemptId }, number, providerId, role) {
@@ -115,22 +125,17 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
             upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents)
           WHERE id = ${attemptId}`;
       }
-      // A routed job costs us what each of its attempts cost: their sum, once one reported.
-      const jobCost = attemptId
-        ? Prisma.sql`COALESCE((SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId}), upstream_cost_micro_cents)`
-        : Prisma.sql`COALESCE(${cost}, upstream_cost_micro_cents)`;
       await prisma.$executeRaw`
         UPDATE jobs SET progress = GREATEST(progress, ${progress}), estimated_completion_time = ${snapshot.estimatedCompletionTime},
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
-               upstream_cost_micro_cents = ${jobCost}, updated_at = now()
+               upstream_cost_micro_cents = ${jobUpstreamCost({ jobId, attemptId }, cost)}, updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
     },
 
     async recordCost({ jobId, attemptId }, costMicroCents) {
       const cost = BigInt(Math.round(costMicroCents));
       if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET upstream_cost_micro_cents = ${cost} WHERE id = ${attemptId}`;
-      const jobCost = attemptId ? Prisma.sql`(SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId})` : Prisma.sql`${cost}`;
-      await prisma.$executeRaw`UPDATE jobs SET upstream_cost_micro_cents = ${jobCost}, updated_at = now() WHERE id = ${jobId}`;
+      await prisma.$executeRaw`UPDATE jobs SET upstream_cost_micro_cents = ${jobUpstreamCost({ jobId, attemptId }, cost)}, updated_at = now() WHERE id = ${jobId}`;
     },
 
     async findByUpstreamId(providerIds, upstreamId) {
