@@ -15,7 +15,7 @@ import path from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { JobStore } from '../src/jobs/store';
 import type { AttemptKey, UpstreamJobStore } from '../src/jobs/upstreamStore';
-import type { InputFile } from '../src/providers/inputFileReader';
+import type { InputFile } from '../src/providers/types';
 import { routeOutageFor, stripFailureTokens } from '../src/providers/local/failureInjection';
 import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderAdapter, type Submission } from '../src/providers/types';
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';

@@ -4,7 +4,7 @@
  * the id, a bigint sequence, orders them by insertion.
  */
 import { Prisma } from '@prisma/client';
-import type { LedgerEntryView, LedgerPage, LedgerQuery } from '../api/schemas/account';
+import type { LedgerEntryView, LedgerPage, LedgerQuery } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
 import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from '../jobs/cursor';
 import { toNumber } from '../shared/money';

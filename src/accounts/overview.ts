@@ -1,9 +1,9 @@
 /**
  * GET /v1/account: the caller's account as its owner sees it: balance, plan, jobs in flight, the key of the request
- * and the money moved per UTC day. The shapes are the response schemas of src/api/schemas/account.ts.
+ * and the money moved per UTC day. The shapes are the response schemas of src/contracts/http/account.ts.
  */
 import type { ApiKey, Prisma } from '@prisma/client';
-import type { AccountView, SpendDay } from '../api/schemas/account';
+import { SPEND_DAYS, type AccountView, type SpendDay } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
 import { countJobsInFlight } from '../jobs/store';
 import { ApiError } from '../shared/errors';
@@ -11,7 +11,6 @@ import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
 
 /** Days in `spendPerDay`, today (UTC) included. */
-export const SPEND_DAYS = 30;
 
 type Tx = Prisma.TransactionClient;
 

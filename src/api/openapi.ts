@@ -1,13 +1,10 @@
 import {
-  extendZodWithOpenApi,
   OpenAPIRegistry,
   OpenApiGeneratorV31,
   type ResponseConfig,
 } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
+import { z } from '../contracts/http/zod';
 import { ERROR_CODES } from '../shared/errors';
-
-extendZodWithOpenApi(z);
 
 /** Every route registers its path and schemas here at module load; /openapi.json is generated from it. */
 export const registry = new OpenAPIRegistry();

@@ -24,7 +24,7 @@ import type {
   ModelListEntrySchema,
   ModelVersionSchema,
   ProviderSchema,
-} from '../api/schemas/catalog';
+} from '../contracts/http/catalog';
 
 export interface Viewer {
   segments: string[];
@@ -32,7 +32,7 @@ export interface Viewer {
   discountPercent: number;
 }
 
-// The answers' shapes are the response schemas (src/api/schemas/catalog.ts), declared once.
+// The answers' shapes are the response schemas (src/contracts/http/catalog.ts), declared once.
 export type CatalogPricing = z.infer<typeof CatalogPricingSchema>;
 export type CatalogModelEntry = z.infer<typeof CatalogModelSchema>;
 export type CatalogProviderEntry = z.infer<typeof CatalogProviderSchema>;

@@ -9,7 +9,7 @@
  * so a customer never pays more than the exact discounted price plus half a micro-cent per step.
  */
 import type { z } from 'zod';
-import type { CostEstimateSchema } from '../api/schemas/jobs';
+import type { CostEstimateSchema } from '../contracts/http/jobs';
 import { MICRO_CENTS_PER_CREDIT } from '../shared/money';
 
 export const PRICING_UNITS = ['per_image', 'per_second', 'per_generation'] as const;
@@ -28,7 +28,7 @@ export interface PricingRule {
   multipliers?: Record<string, Record<string, number>>;
 }
 
-// The estimate's shape is its response schema (src/api/schemas/jobs.ts); only the type is imported.
+// The estimate's shape is its response schema (src/contracts/http/jobs.ts); only the type is imported.
 export type CostEstimate = z.infer<typeof CostEstimateSchema>;
 export type CostBreakdownEntry = CostEstimate['breakdown'][number];
 

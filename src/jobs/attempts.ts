@@ -4,7 +4,7 @@
  */
 import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';
-import type { JobAttemptSchema } from '../api/schemas/jobs';
+import type { JobAttemptSchema } from '../contracts/http/jobs';
 import { publicJobError } from '../shared/jobFailures';
 import type { JobError } from '../shared/jobs';
 

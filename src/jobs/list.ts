@@ -5,14 +5,12 @@
  */
 import type { Prisma } from '@prisma/client';
 import type { z } from 'zod';
-import type { JobPageSchema } from '../api/schemas/jobs';
+import type { JobPageSchema } from '../contracts/http/jobs';
 import type { PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
 import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from './cursor';
 import { LIST_ENTRY_COLUMNS, toListEntry } from './views';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
 export interface ListQuery {
   limit: number;

@@ -7,7 +7,7 @@
  * made impossible and the client gets 503 PUBSUB_PUBLISH_FAILED. A charge the client was told failed cannot exist.
  */
 import type { z } from 'zod';
-import type { SubmitJobResponseSchema } from '../api/schemas/jobs';
+import type { SubmitJobResponseSchema } from '../contracts/http/jobs';
 import { ApplicationFailure } from '@temporalio/common';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';

@@ -1,9 +1,9 @@
 /**
  * The job as the API shows it: list entries (the spec's six fields) and the full record with signed output URLs.
- * The shapes are the response schemas of src/api/schemas/jobs.ts.
+ * The shapes are the response schemas of src/contracts/http/jobs.ts.
  */
 import type { Job } from '@prisma/client';
-import type { JobDetail, JobListEntry, JobOutputView } from '../api/schemas/jobs';
+import type { JobDetail, JobListEntry, JobOutputView } from '../contracts/http/jobs';
 import type { JobOutput } from '../shared/jobs';
 import type { AttemptView } from './attempts';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';

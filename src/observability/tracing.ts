@@ -5,28 +5,10 @@
  *
  * Call `startTracing` before Express, pg or undici are loaded: the instrumentations patch them as they load.
  */
-import type { ClientInterceptors } from '@temporalio/client';
-import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
 import type { Config } from '../config';
+import { TRACING_OFF, type Tracing } from './tracingHandle';
 
-export interface Tracing {
-  enabled: boolean;
-  /** For every Temporal client of the process: starts, updates and signals carry the caller's trace. */
-  clientInterceptors: ClientInterceptors | undefined;
-  /** For every worker: activities continue the workflow's trace; workflow spans leave the sandbox through a sink. */
-  workerInterceptors: WorkerInterceptors | undefined;
-  workerSinks: InjectedSinks<any> | undefined;
-  /** Flushes what is buffered and stops exporting. */
-  shutdown(): Promise<void>;
-}
-
-export const TRACING_OFF: Tracing = {
-  enabled: false,
-  clientInterceptors: undefined,
-  workerInterceptors: undefined,
-  workerSinks: undefined,
-  shutdown: async () => undefined,
-};
+export { TRACING_OFF, type Tracing } from './tracingHandle';
 
 /** The workflow-side interceptors, bundled with the workflows when tracing is on. */
 export const WORKFLOW_TRACING_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];

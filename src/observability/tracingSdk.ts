@@ -27,7 +27,7 @@ import {
   makeWorkflowExporter,
 } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config';
-import type { Tracing } from './tracing';
+import type { Tracing } from './tracingHandle';
 import { redactingSpanProcessor, redactSpan, type Buckets } from './traceRedaction';
 
 /** Requests that would only add noise to traces: scrapes and probes. */

@@ -11,16 +11,7 @@ import { inputFileMessage } from '../shared/jobFailures';
 import { matchFileUrl } from '../uploads/fileUrl';
 import { findDownload } from '../uploads/service';
 import { withTimeout } from './abort';
-import { ProviderError } from './types';
-
-export interface InputFile {
-  url: string;
-  /** An upload of ours: its URL is reachable only through our API, so an upstream usually needs the bytes. */
-  own: boolean;
-  read(signal: AbortSignal): Promise<{ data: Buffer; contentType: string; filename: string }>;
-}
-
-export type InputFileReader = (url: string) => InputFile;
+import { ProviderError, type InputFileReader } from './types';
 
 export interface InputFileDeps {
   /** Our uploads, read from MinIO; without them every URL is fetched. */

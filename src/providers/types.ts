@@ -7,7 +7,6 @@
  * `ApplicationFailure` of the same code.
  */
 import type { UpstreamRoute } from '../shared/upstreams';
-import type { InputFile } from './inputFileReader';
 
 export interface Submission {
   /** Our job id: the idempotency key where the upstream takes one, and a label in its dashboard. */
@@ -215,3 +214,12 @@ export class ProviderError extends Error {
 export function isProviderError(value: unknown): value is ProviderError {
   return value instanceof ProviderError;
 }
+
+export interface InputFile {
+  url: string;
+  /** An upload of ours: its URL is reachable only through our API, so an upstream usually needs the bytes. */
+  own: boolean;
+  read(signal: AbortSignal): Promise<{ data: Buffer; contentType: string; filename: string }>;
+}
+
+export type InputFileReader = (url: string) => InputFile;

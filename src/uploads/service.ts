@@ -1,6 +1,6 @@
 import type { PrismaClient, Upload } from '@prisma/client';
 import type { z } from 'zod';
-import type { PresignedUploadSchema, UploadStatusSchema } from '../api/schemas/uploads';
+import type { PresignedUploadSchema, UploadStatusSchema } from '../contracts/http/uploads';
 import { ApiError } from '../shared/errors';
 import { uploadWorkflowId } from '../shared/temporal';
 import type { UploadExpiryInput } from './workflowTypes';
@@ -11,7 +11,7 @@ import { newFileId, uploadObjectKey } from './ids';
 import { inspectUpload, isPastExpiry } from './inspect';
 import { maxUploadBytes, type UploadContentType } from './media';
 
-// Answer shapes: the response schemas of src/api/schemas/uploads.ts.
+// Answer shapes: the response schemas of src/contracts/http/uploads.ts.
 export type PresignedUpload = z.infer<typeof PresignedUploadSchema>;
 export type UploadStatusView = z.infer<typeof UploadStatusSchema>;
 

@@ -2,12 +2,12 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';
-import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../api/schemas/webhooks';
+import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../contracts/http/webhooks';
 import { ApiError } from '../shared/errors';
 import { DEFAULT_WEBHOOK_EVENTS, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../shared/webhooks';
 import { createWebhookStore } from './store';
 
-// Answer shapes: the response schemas of src/api/schemas/webhooks.ts.
+// Answer shapes: the response schemas of src/contracts/http/webhooks.ts.
 export type WebhookAttemptView = z.infer<typeof WebhookAttemptSchema>;
 export type WebhookEventView = z.infer<typeof WebhookEventSchema>;
 export type JobWebhooksView = z.infer<typeof JobWebhooksResponseSchema>;

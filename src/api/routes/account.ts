@@ -2,10 +2,10 @@ import { Router } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, registry } from '../openapi';
-import { AccountSchema, LedgerPageSchema, ListLedgerQuerySchema } from '../schemas/account';
+import { AccountSchema, LedgerPageSchema, ListLedgerQuerySchema, SPEND_DAYS } from '../../contracts/http/account';
 import { parseWith } from '../validate';
 import { listLedger } from '../../accounts/ledger';
-import { getAccountOverview, SPEND_DAYS } from '../../accounts/overview';
+import { getAccountOverview } from '../../accounts/overview';
 
 const security = [{ [bearerAuth.name]: [] }];
 

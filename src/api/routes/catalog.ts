@@ -11,7 +11,7 @@ import {
   CatalogProviderSchema,
   CategorySchema,
   ProviderIdParamsSchema,
-} from '../schemas/catalog';
+} from '../../contracts/http/catalog';
 import { parseWith } from '../validate';
 import { CATALOG_CACHE_TTL_SECONDS } from '../../catalog/cache';
 import { catalogReaderFor } from '../../catalog/catalogReader';

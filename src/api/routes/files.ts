@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps';
 import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
-import { FileIdParamsSchema } from '../schemas/uploads';
+import { FileIdParamsSchema } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
 import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';

@@ -6,7 +6,7 @@ import { getAuth, requireApiKey } from '../auth';
 import { clientDeparture } from '../middleware/clientDeparture';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi';
-import { JobEventPageSchema, JobEventsAccessQuerySchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../schemas/jobs';
+import { JobEventPageSchema, JobEventsAccessQuerySchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../../contracts/http/jobs';
 import { parseWith } from '../validate';
 import { eventsUrlSignerFor } from '../../jobs/events/eventsUrl';
 import { openJobEventFeed, type FeedPosition } from '../../jobs/events/feed';

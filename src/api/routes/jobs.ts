@@ -16,7 +16,7 @@ import {
   SubmitJobRequestSchema,
   SubmitJobResponseSchema,
   SubmittedJobSchema,
-} from '../schemas/jobs';
+} from '../../contracts/http/jobs';
 import { parseWith } from '../validate';
 import { cancelJob } from '../../jobs/cancel';
 import { estimateJob } from '../../jobs/estimate';

@@ -2,7 +2,7 @@ import { Router, type Response } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { apiKeyHeader, errorResponses, registry } from '../openapi';
-import { ModelDetailSchema, ModelIdParamsSchema, ModelListSchema, ProviderListSchema } from '../schemas/catalog';
+import { ModelDetailSchema, ModelIdParamsSchema, ModelListSchema, ProviderListSchema } from '../../contracts/http/catalog';
 import { catalogReaderFor } from '../../catalog/catalogReader';
 import type { CatalogView } from '../../catalog/catalogView';
 import { ApiError } from '../../shared/errors';

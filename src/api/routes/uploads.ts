@@ -9,7 +9,7 @@ import {
   PresignRequestSchema,
   PresignResponseSchema,
   UploadStatusResponseSchema,
-} from '../schemas/uploads';
+} from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
 import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../uploads/media';

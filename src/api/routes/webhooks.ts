@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, PUBLIC, registry } from '../openapi';
-import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookPayloadSchema } from '../schemas/webhooks';
+import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookPayloadSchema } from '../../contracts/http/webhooks';
 import { listJobWebhooks, redeliverJobWebhook } from '../../webhooks/service';
 
 registry.registerPath({

@@ -1,6 +1,6 @@
 /** What the event endpoints need besides the feed: whose job it is, where a reader starts, and JSON pages. */
 import type { PrismaClient } from '../../db/prisma';
-import type { JobEventPage } from '../../api/schemas/jobs';
+import type { JobEventPage } from '../../contracts/http/jobs';
 import { ApiError } from '../../shared/errors';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
 import type { SignOutputUrl } from '../views';

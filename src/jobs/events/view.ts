@@ -1,5 +1,5 @@
 /** A `job_events` row as the API shows it (the `JobEvent` response schema). */
-import type { JobEventView } from '../../api/schemas/jobs';
+import type { JobEventView } from '../../contracts/http/jobs';
 import type { JobOutput } from '../../shared/jobs';
 import { toNumber } from '../../shared/money';
 import { attemptViewsOfEvent } from '../attempts';

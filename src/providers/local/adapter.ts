@@ -5,7 +5,7 @@ import { isVideoCapability, nominalProcessingSeconds } from '../nominalTime';
 import { describeOutputFile } from '../outputs';
 import { ProviderError, type GeneratedFile, type GenerationContext, type GenerationRequest, type Generator } from '../types';
 import { injectedErrorFor, parseInjectedFailures, stripFailureTokens, wantsBadOutput } from './failureInjection';
-import type { InputFileReader } from '../inputFileReader';
+import type { InputFileReader } from '../types';
 import { defaultInputReader } from './inputFiles';
 import { readImageUrl, readPrompt } from './inputs';
 import { ProcessingClock } from './processingClock';

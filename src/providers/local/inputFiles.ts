@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { abortError } from '../abort';
-import { createInputFileReader, inputFileFailure, type InputFileReader } from '../inputFileReader';
+import { createInputFileReader, inputFileFailure } from '../inputFileReader';
+import type { InputFileReader } from '../types';
 
 export const INPUT_IMAGE_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
 

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { throwIfAborted } from '../abort';
 import { runFfmpeg } from '../media/ffmpeg';
 import { artKey } from './proceduralArt';
-import type { InputFileReader } from '../inputFileReader';
+import type { InputFileReader } from '../types';
 import { fetchInputImage } from './inputFiles';
 import { parseAspectRatio, parseDurationSeconds, parseQuality, readElements, readImageUrl, readSeed } from './inputs';
 import { renderCaptionOverlay, renderElementCard } from './overlays';

@@ -7,7 +7,7 @@
  * the upstream answered, or the abort reason when `signal` fired.
  */
 import type { UpstreamRoute } from '../../shared/upstreams';
-import type { InputFile } from '../inputFileReader';
+import type { InputFile } from '../types';
 import type { CallbackRequest, GenerationSnapshot, GenerationState, Submission, VerifiedCallback } from '../types';
 
 export const UPSTREAM_IDS = ['fal', 'replicate', 'runway', 'google', 'openai'] as const;
@@ -20,7 +20,7 @@ export function isUpstreamId(value: string): value is UpstreamId {
 export type { UpstreamRoute } from '../../shared/upstreams';
 
 /** A file our input refers to (an upload of ours or an external https URL), to be handed to the upstream. */
-export type { InputFile } from '../inputFileReader';
+export type { InputFile } from '../types';
 export type { CallbackRequest, VerifiedCallback } from '../types';
 /** The upstream's view of one generation, normalised. */
 export type UpstreamSnapshot = GenerationSnapshot;

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import '../openapi';
+import { z } from './zod';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
 import { JobDetailSchema } from './jobs';
 

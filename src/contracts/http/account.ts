@@ -1,9 +1,9 @@
-import { z } from 'zod';
-import '../openapi';
+import { z } from './zod';
 import { SCOPES } from '../../accounts/apiKeys';
-import { SPEND_DAYS } from '../../accounts/overview';
-import { MAX_PAGE_SIZE } from '../../jobs/list';
-import { ListJobsQuerySchema } from './jobs';
+import { ListJobsQuerySchema, MAX_PAGE_SIZE } from './jobs';
+
+/** The account overview reports spending per UTC day over this many days. */
+export const SPEND_DAYS = 30;
 
 const microCents = (description: string) => z.number().int().openapi({ description });
 

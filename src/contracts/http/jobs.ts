@@ -1,8 +1,9 @@
-import { z } from 'zod';
-import '../openapi';
+import { z } from './zod';
 import { JOB_STATUSES } from '../../shared/jobs';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../jobs/list';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
 
 const DEFAULT_EVENT_PAGE_SIZE = 100;
 const MAX_EVENT_PAGE_SIZE = 1000;

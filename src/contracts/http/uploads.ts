@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import '../openapi';
+import { z } from './zod';
 import { filenameProblem, MAX_FILENAME_LENGTH } from '../../uploads/filename';
 import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
 

@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import '../openapi';
+import { z } from './zod';
 
 const hexColor = z.string().openapi({ example: '#6D28D9', description: 'Hex colour' });
 
