@@ -98,8 +98,14 @@ const EnvSchema = z.object({
   OPEN_STREAMS_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
   /** Event streams and `Prefer: wait` requests one API process holds open at once, all accounts together. */
   OPEN_STREAMS_TOTAL: z.coerce.number().int().positive().default(5_000),
-  /** Request bodies one API process buffers at once, all requests together: past it, 503 with Retry-After. */
+  /** Client request bodies one API process buffers at once, all accounts together: past it, 503 with Retry-After. */
   MAX_BUFFERED_BODY_BYTES: z.coerce.number().int().positive().default(64 * 1024 * 1024),
+  /** Client request bodies one account may have in reading at once, per API process: past it, 429 with Retry-After. */
+  MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT: z.coerce.number().int().positive().default(8 * 1024 * 1024),
+  /** Upstream callback bodies one API process buffers at once (a budget of their own): past it, 503. */
+  MAX_BUFFERED_CALLBACK_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  /** The longest a request body may take to arrive: past it, 408 and the connection closed. */
+  REQUEST_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Origins whose pages may call the API from a browser (CORS), comma-separated; none by default. */
   CORS_ORIGINS: z.string().default(''),
 
@@ -199,7 +205,7 @@ export interface Config {
     keepAliveTimeoutMs: number;
     keyCacheTtlMs: number;
     openStreams: { perAccount: number; total: number };
-    maxBufferedBodyBytes: number;
+    requestBodies: { maxBufferedBytes: number; maxBufferedBytesPerAccount: number; maxBufferedCallbackBytes: number; bodyTimeoutMs: number };
     corsOrigins: string[];
   };
   console: { dev: boolean; hmrPort: number; devApiKey: string | undefined };
@@ -341,7 +347,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       keyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
       openStreams: { perAccount: e.OPEN_STREAMS_PER_ACCOUNT, total: e.OPEN_STREAMS_TOTAL },
-      maxBufferedBodyBytes: e.MAX_BUFFERED_BODY_BYTES,
+      requestBodies: {
+        maxBufferedBytes: e.MAX_BUFFERED_BODY_BYTES,
+        maxBufferedBytesPerAccount: e.MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT,
+        maxBufferedCallbackBytes: e.MAX_BUFFERED_CALLBACK_BYTES,
+        bodyTimeoutMs: e.REQUEST_BODY_TIMEOUT_MS,
+      },
       corsOrigins: e.CORS_ORIGINS.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean),
     },
     console: {

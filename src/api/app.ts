@@ -44,7 +44,7 @@ export function createApp(deps: ApiDeps): Application {
   if (cors) app.use(cors);
   app.use(rejectNul());
   // Bodies are read by the routes that take one, once the route and the caller's credential are known.
-  const bodies = createBodyReaders({ maxBufferedBytes: deps.config.api.maxBufferedBodyBytes });
+  const bodies = createBodyReaders(deps.config.api.requestBodies);
   app.use(upstreamCallbacksRouter(deps, bodies));
 
   app.use(healthRouter(deps));

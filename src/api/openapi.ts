@@ -72,6 +72,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS)',
   404: 'Not found',
   409: 'Conflict with the current state',
+  408: 'The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed',
   413: 'Request body over the limit of this route (PAYLOAD_TOO_LARGE)',
   429: 'Limit reached; see Retry-After',
   500: 'Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs',

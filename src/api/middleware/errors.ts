@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '../../logger';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { ApiError } from '../../shared/errors';
@@ -57,16 +57,21 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (res.headersSent) return;
     // A body left unread (refused before it was read) is not drained over a kept-alive connection: it is closed.
-    if (!req.complete) res.setHeader('Connection', 'close');
-    for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
-    res.status(apiError.status).json({
-      success: false,
-      error: {
-        code: apiError.code,
-        message: apiError.message,
-        ...(apiError.details === undefined ? {} : { details: cappedDetails(apiError.details) }),
-      },
-      requestId,
-    });
+    sendError(res, apiError, { closeConnection: !req.complete });
   };
+}
+
+/** Writes `apiError` as the documented error body with its headers. */
+export function sendError(res: Response, apiError: ApiError, options: { closeConnection?: boolean } = {}): void {
+  if (options.closeConnection) res.setHeader('Connection', 'close');
+  for (const [name, value] of Object.entries(apiError.headers ?? {})) res.setHeader(name, value);
+  res.status(apiError.status).json({
+    success: false,
+    error: {
+      code: apiError.code,
+      message: apiError.message,
+      ...(apiError.details === undefined ? {} : { details: cappedDetails(apiError.details) }),
+    },
+    requestId: String(res.locals.requestId ?? ''),
+  });
 }

@@ -1,50 +1,116 @@
 /**
  * Request bodies are read only by the routes that take one, after the route and the caller's credential are
- * checked, up to that route's own limit; and all bodies being read at once share one budget of bytes, so a flood of
- * large posts costs at most that budget of memory. A body that would pass either bound is refused before a byte of
- * it is read (and the error handler closes the connection rather than drain it).
+ * checked, up to that route's own limit. Bodies being read at once share budgets of bytes: one for API clients (and
+ * within it a share per account) and one for upstream callbacks, so neither a flood of large posts nor slow bodies
+ * from one caller can take the memory or the reading capacity of another. A body must arrive within a time limit.
+ * A body that would pass a bound is refused before a byte of it is read (and the error handler closes the
+ * connection rather than drain it).
  */
-import express, { type RequestHandler } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import { ApiError } from '../../shared/errors';
+import { sendError } from './errors';
 import { rejectNulInBody } from './rejectNul';
 
+export interface BodyReaderOptions {
+  /** Bytes of client bodies (submit, estimate, presign) read at once, all accounts together. */
+  maxBufferedBytes: number;
+  /** Bytes of client bodies one account may have in reading at once. */
+  maxBufferedBytesPerAccount: number;
+  /** Bytes of upstream callback bodies read at once. */
+  maxBufferedCallbackBytes: number;
+  /** The longest a body may take to arrive once its request is accepted. */
+  bodyTimeoutMs: number;
+}
+
 export interface BodyReaders {
-  /** A JSON object of at most `limitBytes`, NUL-free, into `req.body`. */
+  /** A JSON object of at most `limitBytes` from an authenticated client, NUL-free, into `req.body`. */
   json(limitBytes: number): RequestHandler[];
-  /** The raw bytes of at most `limitBytes`, as a Buffer in `req.body` (for signatures over the exact bytes). */
-  raw(limitBytes: number): RequestHandler[];
-  /** Bytes reserved by bodies being read now. */
+  /** An upstream callback's raw bytes, at most `limitBytes`, as a Buffer in `req.body` (signatures cover the bytes). */
+  callback(limitBytes: number): RequestHandler[];
+  /** Bytes reserved by bodies being read now, clients and callbacks together. */
   bufferedBytes(): number;
 }
 
-export function createBodyReaders(options: { maxBufferedBytes: number }): BodyReaders {
-  let reserved = 0;
+class ByteBudget {
+  private reserved = 0;
+  private readonly byCaller = new Map<string, number>();
+
+  constructor(
+    private readonly totalBytes: number,
+    /** Absent: callers are not told apart. */
+    private readonly perCallerBytes?: number,
+  ) {}
+
+  get bytes(): number {
+    return this.reserved;
+  }
+
+  /** Reserves `bytes` for `caller` until `release` is called; the refusal says which bound it would pass. */
+  reserve(caller: string | undefined, bytes: number): ApiError | (() => void) {
+    const callerBytes = caller === undefined ? 0 : (this.byCaller.get(caller) ?? 0);
+    if (this.perCallerBytes !== undefined && callerBytes + bytes > this.perCallerBytes) {
+      return new ApiError('RATE_LIMIT_EXCEEDED', 'This account has too many request bodies in transit at once; retry shortly', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    if (this.reserved + bytes > this.totalBytes) {
+      return new ApiError('SERVICE_UNAVAILABLE', 'The service is reading too many request bodies at once; retry shortly', undefined, {
+        'Retry-After': '1',
+      });
+    }
+    this.reserved += bytes;
+    if (caller === undefined) {
+      return () => {
+        this.reserved -= bytes;
+      };
+    }
+    this.byCaller.set(caller, callerBytes + bytes);
+    return () => {
+      this.reserved -= bytes;
+      const left = (this.byCaller.get(caller) ?? bytes) - bytes;
+      if (left > 0) this.byCaller.set(caller, left);
+      else this.byCaller.delete(caller);
+    };
+  }
+}
+
+/** A body still arriving when the limit passes is answered 408 and its connection closed (the error handler's rule). */
+function answerSlowBody(res: Response, timeoutMs: number): void {
+  if (res.headersSent) return;
+  sendError(res, new ApiError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`), { closeConnection: true });
+}
+
+export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
+  const clients = new ByteBudget(options.maxBufferedBytes, options.maxBufferedBytesPerAccount);
+  const callbacks = new ByteBudget(options.maxBufferedCallbackBytes);
 
   /** Reserves the body's declared length (or the route's limit when it declares none) until the request ends. */
   const reserve =
-    (limitBytes: number): RequestHandler =>
+    (budget: ByteBudget, callerOf: (res: Response) => string | undefined, limitBytes: number): RequestHandler =>
     (req, res, next) => {
       const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
       if (declared === 0 || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return next();
       if (declared !== undefined && declared > limitBytes) {
         throw new ApiError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limitBytes} bytes`, { maxBytes: limitBytes });
       }
-      const bytes = declared ?? limitBytes;
-      if (reserved + bytes > options.maxBufferedBytes) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'The service is reading too many request bodies at once; retry shortly', undefined, {
-          'Retry-After': '1',
-        });
-      }
-      reserved += bytes;
+      const reservation = budget.reserve(callerOf(res), declared ?? limitBytes);
+      if (reservation instanceof ApiError) throw reservation;
+      const timer = setTimeout(() => answerSlowBody(res, options.bodyTimeoutMs), options.bodyTimeoutMs);
+      const settle = () => clearTimeout(timer);
+      req.once('end', settle);
       res.once('close', () => {
-        reserved -= bytes;
+        settle();
+        reservation();
       });
       next();
     };
 
+  const account = (res: Response) => String((res.locals.auth as { account?: { id: string } } | undefined)?.account?.id ?? '');
+  const anyCaller = () => undefined;
+
   return {
-    json: (limitBytes) => [reserve(limitBytes), express.json({ limit: limitBytes, strict: true }), rejectNulInBody()],
-    raw: (limitBytes) => [reserve(limitBytes), express.raw({ type: () => true, limit: limitBytes })],
-    bufferedBytes: () => reserved,
+    json: (limitBytes) => [reserve(clients, account, limitBytes), express.json({ limit: limitBytes, strict: true }), rejectNulInBody()],
+    callback: (limitBytes) => [reserve(callbacks, anyCaller, limitBytes), express.raw({ type: () => true, limit: limitBytes })],
+    bufferedBytes: () => clients.bytes + callbacks.bytes,
   };
 }

@@ -74,7 +74,7 @@ registry.registerPath({
       },
       content: { 'application/json': { schema: z.union([SubmitJobResponseSchema, SubmittedJobSchema]) } },
     },
-    ...errorResponses(400, 401, 402, 403, 404, 413, 429, 503),
+    ...errorResponses(400, 401, 402, 403, 404, 408, 413, 429, 503),
     409: {
       ...errorResponse(409, 'Conflict: IDEMPOTENCY_KEY_REUSED (another body), IDEMPOTENCY_KEY_IN_PROGRESS (retry after Retry-After)'),
       headers: { 'Retry-After': responseHeaders.retryAfter },
@@ -93,7 +93,7 @@ registry.registerPath({
   request: { body: { required: true, content: { 'application/json': { schema: EstimateRequestSchema } } } },
   responses: {
     200: { description: 'Cost estimate', content: { 'application/json': { schema: CostEstimateSchema } } },
-    ...errorResponses(400, 401, 403, 404, 413),
+    ...errorResponses(400, 401, 403, 404, 408, 413, 429, 503),
   },
 });
 

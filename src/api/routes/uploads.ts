@@ -30,7 +30,7 @@ registry.registerPath({
   request: { body: { required: true, content: { 'application/json': { schema: PresignRequestSchema } } } },
   responses: {
     200: { description: 'Upload created', content: { 'application/json': { schema: PresignResponseSchema } } },
-    ...errorResponses(400, 401, 403, 413, 429, 503),
+    ...errorResponses(400, 401, 403, 408, 413, 429, 503),
   },
 });
 

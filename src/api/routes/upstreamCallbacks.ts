@@ -33,7 +33,7 @@ registry.registerPath({
   request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
   responses: {
     200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 413, 503),
+    ...errorResponses(401, 404, 408, 413, 503),
   },
 });
 
@@ -75,7 +75,7 @@ export function upstreamCallbacksRouter(deps: ApiDeps, bodies: BodyReaders): Rou
     next();
   };
 
-  router.post(upstreamCallbackPath(':upstream' as UpstreamId), acceptedUpstream, ...bodies.raw(CALLBACK_BODY_LIMIT), async (req, res) => {
+  router.post(upstreamCallbackPath(':upstream' as UpstreamId), acceptedUpstream, ...bodies.callback(CALLBACK_BODY_LIMIT), async (req, res) => {
     const { id, adapter } = res.locals.upstream as { id: UpstreamId; adapter: Required<Pick<UpstreamAdapter, 'verifyCallback'>> };
 
     const headers: Record<string, string | undefined> = {};

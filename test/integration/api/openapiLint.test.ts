@@ -70,4 +70,26 @@ describe('the served OpenAPI document', () => {
       expect(content['text/event-stream'].schema).toMatchObject({ type: 'string', description: expect.stringContaining('JobEvent') });
     }
   });
+
+  it('declares the headers clients read and the request bodies that are required', async () => {
+    const doc = (await request(`${api.url}/openapi.json`)).body;
+    type Operation = { requestBody?: { required?: boolean }; responses: Record<string, { headers?: Record<string, unknown> }> };
+    const operations = Object.values(doc.paths as Record<string, Record<string, Operation>>).flatMap((ops) => Object.values(ops));
+    const headersOf = (path: string, method: string, status: string) => Object.keys(doc.paths[path][method].responses[status].headers ?? {});
+    for (const [path, method] of [['/v1/jobs/submit', 'post'], ['/v1/jobs/estimate', 'post'], ['/v1/uploads/presign', 'post']]) {
+      expect(doc.paths[path][method].requestBody?.required, path).toBe(true);
+    }
+    expect(headersOf('/v1/jobs/submit', 'post', '201')).toEqual(expect.arrayContaining(['Location', 'Idempotent-Replayed', 'Preference-Applied', 'Deprecation']));
+    expect(headersOf('/v1/jobs/{jobId}', 'get', '200')).toContain('Preference-Applied');
+    expect(headersOf('/v1/files/{fileId}', 'get', '302')).toContain('Location');
+    for (const operation of operations) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if ((response as { 'x-served-by'?: string })['x-served-by'] === 'storage') continue;
+        expect(Object.keys(response.headers ?? {}), status).toEqual(expect.arrayContaining(['X-Request-Id', 'X-Trace-Id']));
+        // Every error answer that asks for a retry says when (readiness's 503 is a probe's answer, not an error).
+        const isError = JSON.stringify(response).includes('#/components/schemas/Error');
+        if (isError && (status === '429' || status === '503')) expect(Object.keys(response.headers ?? {}), status).toContain('Retry-After');
+      }
+    }
+  });
 });

@@ -646,7 +646,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -2217,6 +2217,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Conflict: IDEMPOTENCY_KEY_REUSED (another body), IDEMPOTENCY_KEY_IN_PROGRESS (retry after Retry-After) */
             409: {
                 headers: {
@@ -2345,9 +2356,32 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Limit reached; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
                     [name: string]: unknown;
@@ -2982,6 +3016,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -3170,6 +3215,17 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
