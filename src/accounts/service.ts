@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../db/prisma';
 import { countJobsInFlight } from '../jobs/store';
+import { lockAccount, topUp } from '../ledger/entries';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../webhooks/signing';
 import { generateApiKey, type Scope } from './apiKeys';
@@ -22,7 +23,7 @@ export async function createAccount(prisma: PrismaClient, input: NewAccount, id 
       data: {
         id,
         name: input.name,
-        balanceMicroCents: input.creditsMicroCents,
+        balanceMicroCents: 0n,
         plan: input.plan ?? 'standard',
         maxConcurrentJobs: input.maxConcurrentJobs ?? 5,
         segments: input.segments ?? [],
@@ -32,15 +33,8 @@ export async function createAccount(prisma: PrismaClient, input: NewAccount, id 
       },
     });
     if (input.creditsMicroCents > 0n) {
-      await tx.ledgerEntry.create({
-        data: {
-          accountId: id,
-          kind: 'topup',
-          amountMicroCents: input.creditsMicroCents,
-          balanceAfterMicroCents: input.creditsMicroCents,
-          note: 'opening balance',
-        },
-      });
+      const account = await lockAccount(tx, id);
+      await topUp(tx, account!, input.creditsMicroCents, 'opening balance');
     }
   });
   return { accountId: id, webhookSecret };
@@ -78,15 +72,8 @@ export async function revokeApiKey(prisma: PrismaClient, keyId: string): Promise
 export async function addCredits(prisma: PrismaClient, accountId: string, amountMicroCents: bigint, note?: string) {
   if (amountMicroCents <= 0n) throw new RangeError('amount must be positive');
   return prisma.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ balance_micro_cents: bigint }[]>`
-      UPDATE accounts SET balance_micro_cents = balance_micro_cents + ${amountMicroCents}, updated_at = now()
-      WHERE id = ${accountId} RETURNING balance_micro_cents`;
-    const balance = rows[0]?.balance_micro_cents;
-    if (balance === undefined) return null;
-    await tx.ledgerEntry.create({
-      data: { accountId, kind: 'topup', amountMicroCents, balanceAfterMicroCents: balance, note: note ?? 'credits added' },
-    });
-    return balance;
+    const account = await lockAccount(tx, accountId);
+    return account ? topUp(tx, account, amountMicroCents, note ?? 'credits added') : null;
   });
 }
 

@@ -5,6 +5,7 @@
  * Lock order is always account row first, then job row.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
+import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
 import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './lifecycle';
 import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
@@ -41,52 +42,11 @@ interface AdmissionState {
   active: number;
 }
 
-interface LockedAccount {
-  balance: bigint;
-  maxConcurrentJobs: number;
-  now: Date;
-}
-
-async function lockAccount(tx: Tx, accountId: string): Promise<LockedAccount> {
-  const rows = await tx.$queryRaw<{ balance: bigint; max_concurrent_jobs: number; now: Date }[]>`
-    SELECT balance_micro_cents AS balance, max_concurrent_jobs, now() AS now
-    FROM accounts WHERE id = ${accountId} FOR UPDATE`;
-  const row = rows[0];
-  if (!row) throw new JobRuleError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
-  return { balance: row.balance, maxConcurrentJobs: row.max_concurrent_jobs, now: row.now };
-}
-
-/**
- * Appends a ledger entry for the job unless one of that kind exists, and moves the balance with it.
- * Returns false when the entry already existed (a retried step): the balance is left alone.
- */
-async function appendLedger(
-  tx: Tx,
-  account: LockedAccount,
-  accountId: string,
-  jobId: string,
-  kind: 'charge' | 'refund',
-  amount: bigint,
-  note: string,
-): Promise<boolean> {
-  const balanceAfter = account.balance + amount;
-  // One statement: the entry, and the balance moved only when the entry is new (PostgreSQL runs every
-  // data-modifying WITH clause, referenced or not).
-  const [{ inserted }] = await tx.$queryRaw<{ inserted: boolean }[]>`
-    WITH entry AS (
-      INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
-      VALUES (${accountId}, ${kind}::ledger_kind, ${amount}, ${balanceAfter}, ${jobId}, ${note}, now())
-      ON CONFLICT (job_id, kind) DO NOTHING
-      RETURNING id
-    ), moved AS (
-      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
-      WHERE id = ${accountId} AND ${amount} <> 0 AND EXISTS (SELECT 1 FROM entry)
-      RETURNING id
-    )
-    SELECT EXISTS (SELECT 1 FROM entry) AS inserted`;
-  if (!inserted) return false;
-  account.balance = balanceAfter;
-  return true;
+/** The account locked for a write of the job's money; a missing account is a refused transition. */
+async function lockJobAccount(tx: Tx, accountId: string): Promise<LockedAccount> {
+  const account = await lockAccount(tx, accountId);
+  if (!account) throw new JobRuleError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
+  return account;
 }
 
 function admissionOf(job: { id: string; costMicroCents: bigint; estimatedCompletionTime: Date; createdAt: Date }): AdmissionResult {
@@ -155,7 +115,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
      */
     async admit(input) {
       return prisma.$transaction(async (tx) => {
-        const account = await lockAccount(tx, input.accountId);
+        const account = await lockJobAccount(tx, input.accountId);
         // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight.
         const [state] = await tx.$queryRaw<AdmissionState[]>`
           SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
@@ -188,7 +148,6 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
 
         // One statement: the pending job, its charge in the ledger and the balance (`now()` is the transaction's time,
         // the account lock's `now`).
-        const balanceAfter = account.balance - cost;
         const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
         const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
           WITH job AS (
@@ -199,17 +158,8 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
                     ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[],
                     ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId}, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at
-          ), charge AS (
-            INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, job_id, note, created_at)
-            SELECT ${input.accountId}, 'charge'::ledger_kind, ${-cost}, ${balanceAfter}, id, ${`job ${input.modelSlug}`}, now() FROM job
-            RETURNING id
-          ), moved AS (
-            UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
-            WHERE id = ${input.accountId} AND EXISTS (SELECT 1 FROM charge)
-            RETURNING id
-          )
+          ), ${chargeInsertedJob(account, cost, `job ${input.modelSlug}`)}
           SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
-        account.balance = balanceAfter;
         return {
           admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),
           created: true,
@@ -226,10 +176,10 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
      */
     async voidAdmission(accountId, jobId) {
       return prisma.$transaction(async (tx) => {
-        const account = await lockAccount(tx, accountId);
+        const account = await lockJobAccount(tx, accountId);
         const existing = await tx.job.findUnique({ where: { id: jobId } });
         if (existing) return admissionOf(existing);
-        await appendLedger(tx, account, accountId, jobId, 'refund', 0n, 'admission voided');
+        await voidAdmission(tx, account, jobId);
         return null;
       });
     },
@@ -249,7 +199,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
       return prisma.$transaction(async (tx) => {
         const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
         if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
-        const account = await lockAccount(tx, job.accountId);
+        const account = await lockJobAccount(tx, job.accountId);
         const moved = await tx.$queryRaw<FinishedRow[]>`
           UPDATE jobs SET status = 'cancelled', refunded_micro_cents = cost_micro_cents,
                  completed_at = now(), updated_at = now()
@@ -262,7 +212,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(current.status));
         }
         const cost = moved[0].cost;
-        await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, 'job cancelled');
+        await refundJob(tx, account, jobId, cost, 'job cancelled');
         return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'cancelled', cost) };
       }).then(reportFinished);
     },
@@ -314,7 +264,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
       return prisma.$transaction(async (tx) => {
         const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
         if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
-        const account = await lockAccount(tx, job.accountId);
+        const account = await lockJobAccount(tx, job.accountId);
         const moved = await tx.$queryRaw<FinishedRow[]>`
           UPDATE jobs SET status = 'failed', error_code = ${error.code}, error_message = ${error.message.slice(0, 2000)},
                  refunded_micro_cents = cost_micro_cents, completed_at = now(), updated_at = now()
@@ -326,7 +276,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current.status}, cannot fail it`);
         }
         const cost = moved[0].cost;
-        await appendLedger(tx, account, job.accountId, jobId, 'refund', cost, `job failed: ${error.code}`);
+        await refundJob(tx, account, jobId, cost, `job failed: ${error.code}`);
         return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'failed', cost, error.code) };
       }).then(reportFinished);
     },
