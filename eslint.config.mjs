@@ -1,11 +1,8 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import { builtinModules } from 'node:module';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
-
-const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', '.test-data/**', 'dist/**', 'clients/typescript/dist/**', 'clients/typescript/.build-*/**', 'coverage/**', 'test/workflows/histories/**', 'console/dist/**'] },
@@ -27,21 +24,35 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    // Workflows are replayed: only deterministic code may be imported, activities only as types.
+    // Workflows are replayed, so they may import only what is deterministic: an allow-list. Activities only as types.
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [
-            ...nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not deterministic; use @temporalio/workflow APIs.' })),
-            ...['@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@prisma/client', 'pg', 'minio', 'express', 'pino', 'sharp'].map(
-              (name) => ({ name, message: 'Workflows may import only @temporalio/workflow and pure shared modules.' }),
-            ),
-          ],
           patterns: [
-            { group: ['**/activities', '**/activities/**'], allowTypeImports: true, message: 'Import activities with `import type` and proxyActivities.' },
-            { group: ['**/db/**', '**/storage/**', '**/api/**', '**/providers/**', '**/config'], message: 'Workflows must not import I/O modules.' },
+            {
+              regex: '^(?!(@temporalio/(workflow|common)|\\./[^/]+|\\.\\./src/contracts/workflows/[^/]+|\\.\\./src/shared/[^/]+|\\.\\./activities(/[^/]+)?)$)',
+              message: 'Workflows may import only @temporalio/workflow, @temporalio/common, the workflow contracts (src/contracts/workflows), the pure shared modules (src/shared) and sibling workflow files.',
+            },
+            { regex: '^\\.\\./activities(/|$)', allowTypeImports: true, message: 'Import activities with `import type` and proxyActivities.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What workflows import must itself be deterministic: the contracts and shared modules import only each other.
+    files: ['src/contracts/workflows/**/*.ts', 'src/shared/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!(@temporalio/(workflow|common)|\\./[^/]+|\\.\\./\\.\\./shared/[^/]+|\\.\\./contracts/workflows/[^/]+)$)',
+              message: 'Workflow contracts and shared modules are bundled into the workflows: import only @temporalio/workflow, @temporalio/common and each other.',
+            },
           ],
         },
       ],

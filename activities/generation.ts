@@ -21,14 +21,7 @@ import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderA
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
 import { failureRule } from '../src/shared/failureCodes';
 import { PROVIDER_MAX_ATTEMPTS, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
-import {
-  UPSTREAM_FAILURE_CODES,
-  type GenerationCheck,
-  type GenerationProgress,
-  type GenerationStart,
-  type UpstreamJobInput,
-  type UpstreamRoute,
-} from '../src/shared/upstreams';
+import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamJobInput, type UpstreamRoute } from '../src/shared/upstreams';
 import { createOutputStore } from './generationOutputs';
 import { estimateCompletion, progressOf } from './generationProgress';
 

@@ -7,7 +7,8 @@ import type { AttemptEnd, AttemptIdentity, AttemptStore } from '../src/jobs/atte
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { publicJobError } from '../src/shared/jobFailures';
 import { planRouteOrder, type PlannedRoutes, type RouteStats } from '../src/jobs/routePlanning';
-import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput, RoutePlan, RoutePolicy } from '../src/shared/jobs';
+import type { JobError, JobOutput, JobStatus } from '../src/shared/jobs';
+import type { AdmissionResult, JobWorkflowInput, RoutePlan, RoutePolicy } from '../src/contracts/workflows/job';
 
 export interface JobActivityDeps {
   jobStore: JobStore;

@@ -3,11 +3,7 @@ import { pruneIdempotencyRecords } from '../src/jobs/idempotency';
 import { pruneRateLimitCounters } from '../src/jobs/rateLimit';
 import { pruneUpstreamCallbacks } from '../src/jobs/upstreamStore';
 
-export interface PruneResult {
-  idempotencyRecords: number;
-  rateLimitCounters: number;
-  upstreamCallbacks: number;
-}
+import type { PruneResult } from '../src/contracts/workflows/maintenance';
 
 export interface MaintenanceDeps {
   prisma: PrismaClient;

@@ -5,7 +5,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
-import { jobWorkflowId } from '../src/shared/temporal';
+import { jobWorkflowId } from '../src/contracts/workflows/job';
 import type { WebhookEventType } from '../src/shared/webhooks';
 
 /** The error an abandoned job ends with. */

@@ -1,6 +1,6 @@
 import type { PrismaClient } from '@prisma/client';
 import type { Storage } from '../src/storage/storage';
-import type { ExpireUploadResult } from '../src/uploads/workflowTypes';
+import type { ExpireUploadResult } from '../src/contracts/workflows/uploadExpiry';
 
 export interface UploadActivityDeps {
   prisma: Pick<PrismaClient, 'upload'>;

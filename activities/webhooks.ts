@@ -3,12 +3,8 @@
  * HTTP outcome (that is its result); it fails only when the database does, and is then retried.
  */
 import { Context } from '@temporalio/activity';
-import type {
-  PreparedWebhookEvent,
-  WebhookAttemptInput,
-  WebhookAttemptSummary,
-  WebhookDeliveryInput,
-} from '../src/shared/webhooks';
+import type { PreparedWebhookEvent, WebhookAttemptInput, WebhookAttemptSummary } from '../src/shared/webhooks';
+import type { WebhookDeliveryInput } from '../src/contracts/workflows/webhookDelivery';
 import type { WebhookDelivery } from '../src/webhooks/delivery';
 
 export interface WebhookActivities {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_JOBS_TASK_QUEUE, DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
+import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
+import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 
 /** Repository root: every default path is relative to it. */
 export const REPO_ROOT = path.resolve(__dirname, '..');

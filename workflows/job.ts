@@ -22,26 +22,13 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type RetryPolicy } from '@temporalio/common';
 import type { JobActivities } from '../activities/jobs';
-import {
-  JOB_FAILURE_TYPES,
-  JOB_SEARCH_ATTRIBUTES,
-  admitUpdate,
-  cancelUpdate,
-  jobStartedSignal,
-  jobStateQuery,
-  type AdmissionResult,
-  type CancelResult,
-  type JobError,
-  type JobOutput,
-  type JobWorkflowInput,
-  type JobWorkflowResult,
-  type JobWorkflowStatus,
-  type ProviderJobOutcome,
-} from '../src/shared/jobs';
+import { JOB_FAILURE_TYPES, type JobError, type JobOutput, type ProviderJobOutcome } from '../src/shared/jobs';
+import { JOB_SEARCH_ATTRIBUTES, admitUpdate, cancelUpdate, jobStartedSignal, jobStateQuery, type AdmissionResult, type CancelResult, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowStatus } from '../src/contracts/workflows/job';
 import { ADMISSION_REJECTIONS, CANCEL_REJECTIONS, cannotCancelMessage } from '../src/shared/jobRules';
 import { providerTaskQueue } from '../src/shared/temporal';
-import { upstreamCallbackSignal } from '../src/shared/upstreams';
-import { DEFAULT_PROGRESS_INTERVAL_SECONDS, jobEventWebhooksWorkflowId, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
+import { upstreamCallbackSignal } from '../src/contracts/workflows/job';
+import { DEFAULT_PROGRESS_INTERVAL_SECONDS, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
+import { jobEventWebhooksWorkflowId } from '../src/contracts/workflows/jobEventWebhooks';
 import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';

@@ -5,7 +5,7 @@
  */
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { JobEventRelayActivities } from '../activities/jobEventRelay';
-import type { JobEventWebhooksInput } from '../src/shared/webhooks';
+import type { JobEventWebhooksInput } from '../src/contracts/workflows/jobEventWebhooks';
 import { startWebhookDelivery } from './webhookStart';
 
 const READ_WAIT_SECONDS = 20;

@@ -2,7 +2,8 @@
  * Called once when a job reaches a terminal status, after its row says so.
  * Starts the webhook delivery as an abandoned child workflow: the job's status never waits for it.
  */
-import type { JobStatus, JobWorkflowInput } from '../src/shared/jobs';
+import type { JobStatus } from '../src/shared/jobs';
+import type { JobWorkflowInput } from '../src/contracts/workflows/job';
 import { DEFAULT_WEBHOOK_EVENTS, webhookEventTypeForStatus } from '../src/shared/webhooks';
 import { startWebhookDelivery } from './webhookStart';
 

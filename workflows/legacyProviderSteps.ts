@@ -13,13 +13,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { LegacyGenerationActivities } from '../activities/generation';
-import {
-  JOB_SEARCH_ATTRIBUTES,
-  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
-  PROVIDER_MAX_ATTEMPTS,
-  type JobError,
-  type JobWorkflowInput,
-} from '../src/shared/jobs';
+import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError } from '../src/shared/jobs';
+import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput } from '../src/contracts/workflows/job';
 import type { UpstreamJobPlan, UpstreamProgress } from '../src/shared/upstreams';
 import type { CallbackCursor, ProviderStepResult } from './providerStep';
 

@@ -1,6 +1,7 @@
 /** Housekeeping run by the `maintenance` schedule: keeps bookkeeping tables from growing without end. */
 import { proxyActivities } from '@temporalio/workflow';
-import type { MaintenanceActivities, PruneResult } from '../activities/maintenance';
+import type { MaintenanceActivities } from '../activities/maintenance';
+import type { PruneResult } from '../src/contracts/workflows/maintenance';
 
 const { pruneExpiredRecords } = proxyActivities<MaintenanceActivities>({
   startToCloseTimeout: '5 minutes',

@@ -15,14 +15,8 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { GenerationActivities } from '../activities/generation';
-import {
-  JOB_SEARCH_ATTRIBUTES,
-  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
-  PROVIDER_MAX_ATTEMPTS,
-  type JobError,
-  type JobWorkflowInput,
-  type ProviderJobOutcome,
-} from '../src/shared/jobs';
+import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError, type ProviderJobOutcome } from '../src/shared/jobs';
+import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput } from '../src/contracts/workflows/job';
 import type { AttemptRef, GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };

@@ -6,24 +6,13 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ReconcileActivities } from '../activities/reconcile';
 import { DEFAULT_WEBHOOK_EVENTS } from '../src/shared/webhooks';
+import type { ReconcileOptions, ReconcileResult } from '../src/contracts/workflows/reconcile';
 import { startWebhookDelivery } from './webhookStart';
 
 const { findAbandonedJobs, failAbandonedJob } = proxyActivities<ReconcileActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
-
-export interface ReconcileOptions {
-  /** Younger jobs are left alone: their workflow may be starting. */
-  minAgeSeconds?: number;
-  limit?: number;
-  /** Only this account's jobs (an operator looking at one customer). */
-  accountId?: string;
-}
-
-export interface ReconcileResult {
-  failedJobIds: string[];
-}
 
 export async function reconcileJobsWorkflow(options: ReconcileOptions = {}): Promise<ReconcileResult> {
   const candidates = await findAbandonedJobs({

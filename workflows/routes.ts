@@ -18,14 +18,8 @@ import {
 } from '@temporalio/workflow';
 import type { JobActivities } from '../activities/jobs';
 import { mayFailOver } from '../src/shared/failureCodes';
-import {
-  JOB_SEARCH_ATTRIBUTES,
-  PROVIDER_ATTEMPTS_BEFORE_FAILOVER,
-  PROVIDER_MAX_ATTEMPTS,
-  type JobError,
-  type JobWorkflowInput,
-  type RoutePlan,
-} from '../src/shared/jobs';
+import { PROVIDER_ATTEMPTS_BEFORE_FAILOVER, PROVIDER_MAX_ATTEMPTS, type JobError } from '../src/shared/jobs';
+import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
 import type { AttemptRef, AttemptRole } from '../src/shared/upstreams';
 import { cancelAttemptGeneration, runProviderStep, type CallbackCursor, type ProviderStepResult } from './providerStep';
 

@@ -1,6 +1,6 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { UploadActivities } from '../activities/uploads';
-import type { UploadExpiryInput } from '../src/uploads/workflowTypes';
+import type { UploadExpiryInput } from '../src/contracts/workflows/uploadExpiry';
 
 const { expireUpload } = proxyActivities<UploadActivities>({
   startToCloseTimeout: '30 seconds',

@@ -1,7 +1,7 @@
 /** Starts one webhook delivery as an abandoned child: the starting workflow never waits for the receiver. */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, log, startChild } from '@temporalio/workflow';
-import { webhookWorkflowId, type WebhookDeliveryInput } from '../src/shared/webhooks';
+import { webhookWorkflowId, type WebhookDeliveryInput } from '../src/contracts/workflows/webhookDelivery';
 import { webhookDeliveryWorkflow } from './webhooks';
 
 export async function startWebhookDelivery(input: WebhookDeliveryInput): Promise<void> {

@@ -5,8 +5,8 @@
  */
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../src/shared/webhooks';
-import { firstAttemptDelaySeconds, nextRetryDelaySeconds } from '../src/webhooks/schedule';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../src/contracts/workflows/webhookDelivery';
+import { firstAttemptDelaySeconds, nextRetryDelaySeconds } from './webhookSchedule';
 
 /** Database work is retried until it succeeds; HTTP failures are results, not activity failures. */
 const DB_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;

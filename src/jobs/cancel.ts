@@ -6,9 +6,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma';
 import { ApiError } from '../shared/errors';
-import { cancelUpdate, type CancelResult } from '../shared/jobs';
+import { cancelUpdate, type CancelResult } from '../contracts/workflows/job';
 import { cannotCancelMessage } from '../shared/jobRules';
-import { jobWorkflowId } from '../shared/temporal';
+import { jobWorkflowId } from '../contracts/workflows/job';
 
 const CANCEL_TIMEOUT_MS = 15_000;
 

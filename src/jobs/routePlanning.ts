@@ -5,7 +5,7 @@
  * too long to start them.
  * Pure: the statistics come from `job_attempts` (routeStats.ts), so every worker decides alike.
  */
-import type { RoutePlan, RoutePolicy } from '../shared/jobs';
+import type { RoutePlan, RoutePolicy } from '../contracts/workflows/job';
 
 export interface RouteStats {
   /** Attempts that ended in the health window. */

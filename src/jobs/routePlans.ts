@@ -7,7 +7,7 @@ import type { ResolvedModel } from '../catalog/registry';
 import type { Config } from '../config';
 import { estimateCost } from '../domain/pricing';
 import { ApiError } from '../shared/errors';
-import type { RoutePlan } from '../shared/jobs';
+import type { RoutePlan } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
 
 export function routePlans(

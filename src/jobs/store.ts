@@ -7,7 +7,8 @@
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
 import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './lifecycle';
-import type { AdmissionResult, JobError, JobOutput, JobStatus, JobWorkflowInput } from '../shared/jobs';
+import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
+import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
 import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
 import { cannotCancelMessage, type JobRuleCode } from '../shared/jobRules';

@@ -9,18 +9,16 @@
 import type { z } from 'zod';
 import type { SubmitJobResponseSchema } from '../contracts/http/jobs';
 import { ApplicationFailure } from '@temporalio/common';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
-import { admitUpdate, jobIdentitySearchAttributes, type AdmissionResult, type JobWorkflowInput } from '../shared/jobs';
-import { jobWorkflowId } from '../shared/temporal';
+import { admitUpdate, jobIdentitySearchAttributes, jobWorkflowContract, jobWorkflowId, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import type { Storage } from '../storage/storage';
 import { checkFileReferences } from '../uploads/fileReference';
 import { checkWebhookUrl } from '../webhooks/addressGuard';
-import type { jobWorkflow } from '../../workflows/job';
 import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
 import { consumeRateLimit, type CountedRequest } from './rateLimit';
@@ -28,6 +26,7 @@ import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
+import { withStartOperation } from '../temporal/workflows';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
@@ -234,7 +233,7 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: Admissio
     ticket.done(outcome);
     tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
   };
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof jobWorkflow>('jobWorkflow', {
+  const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
     workflowId: jobWorkflowId(input.jobId),
     taskQueue: deps.config.temporal.jobsTaskQueue,
     args: [input],

@@ -1,5 +1,5 @@
 import { formatDollars } from '@genmedia/client';
-import type { JobWorkflowInput } from '../shared/jobs';
+import type { JobWorkflowInput } from '../contracts/workflows/job';
 
 /** The one line the Temporal UI lists a job workflow by: `pixelforge/forge-pro/text-to-image · $0.045`. */
 export function jobWorkflowSummary(input: JobWorkflowInput): string {

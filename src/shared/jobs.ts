@@ -1,99 +1,13 @@
 /**
- * Types and message definitions shared by the job workflow, its activities and the API.
- * Pure module: the workflow bundle imports it, so it depends only on `@temporalio/workflow` and `@temporalio/common`.
+ * A job's statuses, errors and outputs, and the payloads of the provider step, shared by the API, the workers and
+ * the workflows. Pure module: the workflow bundle imports it. The job workflow's own contract (input, result,
+ * updates, signals, queries) is src/contracts/workflows/job.ts.
  */
-import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { UpstreamJobPlan } from './upstreams';
-import type { WebhookEventType } from './webhooks';
 
 export const JOB_STATUSES = ['pending', 'processing', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
-
-/**
- * The workflow's own view of the job. `admitting` precedes the job row's existence;
- * `rejected` means admission refused it and no job row or charge exists.
- */
-export type JobWorkflowStatus = 'admitting' | 'rejected' | JobStatus;
-
-/** Everything the workflow needs; decided by the API before the workflow starts (money in micro-cents). */
-export interface JobWorkflowInput {
-  jobId: string;
-  accountId: string;
-  apiKeyId: string | null;
-  requestId: string | null;
-  modelSlug: string;
-  modelId: string;
-  versionId: string;
-  providerId: string;
-  /** Task queue of the provider's workers; absent → `provider.<providerId>`. */
-  providerTaskQueue?: string;
-  /** Capability id of the model, e.g. `text-to-image`; the provider adapter picks its renderer by it. */
-  capability: string;
-  /** Validated input with the schema's defaults applied. */
-  input: Record<string, unknown>;
-  webhookUrl: string | null;
-  /** The webhook events the client asked for; absent → DEFAULT_WEBHOOK_EVENTS. */
-  webhookEvents?: WebhookEventType[];
-  /** Minimum seconds between two `job.progress` webhooks; absent → DEFAULT_PROGRESS_INTERVAL_SECONDS. */
-  webhookProgressIntervalSeconds?: number;
-  costMicroCents: number;
-  /** Expected processing time once a worker begins the job (base of the ETA). */
-  expectedProcessingSeconds: number;
-  /** ISO 8601. Admission refuses to charge after this instant: the API has answered the client by then. */
-  admitBefore: string;
-  /** Present when the model runs on a real upstream (fal, Replicate, ...): the job follows the upstream path. */
-  upstream?: UpstreamJobPlan;
-  /**
-   * The routes to try, in order; the first is `providerId` with `upstream`. Absent in workflows started before
-   * routes, which run on `providerId` alone.
-   */
-  routes?: RoutePlan[];
-  /** Whether a content-policy refusal is tried on the next route (the version's setting). */
-  failoverOnContentPolicy?: boolean;
-  /** How the routes are ordered before the first attempt (the version's setting); absent: as listed. */
-  routePolicy?: RoutePolicy;
-}
-
-/** How a routed job orders its routes: by the catalog, list price or observed speed, unhealthy ones last. */
-export interface RoutePolicy {
-  choose: 'order' | 'price' | 'speed';
-  health: { windowSeconds: number; minAttempts: number; maxFailureRate: number; maxStartSeconds: number };
-  /** Absent in jobs from before hedging. */
-  hedge?: { enabled: boolean; maxPriceRatio: number };
-}
-
-/** One route of a job: where its attempt runs and how the version reaches that provider. */
-export interface RoutePlan {
-  providerId: string;
-  taskQueue: string;
-  /** For a real upstream: its route and our timeout for it. */
-  upstream?: UpstreamJobPlan;
-  /** Expected processing time on this provider once it begins (base of the ETA). */
-  expectedProcessingSeconds: number;
-  /** What this provider charges us for the job's input, when the catalog says (micro-cents). */
-  listPriceMicroCents?: number;
-}
-
-
-/** Answer of the `admit` update: the job exists, pending, and is charged. */
-export interface AdmissionResult {
-  jobId: string;
-  status: 'pending';
-  costMicroCents: number;
-  /** ISO 8601 */
-  estimatedCompletionTime: string;
-  /** ISO 8601 */
-  createdAt: string;
-}
-
-export interface CancelResult {
-  jobId: string;
-  status: 'cancelled';
-  refundedMicroCents: number;
-}
 
 export interface JobError {
   code: string;
@@ -109,29 +23,6 @@ export interface JobOutput {
   height?: number;
   durationSeconds?: number;
 }
-
-export interface JobWorkflowResult {
-  jobId: string;
-  status: JobWorkflowStatus;
-  /** Set when admission was rejected or the job failed. */
-  error?: JobError;
-  outputs?: JobOutput[];
-  refundedMicroCents?: number;
-}
-
-export interface JobStateSnapshot {
-  jobId: string;
-  status: JobWorkflowStatus;
-  error?: JobError;
-}
-
-/** Synchronous admission: charges the account and creates the job, or is rejected with an error code. */
-export const admitUpdate = defineUpdate<AdmissionResult>('admit');
-/** Cancels a pending job and refunds it; rejected with `JOB_CANNOT_BE_CANCELLED` otherwise. */
-export const cancelUpdate = defineUpdate<CancelResult>('cancel');
-/** Sent by the provider activity once it has claimed the job in PostgreSQL. */
-export const jobStartedSignal = defineSignal<[{ startedAt: string }]>('jobStarted');
-export const jobStateQuery = defineQuery<JobStateSnapshot>('jobState');
 
 /** `ApplicationFailure.type` values the job workflow and its activities use besides the API error codes. */
 export const JOB_FAILURE_TYPES = {
@@ -166,25 +57,3 @@ export const PROVIDER_MAX_ATTEMPTS = 5;
  * serves the job sooner than a long backoff on this one would.
  */
 export const PROVIDER_ATTEMPTS_BEFORE_FAILOVER = 3;
-
-// ───────────── search attributes ─────────────
-
-export const JOB_SEARCH_ATTRIBUTES = {
-  JobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),
-  AccountId: defineSearchAttributeKey('AccountId', SearchAttributeType.KEYWORD),
-  Model: defineSearchAttributeKey('Model', SearchAttributeType.KEYWORD),
-  Provider: defineSearchAttributeKey('Provider', SearchAttributeType.KEYWORD),
-  JobStatus: defineSearchAttributeKey('JobStatus', SearchAttributeType.KEYWORD),
-  /** The upstream's generation id, once the upstream accepted the job. */
-  UpstreamId: defineSearchAttributeKey('UpstreamId', SearchAttributeType.KEYWORD),
-} as const;
-
-/** The identifying search attributes a job workflow is started with (`JobStatus` is upserted by the workflow). */
-export function jobIdentitySearchAttributes(input: Pick<JobWorkflowInput, 'jobId' | 'accountId' | 'modelSlug' | 'providerId'>) {
-  return new TypedSearchAttributes([
-    { key: JOB_SEARCH_ATTRIBUTES.JobId, value: input.jobId },
-    { key: JOB_SEARCH_ATTRIBUTES.AccountId, value: input.accountId },
-    { key: JOB_SEARCH_ATTRIBUTES.Model, value: input.modelSlug },
-    { key: JOB_SEARCH_ATTRIBUTES.Provider, value: input.providerId },
-  ]);
-}

@@ -2,7 +2,6 @@
  * The upstream part of the job contract, shared by the API (submit), the job workflow and the upstream
  * activities. Pure module: the workflow bundle imports it.
  */
-import { defineSignal } from '@temporalio/workflow';
 import type { JobError, JobOutput } from './jobs';
 
 /** How a catalog version reaches its upstream: the `upstream` block of a version (docs/providers.md). */
@@ -95,9 +94,6 @@ export interface GenerationCheck {
   upstreamId: string;
   expectedProcessingSeconds: number;
 }
-
-/** Sent by the callback route when the upstream reports on the job's generation: check its status now. */
-export const upstreamCallbackSignal = defineSignal<[{ state?: string }]>('upstreamCallback');
 
 /** Failure codes of upstream jobs beyond the provider error codes. */
 export const UPSTREAM_FAILURE_CODES = {

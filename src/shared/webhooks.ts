@@ -30,18 +30,6 @@ export type WebhookEventStatus = 'pending' | 'delivered' | 'failed';
 /** How one delivery attempt ended. */
 export type WebhookAttemptOutcome = 'delivered' | 'retry' | 'gone';
 
-// ───────────── delivery workflow ─────────────
-
-/** Input of `webhookDeliveryWorkflow`: one event of one job. */
-export interface WebhookDeliveryInput {
-  jobId: string;
-  eventType: WebhookEventType;
-  /** The job event (`job_events.sequence`) a `job.progress` or `job.attempt` delivery reports; one job has many of those. */
-  jobEventSequence?: number;
-  /** A replay asked for through the API: same event and webhook-id, attempts flagged as redeliveries. */
-  redelivery?: boolean;
-}
-
 /** What the prepare activity settles before the first attempt; recorded in history, so replay-safe. */
 export interface PreparedWebhookEvent {
   /** The `webhook-id`. */
@@ -68,43 +56,12 @@ export interface WebhookAttemptSummary {
   retryAfterSeconds?: number;
 }
 
-export interface WebhookDeliveryResult {
-  eventId: string | null;
-  status: 'delivered' | 'failed' | 'skipped';
-  attempts: number;
-}
-
-/** Workflow id of an event's delivery, started by the job workflow. */
-export function webhookWorkflowId(jobId: string, eventType: WebhookEventType, jobEventSequence?: number): string {
-  return jobEventSequence === undefined ? `webhook:${jobId}:${eventType}` : `webhook:${jobId}:${eventType}:${jobEventSequence}`;
-}
-
 /** Default minimum time between two `job.progress` webhooks of one job. */
 export const DEFAULT_PROGRESS_INTERVAL_SECONDS = 5;
-
-/** Workflow id of the relay that sends a job's `job.processing` and `job.progress` webhooks. */
-export function jobEventWebhooksWorkflowId(jobId: string): string {
-  return `webhook-relay:${jobId}`;
-}
-
-/** Input of the relay: which running events the client asked for, and how often progress may be sent. */
-export interface JobEventWebhooksInput {
-  jobId: string;
-  events: WebhookEventType[];
-  progressIntervalSeconds: number;
-  /** Job events up to this sequence are handled (set when the relay continues as new). */
-  afterSequence?: number;
-  lastProgressSentAtMs?: number;
-}
 
 /** One read of the relay: the job's events after a sequence (type and sequence only). */
 export interface JobEventBatch {
   events: { sequence: number; type: string }[];
   /** The job has reached its terminal event: nothing follows the returned ones. */
   finished: boolean;
-}
-
-/** Workflow id of a redelivery; at most one runs at a time per event. */
-export function webhookRedeliveryWorkflowId(jobId: string, eventType: WebhookEventType): string {
-  return `webhook:${jobId}:${eventType}:redelivery`;
 }

@@ -2,9 +2,8 @@ import type { PrismaClient, Upload } from '@prisma/client';
 import type { z } from 'zod';
 import type { PresignedUploadSchema, UploadStatusSchema } from '../contracts/http/uploads';
 import { ApiError } from '../shared/errors';
-import { uploadWorkflowId } from '../shared/temporal';
-import type { UploadExpiryInput } from './workflowTypes';
-import { UPLOAD_EXPIRY_WORKFLOW } from './workflowTypes';
+import { uploadExpiryWorkflowContract, uploadWorkflowId, type UploadExpiryInput } from '../contracts/workflows/uploadExpiry';
+import { startWorkflow } from '../temporal/workflows';
 import { now, type FileReferenceDeps, type UploadDeps } from './deps';
 import { fileUrlFor } from './fileUrl';
 import { newFileId, uploadObjectKey } from './ids';
@@ -69,7 +68,7 @@ export async function createPresignedUpload(
   });
   const input: UploadExpiryInput = { fileId, expiresAt: expiresAt.toISOString() };
   try {
-    await deps.temporal.workflow.start(UPLOAD_EXPIRY_WORKFLOW, {
+    await startWorkflow(deps.temporal, uploadExpiryWorkflowContract, {
       workflowId: uploadWorkflowId(fileId),
       taskQueue: deps.config.temporal.jobsTaskQueue,
       args: [input],

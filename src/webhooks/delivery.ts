@@ -4,14 +4,8 @@
  * The delivery workflow calls them through activities and owns the retry schedule.
  */
 import type { Config } from '../config';
-import {
-  DEFAULT_WEBHOOK_EVENTS,
-  type PreparedWebhookEvent,
-  type WebhookAttemptInput,
-  type WebhookAttemptOutcome,
-  type WebhookAttemptSummary,
-  type WebhookDeliveryInput,
-} from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
+import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import type { Resolver } from './addressGuard';
 import { deliverWebhook } from './deliver';
 import { buildWebhookPayload } from './payload';

@@ -4,7 +4,9 @@ import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';
 import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../contracts/http/webhooks';
 import { ApiError } from '../shared/errors';
-import { DEFAULT_WEBHOOK_EVENTS, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
+import { webhookDeliveryWorkflowContract, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
+import { startWorkflow } from '../temporal/workflows';
 import { createWebhookStore } from './store';
 
 // Answer shapes: the response schemas of src/contracts/http/webhooks.ts.
@@ -62,7 +64,7 @@ export async function redeliverJobWebhook(
   }
   const input: WebhookDeliveryInput = { jobId, eventType: event.type, redelivery: true };
   try {
-    await deps.temporal.workflow.start('webhookDeliveryWorkflow', {
+    await startWorkflow(deps.temporal, webhookDeliveryWorkflowContract, {
       taskQueue: deps.taskQueue,
       workflowId: webhookRedeliveryWorkflowId(jobId, event.type),
       args: [input],

@@ -1,17 +1,22 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
+import type { WorkflowContract } from '../contracts/workflows/define';
+import { MAINTENANCE_INTERVAL, MAINTENANCE_SCHEDULE_ID, maintenanceWorkflowContract } from '../contracts/workflows/maintenance';
+import { RECONCILE_INTERVAL, RECONCILE_SCHEDULE_ID, reconcileJobsWorkflowContract } from '../contracts/workflows/reconcile';
+import { scheduledStart } from '../temporal/workflows';
 
-export const MAINTENANCE_SCHEDULE_ID = 'maintenance';
-export const MAINTENANCE_INTERVAL = '1 hour';
-export const RECONCILE_SCHEDULE_ID = 'reconcile';
-export const RECONCILE_INTERVAL = '1 minute';
-
-async function ensureSchedule(client: Client, scheduleId: string, every: Duration, workflowType: string, taskQueue: string): Promise<void> {
+async function ensureSchedule(
+  client: Client,
+  scheduleId: string,
+  every: Duration,
+  contract: WorkflowContract<[], unknown> | WorkflowContract<[unknown?], unknown>,
+  taskQueue: string,
+): Promise<void> {
   try {
     await client.schedule.create({
       scheduleId,
       spec: { intervals: [{ every }] },
-      action: { type: 'startWorkflow', workflowType, taskQueue, workflowId: `${scheduleId}-run` },
+      action: scheduledStart(contract, { taskQueue, workflowId: `${scheduleId}-run` }),
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     });
   } catch (err) {
@@ -24,10 +29,10 @@ async function ensureSchedule(client: Client, scheduleId: string, every: Duratio
  * Every workflow worker calls this at start; the first one creates it, the others find it there.
  */
 export function ensureMaintenanceSchedule(client: Client, taskQueue: string, scheduleId = MAINTENANCE_SCHEDULE_ID): Promise<void> {
-  return ensureSchedule(client, scheduleId, MAINTENANCE_INTERVAL, 'maintenanceWorkflow', taskQueue);
+  return ensureSchedule(client, scheduleId, MAINTENANCE_INTERVAL, maintenanceWorkflowContract, taskQueue);
 }
 
 /** The `reconcile` schedule: every minute, jobs whose workflow ended without finishing them are failed and refunded. */
 export function ensureReconcileSchedule(client: Client, taskQueue: string, scheduleId = RECONCILE_SCHEDULE_ID): Promise<void> {
-  return ensureSchedule(client, scheduleId, RECONCILE_INTERVAL, 'reconcileJobsWorkflow', taskQueue);
+  return ensureSchedule(client, scheduleId, RECONCILE_INTERVAL, reconcileJobsWorkflowContract, taskQueue);
 }

@@ -35,4 +35,20 @@ describe('static checks', () => {
     expect(await lint(`import { createActivities } from '../activities';\nexport const x = createActivities;\n`)).toContain('@typescript-eslint/no-restricted-imports');
     expect(await lint(`import type { createActivities } from '../activities';\nimport { proxyActivities } from '@temporalio/workflow';\nexport const a = proxyActivities<ReturnType<typeof createActivities>>({ startToCloseTimeout: '1 minute' });\n`)).toEqual([]);
   });
+
+  it('lets workflows/ import only an allow-list: the Temporal workflow packages, contracts, shared modules, siblings', async () => {
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const lint = async (code: string, file = path.join('workflows', 'example.ts')) =>
+      (await eslint.lintText(code, { filePath: path.join(REPO_ROOT, file) }))[0]!.messages.map((m) => m.ruleId);
+    const refused = ['@typescript-eslint/no-restricted-imports'];
+    for (const module of ['../src/webhooks/delivery', '../src/contracts/http/jobs', '../src/jobs/store', 'zod', 'lodash', '../src/shared/deeper/module']) {
+      expect(await lint(`import { x } from '${module}';\nexport const y = x;\n`), module).toEqual(refused);
+    }
+    const allowed = ['@temporalio/workflow', '@temporalio/common', '../src/contracts/workflows/job', '../src/shared/jobs', './providerStep'];
+    for (const module of allowed) expect(await lint(`import { x } from '${module}';\nexport const y = x;\n`), module).toEqual([]);
+    // What the workflows import is held to the same rule.
+    expect(await lint(`import { x } from '../../db/prisma';\nexport const y = x;\n`, path.join('src', 'contracts', 'workflows', 'example.ts'))).toEqual(refused);
+    expect(await lint(`import { x } from '../db/prisma';\nexport const y = x;\n`, path.join('src', 'shared', 'example.ts'))).toEqual(refused);
+    expect(await lint(`import { x } from '../../shared/jobs';\nexport const y = x;\n`, path.join('src', 'contracts', 'workflows', 'example.ts'))).toEqual([]);
+  });
 });

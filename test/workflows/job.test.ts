@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { cancelUpdate, jobStartedSignal } from '../../src/shared/jobs';
+import { cancelUpdate, jobStartedSignal } from '../../src/contracts/workflows/job';
 import type { GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
-import { jobWorkflowId } from '../../src/shared/temporal';
+import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { admit, deferred, fakeJobActivities, jobInput, statusAttribute, withWorkers, useJobHarness, type ProviderFake } from './jobHarness';
 
 const harness = useJobHarness();

@@ -6,8 +6,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { GenerationActivities } from '../../activities/generation';
 import type { JobActivities } from '../../activities/jobs';
-import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/shared/jobs';
-import { jobWorkflowId } from '../../src/shared/temporal';
+import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/contracts/workflows/job';
+import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { jobWorkflow } from '../../workflows';
 import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
 

@@ -7,9 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GenerationActivities } from '../../activities/generation';
-import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/shared/jobs';
-import { jobWorkflowId } from '../../src/shared/temporal';
-import { upstreamCallbackSignal, type GenerationCheck, type GenerationProgress } from '../../src/shared/upstreams';
+import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
+import { jobWorkflowId } from '../../src/contracts/workflows/job';
+import { type GenerationCheck, type GenerationProgress } from '../../src/shared/upstreams';
+import { upstreamCallbackSignal } from '../../src/contracts/workflows/job';
 import { eventually } from '../support/eventually';
 import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
 

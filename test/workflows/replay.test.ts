@@ -1,6 +1,7 @@
 /**
- * Every recorded job workflow history must replay against the current workflow code without
- * nondeterminism: a change that breaks one needs `patched()` (see docs/jobs.md).
+ * Every recorded history of a long-lived workflow (the job workflow, webhook delivery, the job event relay, upload
+ * expiry) must replay against the current workflow code without nondeterminism: a change that breaks one needs
+ * `patched()` (see docs/jobs.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   bundle = await bundleWorkflows();
 }, 120_000);
 
-describe('job workflow replay', () => {
+describe('workflow replay', () => {
   it('has recorded histories for every outcome', () => {
     expect(files).toEqual(
       expect.arrayContaining([
@@ -35,6 +36,10 @@ describe('job workflow replay', () => {
         'job-routed-hedged-mid-check.v9.json',
         'job-routed-hedged.v10.json',
         'job-routed-hedged.v11.json',
+        'webhook-delivery-retried.v1.json',
+        'webhook-delivery-gone.v1.json',
+        'job-event-webhooks-continued.v1.json',
+        'upload-expiry.v1.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

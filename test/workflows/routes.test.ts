@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { JobWorkflowInput, RoutePlan } from '../../src/shared/jobs';
-import { jobWorkflowId } from '../../src/shared/temporal';
-import { upstreamCallbackSignal, type GenerationStart } from '../../src/shared/upstreams';
+import type { JobWorkflowInput, RoutePlan } from '../../src/contracts/workflows/job';
+import { jobWorkflowId } from '../../src/contracts/workflows/job';
+import { type GenerationStart } from '../../src/shared/upstreams';
+import { upstreamCallbackSignal } from '../../src/contracts/workflows/job';
 import { admit, fakeJobActivities, jobInput, useJobHarness, withProviderWorkers, type ProviderFake } from './jobHarness';
 
 const harness = useJobHarness();

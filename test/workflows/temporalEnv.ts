@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { JOB_SEARCH_ATTRIBUTES } from '../../src/shared/jobs';
+import { JOB_SEARCH_ATTRIBUTES } from '../../src/contracts/workflows/job';
 
 export const TEMPORAL_CLI_PATH =
   process.env.TEMPORAL_CLI_PATH ?? path.join(os.homedir(), '.cache/genmedia/bin/temporal-1.9.1/temporal');

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { jobMargins, showJob, type JobAdminView, type ProviderMargin } from '../../jobs/admin';
 import { loadConfig } from '../../config';
-import { jobWorkflowId } from '../../shared/temporal';
+import { jobWorkflowId } from '../../contracts/workflows/job';
 import type { PrismaClient } from '../../db/prisma';
 import { CliError, runCommand } from '../context';
 

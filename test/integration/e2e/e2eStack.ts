@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApiDeps } from '../../../src/api/deps';
 import { REPO_ROOT } from '../../../src/config';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { post } from '../../support/api';
 import { startTestStack, workerProcessEnv, type TestStack, type TestStackOptions } from '../../support/stack';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, createWorkerStarter, startTestStack, type TestStack, type WorkerStarter } from '../../support/stack';
 import { post, waitForFinal } from '../../support/api';
 import { inputFileMessage, JOB_ERROR_MESSAGES } from '../../../src/shared/jobFailures';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 
 let stack: TestStack;
 /** Workers of `lumina` whose outputs bucket does not exist: storing an output fails with MinIO's S3Error. */

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileJobsWorkflow } from '../../../workflows/reconcile';
 import { ensureReconcileSchedule } from '../../../src/workers/maintenanceSchedule';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 import { get, imageJob, post } from './helpers';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { createJobStore, JobRuleError, type JobStore } from '../../../src/jobs/store';
-import type { JobWorkflowInput } from '../../../src/shared/jobs';
+import type { JobWorkflowInput } from '../../../src/contracts/workflows/job';
 import { createTestAccount } from '../../support/accounts';
 
 let prisma: PrismaClient;

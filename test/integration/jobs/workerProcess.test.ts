@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
 import { get, post } from './helpers';
 

@@ -7,7 +7,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { formatDollars } from '@genmedia/client';
 import { startMetricsServer, type MetricsServer } from '../../../src/observability/metricsServer';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { scrape, valueOf, type Sample } from '../../support/prometheusText';
 import { createTestAccount, eventually, startTestStack, type TestAccount, type TestStack } from '../../support/stack';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { waitForFinal } from '../../support/api';
 import { imageJob, post } from '../jobs/helpers';

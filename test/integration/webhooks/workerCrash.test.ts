@@ -9,7 +9,7 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { webhookWorkflowId, type WebhookDeliveryResult } from '../../../src/shared/webhooks';
+import { webhookWorkflowId, type WebhookDeliveryResult } from '../../../src/contracts/workflows/webhookDelivery';
 import { webhookEventId } from '../../../src/webhooks/signing';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { bundleWorkflows, createJobTestEnv } from '../../workflows/temporalEnv';

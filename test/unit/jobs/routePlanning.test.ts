@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { planRouteOrder, type RouteStats } from '../../../src/jobs/routePlanning';
-import type { RoutePlan, RoutePolicy } from '../../../src/shared/jobs';
+import type { RoutePlan, RoutePolicy } from '../../../src/contracts/workflows/job';
 
 const health: RoutePolicy['health'] = { windowSeconds: 300, minAttempts: 5, maxFailureRate: 0.5, maxStartSeconds: 60 };
 const route = (providerId: string, listPriceMicroCents?: number): RoutePlan => ({

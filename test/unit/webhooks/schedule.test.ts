@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
-import {
-  STANDARD_RETRY_SCHEDULE_SECONDS,
-  firstAttemptDelaySeconds,
-  maxAttempts,
-  nextRetryDelaySeconds,
-} from '../../../src/webhooks/schedule';
+import { STANDARD_RETRY_SCHEDULE_SECONDS, firstAttemptDelaySeconds, maxAttempts, nextRetryDelaySeconds } from '../../../workflows/webhookSchedule';
 
 describe('retry schedule', () => {
   const schedule = STANDARD_RETRY_SCHEDULE_SECONDS;

@@ -1,5 +1,6 @@
 /**
- * Records job workflow histories for the replay test. Run after a released workflow change only when the
+ * Records workflow histories for the replay test: the job workflow and the other long-lived workflows (webhook
+ * delivery, which lives up to three days; the job event relay, which continues as new; upload expiry). Run after a released workflow change only when the
  * change is meant to keep old histories replayable (then commit the new files next to the old ones):
  *   npx tsx test/workflows/histories/record.ts
  * Files that exist already are kept: they are the histories of earlier releases.
@@ -7,13 +8,26 @@
 import { access, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { JobActivities } from '../../../activities/jobs';
 import type { GenerationActivities } from '../../../activities/generation';
-import { upstreamCallbackSignal } from '../../../src/shared/upstreams';
-import { admitUpdate, cancelUpdate, jobIdentitySearchAttributes, jobStartedSignal, type JobWorkflowInput } from '../../../src/shared/jobs';
-import { jobWorkflowId } from '../../../src/shared/temporal';
+import type { JobEventRelayActivities } from '../../../activities/jobEventRelay';
+import type { UploadActivities } from '../../../activities/uploads';
+import type { WebhookActivities } from '../../../activities/webhooks';
+import {
+  admitUpdate,
+  cancelUpdate,
+  jobIdentitySearchAttributes,
+  jobStartedSignal,
+  jobWorkflowContract,
+  jobWorkflowId,
+  upstreamCallbackSignal,
+  type JobWorkflowInput,
+} from '../../../src/contracts/workflows/job';
+import { jobEventWebhooksWorkflowContract, jobEventWebhooksWorkflowId } from '../../../src/contracts/workflows/jobEventWebhooks';
+import { uploadExpiryWorkflowContract, uploadWorkflowId } from '../../../src/contracts/workflows/uploadExpiry';
+import { webhookDeliveryWorkflowContract, webhookWorkflowId } from '../../../src/contracts/workflows/webhookDelivery';
+import { startWorkflow, withStartOperation } from '../../../src/temporal/workflows';
 import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
 import { historyToObject } from './format';
 
@@ -139,12 +153,45 @@ async function main() {
     },
     async cancelGeneration() {},
   };
+  // Webhook delivery: the first attempt is asked to come back later, the second is delivered; an event for a
+  // receiver that is gone ends at once.
+  const webhooks: WebhookActivities = {
+    async prepareWebhookEvent(i) {
+      return { eventId: `msg_${i.jobId}_${i.eventType}${i.jobEventSequence ?? ''}`, firstAttempt: 1, retryScheduleSeconds: [0, 1, 2], attemptTimeoutMs: 5000 };
+    },
+    async attemptWebhookDelivery(i) {
+      if (i.eventId.startsWith('msg_job_rec_gone')) return { outcome: 'gone', statusCode: 410, durationMs: 3 };
+      return i.attempt === 1 ? { outcome: 'retry', statusCode: 503, durationMs: 4, retryAfterSeconds: 1 } : { outcome: 'delivered', statusCode: 200, durationMs: 5 };
+    },
+  };
+  // The relay, as a run continued from sequence 2: processing, progress and an attempt event, then the end.
+  let relayReads = 0;
+  const relay: JobEventRelayActivities = {
+    async readJobEventsForWebhooks({ afterSequence }) {
+      relayReads += 1;
+      if (relayReads === 1) {
+        return { events: [3, 4, 5].map((sequence, i) => ({ sequence: afterSequence + sequence - 2, type: ['job.processing', 'job.progress', 'job.attempt'][i] })), finished: false };
+      }
+      return { events: [{ sequence: afterSequence + 1, type: 'job.completed' }], finished: true };
+    },
+  };
+  const uploads: Pick<UploadActivities, 'expireUpload'> = {
+    async expireUpload() {
+      return { found: true };
+    },
+  };
+
   const upstreamWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: UPSTREAM_QUEUE, activities: upstream });
-  const workflowWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: bundle, activities: jobs });
+  const workflowWorker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: bundle,
+    activities: { ...jobs, ...webhooks, ...relay, ...uploads },
+  });
   const providerWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: PROVIDER_QUEUE, activities: provider });
 
   const admit = async (jobId: string) => {
-    const op = new WithStartWorkflowOperation('jobWorkflow', {
+    const op = withStartOperation(jobWorkflowContract, {
       workflowId: jobWorkflowId(jobId),
       taskQueue: TASK_QUEUE,
       args: [input(jobId)],
@@ -181,6 +228,14 @@ async function main() {
       await (await admit('job_rec_routed_hedged_mid_check')).result();
       await (await admit('job_rec_routed_hedged_v10')).result();
       await (await admit('job_rec_routed_hedged_v11')).result();
+      const start = <Args extends unknown[], Result>(contract: Parameters<typeof startWorkflow<Args, Result>>[1], workflowId: string, args: Args) =>
+        startWorkflow(env.client, contract, { workflowId, taskQueue: TASK_QUEUE, args }).then((handle) => handle.result());
+      await start(webhookDeliveryWorkflowContract, webhookWorkflowId('job_rec_webhook', 'job.completed'), [{ jobId: 'job_rec_webhook', eventType: 'job.completed' }]);
+      await start(webhookDeliveryWorkflowContract, webhookWorkflowId('job_rec_gone', 'job.failed'), [{ jobId: 'job_rec_gone', eventType: 'job.failed' }]);
+      await start(jobEventWebhooksWorkflowContract, jobEventWebhooksWorkflowId('job_rec_relay'), [
+        { jobId: 'job_rec_relay', events: ['job.processing', 'job.progress', 'job.attempt'], progressIntervalSeconds: 5, afterSequence: 2, lastProgressSentAtMs: 0 },
+      ]);
+      await start(uploadExpiryWorkflowContract, uploadWorkflowId('file_rec_upload'), [{ fileId: 'file_rec_upload', expiresAt: new Date(Date.now() + 1000).toISOString() }]);
     })),
   );
 
@@ -203,10 +258,18 @@ async function main() {
     // v11: the hedge decided at the first attempt's next status check after the delay.
     ['job_rec_routed_hedged_v11', 'job-routed-hedged.v11.json'],
   ];
-  for (const [jobId, file] of recordings) {
+  const workflowRecordings = [
+    ...recordings.map(([jobId, file]) => [jobWorkflowId(jobId), file]),
+    // The other long-lived workflows, from their first recorded release.
+    [webhookWorkflowId('job_rec_webhook', 'job.completed'), 'webhook-delivery-retried.v1.json'],
+    [webhookWorkflowId('job_rec_gone', 'job.failed'), 'webhook-delivery-gone.v1.json'],
+    [jobEventWebhooksWorkflowId('job_rec_relay'), 'job-event-webhooks-continued.v1.json'],
+    [uploadWorkflowId('file_rec_upload'), 'upload-expiry.v1.json'],
+  ];
+  for (const [workflowId, file] of workflowRecordings) {
     const target = path.join(__dirname, file);
     if (await access(target).then(() => true, () => false)) continue;
-    const history = await env.client.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
+    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
     await writeFile(target, `${JSON.stringify(historyToObject(history), null, 1)}\n`);
   }
   await env.teardown();

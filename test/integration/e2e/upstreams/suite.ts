@@ -7,8 +7,8 @@
 import type { ChildProcess } from 'node:child_process';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_SEARCH_ATTRIBUTES } from '../../../../src/shared/jobs';
-import { jobWorkflowId } from '../../../../src/shared/temporal';
+import { JOB_SEARCH_ATTRIBUTES } from '../../../../src/contracts/workflows/job';
+import { jobWorkflowId } from '../../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, type RunningWorker, type TestAccount } from '../../../support/stack';
 import type { FakeUpstream } from '../../../support/upstreams/types';
 import { samplePng } from '../../../support/upstreams/media';
