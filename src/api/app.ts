@@ -8,6 +8,7 @@ import { rejectNul } from './middleware/rejectNul';
 import { createBodyReaders } from './middleware/requestBodies';
 import { requestLog } from './middleware/requestLog';
 import { buildOpenApiDocument } from './openapi';
+import { createServices } from './services';
 import { httpMetrics } from '../observability/httpMetrics';
 import { accountRouter } from './routes/account';
 import { catalogRouter } from './routes/catalog';
@@ -43,9 +44,10 @@ export function createApp(deps: ApiDeps): Application {
   const cors = corsFor(deps.config.api.corsOrigins);
   if (cors) app.use(cors);
   app.use(rejectNul());
+  const services = createServices(deps);
   // Bodies are read by the routes that take one, once the route and the caller's credential are known.
   const bodies = createBodyReaders(deps.config.api.requestBodies);
-  app.use(upstreamCallbacksRouter(deps, bodies));
+  app.use(upstreamCallbacksRouter(services.upstreamCallbacks, bodies));
 
   app.use(healthRouter(deps));
   app.use(metricsRouter(deps));
@@ -54,15 +56,15 @@ export function createApp(deps: ApiDeps): Application {
   });
   app.use(docsRouter());
   app.use(consoleRouter(deps));
-  app.use(catalogRouter(deps));
-  app.use(modelsRouter(deps));
+  app.use(catalogRouter(deps, services.catalog));
+  app.use(modelsRouter(deps, services.catalog));
   // Before the jobs router: `/v1/jobs/events` is not a job id.
-  app.use(jobEventsRouter(deps));
-  app.use(jobsRouter(deps, bodies));
-  app.use(webhooksRouter(deps));
-  app.use(uploadsRouter(deps, bodies));
-  app.use(accountRouter(deps));
-  app.use(filesRouter(deps));
+  app.use(jobEventsRouter(deps, services.jobEvents));
+  app.use(jobsRouter(deps, services.jobs, bodies));
+  app.use(webhooksRouter(deps, services.webhooks));
+  app.use(uploadsRouter(deps, services.uploads, bodies));
+  app.use(accountRouter(deps, services.accounts));
+  app.use(filesRouter(services.uploads));
 
   app.use(notFound());
   app.use(errorHandler(deps.logger));

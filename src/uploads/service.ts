@@ -174,3 +174,17 @@ export async function findDownload(
     expiresAt: upload.expiresAt,
   };
 }
+
+/** The uploads feature: presign, status and downloads of the files, assembled once over the process's stores. */
+export function createUploadService(deps: UploadDeps) {
+  return {
+    presign: (accountId: string, request: { filename: string; contentType: UploadContentType; size?: number }) => createPresignedUpload(deps, accountId, request),
+    status: (accountId: string, fileId: string) => getUploadStatus(deps, accountId, fileId),
+    findDownload: (fileId: string) => findDownload(deps, fileId),
+    /** A short-lived GET URL of a download, named for the browser by `contentDisposition`. */
+    signDownload: (target: DownloadTarget, seconds: number, contentDisposition: string) =>
+      deps.storage.presignGet(target.bucket, target.key, seconds, { contentType: target.contentType, contentDisposition }),
+  };
+}
+
+export type UploadService = ReturnType<typeof createUploadService>;

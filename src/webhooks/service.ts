@@ -78,3 +78,13 @@ export async function redeliverJobWebhook(
   }
   return { jobId, webhookId: event.id, type: event.type, status: 'pending' };
 }
+
+/** The webhooks feature: a job's delivery log and redelivery, assembled once. */
+export function createWebhookService(deps: { prisma: PrismaClient; temporal: Client; taskQueue: string }) {
+  return {
+    listForJob: (accountId: string, jobId: string) => listJobWebhooks(deps.prisma, accountId, jobId),
+    redeliver: (accountId: string, jobId: string) => redeliverJobWebhook(deps, accountId, jobId),
+  };
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;

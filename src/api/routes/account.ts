@@ -4,8 +4,7 @@ import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, registry } from '../openapi';
 import { AccountSchema, LedgerPageSchema, ListLedgerQuerySchema, SPEND_DAYS } from '../../contracts/http/account';
 import { parseWith } from '../validate';
-import { listLedger } from '../../accounts/ledger';
-import { getAccountOverview } from '../../accounts/overview';
+import type { AccountService } from '../../accounts/accountService';
 
 const security = [{ [bearerAuth.name]: [] }];
 
@@ -43,17 +42,17 @@ registry.registerPath({
   },
 });
 
-export function accountRouter(deps: ApiDeps): Router {
+export function accountRouter(deps: ApiDeps, accounts: AccountService): Router {
   const router = Router();
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
 
   router.get('/v1/account', statusScope, async (_req, res) => {
-    res.json(await getAccountOverview(deps.prisma, getAuth(res).apiKey));
+    res.json(await accounts.overview(getAuth(res).apiKey));
   });
 
   router.get('/v1/account/ledger', statusScope, async (req, res) => {
     const query = parseWith(ListLedgerQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
-    res.json(await listLedger(deps.prisma, deps.config.jobs.cursorSecret, getAuth(res).account.id, query));
+    res.json(await accounts.ledger(getAuth(res).account.id, query));
   });
 
   return router;

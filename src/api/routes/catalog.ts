@@ -14,9 +14,9 @@ import {
 } from '../../contracts/http/catalog';
 import { parseWith } from '../validate';
 import { CATALOG_CACHE_TTL_SECONDS } from '../../catalog/cache';
-import { catalogReaderFor } from '../../catalog/catalogReader';
 import { filterCatalogModels, type CatalogView } from '../../catalog/catalogView';
 import { ApiError } from '../../shared/errors';
+import type { CatalogReader } from '../../catalog/catalogReader';
 
 const TAG = 'Catalog';
 const OPTIONAL_TOKEN =
@@ -97,9 +97,8 @@ export function setCatalogCacheHeaders(res: Response, varyOn: string): void {
   res.vary(varyOn);
 }
 
-export function catalogRouter(deps: ApiDeps): Router {
+export function catalogRouter(deps: ApiDeps, reader: CatalogReader): Router {
   const router = Router();
-  const reader = catalogReaderFor(deps.prisma);
   const viewer = optionalBearer(deps.keys);
 
   const viewFor = async (res: Response): Promise<CatalogView> => {

@@ -1,12 +1,11 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import type { ApiDeps } from '../deps';
 import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
 import { FileIdParamsSchema } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
 import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
-import { findDownload } from '../../uploads/service';
+import type { UploadService } from '../../uploads/service';
 
 /** Longest life of the storage URL a file redirect hands out; never beyond the file's own expiry. */
 const REDIRECT_URL_SECONDS = 300;
@@ -39,13 +38,13 @@ function contentDisposition(filename: string): string {
   return `inline; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export function filesRouter(deps: ApiDeps): Router {
+export function filesRouter(uploads: UploadService): Router {
   const router = Router();
 
   // Express answers HEAD with this handler too.
   router.get('/v1/files/:fileId', async (req, res) => {
     const fileId = String(req.params.fileId);
-    const target = isFileId(fileId) ? await findDownload(deps, fileId) : null;
+    const target = isFileId(fileId) ? await uploads.findDownload(fileId) : null;
     if (!target) throw new ApiError('UPLOAD_NOT_FOUND', `File ${fileId} not found or expired`);
 
     res.set('Cache-Control', 'private, no-store');
@@ -55,10 +54,7 @@ export function filesRouter(deps: ApiDeps): Router {
       return;
     }
     const secondsLeft = Math.ceil((target.expiresAt.getTime() - Date.now()) / 1000);
-    const url = await deps.storage.presignGet(target.bucket, target.key, Math.max(1, Math.min(REDIRECT_URL_SECONDS, secondsLeft)), {
-      contentType: target.contentType,
-      contentDisposition: contentDisposition(target.filename),
-    });
+    const url = await uploads.signDownload(target, Math.max(1, Math.min(REDIRECT_URL_SECONDS, secondsLeft)), contentDisposition(target.filename));
     res.redirect(302, url);
   });
 

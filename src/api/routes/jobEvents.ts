@@ -8,12 +8,10 @@ import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi';
 import { JobEventPageSchema, JobEventsAccessQuerySchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../../contracts/http/jobs';
 import { parseWith } from '../validate';
-import { eventsUrlSignerFor } from '../../jobs/events/eventsUrl';
-import { openJobEventFeed, type FeedPosition } from '../../jobs/events/feed';
-import { accountEventPage, findStreamableJob, jobEventPage, jobSequenceAfter, startPosition } from '../../jobs/events/read';
+import type { FeedPosition } from '../../jobs/events/feed';
+import { jobSequenceAfter, startPosition } from '../../jobs/events/read';
 import type { JobEventRow } from '../../jobs/events/rows';
-import { toEventView } from '../../jobs/events/view';
-import type { SignOutputUrl } from '../../jobs/views';
+import type { JobEventService } from '../../jobs/events/service';
 
 const HEARTBEAT_MS = 15_000;
 const RECONNECT_HINT_MS = 2_000;
@@ -86,9 +84,9 @@ function wantsStream(req: Request): boolean {
  * Streams the feed as Server-Sent Events until it ends, the client leaves or the process stops. The heartbeat is
  * ours, not better-sse's: its timer then lives exactly as long as this function, whenever the client leaves.
  */
-async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: FeedPosition, idOf: (row: JobEventRow) => string, signUrl: SignOutputUrl) {
+async function streamFeed(req: Request, res: Response, events: JobEventService, position: FeedPosition, idOf: (row: JobEventRow) => string) {
   const departure = clientDeparture(res);
-  const feed = await openJobEventFeed(deps.events, deps.prisma, position);
+  const feed = await events.openFeed(position);
   const closeFeed = () => feed.close();
   departure.addEventListener('abort', closeFeed, { once: true });
   let heartbeat: NodeJS.Timeout | undefined;
@@ -98,7 +96,7 @@ async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: 
     if (departure.aborted) return;
     heartbeat = setInterval(() => res.write(':\n\n'), HEARTBEAT_MS);
     for await (const row of feed) {
-      const view = await toEventView(row, signUrl);
+      const view = await events.view(row);
       if (departure.aborted) break;
       session.push(view, row.type, idOf(row));
     }
@@ -110,19 +108,15 @@ async function streamFeed(req: Request, res: Response, deps: ApiDeps, position: 
   }
 }
 
-export function jobEventsRouter(deps: ApiDeps): Router {
+export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router {
   const router = Router();
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
-  const { storage } = deps;
-  const ttl = deps.config.jobs.outputUrlTtlSeconds;
-  const signUrl: SignOutputUrl = (key, contentType) => storage.presignGet(storage.outputsBucket, key, ttl, { contentType });
 
   /** A key with `check_status`, or the job's signed events URL, which opens this job's events and nothing else. */
-  const eventsUrls = eventsUrlSignerFor(deps.config);
   const jobEventsAccess: RequestHandler = (req, res, next) => {
     const { token } = parseWith(JobEventsAccessQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
     if (token === undefined) return statusScope(req, res, next);
-    res.locals.eventsUrlAccountId = eventsUrls.verify(String(req.params.jobId), token);
+    res.locals.eventsUrlAccountId = events.verifyEventsUrl(String(req.params.jobId), token);
     next();
   };
 
@@ -137,13 +131,13 @@ export function jobEventsRouter(deps: ApiDeps): Router {
     const { given, limit } = positionOf(req);
     const accountId = getAuth(res).account.id;
     if (!wantsStream(req)) {
-      res.json(await accountEventPage(deps.prisma, accountId, given ?? 0n, limit, signUrl));
+      res.json(await events.accountPage(accountId, given ?? 0n, limit));
       return;
     }
     deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
     // Without a position the account stream starts now: an account's whole history is for the JSON pages.
     const position = { accountId, afterAccountSequence: given ?? ('live' as const) };
-    await streamFeed(req, res, deps, position, (row) => row.accountSequence.toString(), signUrl);
+    await streamFeed(req, res, events, position, (row) => row.accountSequence.toString());
   });
 
   router.get('/v1/jobs/:jobId/events', jobEventsAccess, async (req, res) => {
@@ -152,9 +146,9 @@ export function jobEventsRouter(deps: ApiDeps): Router {
     const accountId = (res.locals.eventsUrlAccountId as string | undefined) ?? getAuth(res).account.id;
     const stream = wantsStream(req);
     if (stream) deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
-    const job = await findStreamableJob(deps.prisma, accountId, String(req.params.jobId));
+    const job = await events.findJob(accountId, String(req.params.jobId));
     if (!stream) {
-      res.json(await jobEventPage(deps.prisma, job.jobId, after, limit, signUrl));
+      res.json(await events.jobPage(job.jobId, after, limit));
       return;
     }
     const afterSequence = jobSequenceAfter(after);
@@ -162,7 +156,7 @@ export function jobEventsRouter(deps: ApiDeps): Router {
       res.status(204).end();
       return;
     }
-    await streamFeed(req, res, deps, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence), signUrl);
+    await streamFeed(req, res, events, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence));
   });
 
   return router;

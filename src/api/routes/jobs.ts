@@ -18,14 +18,10 @@ import {
   SubmittedJobSchema,
 } from '../../contracts/http/jobs';
 import { parseWith } from '../validate';
-import { cancelJob } from '../../jobs/cancel';
-import { estimateJob } from '../../jobs/estimate';
-import { listJobs } from '../../jobs/list';
-import { eventsUrlSignerFor } from '../../jobs/events/eventsUrl';
-import { getJob } from '../../jobs/read';
-import { submitJob, type SubmitOutcome } from '../../jobs/submit';
+import type { JobService } from '../../jobs/service';
+import type { SubmitOutcome } from '../../jobs/submit';
 import { trackSubmission } from '../../observability/submitMetrics';
-import { MAX_WAIT_SECONDS, parseWaitPreference, waitForTerminal } from '../../jobs/wait';
+import { MAX_WAIT_SECONDS, parseWaitPreference } from '../../jobs/wait';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
 
 const waitHeader = z.object({
@@ -146,13 +142,11 @@ registry.registerPath({
 /** The documented bound of a job request: the model's input, prompts and file URLs included. */
 const JOB_REQUEST_BODY_LIMIT = 1024 * 1024;
 
-export function jobsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
+export function jobsRouter(deps: ApiDeps, jobs: JobService, bodies: BodyReaders): Router {
   const router = Router();
 
   const submitScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
-  const eventsUrls = eventsUrlSignerFor(deps.config);
-  const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds, eventsUrls };
 
   const jobRequestBody = bodies.json(JOB_REQUEST_BODY_LIMIT);
 
@@ -166,7 +160,7 @@ export function jobsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
       wait = parseWaitPreference(req.get('prefer'));
       // Refused before anything is charged: a client over its cap retries the whole request.
       if (wait !== null) deps.openStreams.holdUntil(clientDeparture(res), caller.account.id, 'wait');
-      outcome = await submitJob(deps, caller, body, {
+      outcome = await jobs.submit(caller, body, {
         requestId: String(res.locals.requestId),
         idempotencyKey: req.get('idempotency-key'),
         tracker,
@@ -179,32 +173,32 @@ export function jobsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
     for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
     res.setHeader('Location', `/v1/jobs/${encodeURIComponent(outcome.body.jobId)}`);
     if (wait === null) {
-      const { url: eventsUrl } = eventsUrls.urlFor({ jobId: outcome.body.jobId, accountId: caller.account.id });
+      const eventsUrl = jobs.eventsUrl({ jobId: outcome.body.jobId, accountId: caller.account.id });
       res.status(outcome.status).json({ ...outcome.body, eventsUrl });
       return;
     }
     const job = { accountId: caller.account.id, jobId: outcome.body.jobId };
-    await waitForTerminal(deps, job, wait, clientDeparture(res));
-    const detail = await getJob(readDeps, job.accountId, job.jobId);
+    await jobs.waitForTerminal(job, wait, clientDeparture(res));
+    const detail = await jobs.get(job.accountId, job.jobId);
     res.setHeader('Preference-Applied', `wait=${wait}`);
     res.status(outcome.status).json({ ...detail, requestId: outcome.body.requestId });
   });
 
   router.post('/v1/jobs/estimate', statusScope, ...jobRequestBody, async (req, res) => {
     const body = parseWith(EstimateRequestSchema, req.body ?? {});
-    res.json(await estimateJob(deps.prisma, getAuth(res), body));
+    res.json(await jobs.estimate(getAuth(res), body));
   });
 
   router.get('/v1/jobs', statusScope, async (req, res) => {
     const query = parseWith(ListJobsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
-    res.json(await listJobs(deps.prisma, deps.config.jobs.cursorSecret, getAuth(res).account.id, query));
+    res.json(await jobs.list(getAuth(res).account.id, query));
   });
 
   router.get('/v1/jobs/:jobId', statusScope, async (req, res) => {
     const wait = parseWaitPreference(req.get('prefer'));
     const job = { accountId: getAuth(res).account.id, jobId: String(req.params.jobId) };
     if (wait !== null) deps.openStreams.holdUntil(clientDeparture(res), job.accountId, 'wait');
-    const detail = await getJob(readDeps, job.accountId, job.jobId);
+    const detail = await jobs.get(job.accountId, job.jobId);
     if (wait === null) {
       res.json(detail);
       return;
@@ -214,12 +208,12 @@ export function jobsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
       res.json(detail);
       return;
     }
-    await waitForTerminal(deps, job, wait, clientDeparture(res));
-    res.json(await getJob(readDeps, job.accountId, job.jobId));
+    await jobs.waitForTerminal(job, wait, clientDeparture(res));
+    res.json(await jobs.get(job.accountId, job.jobId));
   });
 
   router.post('/v1/jobs/:jobId/cancel', submitScope, async (req, res) => {
-    res.json(await cancelJob(deps, getAuth(res).account.id, String(req.params.jobId)));
+    res.json(await jobs.cancel(getAuth(res).account.id, String(req.params.jobId)));
   });
 
   return router;

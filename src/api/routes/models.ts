@@ -3,10 +3,10 @@ import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { apiKeyHeader, errorResponses, registry } from '../openapi';
 import { ModelDetailSchema, ModelIdParamsSchema, ModelListSchema, ProviderListSchema } from '../../contracts/http/catalog';
-import { catalogReaderFor } from '../../catalog/catalogReader';
 import type { CatalogView } from '../../catalog/catalogView';
 import { ApiError } from '../../shared/errors';
 import { setCatalogCacheHeaders } from './catalog';
+import type { CatalogReader } from '../../catalog/catalogReader';
 
 const TAG = 'Models';
 const KEYED =
@@ -54,9 +54,8 @@ registry.registerPath({
   },
 });
 
-export function modelsRouter(deps: ApiDeps): Router {
+export function modelsRouter(deps: ApiDeps, reader: CatalogReader): Router {
   const router = Router();
-  const reader = catalogReaderFor(deps.prisma);
   const auth = requireApiKey(deps.keys, { credential: 'x-api-key', scope: 'list_models' });
 
   const viewFor = async (res: Response): Promise<CatalogView> => {

@@ -13,7 +13,7 @@ import {
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
 import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../uploads/media';
-import { createPresignedUpload, getUploadStatus } from '../../uploads/service';
+import type { UploadService } from '../../uploads/service';
 
 registry.registerPath({
   method: 'post',
@@ -52,7 +52,7 @@ registry.registerPath({
 /** A presign request names a content type, a file name and a size: a few hundred bytes. */
 const PRESIGN_BODY_LIMIT = 16 * 1024;
 
-export function uploadsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
+export function uploadsRouter(deps: ApiDeps, uploads: UploadService, bodies: BodyReaders): Router {
   const router = Router();
   const auth = requireApiKey(deps.keys, { credential: 'bearer', scope: 'upload' });
 
@@ -63,7 +63,7 @@ export function uploadsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
         allowed: UPLOAD_CONTENT_TYPES,
       });
     }
-    const data = await createPresignedUpload(deps, getAuth(res).account.id, {
+    const data = await uploads.presign(getAuth(res).account.id, {
       filename: body.filename,
       contentType: body.contentType,
       size: body.size,
@@ -76,7 +76,7 @@ export function uploadsRouter(deps: ApiDeps, bodies: BodyReaders): Router {
   router.get('/v1/uploads/:fileId', auth, async (req, res) => {
     const fileId = String(req.params.fileId);
     if (!isFileId(fileId)) throw new ApiError('UPLOAD_NOT_FOUND', `Upload ${fileId} not found`);
-    const data = await getUploadStatus(deps, getAuth(res).account.id, fileId);
+    const data = await uploads.status(getAuth(res).account.id, fileId);
     res.json({ success: true, data, requestId: res.locals.requestId });
   });
 

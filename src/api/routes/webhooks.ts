@@ -3,7 +3,7 @@ import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, PUBLIC, registry } from '../openapi';
 import { JobIdParamsSchema, JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookPayloadSchema } from '../../contracts/http/webhooks';
-import { listJobWebhooks, redeliverJobWebhook } from '../../webhooks/service';
+import type { WebhookService } from '../../webhooks/service';
 
 registry.registerPath({
   method: 'get',
@@ -56,21 +56,17 @@ registry.registerWebhook({
   responses: { 200: { description: 'Any 2xx: delivered' }, 410: { description: 'Gone: no more attempts' } },
 });
 
-export function webhooksRouter(deps: ApiDeps): Router {
+export function webhooksRouter(deps: ApiDeps, webhooks: WebhookService): Router {
   const router = Router();
   const read = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
   const write = requireApiKey(deps.keys, { credential: 'bearer', scope: 'submit_job' });
 
   router.get('/v1/jobs/:jobId/webhooks', read, async (req, res) => {
-    res.json(await listJobWebhooks(deps.prisma, getAuth(res).account.id, String(req.params.jobId)));
+    res.json(await webhooks.listForJob(getAuth(res).account.id, String(req.params.jobId)));
   });
 
   router.post('/v1/jobs/:jobId/webhooks/redeliver', write, async (req, res) => {
-    const started = await redeliverJobWebhook(
-      { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.config.temporal.jobsTaskQueue },
-      getAuth(res).account.id,
-      String(req.params.jobId),
-    );
+    const started = await webhooks.redeliver(getAuth(res).account.id, String(req.params.jobId));
     res.status(202).json(started);
   });
 

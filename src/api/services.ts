@@ -1,0 +1,38 @@
+/**
+ * Every feature's service, built once per API process over its stores and clients; the routes only translate HTTP
+ * into calls of these.
+ */
+import { createAccountService, type AccountService } from '../accounts/accountService';
+import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
+import { createJobEventService, type JobEventService } from '../jobs/events/service';
+import { createJobService, type JobService } from '../jobs/service';
+import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
+import { systemClock } from '../lib/clock';
+import { createUploadService, type UploadService } from '../uploads/service';
+import { createWebhookService, type WebhookService } from '../webhooks/service';
+import type { ApiDeps } from './deps';
+
+export interface ApiServices {
+  jobs: JobService;
+  jobEvents: JobEventService;
+  upstreamCallbacks: UpstreamCallbackService;
+  uploads: UploadService;
+  webhooks: WebhookService;
+  accounts: AccountService;
+  catalog: CatalogReader;
+}
+
+export function createServices(deps: ApiDeps): ApiServices {
+  const { config, prisma, temporal, storage, logger } = deps;
+  return {
+    jobs: createJobService({ ...deps, clock: systemClock }),
+    jobEvents: createJobEventService(deps),
+    upstreamCallbacks: createUpstreamCallbackService(
+      upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
+    ),
+    uploads: createUploadService({ config, prisma, storage, temporal, logger }),
+    webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
+    accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),
+    catalog: catalogReaderFor(prisma),
+  };
+}
