@@ -1,6 +1,7 @@
 import type { PrismaClient } from '@prisma/client';
 import type { Client } from '@temporalio/client';
 import type { Storage } from '../storage/storage';
+import type { Clock } from '../lib/clock';
 
 /** What the upload use-cases need; the API's dependencies satisfy it structurally. */
 export interface UploadDeps {
@@ -12,7 +13,7 @@ export interface UploadDeps {
   prisma: Pick<PrismaClient, 'upload' | '$transaction'>;
   storage: Storage;
   temporal: Pick<Client, 'workflow'>;
-  clock?: () => Date;
+  clock?: Clock;
   logger?: { warn(details: object, message: string): void };
 }
 
@@ -20,10 +21,10 @@ export interface UploadDeps {
 export interface FileReferenceDeps {
   prisma: Pick<PrismaClient, 'upload'>;
   storage: Storage;
-  clock?: () => Date;
+  clock?: Clock;
   config: { api: { publicBaseUrl: string } };
 }
 
-export function now(deps: { clock?: () => Date }): Date {
-  return deps.clock ? deps.clock() : new Date();
+export function now(deps: { clock?: Clock }): Date {
+  return new Date(deps.clock ? deps.clock.now() : Date.now());
 }

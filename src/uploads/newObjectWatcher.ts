@@ -16,6 +16,7 @@ import type { Logger } from '../logger';
 import type { ListedObject, Storage } from '../storage/storage';
 import { now } from './deps';
 import { inspectUpload, isPastExpiry, recordsObject } from './inspect';
+import type { Clock } from '../lib/clock';
 
 export interface NewObjectWatcher {
   /** Inspects the uploads bucket once now (the interval does the same); for tests and shutdown ordering. */
@@ -28,7 +29,7 @@ interface WatcherDeps {
   storage: Storage;
   logger: Pick<Logger, 'warn' | 'info'>;
   config: { uploads: { sweepIntervalMs: number } };
-  clock?: () => Date;
+  clock?: Clock;
 }
 
 /** Rows looked up per query: one listing page. */
