@@ -4,6 +4,7 @@
 // node_modules exist.
 
 const log = require('./lib/log');
+const reexec = require('./lib/reexec');
 
 const USAGE = `usage: node scripts/run.js <command>
   dev                  bootstrap, then run the whole stack until Ctrl-C
@@ -45,12 +46,18 @@ async function main(argv) {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
+function fail(err) {
+  log.error(err instanceof log.SetupError ? err.message : err.stack || String(err));
+  process.exit(1);
+}
+
+// The Node this script was started on runs the command, or hands it over to the project's Node (scripts/lib/reexec.js).
+new Promise((resolve) => resolve(reexec.decide()))
+  .then((how) => {
+    if (how === 'reexec') return reexec.reexec();
+    reexec.takeHandover();
+    return main(process.argv.slice(2));
+  })
+  .then((code) => {
     if (code !== undefined) process.exit(code);
-  },
-  (err) => {
-    log.error(err instanceof log.SetupError ? err.message : err.stack || String(err));
-    process.exit(1);
-  },
-);
+  }, fail);

@@ -4,6 +4,8 @@
 const fs = require('node:fs');
 const log = require('./log');
 const { which } = require('./proc');
+const nodeRuntime = require('./nodeRuntime');
+const reexec = require('./reexec');
 const nodeDeps = require('./node-deps');
 const { ensureDebianPackages } = require('./debian');
 const postgres = require('./postgres');
@@ -44,6 +46,18 @@ class Report {
   }
 }
 
+/** The Node running the bootstrap runs everything after it (scripts/lib/reexec.js made sure of that). */
+function checkNode(report) {
+  if (!nodeRuntime.isSupported()) {
+    throw new log.SetupError(`genmedia runs on Node ${nodeRuntime.MAJOR} and this is ${process.version}`, 'start it through scripts/run.js (npm run ...), which provides it');
+  }
+  const handover = reexec.takeHandover();
+  const running = `${process.version} at ${process.execPath}`;
+  if (handover === null) report.cached('node', running);
+  else if (handover.installed) report.installed('node', `${running}; this machine has ${handover.machineNode}`);
+  else report.cached('node', `${running} (provided; this machine has ${handover.machineNode})`);
+}
+
 /**
  * @param {object} [options]
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
@@ -52,7 +66,8 @@ class Report {
  *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
  *   lint the OpenAPI document)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
- * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
+ * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string, minio: string,
+ *   composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
  *   redoclyCli: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
@@ -64,6 +79,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   const report = new Report();
   log.info('bootstrap: checking what this machine has');
 
+  checkNode(report);
   nodeDeps.ensureNodeModules(report);
   nodeDeps.ensurePrismaClient(report, process.env.DATABASE_URL || postgres.databaseUrl(54329));
 
@@ -94,6 +110,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
       : `installed ${report.installedItems.join(', ')} (${log.seconds(elapsedMs)})`;
   log.info(`bootstrap: ${summary}`);
   return {
+    node: { version: process.version, execPath: process.execPath },
     postgresBinDir: managedPostgres ? postgres.findBinDir() : null,
     temporalCli,
     minio: minioBinary,
