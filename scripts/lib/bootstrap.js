@@ -60,21 +60,31 @@ function checkNode(report) {
 
 /**
  * @param {object} [options]
+ * @param {boolean} [options.infrastructure] PostgreSQL, ffmpeg, Temporal and MinIO (false: only the Node part, node
+ *   packages and the Prisma client, which is all the unit tests need)
+ * @param {boolean} [options.temporalCli] the Temporal CLI (by default with the infrastructure; the workflow tests
+ *   need it alone, for the dev server each of their files starts)
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
  *   promtool, to check the Prometheus configuration and rules; the Temporal server on PostgreSQL, for its restart
  *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
  *   lint the OpenAPI document)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
- * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string, minio: string,
- *   composeCli: string|undefined,
+ * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string|undefined,
+ *   minio: string|undefined, composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
  *   redoclyCli: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
-function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false, withCluster = false } = {}) {
+function bootstrap({
+  infrastructure = true,
+  temporalCli: withTemporalCli = infrastructure,
+  managedPostgres = infrastructure && !process.env.DATABASE_URL,
+  forTests = false,
+  withCluster = false,
+} = {}) {
   const started = Date.now();
   const report = new Report();
   log.info('bootstrap: checking what this machine has');
@@ -83,7 +93,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   nodeDeps.ensureNodeModules(report);
   nodeDeps.ensurePrismaClient(report, process.env.DATABASE_URL || postgres.databaseUrl(54329));
 
-  const packages = [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }];
+  const packages = infrastructure ? [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }] : [];
   if (managedPostgres) {
     packages.unshift({ pkg: 'postgresql', label: 'postgresql server', present: () => postgres.findBinDir() !== null });
   }
@@ -94,8 +104,8 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   }
   ensureDebianPackages(report, packages);
 
-  const temporalCli = temporal.ensureTemporalCli(report);
-  const minioBinary = minio.ensureMinio(report);
+  const temporalCli = withTemporalCli ? temporal.ensureTemporalCli(report) : undefined;
+  const minioBinary = infrastructure ? minio.ensureMinio(report) : undefined;
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
   const pythonClientsPython = forTests ? pythonClients.ensurePythonClients(report) : undefined;
