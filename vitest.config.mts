@@ -16,7 +16,7 @@ const { PROJECTS } = createRequire(path.resolve('package.json'))('./scripts/lib/
  */
 const FAST_LOOP: Record<string, object> = {
   unit: { isolate: false, maxWorkers: 4, sequence: { groupOrder: 0 } },
-  workflows: { maxWorkers: 4, sequence: { groupOrder: 0 } },
+  workflows: { maxWorkers: 4, sequence: { groupOrder: 0 }, globalSetup: ['test/workflows/bundleSetup.ts'] },
 };
 
 export default defineConfig({
