@@ -1,5 +1,5 @@
 # One image for the API, the workflow worker and the provider workers; the command picks the process.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 
 # ffmpeg: the built-in video provider renders with it.
 RUN apt-get update \

@@ -4,11 +4,13 @@
 // node_modules exist.
 
 const log = require('./lib/log');
+const reexec = require('./lib/reexec');
 
 const USAGE = `usage: node scripts/run.js <command>
   dev                  bootstrap, then run the whole stack until Ctrl-C
   cluster              the production shape until Ctrl-C: Temporal server on PostgreSQL, two APIs, separate workers
-  test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down
+  test [vitest args]   bootstrap, start a throw-away stack, run vitest, tear it down (no stack, and only the
+                       node packages, when the projects run need no services: --project unit --project workflows)
   bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
   fuzz                 bootstrap, start a throw-away stack, fuzz the API from its OpenAPI document (thousands of cases)
   chaos [--seed N]     bootstrap, then 1,000 jobs on a throw-away stack while processes are killed and restarted
@@ -33,7 +35,7 @@ async function main(argv) {
     case 'fuzz':
       // The fuzz test of `npm test`, with many more examples per operation (at least 5,000 cases in all).
       process.env.GENMEDIA_FUZZ_EXAMPLES = process.env.GENMEDIA_FUZZ_EXAMPLES || '300';
-      return require('./test').test(['test/integration/api/fuzz.test.ts', ...rest]);
+      return require('./test').test(['test/system/api/fuzz.test.ts', ...rest]);
     case 'bootstrap': {
       const result = require('./lib/bootstrap').bootstrap({ forTests: rest.includes('--for-tests') });
       if (rest.includes('--json')) console.log(JSON.stringify(result));
@@ -45,12 +47,18 @@ async function main(argv) {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
+function fail(err) {
+  log.error(err instanceof log.SetupError ? err.message : err.stack || String(err));
+  process.exit(1);
+}
+
+// The Node this script was started on runs the command, or hands it over to the project's Node (scripts/lib/reexec.js).
+new Promise((resolve) => resolve(reexec.decide()))
+  .then((how) => {
+    if (how === 'reexec') return reexec.reexec();
+    reexec.takeHandover();
+    return main(process.argv.slice(2));
+  })
+  .then((code) => {
     if (code !== undefined) process.exit(code);
-  },
-  (err) => {
-    log.error(err instanceof log.SetupError ? err.message : err.stack || String(err));
-    process.exit(1);
-  },
-);
+  }, fail);

@@ -1,5 +1,6 @@
 'use strict';
-// `npm test`: bootstrap, a throw-away stack on free ports, vitest against it, teardown whatever happens.
+// `npm test`: bootstrap, a throw-away stack on free ports, vitest against it, teardown whatever happens. A run of
+// projects that need no services (`npm run test:unit`) bootstraps only what they need and starts nothing.
 
 const fs = require('node:fs');
 const os = require('node:os');
@@ -14,6 +15,7 @@ const { REPO_ROOT } = require('./lib/paths');
 const { delay, groupAlive, signalGroup } = require('./lib/proc');
 const app = require('./lib/app');
 const postgres = require('./lib/postgres');
+const testProjects = require('./lib/testProjects');
 
 const MINIO_USER = 'genmedia-test';
 const MINIO_PASSWORD = 'genmedia-test-secret';
@@ -42,22 +44,29 @@ async function planTestStack(binaries, workDir) {
   };
 }
 
-function testEnv(plan, binaries) {
+/** What every test run sets, with or without a stack. */
+function baseTestEnv(binaries) {
   return {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL || 'error',
+    PROVIDER_TIME_SCALE: '0.01',
+    ...(binaries.temporalCli ? { TEMPORAL_CLI_PATH: binaries.temporalCli } : {}),
+  };
+}
+
+function testEnv(plan, binaries) {
+  return {
+    ...baseTestEnv(binaries),
     GENMEDIA_DATA_DIR: path.join(path.dirname(plan.logDir), 'data'),
     DATABASE_URL: postgres.databaseUrl(plan.postgres.port),
     TEMPORAL_ADDRESS: `127.0.0.1:${plan.temporal.port}`,
     TEMPORAL_NAMESPACE: NAMESPACE,
-    TEMPORAL_CLI_PATH: binaries.temporalCli,
     TEMPORAL_UI_URL: `http://127.0.0.1:${plan.temporal.uiPort}`,
     CHROMIUM_PATH: binaries.chromium || '',
     MINIO_ENDPOINT: `http://127.0.0.1:${plan.minio.port}`,
     MINIO_ROOT_USER: MINIO_USER,
     MINIO_ROOT_PASSWORD: MINIO_PASSWORD,
-    PROVIDER_TIME_SCALE: '0.01',
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
     PYTHON_CLIENTS_PYTHON: binaries.pythonClientsPython || '',
@@ -114,19 +123,45 @@ function vitestArgs(args) {
   return [vitest, 'run', ...args];
 }
 
-/** `npm test`: vitest with the given arguments against a throw-away stack. */
+/**
+ * `npm test`: vitest with the given arguments, against a throw-away stack when the projects it runs need services,
+ * with the test-only tools when they need those.
+ */
 function test(args) {
-  return withTestStack((env) => runInOwnGroup(vitestArgs(args), env), { buildConsole: true });
+  const projects = testProjects.projectsOfRun(args);
+  const needs = testProjects.needsOf(projects);
+  log.info(`test projects: ${projects.join(', ')}`);
+  if (!needs.services) return withoutStack(args, needs);
+  return withTestStack((env) => runInOwnGroup(vitestArgs(args), env), { buildConsole: true, forTests: needs.extras });
+}
+
+async function withoutStack(args, needs) {
+  let child = null;
+  let interrupted = null;
+  const onSignal = (signal) => {
+    interrupted = signal;
+    if (child) child.interrupt(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const binaries = bootstrap({ infrastructure: false, temporalCli: needs.temporalCli });
+  if (interrupted !== null) return 130;
+  child = runInOwnGroup(vitestArgs(args), baseTestEnv(binaries));
+  const exitCode = await child.exit;
+  return interrupted !== null && exitCode === 0 ? 130 : exitCode;
 }
 
 /** `npm run bench`: the benchmarks under bench/ against a throw-away stack; they print their own figures. */
 function bench(args) {
-  return withTestStack((env) => runInOwnGroup(['--import', 'tsx', path.join('bench', 'run.ts'), ...args], { ...env, LOG_LEVEL: 'error' }));
+  // The Temporal server on PostgreSQL too: the submit benchmark measures it beside the dev server.
+  return withTestStack((env) => runInOwnGroup(['--import', 'tsx', path.join('bench', 'run.ts'), ...args], { ...env, LOG_LEVEL: 'error' }), {
+    withCluster: true,
+  });
 }
 
 async function withTestStack(runner, options = {}) {
   const startedAt = Date.now();
-  const binaries = bootstrap({ managedPostgres: true, forTests: true });
+  const binaries = bootstrap({ managedPostgres: true, forTests: Boolean(options.forTests), withCluster: Boolean(options.withCluster) });
   if (options.buildConsole) {
     app.buildConsole();
     log.ok(`console built into console/dist (${log.seconds(Date.now() - startedAt)})`);

@@ -4,6 +4,8 @@
 const fs = require('node:fs');
 const log = require('./log');
 const { which } = require('./proc');
+const nodeRuntime = require('./nodeRuntime');
+const reexec = require('./reexec');
 const nodeDeps = require('./node-deps');
 const { ensureDebianPackages } = require('./debian');
 const postgres = require('./postgres');
@@ -44,30 +46,54 @@ class Report {
   }
 }
 
+/** The Node running the bootstrap runs everything after it (scripts/lib/reexec.js made sure of that). */
+function checkNode(report) {
+  if (!nodeRuntime.isSupported()) {
+    throw new log.SetupError(`genmedia runs on Node ${nodeRuntime.MAJOR} and this is ${process.version}`, 'start it through scripts/run.js (npm run ...), which provides it');
+  }
+  const handover = reexec.takeHandover();
+  const running = `${process.version} at ${process.execPath}`;
+  if (handover === null) report.cached('node', running);
+  else if (handover.installed) report.installed('node', `${running}; this machine has ${handover.machineNode}`);
+  else report.cached('node', `${running} (provided; this machine has ${handover.machineNode})`);
+}
+
 /**
  * @param {object} [options]
+ * @param {boolean} [options.infrastructure] PostgreSQL, ffmpeg, Temporal and MinIO (false: only the Node part, node
+ *   packages and the Prisma client, which is all the unit tests need)
+ * @param {boolean} [options.temporalCli] the Temporal CLI (by default with the infrastructure; the workflow tests
+ *   need it alone, for the dev server each of their files starts)
  * @param {boolean} [options.managedPostgres] run our own PostgreSQL cluster (false when DATABASE_URL points elsewhere)
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
  *   promtool, to check the Prometheus configuration and rules; the Temporal server on PostgreSQL, for its restart
  *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
  *   lint the OpenAPI document)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
- * @returns {{ postgresBinDir: string|null, temporalCli: string, minio: string, composeCli: string|undefined,
+ * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string|undefined,
+ *   minio: string|undefined, composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
  *   redoclyCli: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
-function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = false, withCluster = false } = {}) {
+function bootstrap({
+  infrastructure = true,
+  temporalCli: withTemporalCli = infrastructure,
+  managedPostgres = infrastructure && !process.env.DATABASE_URL,
+  forTests = false,
+  withCluster = false,
+} = {}) {
   const started = Date.now();
   const report = new Report();
   log.info('bootstrap: checking what this machine has');
 
+  checkNode(report);
   nodeDeps.ensureNodeModules(report);
   nodeDeps.ensurePrismaClient(report, process.env.DATABASE_URL || postgres.databaseUrl(54329));
 
-  const packages = [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }];
+  const packages = infrastructure ? [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }] : [];
   if (managedPostgres) {
     packages.unshift({ pkg: 'postgresql', label: 'postgresql server', present: () => postgres.findBinDir() !== null });
   }
@@ -78,8 +104,8 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
   }
   ensureDebianPackages(report, packages);
 
-  const temporalCli = temporal.ensureTemporalCli(report);
-  const minioBinary = minio.ensureMinio(report);
+  const temporalCli = withTemporalCli ? temporal.ensureTemporalCli(report) : undefined;
+  const minioBinary = infrastructure ? minio.ensureMinio(report) : undefined;
   const composeCli = forTests ? compose.ensureCompose(report) : undefined;
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
   const pythonClientsPython = forTests ? pythonClients.ensurePythonClients(report) : undefined;
@@ -94,6 +120,7 @@ function bootstrap({ managedPostgres = !process.env.DATABASE_URL, forTests = fal
       : `installed ${report.installedItems.join(', ')} (${log.seconds(elapsedMs)})`;
   log.info(`bootstrap: ${summary}`);
   return {
+    node: { version: process.version, execPath: process.execPath },
     postgresBinDir: managedPostgres ? postgres.findBinDir() : null,
     temporalCli,
     minio: minioBinary,

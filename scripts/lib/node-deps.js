@@ -38,12 +38,14 @@ function readStamp(root, name) {
 /**
  * Decides whether `npm ci` must run.
  * - no node_modules: install.
+ * - installed under another Node major, or under one not recorded (before the major was recorded): install, so that
+ *   npm and every package's install step ran on the Node that runs them.
  * - stamp equal to the lock file's hash: nothing to do.
  * - no stamp or another hash, but npm's own record (node_modules/.package-lock.json) is at least as new as the lock
  *   file: npm already installed this lock file (for example `npm install <pkg>`), adopt it.
  * - otherwise the lock file changed since the last install: install.
  */
-function nodeModulesState(root = REPO_ROOT) {
+function nodeModulesState(root = REPO_ROOT, nodeMajor = Number(process.versions.node.split('.')[0])) {
   const lockFile = path.join(root, 'package-lock.json');
   const lock = readOrNull(lockFile);
   if (lock === null) {
@@ -52,6 +54,11 @@ function nodeModulesState(root = REPO_ROOT) {
   const hash = sha256(lock);
   const nodeModules = path.join(root, 'node_modules');
   if (!fs.existsSync(nodeModules)) return { install: true, hash, reason: 'node_modules is missing' };
+  const installedUnder = readStamp(root, 'node-major');
+  if (installedUnder !== String(nodeMajor)) {
+    const under = installedUnder === null ? 'an unrecorded Node' : `Node ${installedUnder}`;
+    return { install: true, hash, reason: `node_modules was installed under ${under}, this is Node ${nodeMajor}` };
+  }
   if (readStamp(root, 'package-lock.sha256') === hash) return { install: false, hash, reason: 'up to date' };
   const npmRecord = path.join(nodeModules, '.package-lock.json');
   if (fs.existsSync(npmRecord) && fs.statSync(npmRecord).mtimeMs >= fs.statSync(lockFile).mtimeMs) {
@@ -73,7 +80,8 @@ function ensureNodeModules(report, root = REPO_ROOT) {
     throw new SetupError(`npm ci failed (exit ${code})`, 'check the npm registry is reachable, then run `npm ci` by hand to see the error');
   }
   writeStamp(root, 'package-lock.sha256', state.hash);
-  report.installed('node packages');
+  writeStamp(root, 'node-major', process.versions.node.split('.')[0]);
+  report.installed('node packages', `npm ci on Node ${process.versions.node}`);
 }
 
 function prismaInputsHash(root) {

@@ -123,6 +123,14 @@ function summaryValue(summary: string, label: string): string {
   return match[1];
 }
 
+function executableOf(pid: number): string | null {
+  try {
+    return fs.realpathSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
+}
+
 /** Processes whose command line or environment mentions the data folder: everything the dev stack started. */
 function processesOfDataDir(): { pid: number; command: string }[] {
   const found: { pid: number; command: string }[] = [];
@@ -236,6 +244,13 @@ describe('npm run dev', () => {
     // The stack really is the data folder's: its infrastructure and the API and workers all point at it.
     const started = processesOfDataDir();
     expect(started.length, started.map((p) => p.command).join('\n')).toBeGreaterThanOrEqual(7);
+
+    // The API and every worker run on the Node that runs the supervisor (Node 24, scripts/lib/reexec.js).
+    const nodeProcesses = started.map(({ pid, command }) => ({ command, exe: executableOf(pid) })).filter((p) => path.basename(p.exe ?? '') === 'node');
+    expect(nodeProcesses.length, started.map((p) => p.command).join('\n')).toBeGreaterThanOrEqual(3);
+    for (const { command, exe } of nodeProcesses) expect(exe, command).toBe(fs.realpathSync(process.execPath));
+    const metrics = await (await fetch(`${api}/metrics`)).text();
+    expect(metrics).toMatch(new RegExp(`^genmedia_nodejs_version_info\\{version="${process.version}",major="24",`, 'm'));
 
     const stoppedAt = Date.now();
     expect(await interrupt(run, 30_000)).toBe(0);

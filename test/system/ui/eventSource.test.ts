@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
-import { imageJob, post } from '../jobs/helpers';
+import { imageJob, post } from '../../integration/jobs/helpers';
 import { launchChromium } from './consoleSupport';
 
 /** The customer's page: it opens the URL it is given and records every event, as a page of theirs would. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
 import { startTestApiWith, waitForFinal } from '../../support/api';
 import { createTestAccount, testConfig, workerProcessEnv } from '../../support/stack';
-import { imageJob, post } from '../jobs/helpers';
+import { imageJob, post } from '../../integration/jobs/helpers';
 
 let api: RunningApi;
 let worker: ChildProcess;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { waitForFinal } from '../../support/api';
-import { imageJob, post } from '../jobs/helpers';
+import { imageJob, post } from '../../integration/jobs/helpers';
 
 const CHROMIUM_ARGS = [
   '--headless',

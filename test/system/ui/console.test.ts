@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newJobId } from '../../../src/jobs/submit';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { eventually } from '../../support/eventually';
-import { post, startE2eStack, waitForFinal, type E2eStack } from '../e2e/e2eStack';
+import { post, startE2eStack, waitForFinal, type E2eStack } from '../../integration/e2e/e2eStack';
 import {
   compareWithBaseline,
   dropFile,

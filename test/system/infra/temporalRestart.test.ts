@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { startTemporalServer, temporalCli, type TemporalServer } from '../../support/temporalServer';
-import { get, imageJob, post } from '../jobs/helpers';
+import { get, imageJob, post } from '../../integration/jobs/helpers';
 
 const load = createRequire(__filename);
 const { SEARCH_ATTRIBUTES } = load('../../../scripts/lib/temporal.js');
