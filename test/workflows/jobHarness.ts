@@ -9,7 +9,8 @@ import type { JobActivities } from '../../activities/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { jobWorkflow } from '../../workflows';
-import { bundleWorkflows, createJobTestEnv, quietTemporalLogs } from './temporalEnv';
+import { sharedWorkflowBundle } from './sharedBundle';
+import { createJobTestEnv, quietTemporalLogs } from './temporalEnv';
 
 export interface JobHarness {
   env: TestWorkflowEnvironment;
@@ -21,7 +22,7 @@ export function useJobHarness(): () => JobHarness {
   let harness: JobHarness | undefined;
   beforeAll(async () => {
     quietTemporalLogs();
-    const [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+    const [env, bundle] = await Promise.all([createJobTestEnv(), sharedWorkflowBundle()]);
     harness = { env, bundle };
   }, 120_000);
   afterAll(async () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { historyFromObject } from './histories/format';
-import { bundleWorkflows } from './temporalEnv';
+import { sharedWorkflowBundle } from './sharedBundle';
 
 const HISTORIES = path.join(__dirname, 'histories');
 const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
@@ -16,7 +16,7 @@ const files = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
 let bundle: WorkflowBundleWithSourceMap;
 
 beforeAll(async () => {
-  bundle = await bundleWorkflows();
+  bundle = await sharedWorkflowBundle();
 }, 120_000);
 
 describe('workflow replay', () => {

@@ -2,7 +2,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { inject } from 'vitest';
 import { JOB_SEARCH_ATTRIBUTES } from '../../src/contracts/workflows/job';
 
 export const TEMPORAL_CLI_PATH =
@@ -19,24 +18,11 @@ export function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-declare module 'vitest' {
-  export interface ProvidedContext {
-    workflowBundle?: WorkflowBundleWithSourceMap;
-  }
-}
-
-/** Bundles the workflow code (webpack: two seconds of CPU). */
-export function buildWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
-}
-
-/** The bundle the workflows project built once for all its files (bundleSetup.ts), else a bundle of its own. */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  const built = inject('workflowBundle');
-  return built ? Promise.resolve(built) : buildWorkflowBundle();
 }
 
 /** Keeps worker state chatter out of test output; a no-op when this process already has a Runtime. */
