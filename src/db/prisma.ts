@@ -17,8 +17,9 @@ export function createPrisma(databaseUrl: string, options: { poolSize?: number }
 }
 
 /**
- * The node-postgres pool beneath `prisma` (its connections, not more). For the hottest reads, where Prisma compiling
- * each query costs more than PostgreSQL answering it (GET /v1/jobs); everything else goes through Prisma.
+ * The node-postgres pool beneath `prisma` (its connections, not more; `prisma.$disconnect()` ends it). For the hottest
+ * reads, where Prisma compiling each query costs more than PostgreSQL answering it (GET /v1/jobs); everything else
+ * goes through Prisma.
  */
 export function sqlPool(prisma: PrismaClient): pg.Pool {
   const pool = pools.get(prisma);
