@@ -1,13 +1,18 @@
 /**
- * GET /v1/jobs on an account with 1,050,000 jobs (plus 200,000 of another account): the first page and a page
+ * GET /v1/jobs on an account with 1,150,000 jobs (plus 200,000 of another account): the first page and a page
  * 5,000 pages deep (limit 100), without a filter and with the status and model filters, through the API; beside
  * the same SQL through node-postgres (the floor: what PostgreSQL itself takes). Requests alternate between the
- * cases, so all see the same machine load; the figures that matter are the ratios.
+ * cases, so all see the same machine load; the figures that matter are the ratios. Then every combination of
+ * filters, with and without a cursor, and what PostgreSQL reads for each (EXPLAIN ANALYZE): a page must read at
+ * most its `limit + 1` rows, also when nothing matches.
  */
 import { Client as PgClient } from 'pg';
 import { encodeCursor } from '../src/jobs/cursor';
+import { jobPageSql, type JobKeyset } from '../src/jobs/list';
+import type { JobStatus } from '../src/shared/jobs';
 import { createTestAccount } from '../test/support/accounts';
 import { startTestApi } from '../test/support/api';
+import { explainQuery } from '../test/support/queryPlans';
 import { fmt, headline, printTable, summarize, timed, type Headline } from './stats';
 
 /** A little over a million, so the status and model filters (half of the jobs each) still reach 5,000 pages deep. */
@@ -17,6 +22,10 @@ const LIMIT = 100;
 const DEPTH_PAGES = 5_000;
 const ROUNDS = 60;
 const MODELS = ['pixelforge/forge-pro/text-to-image', 'pixelforge/forge-lite/text-to-image'];
+/** A model whose jobs all completed: `status=failed` with it matches nothing, though both filters match plenty. */
+const COMPLETED_MODEL = 'pixelforge/forge-max/text-to-image';
+const COMPLETED_MODEL_JOBS = 100_000;
+const STATUS_MODEL_INDEX = 'jobs_account_id_status_model_slug_created_at_seq_idx';
 
 /** Jobs one per second back from a fixed time; half failed, half completed; two models alternating, independently. */
 async function insertJobs(pg: PgClient, accountId: string, count: number, prefix: string): Promise<void> {
@@ -32,10 +41,40 @@ async function insertJobs(pg: PgClient, accountId: string, count: number, prefix
   );
 }
 
+/** Completed jobs of COMPLETED_MODEL, spread between the others over the same time. */
+async function insertCompletedModelJobs(pg: PgClient, accountId: string): Promise<void> {
+  await pg.query(
+    `INSERT INTO jobs (id, account_id, model_slug, model_id, version_id, provider_id, status, input, cost_micro_cents,
+                       estimated_completion_time, created_at, updated_at)
+     SELECT 'job_benchdone' || lpad(n::text, 8, '0'), $1, $2, $2, 'v1', 'pixelforge', 'completed', '{"prompt":"bench"}'::jsonb, 0, ts, ts, ts
+     FROM generate_series(1, $3::int) AS n,
+          LATERAL (SELECT timestamptz '2026-01-01' - (n * $4::float8 + 0.5) * interval '1 second' AS ts) t`,
+    [accountId, COMPLETED_MODEL, COMPLETED_MODEL_JOBS, JOBS / COMPLETED_MODEL_JOBS],
+  );
+}
+
+interface Filter {
+  status?: JobStatus;
+  model?: string;
+}
+
 interface Case {
   name: string;
-  filter: { status?: string; model?: string };
+  filter: Filter;
 }
+
+/** Every combination of the listing's filters, each read as a first page and after a cursor. */
+const COMBINATIONS: Case[] = [
+  { name: 'no filter', filter: {} },
+  { name: 'status', filter: { status: 'failed' } },
+  { name: 'model', filter: { model: MODELS[1] } },
+  { name: 'status+model', filter: { status: 'failed', model: MODELS[1] } },
+  { name: 'status, none match', filter: { status: 'cancelled' } },
+  { name: 'model, none match', filter: { model: 'pixelforge/forge-none/text-to-image' } },
+  { name: 'status+model, none match', filter: { status: 'failed', model: COMPLETED_MODEL } },
+];
+const COMBINATION_REQUESTS = 15;
+const EXPLAIN_RUNS = 5;
 
 const CASES: Case[] = [
   { name: 'no filter', filter: {} },
@@ -55,46 +94,46 @@ export async function listingBench(): Promise<Headline[]> {
       await pg.query('ALTER TABLE jobs DISABLE TRIGGER USER');
       try {
         await insertJobs(pg, main.accountId, JOBS, 'job_benchmain');
+        await insertCompletedModelJobs(pg, main.accountId);
         await insertJobs(pg, other.accountId, OTHER_JOBS, 'job_benchother');
       } finally {
         await pg.query('ALTER TABLE jobs ENABLE TRIGGER USER');
       }
       await pg.query('ANALYZE jobs');
     });
-    console.log(`listing: ${JOBS.toLocaleString('en-US')} jobs of one account and ${OTHER_JOBS.toLocaleString('en-US')} of another inserted in ${(insertMs / 1000).toFixed(1)} s`);
+    console.log(`listing: ${(JOBS + COMPLETED_MODEL_JOBS).toLocaleString('en-US')} jobs of one account and ${OTHER_JOBS.toLocaleString('en-US')} of another inserted in ${(insertMs / 1000).toFixed(1)} s`);
 
     const secret = api.deps.config.jobs.cursorSecret;
     const headers = { authorization: `Bearer ${main.apiKey}` };
     const rows: string[][] = [];
     const headlines: Headline[] = [];
-    for (const c of CASES) {
-      const where = [`account_id = $1`, c.filter.status ? `status = '${c.filter.status}'` : '', c.filter.model ? `model_slug = '${c.filter.model}'` : '']
-        .filter(Boolean)
-        .join(' AND ');
-      const deep = await pg.query<{ created_at: Date; id: string }>(
-        `SELECT created_at, id FROM jobs WHERE ${where} ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
-        [main.accountId, DEPTH_PAGES * LIMIT - 1],
+    const positionAt = async (filter: Filter, offset: number): Promise<JobKeyset | undefined> => {
+      const where = ['account_id = $1', filter.status ? `status = '${filter.status}'` : '', filter.model ? `model_slug = '${filter.model}'` : ''];
+      const { rows: [row] } = await pg.query<JobKeyset>(
+        `SELECT created_at AS "createdAt", seq FROM jobs WHERE ${where.filter(Boolean).join(' AND ')} ORDER BY created_at DESC, seq DESC OFFSET $2 LIMIT 1`,
+        [main.accountId, offset],
       );
-      const position = deep.rows[0];
+      return row;
+    };
+    const cursorFor = (filter: Filter, position: JobKeyset) =>
+      encodeCursor(secret, main.accountId, JSON.stringify([filter.status ?? null, filter.model ?? null]), { createdAt: position.createdAt, id: position.seq });
+    const pageUrl = (filter: Filter, cursor: string | null) =>
+      `${api.url}/v1/jobs?${new URLSearchParams({ limit: String(LIMIT), ...filter })}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+
+    for (const c of CASES) {
+      // The cursor the API hands out 5,000 pages in: the position of the last job of the page before.
+      const position = await positionAt(c.filter, DEPTH_PAGES * LIMIT - 1);
       if (!position) throw new Error(`fewer than ${DEPTH_PAGES} pages for ${c.name}`);
-      const filters = JSON.stringify([c.filter.status ?? null, c.filter.model ?? null]);
-      const cursor = encodeCursor(secret, main.accountId, filters, { createdAt: position.created_at, id: position.id });
-      const query = new URLSearchParams({ limit: String(LIMIT), ...c.filter });
+      const cursor = cursorFor(c.filter, position);
       const apiPage = async (withCursor: boolean) => {
-        const url = `${api.url}/v1/jobs?${query}${withCursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const res = await fetch(url, { headers });
+        const res = await fetch(pageUrl(c.filter, withCursor ? cursor : null), { headers });
         if (res.status !== 200) throw new Error(`GET /v1/jobs answered ${res.status}: ${await res.text()}`);
         const body = (await res.json()) as { jobs: unknown[] };
         if (body.jobs.length !== LIMIT) throw new Error(`a page of ${body.jobs.length} jobs`);
       };
+      // The very statement the API runs for the page.
       const sqlPage = async (withCursor: boolean) => {
-        const keyset = withCursor ? ' AND (created_at, id) < ($2, $3)' : '';
-        const params = withCursor ? [main.accountId, position.created_at, position.id] : [main.accountId];
-        const result = await pg.query(
-          `SELECT id, status, progress, model_slug, created_at, completed_at FROM jobs WHERE ${where}${keyset}
-           ORDER BY created_at DESC, id DESC LIMIT ${LIMIT + 1}`,
-          params,
-        );
+        const result = await pg.query(jobPageSql(main.accountId, c.filter, withCursor ? position : null, LIMIT + 1));
         if (result.rows.length !== LIMIT + 1) throw new Error(`SQL page of ${result.rows.length} rows`);
       };
       for (let i = 0; i < 10; i++) await Promise.all([apiPage(false), apiPage(true)]); // warm-up
@@ -110,7 +149,7 @@ export async function listingBench(): Promise<Headline[]> {
       const p50 = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, summarize(v).p50])) as Record<keyof typeof samples, number>;
       headlines.push(
         headline(`listing 5,000 pages deep vs first page, ${c.name}`, p50.apiDeep / p50.apiFirst, 1.3, 'at most'),
-        headline(`listing first page vs the same SQL, ${c.name}`, p50.apiFirst / p50.sqlFirst, 2, 'at most'),
+        headline(`listing first page vs the same SQL, ${c.name}`, p50.apiFirst / p50.sqlFirst, 2.5, 'at most'),
       );
       rows.push([
         c.name,
@@ -121,10 +160,57 @@ export async function listingBench(): Promise<Headline[]> {
         fmt(p50.sqlDeep),
         `${(p50.apiFirst / p50.sqlFirst).toFixed(2)}x`,
         fmt(p50.http),
+        `${(p50.http / p50.sqlFirst).toFixed(2)}x`,
       ]);
     }
     console.log(`  GET /v1/jobs?limit=${LIMIT}, p50 of ${ROUNDS} requests each, deep = ${DEPTH_PAGES.toLocaleString('en-US')} pages in`);
-    printTable([['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first', 'GET /healthz'], ...rows]);
+    printTable([['case', 'API first', 'API deep', 'deep/first', 'SQL first', 'SQL deep', 'API/SQL first', 'GET /healthz', 'healthz/SQL first'], ...rows]);
+
+    // What each combination of filters reads, as a first page and after a cursor a quarter of the way in.
+    const middle = await positionAt({}, Math.floor((JOBS + COMPLETED_MODEL_JOBS) / 4));
+    if (!middle) throw new Error('no position a quarter of the way in');
+    const explained = async (filter: Filter, after: JobKeyset | null) => {
+      const readings = [];
+      for (let i = 0; i < EXPLAIN_RUNS; i++) readings.push(await explainQuery(pg, jobPageSql(main.accountId, filter, after, LIMIT + 1)));
+      return { ...readings[0]!, executionMs: summarize(readings.map((r) => r.executionMs)).p50 };
+    };
+    const planRows: string[][] = [];
+    let mostRowsRead = 0;
+    for (const c of COMBINATIONS) {
+      for (const after of [null, middle]) {
+        const reading = await explained(c.filter, after);
+        mostRowsRead = Math.max(mostRowsRead, reading.rowsRead);
+        const url = pageUrl(c.filter, after ? cursorFor(c.filter, after) : null);
+        const apiMs: number[] = [];
+        for (let i = 0; i < COMBINATION_REQUESTS; i++) {
+          const [status, ms] = await timed(() => fetch(url, { headers }).then(async (res) => (await res.arrayBuffer(), res.status)));
+          if (status !== 200) throw new Error(`GET /v1/jobs answered ${status} for ${c.name}`);
+          apiMs.push(ms);
+        }
+        const index = [...new Set(reading.indexes)].join(', ') || reading.scans.join(', ');
+        planRows.push([c.name, after ? 'after a cursor' : 'first', String(reading.rowsRead), index, fmt(reading.executionMs), fmt(summarize(apiMs).p50)]);
+      }
+    }
+    // The same query without the status+model index, dropped in a transaction that is rolled back.
+    const noMatch = COMBINATIONS.find((c) => c.name === 'status+model, none match')!;
+    for (const after of [null, middle]) {
+      await pg.query('BEGIN');
+      try {
+        await pg.query(`DROP INDEX IF EXISTS ${STATUS_MODEL_INDEX}`);
+        const reading = await explained(noMatch.filter, after);
+        const index = [...new Set(reading.indexes)].join(', ') || reading.scans.join(', ');
+        planRows.push([`${noMatch.name}, without ${STATUS_MODEL_INDEX}`, after ? 'after a cursor' : 'first', String(reading.rowsRead), index, fmt(reading.executionMs), '']);
+      } finally {
+        await pg.query('ROLLBACK');
+      }
+    }
+    console.log(`  every filter combination: rows PostgreSQL read for a page of ${LIMIT} (EXPLAIN ANALYZE), SQL time p50 of ${EXPLAIN_RUNS}, API p50 of ${COMBINATION_REQUESTS}`);
+    printTable([['filters', 'page', 'rows read', 'index', 'SQL', 'API'], ...planRows]);
+    headlines.push({
+      target: `listing rows read for a page, every filter combination, first page and after a cursor (at most ${LIMIT + 1})`,
+      measured: String(mostRowsRead),
+      met: mostRowsRead <= LIMIT + 1,
+    });
     return headlines;
   } finally {
     await pg.end();

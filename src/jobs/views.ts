@@ -18,9 +18,9 @@ export function subscribedWebhookEvents(job: Pick<Job, 'webhookUrl' | 'webhookEv
 export type SignOutputUrl = (key: string, contentType: string) => Promise<string>;
 
 /** The columns a listing row needs: a page reads these only, not inputs and outputs. */
-export const LIST_ENTRY_COLUMNS = { id: true, status: true, progress: true, modelSlug: true, createdAt: true, completedAt: true } as const;
+export type ListEntryRow = Pick<Job, 'id' | 'status' | 'progress' | 'modelSlug' | 'createdAt' | 'completedAt'>;
 
-export function toListEntry(job: Pick<Job, 'id' | 'status' | 'progress' | 'modelSlug' | 'createdAt' | 'completedAt'>): JobListEntry {
+export function toListEntry(job: ListEntryRow): JobListEntry {
   return {
     jobId: job.id,
     status: job.status,

@@ -48,6 +48,7 @@ describe('GET /v1/jobs', () => {
     expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([...before, ...insertedDuring].reverse());
     expect(all.body).toMatchObject({ hasMore: false, nextCursor: null });
     expect(Object.keys(all.body.jobs[0]).sort()).toEqual(['completedAt', 'createdAt', 'jobId', 'model', 'progress', 'status']);
+    expect(all.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 
   it('orders jobs of one millisecond by insertion, so one admitted in the cursor\'s millisecond is not listed after it', async () => {
@@ -122,6 +123,15 @@ describe('GET /v1/jobs', () => {
     const byModel = await get(`${stack.url}/v1/jobs?model=${encodeURIComponent(lite.model)}`, account.apiKey);
     expect(byModel.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([b]);
     expect(byModel.body.jobs[0]).toMatchObject({ status: 'pending', progress: 0, completedAt: null });
+
+    const c = await submit(account.apiKey, lite);
+    const both = `status=pending&model=${encodeURIComponent(lite.model)}`;
+    const page1 = await get(`${stack.url}/v1/jobs?${both}&limit=1`, account.apiKey);
+    expect(page1.body).toMatchObject({ jobs: [{ jobId: c }], hasMore: true });
+    const page2 = await get(`${stack.url}/v1/jobs?${both}&limit=1&cursor=${encodeURIComponent(page1.body.nextCursor)}`, account.apiKey);
+    expect(page2.body).toMatchObject({ jobs: [{ jobId: b }], hasMore: false, nextCursor: null });
+    const none = await get(`${stack.url}/v1/jobs?status=cancelled&model=${encodeURIComponent(lite.model)}`, account.apiKey);
+    expect(none.body).toEqual({ jobs: [], nextCursor: null, hasMore: false });
   });
 
   it('rejects a tampered, foreign or filter-mismatched cursor and an out-of-range limit with 400', async () => {
