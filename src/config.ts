@@ -1,9 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_JOBS_TASK_QUEUE, DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 
-/** Repository root: every default path is relative to it. */
-export const REPO_ROOT = path.resolve(__dirname, '..');
+/** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
+export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
 
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';

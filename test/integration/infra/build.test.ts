@@ -1,0 +1,119 @@
+/**
+ * The production build as production runs it: `npm run build` (redone only when dist/ is missing or older than the
+ * sources), then the built API, workflow worker and provider worker started with plain `node` against the test
+ * stack, on task queues of their own. A job goes through them; then the workflow worker is restarted with tracing on,
+ * which takes the prebuilt bundle carrying the tracing interceptors, and a second job goes through it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../../src/config';
+import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
+import { freeLoopbackPort } from '../../../src/lib/freePort';
+import { createTestAccount, type TestAccount } from '../../support/accounts';
+import { post, waitForFinal } from '../../support/api';
+import { eventually } from '../../support/eventually';
+
+const { ensureBuilt, BUNDLES } = require('../../../scripts/lib/build') as {
+  ensureBuilt: () => Promise<boolean>;
+  BUNDLES: { plain: string; tracing: string };
+};
+
+const MODEL = 'pixelforge/forge-pro/text-to-image';
+
+interface BuiltProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+const started: BuiltProcess[] = [];
+const taskQueues = { JOBS_TASK_QUEUE: `jobs-built-${randomUUID()}`, PROVIDER_TASK_QUEUE_PREFIX: `built-${randomUUID()}.` };
+let prisma: PrismaClient;
+let account: TestAccount;
+let api: { url: string };
+
+/** `node dist/<file>` with the test stack's environment: no tsx, no loader, as the Dockerfile runs it. */
+function startBuilt(file: string, args: string[], env: NodeJS.ProcessEnv = {}): BuiltProcess {
+  const child = spawn(process.execPath, [path.join('dist', file), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...taskQueues, WORKER_METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+  const run = { child, output: () => text };
+  started.push(run);
+  return run;
+}
+
+async function stop({ child }: BuiltProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function runJob(prompt: string) {
+  const submitted = await post(`${api.url}/v1/jobs/submit`, account.apiKey, { model: MODEL, input: { prompt } });
+  expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+  return waitForFinal(api, account.apiKey, submitted.body.jobId, 60_000);
+}
+
+beforeAll(async () => {
+  await ensureBuilt();
+  prisma = createPrisma(process.env.DATABASE_URL!);
+  account = await createTestAccount(prisma);
+  const port = await freeLoopbackPort();
+  api = { url: `http://127.0.0.1:${port}` };
+  const apiProcess = startBuilt(path.join('src', 'api', 'server.js'), [], { PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: api.url });
+  await eventually(async () => {
+    if (apiProcess.child.exitCode !== null) throw new Error(`the built API exited with ${apiProcess.child.exitCode}:\n${apiProcess.output()}`);
+    const ready = await fetch(`${api.url}/readyz`).then((r) => r.ok, () => false);
+    return ready || undefined;
+  }, 60_000, 200);
+}, 300_000);
+
+afterAll(async () => {
+  for (const run of started) await stop(run);
+  await prisma?.$disconnect();
+});
+
+describe('npm run build', () => {
+  it('compiles every process to dist/ with the two workflow bundles', () => {
+    for (const file of ['src/api/server.js', 'src/workers/main.js', 'src/db/seed.js', 'workflows/index.js', 'activities/index.js']) {
+      expect(fs.existsSync(path.join(REPO_ROOT, 'dist', file)), file).toBe(true);
+    }
+    const plain = fs.readFileSync(BUNDLES.plain, 'utf8');
+    const tracing = fs.readFileSync(BUNDLES.tracing, 'utf8');
+    expect(plain).toContain('jobWorkflow');
+    expect(plain).not.toContain('OpenTelemetryInboundInterceptor');
+    expect(tracing).toContain('OpenTelemetryInboundInterceptor');
+    // The SDK, imported as @genmedia/client, resolves to its own built package, not to its TypeScript sources.
+    expect(require.resolve('@genmedia/client', { paths: [path.join(REPO_ROOT, 'dist', 'src')] })).toBe(
+      path.join(REPO_ROOT, 'clients', 'typescript', 'dist', 'index.js'),
+    );
+  });
+
+  it('runs a job through the built API and workers started with plain node', async () => {
+    const workflows = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows']);
+    const provider = startBuilt(path.join('src', 'workers', 'main.js'), ['--provider', 'pixelforge']);
+    const job = await runJob('a lighthouse from the build');
+    expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}\n${provider.output()}`).toBe('completed');
+    expect(job.outputs).toHaveLength(1);
+    expect((await fetch(job.outputs[0].url)).status).toBe(200);
+    await stop(workflows);
+    expect(workflows.child.exitCode, workflows.output()).toBe(0);
+  }, 120_000);
+
+  it('runs the tracing bundle when tracing is on: workflow spans leave the built worker', async () => {
+    const workflows = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], { OTEL_TRACES_EXPORTER: 'console' });
+    const job = await runJob('a traced lighthouse from the build');
+    expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}`).toBe('completed');
+    await eventually(async () => (/name: 'RunWorkflow:jobWorkflow'/.test(workflows.output()) ? true : undefined), 20_000, 200, 'a workflow span');
+  }, 120_000);
+});
