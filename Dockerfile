@@ -21,7 +21,10 @@ RUN npm run console:build
 # npm skips dependency install scripts, so the Prisma client is generated explicitly. Generation does not connect;
 # the URL only keeps the CLI from looking for a query engine.
 RUN DATABASE_URL=postgresql://build:build@localhost:5432/build node prisma/cli.js generate
+# The processes as plain JavaScript in dist/ and the workflow bundles made once here, not at each worker start
+# (npm run build; it type-checks against the Prisma client generated above).
+RUN npm run build
 
 USER node
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "src/api/server.ts"]
+CMD ["node", "dist/src/api/server.js"]
