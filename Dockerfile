@@ -8,6 +8,11 @@ RUN apt-get update \
 
 WORKDIR /app
 ENV NODE_ENV=production
+# glibc gives each thread that allocates its own malloc arena (up to 8 per core) and keeps what an arena once held.
+# The workflow worker's threads (the Temporal core's, the workflow thread, libuv's) kept 100 MB and more freed after
+# a burst of 1,000 jobs, with the same live heaps; two arenas return it (npm run bench build, docs/scaling.md). sharp,
+# on the provider workers, suffers the same allocator behaviour.
+ENV MALLOC_ARENA_MAX=2
 
 COPY package.json package-lock.json ./
 COPY clients/typescript/package.json clients/typescript/

@@ -71,6 +71,8 @@ function childEnv(config, { cluster }) {
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
     // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
     CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
+    // The cluster's processes run as the image runs them (see the Dockerfile).
+    ...(cluster ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } : {}),
     CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }
