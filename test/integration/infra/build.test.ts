@@ -1,13 +1,17 @@
 /**
  * The production build as production runs it: `npm run build` (redone only when dist/ is missing or older than the
  * sources), then the built API, workflow worker and provider worker started with plain `node` against the test
- * stack, on task queues of their own. A job goes through them; then the workflow worker is restarted with tracing on,
- * which takes the prebuilt bundle carrying the tracing interceptors, and a second job goes through it.
+ * stack, on task queues of their own. A job goes through them; then a workflow worker with tracing on, which takes
+ * the prebuilt bundle carrying the tracing interceptors, runs a second one. Jobs are submitted once the workflow
+ * worker polls, so a slow start on a loaded machine never meets the admission deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
@@ -31,6 +35,7 @@ interface BuiltProcess {
 const started: BuiltProcess[] = [];
 const taskQueues = { JOBS_TASK_QUEUE: `jobs-built-${randomUUID()}`, PROVIDER_TASK_QUEUE_PREFIX: `built-${randomUUID()}.` };
 let prisma: PrismaClient;
+let connection: Connection;
 let account: TestAccount;
 let api: { url: string };
 
@@ -58,6 +63,25 @@ async function stop({ child }: BuiltProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** Until `run` polls `taskQueue` (by its identity, pid@host): a submit before that would wait on a loaded machine. */
+async function untilPolling(run: BuiltProcess, taskQueue: string, type: 'WORKFLOW' | 'ACTIVITY'): Promise<void> {
+  const { TaskQueueType } = temporal.api.enums.v1;
+  await eventually(async () => {
+    if (run.child.exitCode !== null) throw new Error(`the built worker exited with ${run.child.exitCode}:\n${run.output()}`);
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+      taskQueue: { name: taskQueue },
+      taskQueueType: type === 'WORKFLOW' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    return (pollers ?? []).some((p) => p.identity === `${run.child.pid}@${os.hostname()}`) || undefined;
+  }, 120_000, 200, `the built worker polling ${taskQueue}`);
+}
+
+function startWorkflowWorker(env: NodeJS.ProcessEnv = {}): Promise<BuiltProcess> {
+  const run = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], env);
+  return untilPolling(run, taskQueues.JOBS_TASK_QUEUE, 'WORKFLOW').then(() => run);
+}
+
 async function runJob(prompt: string) {
   const submitted = await post(`${api.url}/v1/jobs/submit`, account.apiKey, { model: MODEL, input: { prompt } });
   expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
@@ -67,6 +91,7 @@ async function runJob(prompt: string) {
 beforeAll(async () => {
   await ensureBuilt();
   prisma = createPrisma(process.env.DATABASE_URL!);
+  connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   account = await createTestAccount(prisma);
   const port = await freeLoopbackPort();
   api = { url: `http://127.0.0.1:${port}` };
@@ -76,10 +101,13 @@ beforeAll(async () => {
     const ready = await fetch(`${api.url}/readyz`).then((r) => r.ok, () => false);
     return ready || undefined;
   }, 60_000, 200);
-}, 300_000);
+  const provider = startBuilt(path.join('src', 'workers', 'main.js'), ['--provider', 'pixelforge']);
+  await untilPolling(provider, `${taskQueues.PROVIDER_TASK_QUEUE_PREFIX}pixelforge`, 'ACTIVITY');
+}, 600_000);
 
 afterAll(async () => {
   for (const run of started) await stop(run);
+  await connection?.close();
   await prisma?.$disconnect();
 });
 
@@ -100,20 +128,26 @@ describe('npm run build', () => {
   });
 
   it('runs a job through the built API and workers started with plain node', async () => {
-    const workflows = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows']);
-    const provider = startBuilt(path.join('src', 'workers', 'main.js'), ['--provider', 'pixelforge']);
-    const job = await runJob('a lighthouse from the build');
-    expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}\n${provider.output()}`).toBe('completed');
-    expect(job.outputs).toHaveLength(1);
-    expect((await fetch(job.outputs[0].url)).status).toBe(200);
-    await stop(workflows);
+    const workflows = await startWorkflowWorker();
+    try {
+      const job = await runJob('a lighthouse from the build');
+      expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}`).toBe('completed');
+      expect(job.outputs).toHaveLength(1);
+      expect((await fetch(job.outputs[0].url)).status).toBe(200);
+    } finally {
+      await stop(workflows);
+    }
     expect(workflows.child.exitCode, workflows.output()).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it('runs the tracing bundle when tracing is on: workflow spans leave the built worker', async () => {
-    const workflows = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], { OTEL_TRACES_EXPORTER: 'console' });
-    const job = await runJob('a traced lighthouse from the build');
-    expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}`).toBe('completed');
-    await eventually(async () => (/name: 'RunWorkflow:jobWorkflow'/.test(workflows.output()) ? true : undefined), 20_000, 200, 'a workflow span');
-  }, 120_000);
+    const workflows = await startWorkflowWorker({ OTEL_TRACES_EXPORTER: 'console' });
+    try {
+      const job = await runJob('a traced lighthouse from the build');
+      expect(job.status, `${JSON.stringify(job.error)}\n${workflows.output()}`).toBe('completed');
+      await eventually(async () => (/name: 'RunWorkflow:jobWorkflow'/.test(workflows.output()) ? true : undefined), 30_000, 200, 'a workflow span');
+    } finally {
+      await stop(workflows);
+    }
+  }, 240_000);
 });
