@@ -8,6 +8,11 @@ RUN apt-get update \
 
 WORKDIR /app
 ENV NODE_ENV=production
+# glibc gives each thread that allocates its own malloc arena (up to 8 per core) and keeps what an arena once held.
+# The workflow worker's threads (the Temporal core's, the workflow thread, libuv's) kept 100 MB and more freed after
+# a burst of 1,000 jobs, with the same live heaps; two arenas return it (npm run bench build, docs/scaling.md). sharp,
+# on the provider workers, suffers the same allocator behaviour.
+ENV MALLOC_ARENA_MAX=2
 
 COPY package.json package-lock.json ./
 COPY clients/typescript/package.json clients/typescript/
@@ -21,7 +26,10 @@ RUN npm run console:build
 # npm skips dependency install scripts, so the Prisma client is generated explicitly. Generation does not connect;
 # the URL only keeps the CLI from looking for a query engine.
 RUN DATABASE_URL=postgresql://build:build@localhost:5432/build node prisma/cli.js generate
+# The processes as plain JavaScript in dist/ and the workflow bundles made once here, not at each worker start
+# (npm run build; it type-checks against the Prisma client generated above).
+RUN npm run build
 
 USER node
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "src/api/server.ts"]
+CMD ["node", "dist/src/api/server.js"]

@@ -5,28 +5,45 @@ import path from 'node:path';
 import { REPO_ROOT } from '../src/config';
 import { freeLoopbackPort } from '../src/lib/freePort';
 
+/** How a process runs: its TypeScript sources through tsx (`npm run dev`), or the build in dist/ with plain node. */
+export type Runtime = 'tsx' | 'built';
+
+export interface ProcessOptions {
+  runtime?: Runtime;
+  /** On top of this process's environment. */
+  env?: NodeJS.ProcessEnv;
+}
+
 export interface ApiProcess {
   url: string;
   child: ChildProcess;
+  /** From spawn to the first 200 of /readyz. */
+  startToReadyMs: number;
 }
 
 export const RSS_SAMPLES = 5;
 
-export async function startApiProcess(): Promise<ApiProcess> {
+/** The node arguments that run `source` (e.g. src/api/server.ts) the `runtime` way. */
+export function nodeArgs(runtime: Runtime, source: string, args: string[] = []): string[] {
+  return runtime === 'built' ? [path.join('dist', source.replace(/\.ts$/, '.js')), ...args] : ['--import', 'tsx', source, ...args];
+}
+
+export async function startApiProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): Promise<ApiProcess> {
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, nodeArgs(runtime, path.join('src', 'api', 'server.ts')), {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error' },
+    env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    await until(async () => child.exitCode === null && (await isReady(url)), 60_000, 250);
+    await until(async () => child.exitCode === null && (await isReady(url)), 60_000, 25);
   } catch (err) {
     await stopProcess(child);
     throw new Error(`the API did not become ready: ${err instanceof Error ? err.message : err}`);
   }
-  return { url, child };
+  return { url, child, startToReadyMs: performance.now() - startedAt };
 }
 
 async function isReady(url: string): Promise<boolean> {
@@ -46,7 +63,6 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
-
 
 export function rssKb(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
@@ -74,16 +90,15 @@ export function mb(kb: number): string {
   return `${(kb / 1024).toFixed(1)} MB`;
 }
 
-
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
 /** The workflow worker (`src/workers/main.ts --workflows`) as a child process against the benchmark's stack. */
-export function startWorkflowWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+export function startWorkflowWorkerProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): ChildProcess {
+  return spawn(process.execPath, nodeArgs(runtime, path.join('src', 'workers', 'main.ts'), ['--workflows']), {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0' },
+    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
+import { buildBench } from './build';
 import { catalogCacheBench } from './catalogCache';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
@@ -14,6 +15,7 @@ import { printTable, type Headline } from './stats';
 import { submitBench } from './submit';
 
 const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
+  build: buildBench,
   catalog: catalogCacheBench,
   listing: listingBench,
   memory: memoryBench,

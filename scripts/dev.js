@@ -1,7 +1,9 @@
 'use strict';
 // `npm run dev`: the whole stack on this machine, supervised until Ctrl-C / SIGTERM.
 // `npm run cluster`: the production shape instead: the Temporal server on PostgreSQL with its UI server, two API
-// processes, the workflow worker and one worker per provider, in its own data directory (.data/cluster).
+// processes, the workflow worker and one worker per provider, in its own data directory (.data/cluster), all running
+// the built JavaScript of `npm run build` with plain node (built first when dist/ is missing or stale) and serving
+// the built console.
 //
 // Policy: a child that dies on its own is reported with the end of its log and the whole stack stops (exit 1), so a
 // broken process is never hidden behind a half-working stack.
@@ -16,6 +18,7 @@ const { startInfrastructure } = require('./lib/infrastructure');
 const { requireFreePorts, waitForHttp } = require('./lib/ports');
 const app = require('./lib/app');
 const clusterInfra = require('./lib/clusterInfra');
+const { ensureBuilt } = require('./lib/build');
 const { REPO_ROOT } = require('./lib/paths');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
@@ -53,7 +56,7 @@ function planFrom(config, binaries) {
   };
 }
 
-function childEnv(config) {
+function childEnv(config, { cluster }) {
   return {
     ...process.env,
     NODE_ENV: process.env.NODE_ENV || 'development',
@@ -66,8 +69,10 @@ function childEnv(config) {
     MINIO_ENDPOINT: config.minio.endpoint,
     MINIO_ROOT_USER: config.minio.accessKey,
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
-    // The console from its sources, with hot reload.
-    CONSOLE_DEV: process.env.CONSOLE_DEV ?? '1',
+    // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
+    CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
+    // The cluster's processes run as the image runs them (see the Dockerfile).
+    ...(cluster ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } : {}),
     CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }
@@ -76,11 +81,9 @@ function consoleHmrPort() {
   return process.env.CONSOLE_HMR_PORT || '24678';
 }
 
-function portsToCheck(config, managed) {
-  const ports = [
-    { name: 'API', port: config.api.port, variable: 'PORT' },
-    { name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' },
-  ];
+function portsToCheck(config, managed, env) {
+  const ports = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
+  if (env.CONSOLE_DEV === '1') ports.push({ name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' });
   if (managed.postgres) ports.push({ name: 'PostgreSQL', port: config.database.port, variable: 'PG_PORT' });
   if (managed.temporal) {
     ports.push({ name: 'Temporal', port: config.temporal.port, variable: 'TEMPORAL_PORT' });
@@ -94,7 +97,7 @@ function portsToCheck(config, managed) {
 }
 
 /** Migrates and seeds; returns the dev credentials, or null when the entrypoints are not there yet. */
-function prepareDatabase(env) {
+function prepareDatabase(env, { built }) {
   if (!app.exists('prismaCli')) {
     log.warn(`not migrating: ${app.FILES.prismaCli} does not exist yet`);
     return null;
@@ -106,7 +109,7 @@ function prepareDatabase(env) {
     return null;
   }
   log.info('database: seeding catalog and dev account');
-  const credentials = app.seed(env, { dev: true });
+  const credentials = app.seed(env, { dev: true, built });
   if (!credentials || !credentials.apiKey) throw new Error(`${app.FILES.seed} --dev printed no {"accountId","apiKey"} line`);
   return credentials;
 }
@@ -116,17 +119,17 @@ function workerMetricsPort(index) {
   return Number(process.env.WORKER_METRICS_PORT || 9464) + index;
 }
 
-function startApplication(supervisor, env, logDir, { apis = 1 } = {}) {
+function startApplication(supervisor, env, logDir, { apis = 1, built = false } = {}) {
   const started = { api: false, apiUrls: [], workers: [], metrics: [] };
   if (app.exists('workers')) {
     const withMetricsPort = (index, name) => {
       started.metrics.push(`${name} :${workerMetricsPort(index)}`);
       return { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(index)) };
     };
-    supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir));
+    supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir, { built }));
     started.workers.push('workflows');
-    app.listProviders(env).forEach((id, i) => {
-      supervisor.start(app.providerWorkerService(id, withMetricsPort(i + 1, id), logDir));
+    app.listProviders(env, { built }).forEach((id, i) => {
+      supervisor.start(app.providerWorkerService(id, withMetricsPort(i + 1, id), logDir, { built }));
       started.workers.push(id);
     });
   } else {
@@ -135,7 +138,7 @@ function startApplication(supervisor, env, logDir, { apis = 1 } = {}) {
   if (app.exists('api')) {
     for (let i = 0; i < apis; i += 1) {
       const port = Number(env.PORT) + i;
-      supervisor.start(app.apiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`));
+      supervisor.start(app.apiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`, { built }));
       started.apiUrls.push(`http://${env.API_HOST}:${port}`);
     }
     started.api = true;
@@ -177,13 +180,19 @@ function clusterEnv() {
 async function dev({ cluster = false } = {}) {
   const startedAt = Date.now();
   const binaries = bootstrap({ withCluster: cluster });
+  if (cluster) {
+    await ensureBuilt();
+    app.buildConsole();
+    log.ok('console built into console/dist');
+  }
   const config = loadProjectConfig(cluster ? clusterEnv() : process.env);
   const plan = planFrom(config, binaries);
   const temporalCluster = cluster && plan.temporal ? { ...plan.temporal, binaries: binaries.temporalCluster } : null;
   if (temporalCluster) plan.temporal = null;
   const leftovers = await stopLeftovers(config.dataDir);
   if (leftovers.length > 0) log.warn(`stopped what an earlier npm run ${cluster ? 'cluster' : 'dev'} left running: ${leftovers.join(', ')}`);
-  const ports = portsToCheck(config, plan.managed);
+  const env = childEnv(config, { cluster });
+  const ports = portsToCheck(config, plan.managed, env);
   if (temporalCluster) ports.push(...clusterInfra.portsToCheck(config.temporal.port));
   if (cluster) ports.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
   await requireFreePorts(ports);
@@ -227,10 +236,9 @@ async function dev({ cluster = false } = {}) {
         logDir: plan.logDir,
       });
     }
-    const env = childEnv(config);
-    const credentials = prepareDatabase(env);
+    const credentials = prepareDatabase(env, { built: cluster });
     const appEnv = credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env;
-    const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1 });
+    const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1, built: cluster });
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
       await waitForHttp(`http://${config.api.host}:${config.api.port}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });

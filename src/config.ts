@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 
-/** Repository root: every default path is relative to it. */
-export const REPO_ROOT = path.resolve(__dirname, '..');
+/** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
+export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
 
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';

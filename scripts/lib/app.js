@@ -1,6 +1,7 @@
 'use strict';
 // The project's own entrypoints: migrations, seed, API, workers. Their files are checked before use so a missing one
-// is reported by name.
+// is reported by name. Each runs from its TypeScript sources through tsx (`npm run dev`, `npm test`), or with
+// `{ built: true }` as the plain JavaScript of `npm run build` in dist/ (`npm run cluster`).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -19,10 +20,20 @@ function exists(key) {
   return fs.existsSync(path.join(REPO_ROOT, FILES[key]));
 }
 
+/** dist/src/api/server.js for src/api/server.ts: where tsconfig.build.json compiles each source. */
+function builtFile(file) {
+  return path.join('dist', file.replace(/\.ts$/, '.js'));
+}
+
 /** `node --import tsx <file>`: the TypeScript entrypoint in a single process (signals reach it directly). */
 function tsxCommand(file, args = []) {
   const loader = pathToFileURL(require.resolve('tsx', { paths: [REPO_ROOT] })).href;
   return [process.execPath, ['--import', loader, path.join(REPO_ROOT, file), ...args]];
+}
+
+/** The entrypoint `key` with its arguments: `node dist/….js` when built, else through tsx. */
+function nodeCommand(key, args, { built = false } = {}) {
+  return built ? [process.execPath, [path.join(REPO_ROOT, builtFile(FILES[key])), ...args]] : tsxCommand(FILES[key], args);
 }
 
 function failure(what, result) {
@@ -55,27 +66,27 @@ function lastJsonLine(stdout) {
 }
 
 /** Seeds the catalog; with `dev` also the dev account and key, returned as { accountId, apiKey }. */
-function seed(env, { dev = false } = {}) {
-  const result = capture(...tsxCommand(FILES.seed, dev ? ['--dev'] : []), { cwd: REPO_ROOT, env });
-  if (result.status !== 0) throw failure(`tsx ${FILES.seed}${dev ? ' --dev' : ''}`, result);
+function seed(env, { dev = false, built = false } = {}) {
+  const result = capture(...nodeCommand('seed', dev ? ['--dev'] : [], { built }), { cwd: REPO_ROOT, env });
+  if (result.status !== 0) throw failure(`${built ? builtFile(FILES.seed) : FILES.seed}${dev ? ' --dev' : ''}`, result);
   return dev ? lastJsonLine(result.stdout) : undefined;
 }
 
-function listProviders(env) {
-  const result = capture(...tsxCommand(FILES.workers, ['--list-providers']), { cwd: REPO_ROOT, env });
-  if (result.status !== 0) throw failure(`tsx ${FILES.workers} --list-providers`, result);
+function listProviders(env, { built = false } = {}) {
+  const result = capture(...nodeCommand('workers', ['--list-providers'], { built }), { cwd: REPO_ROOT, env });
+  if (result.status !== 0) throw failure(`${FILES.workers} --list-providers`, result);
   const ids = lastJsonLine(result.stdout);
   if (!Array.isArray(ids)) throw new Error(`${FILES.workers} --list-providers printed no JSON array:\n${result.stdout}`);
   return ids;
 }
 
-function service(name, file, args, env, logDir) {
-  const [command, fullArgs] = tsxCommand(file, args);
+function service(name, key, args, env, logDir, { built = false } = {}) {
+  const [command, fullArgs] = nodeCommand(key, args, { built });
   return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
 }
 
-const apiService = (env, logDir, name = 'api') => service(name, FILES.api, [], env, logDir);
-const workflowWorkerService = (env, logDir) => service('worker:workflows', FILES.workers, ['--workflows'], env, logDir);
-const providerWorkerService = (id, env, logDir) => service(`worker:${id}`, FILES.workers, ['--provider', id], env, logDir);
+const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'api', [], env, logDir, options);
+const workflowWorkerService = (env, logDir, options = {}) => service('worker:workflows', 'workers', ['--workflows'], env, logDir, options);
+const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
 
-module.exports = { FILES, exists, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };
+module.exports = { FILES, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };

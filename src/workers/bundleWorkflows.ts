@@ -1,7 +1,8 @@
 /**
  * `node --import tsx src/workers/bundleWorkflows.ts <out.js> [interceptor module...]`: bundles the workflows (webpack, through the Temporal
- * SDK) into one file. The workflow worker runs this as a child process at start, so the bundler's few hundred MB
- * are freed with that process instead of staying in the worker's heap for its lifetime.
+ * SDK) into one file. `npm run build` runs its compiled form to write dist/'s bundles; from the sources the workflow
+ * worker runs it as a child process at start, so the bundler's few hundred MB are freed with that process instead of
+ * staying in the worker's heap for its lifetime.
  */
 import { writeFileSync } from 'node:fs';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';

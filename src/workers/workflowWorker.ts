@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
 import type { WorkerMetrics } from '../observability/metrics';
 import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
-import { BUNDLE_SCRIPT } from './workflowPaths';
+import { BUNDLE_SCRIPT, PREBUILT_BUNDLES, RUNNING_BUILT } from './workflowPaths';
 
 export { WORKFLOWS_PATH } from './workflowPaths';
 
@@ -32,6 +32,18 @@ export async function bundleWorkflowsInChildProcess(workflowInterceptorModules: 
   }
 }
 
+/**
+ * The workflow code. Built (`npm run build`), the bundle made at build time, with or without the tracing interceptors
+ * as tracing is on or off: no bundler runs at start. From the sources, bundled now, so `npm run dev` runs the
+ * workflows as they are.
+ */
+async function workflowBundleFor(tracing: Tracing): Promise<WorkflowBundleOption> {
+  if (!RUNNING_BUILT) return bundleWorkflowsInChildProcess(tracing.enabled ? WORKFLOW_TRACING_MODULES : []);
+  const codePath = tracing.enabled ? PREBUILT_BUNDLES.tracing : PREBUILT_BUNDLES.plain;
+  if (!existsSync(codePath)) throw new Error(`the prebuilt workflow bundle ${codePath} is missing: run npm run build`);
+  return { codePath };
+}
+
 export interface WorkflowWorkerDeps {
   config: Config;
   connection: NativeConnection;
@@ -39,7 +51,7 @@ export interface WorkflowWorkerDeps {
   client: Client;
   prisma: PrismaClient;
   storage: Storage;
-  /** A prebuilt bundle (tests build one once); otherwise the workflows are bundled at start. */
+  /** A bundle made beforehand (tests build one once); otherwise the build's own, or the sources bundled at start. */
   workflowBundle?: WorkflowBundleOption;
   /** Extra CA for webhook receivers (tests with their own CA); production relies on NODE_EXTRA_CA_CERTS. */
   webhookCa?: string;
@@ -54,7 +66,7 @@ export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Wo
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
-    workflowBundle: deps.workflowBundle ?? (await bundleWorkflowsInChildProcess(tracing.enabled ? WORKFLOW_TRACING_MODULES : [])),
+    workflowBundle: deps.workflowBundle ?? (await workflowBundleFor(tracing)),
     interceptors: tracing.workerInterceptors,
     sinks: tracing.workerSinks,
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.

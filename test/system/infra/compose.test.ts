@@ -108,11 +108,28 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   it('runs the API and the workflow worker from the image, after migrations and healthy dependencies', () => {
     const { services } = config();
     expect(services.api.build).toBeDefined();
-    expect(services.api.command).toEqual(expect.arrayContaining(['src/api/server.ts']));
+    expect(services.api.command).toEqual(['node', 'dist/src/api/server.js']);
     expect(services.api.healthcheck?.test?.join(' ')).toContain('/readyz');
     expect(services.api.depends_on?.migrate?.condition).toBe('service_completed_successfully');
     expect(services.api.depends_on?.postgres?.condition).toBe('service_healthy');
-    expect(services['worker-workflows'].command).toEqual(expect.arrayContaining(['src/workers/main.ts', '--workflows']));
+    expect(services['worker-workflows'].command).toEqual(['node', 'dist/src/workers/main.js', '--workflows']);
+  });
+
+  it('runs the built JavaScript of the image with plain node, never tsx, from files the build makes', () => {
+    const { services } = config();
+    const application = Object.entries(services).filter(([, s]) => s.build !== undefined);
+    for (const [name, service] of application) {
+      const command = (service.command ?? []).join(' ');
+      expect(command, name).not.toMatch(/tsx|\.ts\b/);
+      // Each dist/….js named is the build of a source file here (tsconfig.build.json keeps the layout).
+      for (const built of command.match(/dist\/\S+\.js/g) ?? []) {
+        const source = built.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+        expect(fs.existsSync(path.join(REPO_ROOT, source)), `${name}: ${built} from ${source}`).toBe(true);
+      }
+    }
+    const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/src\/api\/server\.js"\]$/m);
   });
 
   it('runs Prometheus with the rules, Grafana with the provisioned dashboard, and Jaeger for traces', () => {

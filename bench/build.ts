@@ -1,0 +1,185 @@
+/**
+ * The production build (`npm run build`, plain node on dist/) against tsx on the sources, side by side in one run:
+ *  - start to ready of the API (spawn to the first 200 of /readyz) and of the workflow worker (spawn to its poller
+ *    on the task queue, seen in DescribeTaskQueue by the worker's identity, pid@host), STARTS of each, interleaved,
+ *    after one uncounted start each that warms the disk cache and tsx's own;
+ *  - RSS of the API and of the workflow worker idle (ready, 10 jobs open, as the memory benchmark measures idle)
+ *    and with 1,000 jobs open (the memory benchmark's open jobs), each variant on task queues of its own so another's
+ *    open workflows never reach it: tsx and built, with glibc's default malloc arenas and capped at 2 as the image
+ *    runs them (MALLOC_ARENA_MAX, see the Dockerfile).
+ * Targets: the workflow worker under 330 MB with 1,000 jobs open as the image runs it; each start at least twice as
+ * fast built.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { loadConfig, type Config } from '../src/config';
+import { createPrisma, type PrismaClient } from '../src/db/prisma';
+import { createJobOpener } from './openJobs';
+import { mb, medianRss, type Runtime, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
+import { headline, printTable, type Headline } from './stats';
+
+const { ensureBuilt } = require('../scripts/lib/build') as { ensureBuilt: () => Promise<boolean> };
+
+const STARTS = 5;
+const JOBS = 1_000;
+const WORKER_TARGET_MB = 330;
+const RUNTIMES: Runtime[] = ['tsx', 'built'];
+
+interface MemoryVariant {
+  runtime: Runtime;
+  env: NodeJS.ProcessEnv;
+}
+/**
+ * tsx and built with glibc's default malloc arenas, then both with two arenas as the image runs them: after a burst
+ * the default arenas hold a varying amount of freed memory that would hide the build's own difference.
+ */
+const MEMORY_VARIANTS = {
+  tsx: { runtime: 'tsx', env: { MALLOC_ARENA_MAX: undefined } },
+  built: { runtime: 'built', env: { MALLOC_ARENA_MAX: undefined } },
+  tsxTwoArenas: { runtime: 'tsx', env: { MALLOC_ARENA_MAX: '2' } },
+  builtTwoArenas: { runtime: 'built', env: { MALLOC_ARENA_MAX: '2' } },
+} satisfies Record<string, MemoryVariant>;
+
+/** Task queues of one runtime's processes: a jobs queue and a provider prefix no provider worker serves. */
+function taskQueuesFor(runtime: Runtime): NodeJS.ProcessEnv {
+  const run = randomUUID().slice(0, 8);
+  return { JOBS_TASK_QUEUE: `jobs-bench-${runtime}-${run}`, PROVIDER_TASK_QUEUE_PREFIX: `bench-${runtime}-${run}.` };
+}
+
+/** Whether the process `pid` polls the workflow task queue `taskQueue` (the SDK's default identity is pid@host). */
+async function isPolling(connection: Connection, config: Config, taskQueue: string, pid: number): Promise<boolean> {
+  const { pollers } = await connection.workflowService.describeTaskQueue({
+    namespace: config.temporal.namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (pollers ?? []).some((p) => p.identity === `${pid}@${os.hostname()}`);
+}
+
+interface StartedWorker {
+  child: ChildProcess;
+  startToReadyMs: number;
+}
+
+async function startPollingWorker(runtime: Runtime, env: NodeJS.ProcessEnv, connection: Connection, config: Config): Promise<StartedWorker> {
+  const startedAt = performance.now();
+  const child = startWorkflowWorkerProcess({ runtime, env });
+  try {
+    await until(async () => {
+      if (child.exitCode !== null) throw new Error(`the ${runtime} workflow worker exited with ${child.exitCode}`);
+      return isPolling(connection, config, env.JOBS_TASK_QUEUE!, child.pid!);
+    }, 120_000, 25);
+  } catch (err) {
+    await stopProcess(child);
+    throw err;
+  }
+  return { child, startToReadyMs: performance.now() - startedAt };
+}
+
+interface StartTimes {
+  api: number[];
+  worker: number[];
+}
+
+/** Starts and stops each process of each runtime in turn, so drift in the machine's load touches both alike. */
+async function measureStarts(connection: Connection, config: Config): Promise<Record<Runtime, StartTimes>> {
+  const times: Record<Runtime, StartTimes> = { tsx: { api: [], worker: [] }, built: { api: [], worker: [] } };
+  const queues = { tsx: taskQueuesFor('tsx'), built: taskQueuesFor('built') };
+  for (let round = 0; round <= STARTS; round++) {
+    for (const runtime of RUNTIMES) {
+      const api = await startApiProcess({ runtime, env: queues[runtime] });
+      await stopProcess(api.child);
+      const worker = await startPollingWorker(runtime, queues[runtime], connection, config);
+      await stopProcess(worker.child);
+      // Round 0 warms up and is not counted.
+      if (round === 0) continue;
+      times[runtime].api.push(api.startToReadyMs);
+      times[runtime].worker.push(worker.startToReadyMs);
+    }
+  }
+  return times;
+}
+
+interface Memory {
+  apiIdle: number;
+  apiInFlight: number;
+  workerIdle: number;
+  workerOpen: number;
+  open: number;
+}
+
+/** One variant's API and workflow worker, idle and then with JOBS jobs open; RSS in KB. */
+async function measureMemory({ runtime, env: variantEnv }: MemoryVariant, prisma: PrismaClient, connection: Connection, config: Config): Promise<Memory> {
+  const env = { ...taskQueuesFor(runtime), ...variantEnv };
+  const worker = await startPollingWorker(runtime, env, connection, config);
+  const api = await startApiProcess({ runtime, env });
+  try {
+    const opener = await createJobOpener(prisma, api.url);
+    await opener.openUpTo(10);
+    await sleep(2_000);
+    const workerIdle = await medianRss(worker.child);
+    const apiIdle = await medianRss(api.child);
+    await opener.openUpTo(JOBS);
+    await sleep(3_000);
+    const workerOpen = await medianRss(worker.child);
+    const apiInFlight = await medianRss(api.child);
+    return { apiIdle, apiInFlight, workerIdle, workerOpen, open: await opener.stillOpen() };
+  } finally {
+    await stopProcess(api.child);
+    await stopProcess(worker.child);
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const ratio = (tsx: number, built: number) => `${(tsx / built).toFixed(2)}x`;
+
+export async function buildBench(): Promise<Headline[]> {
+  await ensureBuilt();
+  const config = loadConfig();
+  const prisma = createPrisma(config.database.url);
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    const starts = await measureStarts(connection, config);
+    const memory = {} as Record<keyof typeof MEMORY_VARIANTS, Memory>;
+    for (const [name, variant] of Object.entries(MEMORY_VARIANTS)) {
+      memory[name as keyof typeof MEMORY_VARIANTS] = await measureMemory(variant, prisma, connection, config);
+    }
+
+    const startRow = (label: string, pick: (t: StartTimes) => number[]) => {
+      const [tsx, built] = [median(pick(starts.tsx)), median(pick(starts.built))];
+      return [label, seconds(tsx), seconds(built), ratio(tsx, built), '', '', ''];
+    };
+    const memoryRow = (label: string, pick: (m: Memory) => number) => {
+      const [tsx, built, tsx2, built2] = [pick(memory.tsx), pick(memory.built), pick(memory.tsxTwoArenas), pick(memory.builtTwoArenas)];
+      return [label, mb(tsx), mb(built), ratio(tsx, built), mb(tsx2), mb(built2), ratio(tsx2, built2)];
+    };
+    console.log(`build: tsx against the build (plain node on dist/); start to ready, median of ${STARTS} starts each; RSS, median of 5 samples`);
+    console.log('  (the last three columns: both with MALLOC_ARENA_MAX=2, as the image and npm run cluster run them)');
+    printTable([
+      ['', 'tsx', 'built', 'tsx / built', 'tsx, 2 arenas', 'built, 2 arenas', 'tsx / built'],
+      startRow('API start to ready (/readyz)', (t) => t.api),
+      startRow('workflow worker start to ready (polling)', (t) => t.worker),
+      memoryRow('API RSS, idle', (m) => m.apiIdle),
+      memoryRow(`API RSS, ${JOBS} jobs in flight`, (m) => m.apiInFlight),
+      memoryRow('workflow worker RSS, idle', (m) => m.workerIdle),
+      memoryRow(`workflow worker RSS, ${JOBS} jobs open`, (m) => m.workerOpen),
+    ]);
+    console.log(`  jobs still open at the end: ${Object.entries(memory).map(([name, m]) => `${name} ${m.open}`).join(', ')}`);
+    console.log(`  start to ready, every start (ms): ${RUNTIMES.map((r) => `${r} API ${starts[r].api.map(Math.round).join(' ')}, worker ${starts[r].worker.map(Math.round).join(' ')}`).join('; ')}`);
+
+    const underTarget = (kb: number) => kb < WORKER_TARGET_MB * 1024;
+    return [
+      { target: `built workflow worker RSS, ${memory.builtTwoArenas.open} jobs open, as the image runs it (under ${WORKER_TARGET_MB} MB)`, measured: mb(memory.builtTwoArenas.workerOpen), met: underTarget(memory.builtTwoArenas.workerOpen) },
+      { target: `the same with glibc's default arenas (under ${WORKER_TARGET_MB} MB)`, measured: mb(memory.built.workerOpen), met: underTarget(memory.built.workerOpen) },
+      headline('API start to ready, tsx / built', median(starts.tsx.api) / median(starts.built.api), 2, 'at least'),
+      headline('workflow worker start to ready, tsx / built', median(starts.tsx.worker) / median(starts.built.worker), 2, 'at least'),
+    ];
+  } finally {
+    await connection.close();
+    await prisma.$disconnect();
+  }
+}

@@ -1,0 +1,109 @@
+'use strict';
+// The production build: the processes as plain JavaScript in dist/ (tsc with tsconfig.build.json), the SDK they import
+// as @genmedia/client built into its own package (clients/typescript/dist, which the workspace link resolves), and the
+// workflow bundles made once here instead of at every start of the workflow worker. dist/build-info.json holds a hash
+// of everything the build reads, so a build that is current is not redone.
+
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const log = require('./log');
+const { REPO_ROOT } = require('./paths');
+const { capture } = require('./proc');
+
+const DIST = path.join(REPO_ROOT, 'dist');
+const SDK_DIST = path.join(REPO_ROOT, 'clients', 'typescript', 'dist');
+const INFO_FILE = path.join(DIST, 'build-info.json');
+/** Written by bundleWorkflows at build time; src/workers/workflowPaths.ts names the same files. */
+const BUNDLES = { plain: path.join(DIST, 'workflow-bundle.js'), tracing: path.join(DIST, 'workflow-bundle-tracing.js') };
+
+const INPUT_DIRS = ['src', 'workflows', 'activities', path.join('clients', 'typescript', 'src')];
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', path.join('clients', 'typescript', 'tsconfig.build.json'), 'package-lock.json', path.join('scripts', 'lib', 'build.js')];
+
+function filesUnder(dir) {
+  const entries = fs.readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true });
+  return entries.flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(relative);
+    return entry.isFile() ? [relative] : [];
+  });
+}
+
+/** A hash of the names and contents of every file the build reads (content, not times: a checkout changes times). */
+function inputsHash() {
+  const hash = crypto.createHash('sha256');
+  const files = [...INPUT_DIRS.flatMap(filesUnder), ...INPUT_FILES].sort();
+  for (const file of files) {
+    hash.update(`${file}\0`);
+    hash.update(fs.readFileSync(path.join(REPO_ROOT, file)));
+    hash.update('\0');
+  }
+  return hash.digest('hex');
+}
+
+function readInfo() {
+  try {
+    return JSON.parse(fs.readFileSync(INFO_FILE, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** Why dist/ cannot be run as it is, or null when it was built from exactly the files here now. */
+function staleReason() {
+  const info = readInfo();
+  if (!info) return 'dist/ has not been built';
+  if (!Object.values(BUNDLES).every((file) => fs.existsSync(file))) return 'a workflow bundle is missing from dist/';
+  if (info.inputsHash !== inputsHash()) return 'sources changed since the last build';
+  return null;
+}
+
+function tsc(project) {
+  const bin = path.join(path.dirname(require.resolve('typescript/package.json', { paths: [REPO_ROOT] })), 'bin', 'tsc');
+  const result = capture(process.execPath, [bin, '-p', project], { cwd: REPO_ROOT });
+  if (result.status !== 0) throw new Error(`tsc -p ${project} failed:\n${`${result.stdout}\n${result.stderr}`.trim()}`);
+}
+
+/** `node dist/src/workers/bundleWorkflows.js <out> [interceptor module...]`: webpack in its own process, as the worker did. */
+function bundle(out, interceptorModules) {
+  const script = path.join(DIST, 'src', 'workers', 'bundleWorkflows.js');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, out, ...interceptorModules], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`bundling the workflows into ${path.relative(REPO_ROOT, out)} failed (exit ${code}):\n${stderr.trim()}`))));
+  });
+}
+
+/** Builds dist/ from scratch; build-info.json is written last, so a build that failed half-way is never current. */
+async function build() {
+  const startedAt = Date.now();
+  for (const dir of [DIST, SDK_DIST]) fs.rmSync(dir, { recursive: true, force: true });
+  const hash = inputsHash();
+  log.info('build: tsc -p clients/typescript/tsconfig.build.json (the SDK, @genmedia/client)');
+  tsc(path.join('clients', 'typescript', 'tsconfig.build.json'));
+  log.info('build: tsc -p tsconfig.build.json → dist/');
+  tsc('tsconfig.build.json');
+  log.info('build: bundling the workflows → dist/workflow-bundle.js, dist/workflow-bundle-tracing.js');
+  // The module list comes from the compiled code, so the bundle carries exactly what the worker would have bundled.
+  const { WORKFLOW_TRACING_MODULES } = require(path.join(DIST, 'src', 'observability', 'tracing.js'));
+  await Promise.all([bundle(BUNDLES.plain, []), bundle(BUNDLES.tracing, WORKFLOW_TRACING_MODULES)]);
+  fs.writeFileSync(INFO_FILE, `${JSON.stringify({ inputsHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  log.ok(`build: dist/ (${log.seconds(Date.now() - startedAt)})`);
+}
+
+/** Builds when dist/ is missing or older than the sources; returns whether it built. */
+async function ensureBuilt() {
+  const reason = staleReason();
+  if (reason === null) {
+    log.ok('build: dist/ is current');
+    return false;
+  }
+  log.info(`build: ${reason}`);
+  await build();
+  return true;
+}
+
+module.exports = { DIST, BUNDLES, build, ensureBuilt, staleReason, inputsHash };
