@@ -58,7 +58,25 @@ export interface IdempotencyOptions {
   admittedAnswer?: (jobId: string) => Promise<StoredResponse | null>;
 }
 
-export function createIdempotency(prisma: PrismaClient, options: IdempotencyOptions) {
+/** One account's `Idempotency-Key` claims: who holds a key, and the answer it stored. */
+export interface Idempotency {
+  /**
+   * Claims the key for `jobId`, or answers from the request that claimed it first.
+   * Throws IDEMPOTENCY_KEY_REUSED for a different body, IDEMPOTENCY_KEY_IN_PROGRESS when the first is still running.
+   */
+  begin(accountId: string, key: string, hash: string, jobId: string): Promise<IdempotencyStart>;
+  /** Stores the answer of the request that claimed the key for `jobId`; a claim taken over since is left alone. */
+  complete(accountId: string, key: string, jobId: string, response: StoredResponse): Promise<void>;
+  /**
+   * Frees the key after a refused request (nothing charged) so the client can retry with it; only the claim this
+   * request made for `jobId`, never one another request took over since.
+   */
+  release(accountId: string, key: string, jobId: string): Promise<void>;
+  /** Takes over a stale record (still naming `staleJobId`) for a new attempt with `jobId`; false if another request did. */
+  restart(accountId: string, key: string, staleJobId: string | null, jobId: string): Promise<boolean>;
+}
+
+export function createIdempotency(prisma: PrismaClient, options: IdempotencyOptions): Idempotency {
   async function claim(accountId: string, key: string, hash: string, jobId: string): Promise<boolean> {
     const inserted = await prisma.$executeRaw`
       INSERT INTO idempotency_records (account_id, key, request_hash, job_id, created_at, expires_at)
@@ -68,11 +86,7 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
   }
 
   return {
-    /**
-     * Claims the key for `jobId`, or answers from the request that claimed it first.
-     * Throws IDEMPOTENCY_KEY_REUSED for a different body, IDEMPOTENCY_KEY_IN_PROGRESS when the first is still running.
-     */
-    async begin(accountId: string, key: string, hash: string, jobId: string): Promise<IdempotencyStart> {
+    async begin(accountId, key, hash, jobId) {
       const deadline = Date.now() + options.waitMs;
       for (;;) {
         if (await claim(accountId, key, hash, jobId)) return { kind: 'new' };
@@ -106,24 +120,18 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
       }
     },
 
-    /** Stores the answer of the request that claimed the key for `jobId`; a claim taken over since is left alone. */
-    async complete(accountId: string, key: string, jobId: string, response: StoredResponse): Promise<void> {
+    async complete(accountId, key, jobId, response) {
       await prisma.idempotencyRecord.updateMany({
         where: { accountId, key, jobId, responseStatus: null },
         data: { responseStatus: response.status, responseBody: response.body as object },
       });
     },
 
-    /**
-     * Frees the key after a refused request (nothing charged) so the client can retry with it; only the claim this
-     * request made for `jobId`, never one another request took over since.
-     */
-    async release(accountId: string, key: string, jobId: string): Promise<void> {
+    async release(accountId, key, jobId) {
       await prisma.idempotencyRecord.deleteMany({ where: { accountId, key, jobId, responseStatus: null } });
     },
 
-    /** Takes over a stale record (still naming `staleJobId`) for a new attempt with `jobId`; false if another request did. */
-    async restart(accountId: string, key: string, staleJobId: string | null, jobId: string): Promise<boolean> {
+    async restart(accountId, key, staleJobId, jobId) {
       const { count } = await prisma.idempotencyRecord.updateMany({
         where: { accountId, key, jobId: staleJobId, responseStatus: null },
         data: { jobId, createdAt: new Date() },
@@ -132,8 +140,6 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
     },
   };
 }
-
-export type Idempotency = ReturnType<typeof createIdempotency>;
 
 export async function pruneIdempotencyRecords(prisma: PrismaClient): Promise<number> {
   return (await prisma.idempotencyRecord.deleteMany({ where: { expiresAt: { lt: new Date() } } })).count;

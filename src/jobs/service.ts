@@ -16,7 +16,8 @@ import type { JobEventHub } from './events/hub';
 import { listJobs, type ListQuery } from './list';
 import type { Caller } from './quote';
 import { getJob } from './read';
-import { submitJob, type SubmitRequest } from './submit';
+import { submitJob, type SubmitDeps, type SubmitRequest } from './submit';
+import { admitJobWorkflowOver, submitStoreOver } from './submitStore';
 import { waitForTerminal } from './wait';
 
 export interface JobServiceDeps {
@@ -36,8 +37,16 @@ export function createJobService(deps: JobServiceDeps) {
   const eventsUrls = eventsUrlSignerFor(deps.config);
   const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds, eventsUrls };
   const cancelDeps = cancelDepsOver(deps.prisma, deps.temporal, deps.clock);
+  const submitDeps: SubmitDeps = {
+    config: deps.config,
+    store: submitStoreOver(deps.prisma, deps.storage, deps.config),
+    admitWorkflow: admitJobWorkflowOver(deps.temporal, deps.config),
+    logger: deps.logger,
+    admissions: deps.admissions,
+    clock: deps.clock,
+  };
   return {
-    submit: (caller: Caller, request: SubmitRequest, options: SubmitOptions) => submitJob(deps, caller, request, options),
+    submit: (caller: Caller, request: SubmitRequest, options: SubmitOptions) => submitJob(submitDeps, caller, request, options),
     estimate: (caller: Caller, request: EstimateRequest) => estimateJob(deps.prisma, caller, request),
     list: (accountId: string, query: ListQuery) => listJobs(deps.prisma, deps.config.jobs.cursorSecret, accountId, query),
     get: (accountId: string, jobId: string) => getJob(readDeps, accountId, jobId),

@@ -9,36 +9,32 @@
 import type { z } from 'zod';
 import type { SubmitJobResponseSchema } from '../contracts/http/jobs';
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
-import type { PrismaClient } from '../db/prisma';
+import type { Clock } from '../lib/clock';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
-import { admitUpdate, jobIdentitySearchAttributes, jobWorkflowContract, jobWorkflowId, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
-import type { Storage } from '../storage/storage';
-import { checkFileReferences } from '../uploads/fileReference';
+import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
 import { checkWebhookUrl } from '../webhooks/addressGuard';
-import { createIdempotency, requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
-import { price, resolveUsableModel, validatedInput, type Caller } from './quote';
-import { consumeRateLimit, type CountedRequest } from './rateLimit';
+import { requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
+import { price, validatedInput, type Caller } from './quote';
+import type { CountedRequest } from './rateLimit';
 import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
-import { createJobStore } from './store';
-import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
-import { withStartOperation } from '../temporal/workflows';
+import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 
 export interface SubmitDeps {
   config: Config;
-  prisma: PrismaClient;
-  temporal: Client;
-  storage: Storage;
+  store: SubmitStore;
+  admitWorkflow: AdmitJobWorkflow;
   logger: Logger;
   /** This process's admissions: sheds submits while they fail or pile up. */
   admissions: AdmissionGate;
+  clock: Clock;
 }
 
 export interface SubmitRequest {
@@ -78,8 +74,8 @@ export async function submitJob(
 
   validateIdempotencyKey(key);
   const accountId = caller.account.id;
-  const store = createJobStore(deps.prisma);
-  const idempotency = createIdempotency(deps.prisma, {
+  const { store } = deps;
+  const idempotency = store.idempotency({
     waitMs: deps.config.jobs.admissionTimeoutMs + 2000,
     // The claim's admission refuses itself after its deadline, so settling it then is safe; a key held by an API
     // process that died is free again after about one admission deadline, not two.
@@ -155,7 +151,7 @@ async function checkWebhook(deps: SubmitDeps, webhookUrl: string): Promise<void>
 }
 
 async function checkInputFiles(deps: SubmitDeps, accountId: string, input: Record<string, unknown>, schema: object): Promise<void> {
-  const problems = await checkFileReferences(deps, accountId, input, schema);
+  const problems = await deps.store.fileProblems(accountId, input, schema);
   if (problems.length > 0) {
     throw new ApiError('INVALID_INPUT', `input refers to unusable files: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
   }
@@ -170,7 +166,7 @@ async function admitNewJob(
 ): Promise<SubmitOutcome> {
   const { requestId, tracker } = context;
   const { account, apiKey } = caller;
-  const resolved = await resolveUsableModel(deps.prisma, caller, request.model, request.version);
+  const resolved = await deps.store.resolveModel(caller, request.model, request.version);
   const input = validatedInput(resolved, request.input);
   const routes = routePlans(resolved, input, request.providers, deps.config);
   const [first] = routes;
@@ -182,7 +178,7 @@ async function admitNewJob(
   const ticket = deps.admissions.enter();
   let counted: CountedRequest;
   try {
-    counted = await consumeRateLimit(deps.prisma, account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
+    counted = await deps.store.countRequest(account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
   } catch (err) {
     ticket.abandon();
     throw err;
@@ -207,7 +203,7 @@ async function admitNewJob(
       : {}),
     costMicroCents: cost.estimatedCostMicroCents,
     expectedProcessingSeconds: first.expectedProcessingSeconds,
-    admitBefore: new Date(Date.now() + timeoutMs).toISOString(),
+    admitBefore: new Date(deps.clock.now() + timeoutMs).toISOString(),
     ...(first.upstream ? { upstream: first.upstream } : {}),
     routes,
     failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
@@ -233,19 +229,8 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: Admissio
     ticket.done(outcome);
     tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
   };
-  const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
-    workflowId: jobWorkflowId(input.jobId),
-    taskQueue: deps.config.temporal.jobsTaskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    typedSearchAttributes: jobIdentitySearchAttributes(input),
-    staticSummary: jobWorkflowSummary(input),
-    staticDetails: jobWorkflowDetails(input),
-  });
   try {
-    const admission = await deps.temporal.withDeadline(Date.now() + ticket.timeoutMs, () =>
-      deps.temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }),
-    );
+    const admission = await deps.admitWorkflow(input, deps.clock.now() + ticket.timeoutMs);
     measured('admitted');
     return admission;
   } catch (err) {
@@ -270,7 +255,7 @@ function retryAfterForConcurrency(input: JobWorkflowInput): number {
 async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput, log: Logger): Promise<AdmissionResult> {
   let admitted: AdmissionResult | null;
   try {
-    admitted = await createJobStore(deps.prisma).voidAdmission(input.accountId, input.jobId);
+    admitted = await deps.store.voidAdmission(input.accountId, input.jobId);
   } catch (err) {
     // PostgreSQL is down too; the admission deadline (`admitBefore`) still keeps a late charge from happening.
     log.error({ err }, 'could not settle the admission');

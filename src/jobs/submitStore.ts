@@ -1,0 +1,69 @@
+/**
+ * What the submit use case reads and writes besides the job's workflow: the catalog, the input's files, the rate
+ * limits, the idempotency claims and the admission's settlement. `submitStoreOver` is the production one, over
+ * PostgreSQL and object storage; unit tests give submit a store of their own.
+ */
+import type { Client } from '@temporalio/client';
+import type { ResolvedModel } from '../catalog/registry';
+import type { Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import type { Storage } from '../storage/storage';
+import { checkFileReferences, type FileReferenceProblem } from '../uploads/fileReference';
+import {
+  admitUpdate,
+  jobIdentitySearchAttributes,
+  jobWorkflowContract,
+  jobWorkflowId,
+  type AdmissionResult,
+  type JobWorkflowInput,
+} from '../contracts/workflows/job';
+import { withStartOperation } from '../temporal/workflows';
+import { createIdempotency, type Idempotency, type IdempotencyOptions } from './idempotency';
+import { resolveUsableModel, type Caller } from './quote';
+import { consumeRateLimit, type CountedRequest, type RateLimits } from './rateLimit';
+import { createJobStore } from './store';
+import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
+
+export interface SubmitStore {
+  /** The model version the caller asked for; MODEL_NOT_FOUND or MODEL_ACCESS_DENIED otherwise. */
+  resolveModel(caller: Caller, slug: string, version?: string): Promise<ResolvedModel>;
+  /** One problem per file the input refers to that the account cannot use; empty when all are usable. */
+  fileProblems(accountId: string, input: Record<string, unknown>, inputSchema: object): Promise<FileReferenceProblem[]>;
+  /** Counts the request in the scope's windows; RATE_LIMIT_EXCEEDED when one is full. */
+  countRequest(accountId: string, scope: string, limits: RateLimits): Promise<CountedRequest>;
+  idempotency(options: IdempotencyOptions): Idempotency;
+  /** The admission of `jobId` when it was admitted (charged) for `accountId`; null otherwise. Changes nothing. */
+  findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
+  /** The admission of `jobId` when it was admitted; otherwise makes its admission impossible and returns null. */
+  voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
+}
+
+export function submitStoreOver(prisma: PrismaClient, storage: Storage, config: Config): SubmitStore {
+  const jobs = createJobStore(prisma);
+  return {
+    resolveModel: (caller, slug, version) => resolveUsableModel(prisma, caller, slug, version),
+    fileProblems: (accountId, input, inputSchema) => checkFileReferences({ prisma, storage, config }, accountId, input, inputSchema),
+    countRequest: (accountId, scope, limits) => consumeRateLimit(prisma, accountId, scope, limits),
+    idempotency: (options) => createIdempotency(prisma, options),
+    findAdmission: (accountId, jobId) => jobs.findAdmission(accountId, jobId),
+    voidAdmission: (accountId, jobId) => jobs.voidAdmission(accountId, jobId),
+  };
+}
+
+/** Admits a job through its workflow (Update-with-Start on the jobs task queue), giving up at `deadline` (epoch ms). */
+export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number) => Promise<AdmissionResult>;
+
+export function admitJobWorkflowOver(temporal: Client, config: Config): AdmitJobWorkflow {
+  return (input, deadline) => {
+    const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
+      workflowId: jobWorkflowId(input.jobId),
+      taskQueue: config.temporal.jobsTaskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+      typedSearchAttributes: jobIdentitySearchAttributes(input),
+      staticSummary: jobWorkflowSummary(input),
+      staticDetails: jobWorkflowDetails(input),
+    });
+    return temporal.withDeadline(deadline, () => temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }));
+  };
+}
