@@ -15,7 +15,7 @@ import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createReconcileActivities, type ReconcileActivities } from './reconcile';
 import { createUploadActivities, type UploadActivities } from './uploads';
-import { createWebhookDelivery } from '../src/webhooks/delivery';
+import { createWebhookDelivery } from '../src/webhooks/deliverySteps';
 import { toDetail } from '../src/jobs/views';
 import { eventsUrlSignerFor } from '../src/jobs/events/eventsUrl';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';

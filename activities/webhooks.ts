@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type { PreparedWebhookEvent, WebhookAttemptInput, WebhookAttemptSummary } from '../src/shared/webhooks';
 import type { WebhookDeliveryInput } from '../src/contracts/workflows/webhookDelivery';
-import type { WebhookDelivery } from '../src/webhooks/delivery';
+import type { WebhookDelivery } from '../src/webhooks/deliverySteps';
 
 export interface WebhookActivities {
   prepareWebhookEvent(input: WebhookDeliveryInput): Promise<PreparedWebhookEvent | null>;

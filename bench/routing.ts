@@ -15,7 +15,7 @@
  */
 import os from 'node:os';
 import { estimateCost } from '../src/domain/pricing';
-import { resolveModelVersion } from '../src/catalog/registry';
+import { resolveModelVersion } from '../src/catalog/versionResolver';
 import { readRouteStats } from '../src/jobs/routeStats';
 import type { PrismaClient } from '../src/db/prisma';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';

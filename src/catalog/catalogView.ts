@@ -10,7 +10,7 @@ import { isUpstreamId } from '../providers/upstreams/types';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from './catalogFiles';
-import { compareVersionsNewestFirst, pickCurrentVersion } from './registry';
+import { compareVersionsNewestFirst, pickCurrentVersion } from './versionResolver';
 import { canSeeModel } from './visibility';
 import type { z } from 'zod';
 import type {

@@ -3,7 +3,7 @@
  * The same `estimateCost` call prices both, so an estimate always equals the charge of the same body.
  */
 import type { Account, ApiKey } from '@prisma/client';
-import { canUseModel, resolveModelVersion, type ResolvedModel } from '../catalog/registry';
+import { canUseModel, resolveModelVersion, type ResolvedModel } from '../catalog/versionResolver';
 import type { PrismaClient } from '../db/prisma';
 import { validateInput, withDefaults } from '../domain/inputValidation';
 import { estimateCost, PricingError, type CostEstimate } from '../domain/pricing';

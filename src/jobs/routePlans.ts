@@ -3,7 +3,7 @@
  * each with its task queue, our timeout for an upstream, the expected processing time and the list price of the
  * job's input there.
  */
-import type { ResolvedModel } from '../catalog/registry';
+import type { ResolvedModel } from '../catalog/versionResolver';
 import type { Config } from '../config';
 import { estimateCost } from '../domain/pricing';
 import { ApiError } from '../shared/errors';

@@ -6,7 +6,7 @@
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
-import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './lifecycle';
+import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './transitionObserver';
 import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
 import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';

@@ -4,7 +4,7 @@
  * PostgreSQL and object storage; unit tests give submit a store of their own.
  */
 import type { Client } from '@temporalio/client';
-import type { ResolvedModel } from '../catalog/registry';
+import type { ResolvedModel } from '../catalog/versionResolver';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';

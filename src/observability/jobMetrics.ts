@@ -1,6 +1,6 @@
 import type { AttemptObserver } from '../jobs/attempts';
-import type { JobLifecycleObserver } from '../jobs/lifecycle';
-import type { WebhookDeliveryDeps } from '../webhooks/delivery';
+import type { JobLifecycleObserver } from '../jobs/transitionObserver';
+import type { WebhookDeliveryDeps } from '../webhooks/deliverySteps';
 import { codeLabel, type WorkerMetrics } from './metrics';
 
 const seconds = (from: Date, to: Date) => Math.max(0, (to.getTime() - from.getTime()) / 1000);

@@ -1,7 +1,7 @@
 /** PostgreSQL-backed job and account look-ups for webhook delivery. */
 import type { Job, PrismaClient } from '@prisma/client';
 import { toListEntry } from '../jobs/views';
-import type { WebhookDeliveryDeps } from './delivery';
+import type { WebhookDeliveryDeps } from './deliverySteps';
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
 export type JobPresenter = (job: Job) => Promise<object> | object;

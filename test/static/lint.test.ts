@@ -41,7 +41,7 @@ describe('static checks', () => {
     const lint = async (code: string, file = path.join('workflows', 'example.ts')) =>
       (await eslint.lintText(code, { filePath: path.join(REPO_ROOT, file) }))[0]!.messages.map((m) => m.ruleId);
     const refused = ['@typescript-eslint/no-restricted-imports'];
-    for (const module of ['../src/webhooks/delivery', '../src/contracts/http/jobs', '../src/jobs/store', 'zod', 'lodash', '../src/shared/deeper/module']) {
+    for (const module of ['../src/webhooks/deliverySteps', '../src/contracts/http/jobs', '../src/jobs/store', 'zod', 'lodash', '../src/shared/deeper/module']) {
       expect(await lint(`import { x } from '${module}';\nexport const y = x;\n`), module).toEqual(refused);
     }
     const allowed = ['@temporalio/workflow', '@temporalio/common', '../src/contracts/workflows/job', '../src/shared/jobs', './providerStep'];

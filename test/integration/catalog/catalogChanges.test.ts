@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
-import { resolveModelVersion } from '../../../src/catalog/registry';
+import { resolveModelVersion } from '../../../src/catalog/versionResolver';
 import { bumpCatalogRevision, readCatalogRevision } from '../../../src/catalog/revision';
 import { seedCatalog } from '../../../src/catalog/seed';
 import { createTestAccount, type TestAccount } from '../../support/accounts';

@@ -26,7 +26,7 @@ import { providerTaskQueue } from '../../../src/shared/temporal';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { webhookWorkflowId, type WebhookDeliveryResult } from '../../../src/contracts/workflows/webhookDelivery';
 import type { Storage } from '../../../src/storage/storage';
-import { createWebhookDelivery } from '../../../src/webhooks/delivery';
+import { createWebhookDelivery } from '../../../src/webhooks/deliverySteps';
 import { webhookEventId } from '../../../src/webhooks/signing';
 import { prismaWebhookSources, storedJobRecord } from '../../../src/webhooks/sources';
 import { createWebhookStore } from '../../../src/webhooks/store';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../src/catalog/catalogFiles';
-import { pickCurrentVersion } from '../../../src/catalog/registry';
+import { pickCurrentVersion } from '../../../src/catalog/versionResolver';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { catalogPrice, estimateCost } from '../../../src/domain/pricing';
 

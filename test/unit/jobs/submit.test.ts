@@ -4,7 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { ResolvedModel } from '../../../src/catalog/registry';
+import type { ResolvedModel } from '../../../src/catalog/versionResolver';
 import { DEFAULT_ROUTING } from '../../../src/catalog/catalogFiles';
 import { loadConfig } from '../../../src/config';
 import type { AdmissionResult, JobWorkflowInput } from '../../../src/contracts/workflows/job';

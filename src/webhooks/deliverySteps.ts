@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { DEFAULT_WEBHOOK_EVENTS, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
 import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import type { Resolver } from './addressGuard';
-import { deliverWebhook } from './deliver';
+import { postWebhookAttempt } from './httpAttempt';
 import { buildWebhookPayload } from './payload';
 import { activeSigningSecrets, webhookEventId, type AccountWebhookSecrets } from './signing';
 import type { WebhookStore } from './store';
@@ -93,7 +93,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
       });
       const secrets = activeSigningSecrets(account, now(), config.secretRotationWindowSeconds);
 
-      const result = await deliverWebhook(
+      const result = await postWebhookAttempt(
         { url: event.url, webhookId: eventId, body, secrets },
         {
           allowPrivate: config.allowPrivate,

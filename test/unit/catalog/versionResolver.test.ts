@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pickCurrentVersion } from '../../../src/catalog/registry';
+import { pickCurrentVersion } from '../../../src/catalog/versionResolver';
 
 const v = (versionId: string, status: 'active' | 'deprecated' | 'disabled' | 'deleted', released: string) => ({
   versionId,

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/webhooks/addressGuard';
-import { deliverWebhook, WEBHOOK_USER_AGENT, type DeliveryOptions } from '../../../src/webhooks/deliver';
+import { postWebhookAttempt, WEBHOOK_USER_AGENT, type DeliveryOptions } from '../../../src/webhooks/httpAttempt';
 import { generateWebhookSecret, webhookEventId } from '../../../src/webhooks/signing';
 import { okHandler, startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 
@@ -23,12 +23,12 @@ beforeEach(() => {
 });
 
 const send = (path = '/hook', overrides: Partial<DeliveryOptions> = {}, secrets = [secret]) =>
-  deliverWebhook({ url: `${receiver.baseUrl}${path}`, webhookId: webhookEventId('job_1', 'job.completed'), body, secrets }, {
+  postWebhookAttempt({ url: `${receiver.baseUrl}${path}`, webhookId: webhookEventId('job_1', 'job.completed'), body, secrets }, {
     ...options,
     ...overrides,
   });
 
-describe('deliverWebhook against a real HTTPS receiver', () => {
+describe('postWebhookAttempt against a real HTTPS receiver', () => {
   it('delivers a signed JSON POST that verifies with the account secret', async () => {
     const result = await send('/hook?tenant=7');
     expect(result).toMatchObject({ outcome: 'delivered', statusCode: 200, responseBody: 'ok' });
@@ -151,7 +151,7 @@ describe('deliverWebhook against a real HTTPS receiver', () => {
     const closed = await startHttpsReceiver();
     const url = `${closed.baseUrl}/hook`;
     await closed.close();
-    const result = await deliverWebhook({ url, webhookId: 'msg_x', body, secrets: [secret] }, options);
+    const result = await postWebhookAttempt({ url, webhookId: 'msg_x', body, secrets: [secret] }, options);
     expect(result).toMatchObject({ outcome: 'retry' });
     expect(result.error).toMatch(/ECONNREFUSED/);
   });
@@ -167,7 +167,7 @@ describe('address safety at delivery time', () => {
 
   it('refuses a host name that resolves to a private address', async () => {
     const rebinding: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    const result = await deliverWebhook(
+    const result = await postWebhookAttempt(
       { url: `https://receiver.test:${receiver.port}/hook`, webhookId: 'msg_x', body, secrets: [secret] },
       { ...options, allowPrivate: false, resolve: rebinding },
     );
@@ -183,7 +183,7 @@ describe('address safety at delivery time', () => {
       if (host !== 'receiver.test') throw new Error(`unexpected lookup of ${host}`);
       return [{ address: '127.0.0.1', family: 4 }];
     };
-    const result = await deliverWebhook(
+    const result = await postWebhookAttempt(
       { url: `https://receiver.test:${receiver.port}/pinned`, webhookId: 'msg_x', body, secrets: [secret] },
       { ...options, resolve },
     );
@@ -192,7 +192,7 @@ describe('address safety at delivery time', () => {
   });
 
   it('never retries a URL that is not https', async () => {
-    const result = await deliverWebhook(
+    const result = await postWebhookAttempt(
       { url: `http://127.0.0.1:${receiver.port}/hook`, webhookId: 'msg_x', body, secrets: [secret] },
       options,
     );

@@ -59,7 +59,7 @@ class AttemptTimeout extends Error {
   }
 }
 
-export async function deliverWebhook(request: DeliveryRequest, options: DeliveryOptions): Promise<DeliveryResult> {
+export async function postWebhookAttempt(request: DeliveryRequest, options: DeliveryOptions): Promise<DeliveryResult> {
   const attemptedAt = (options.now ?? (() => new Date()))();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);

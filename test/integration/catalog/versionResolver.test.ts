@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { resolveModelVersion } from '../../../src/catalog/registry';
+import { resolveModelVersion } from '../../../src/catalog/versionResolver';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { catalogPrice, estimateCost } from '../../../src/domain/pricing';
 import { I2V_ELEMENTS, T2I } from './testCatalog';
