@@ -18,7 +18,7 @@ const { startInfrastructure } = require('./lib/infrastructure');
 const { requireFreePorts, waitForHttp } = require('./lib/ports');
 const app = require('./lib/app');
 const clusterInfra = require('./lib/clusterInfra');
-const { ensureBuilt } = require('./lib/build');
+const { builtProcessEnv, ensureBuilt } = require('./lib/build');
 const { REPO_ROOT } = require('./lib/paths');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
@@ -72,7 +72,7 @@ function childEnv(config, { cluster }) {
     // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
     CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
     // The cluster's processes run as the image runs them (see the Dockerfile).
-    ...(cluster ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' } : {}),
+    ...(cluster ? builtProcessEnv() : {}),
     CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }

@@ -9,7 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const log = require('./log');
-const { REPO_ROOT } = require('./paths');
+const { REPO_ROOT, cacheRoot } = require('./paths');
 const { capture } = require('./proc');
 
 const DIST = path.join(REPO_ROOT, 'dist');
@@ -106,4 +106,17 @@ async function ensureBuilt() {
   return true;
 }
 
-module.exports = { DIST, BUNDLES, build, ensureBuilt, staleReason, inputsHash };
+/**
+ * The environment the built processes run with, as the image sets it (see the Dockerfile): two glibc malloc arenas
+ * (threads that allocate keep what their arena once held; two give it back after a burst of jobs), and Node's
+ * compile cache, so that a start after the first reads the compiled code of its modules instead of compiling them
+ * again. A value already in `env` wins.
+ */
+function builtProcessEnv(env = process.env) {
+  return {
+    MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2',
+    NODE_COMPILE_CACHE: env.NODE_COMPILE_CACHE ?? path.join(cacheRoot(), 'node-compile-cache'),
+  };
+}
+
+module.exports = { DIST, BUNDLES, build, ensureBuilt, staleReason, inputsHash, builtProcessEnv };

@@ -8,10 +8,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
@@ -19,6 +17,7 @@ import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { post, waitForFinal } from '../../support/api';
 import { eventually } from '../../support/eventually';
+import { untilPolling, type TaskQueueKind } from '../../support/pollers';
 
 const { ensureBuilt, BUNDLES } = require('../../../scripts/lib/build') as {
   ensureBuilt: () => Promise<boolean>;
@@ -63,23 +62,14 @@ async function stop({ child }: BuiltProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Until `run` polls `taskQueue` (by its identity, pid@host): a submit before that would wait on a loaded machine. */
-async function untilPolling(run: BuiltProcess, taskQueue: string, type: 'WORKFLOW' | 'ACTIVITY'): Promise<void> {
-  const { TaskQueueType } = temporal.api.enums.v1;
-  await eventually(async () => {
-    if (run.child.exitCode !== null) throw new Error(`the built worker exited with ${run.child.exitCode}:\n${run.output()}`);
-    const { pollers } = await connection.workflowService.describeTaskQueue({
-      namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
-      taskQueue: { name: taskQueue },
-      taskQueueType: type === 'WORKFLOW' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-    });
-    return (pollers ?? []).some((p) => p.identity === `${run.child.pid}@${os.hostname()}`) || undefined;
-  }, 120_000, 200, `the built worker polling ${taskQueue}`);
+/** Until `run` polls `taskQueue`: a submit before that would wait on a loaded machine. */
+function untilBuiltPolls(run: BuiltProcess, taskQueue: string, kind: TaskQueueKind): Promise<void> {
+  return untilPolling(connection, process.env.TEMPORAL_NAMESPACE ?? 'default', run.child, taskQueue, kind, run.output);
 }
 
 function startWorkflowWorker(env: NodeJS.ProcessEnv = {}): Promise<BuiltProcess> {
   const run = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], env);
-  return untilPolling(run, taskQueues.JOBS_TASK_QUEUE, 'WORKFLOW').then(() => run);
+  return untilBuiltPolls(run, taskQueues.JOBS_TASK_QUEUE, 'WORKFLOW').then(() => run);
 }
 
 async function runJob(prompt: string) {
@@ -102,7 +92,7 @@ beforeAll(async () => {
     return ready || undefined;
   }, 60_000, 200);
   const provider = startBuilt(path.join('src', 'workers', 'main.js'), ['--provider', 'pixelforge']);
-  await untilPolling(provider, `${taskQueues.PROVIDER_TASK_QUEUE_PREFIX}pixelforge`, 'ACTIVITY');
+  await untilBuiltPolls(provider, `${taskQueues.PROVIDER_TASK_QUEUE_PREFIX}pixelforge`, 'ACTIVITY');
 }, 600_000);
 
 afterAll(async () => {

@@ -9,6 +9,8 @@ import type { RunningApi } from '../../../src/api/server';
 import { startTestApiWith, waitForFinal } from '../../support/api';
 import { createTestAccount, testConfig, workerProcessEnv } from '../../support/stack';
 import { imageJob, post } from '../../integration/jobs/helpers';
+import { untilPolling } from '../../support/pollers';
+import { providerTaskQueue } from '../../../src/shared/temporal';
 
 let api: RunningApi;
 let worker: ChildProcess;
@@ -50,6 +52,9 @@ function startWorkerProcess(): Promise<string> {
 beforeAll(async () => {
   api = await startTestApiWith((url) => testConfig({ PUBLIC_BASE_URL: url }));
   workerMetricsUrl = await startWorkerProcess();
+  const { config, temporal } = api.deps;
+  await untilPolling(temporal.connection, config.temporal.namespace, worker, config.temporal.jobsTaskQueue, 'WORKFLOW');
+  await untilPolling(temporal.connection, config.temporal.namespace, worker, providerTaskQueue('pixelforge', config.temporal.providerTaskQueuePrefix), 'ACTIVITY');
   const account = await createTestAccount(api.deps.prisma);
   const submitted = await post(`${api.url}/v1/jobs/submit`, account.apiKey, imageJob());
   expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
