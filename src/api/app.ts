@@ -3,6 +3,7 @@ import type { ApiDeps } from './deps';
 import { trackClientDeparture } from './middleware/clientDeparture';
 import { corsFor } from './middleware/cors';
 import { errorHandler, notFound } from './middleware/errors';
+import { routersByPrefix } from './middleware/pathPrefix';
 import { requestId } from './middleware/requestId';
 import { rejectNul } from './middleware/rejectNul';
 import { createBodyReaders } from './middleware/requestBodies';
@@ -47,24 +48,29 @@ export function createApp(deps: ApiDeps): Application {
   const services = createServices(deps);
   // Bodies are read by the routes that take one, once the route and the caller's credential are known.
   const bodies = createBodyReaders(deps.config.api.requestBodies);
-  app.use(upstreamCallbacksRouter(services.upstreamCallbacks, bodies));
-
-  app.use(healthRouter(deps));
-  app.use(metricsRouter(deps));
   app.get('/openapi.json', (_req, res) => {
     res.json(buildOpenApiDocument(deps.config.api.publicBaseUrl));
   });
-  app.use(docsRouter());
-  app.use(consoleRouter(deps));
-  app.use(catalogRouter(deps, services.catalog));
-  app.use(modelsRouter(deps, services.catalog));
-  // Before the jobs router: `/v1/jobs/events` is not a job id.
-  app.use(jobEventsRouter(deps, services.jobEvents));
-  app.use(jobsRouter(deps, services.jobs, bodies));
-  app.use(webhooksRouter(deps, services.webhooks));
-  app.use(uploadsRouter(deps, services.uploads, bodies));
-  app.use(accountRouter(deps, services.accounts));
-  app.use(filesRouter(services.uploads));
+  // Each router is entered only by the paths under its prefixes (a GET /v1/jobs no longer walks the catalog's, the
+  // models' and the docs' routes first); where two routers share a prefix, their order still decides.
+  app.use(
+    routersByPrefix([
+      [['/v1/upstreams'], upstreamCallbacksRouter(services.upstreamCallbacks, bodies)],
+      [['/healthz', '/readyz'], healthRouter(deps)],
+      [['/metrics'], metricsRouter(deps)],
+      [['/docs'], docsRouter()],
+      [['/console'], consoleRouter(deps)],
+      [['/v1/catalog'], catalogRouter(deps, services.catalog)],
+      [['/v1/models', '/v1/providers'], modelsRouter(deps, services.catalog)],
+      // Before the jobs router: `/v1/jobs/events` is not a job id.
+      [['/v1/jobs'], jobEventsRouter(deps, services.jobEvents)],
+      [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
+      [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
+      [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
+      [['/v1/account'], accountRouter(deps, services.accounts)],
+      [['/v1/files'], filesRouter(services.uploads)],
+    ]),
+  );
 
   app.use(notFound());
   app.use(errorHandler(deps.logger));

@@ -9,10 +9,11 @@
  */
 import type { z } from 'zod';
 import type { JobPageSchema } from '../contracts/http/jobs';
+import { ISO_TIMESTAMPS } from '../db/isoTimestamps';
 import { sqlPool, type PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
 import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from './cursor';
-import { toListEntry, type ListEntryRow } from './views';
+import { toListEntryFromIso, type IsoListEntryRow } from './views';
 
 export interface ListQuery {
   limit: number;
@@ -29,7 +30,8 @@ export interface JobKeyset {
   seq: string;
 }
 
-type PageRow = ListEntryRow & { seq: string };
+/** Times come as ISO strings (ISO_TIMESTAMPS): the page passes them on as they are. */
+type PageRow = IsoListEntryRow & { seq: string };
 
 const SEQ = /^\d{1,18}$/;
 
@@ -67,9 +69,9 @@ export function jobPageSql(
 export async function listJobs(prisma: PrismaClient, cursorSecret: string, accountId: string, query: ListQuery): Promise<JobPage> {
   const filters = JSON.stringify([query.status ?? null, query.model ?? null]);
   const after = query.cursor ? await jobKeyset(prisma, accountId, decodeCursor(cursorSecret, accountId, filters, query.cursor)) : null;
-  const { rows } = await sqlPool(prisma).query<PageRow>(jobPageSql(accountId, query, after, query.limit + 1));
+  const { rows } = await sqlPool(prisma).query<PageRow>({ ...jobPageSql(accountId, query, after, query.limit + 1), types: ISO_TIMESTAMPS });
   const { page, hasMore, nextCursor } = keysetPage(rows, query.limit, (last) =>
-    encodeCursor(cursorSecret, accountId, filters, { createdAt: last.createdAt, id: last.seq }),
+    encodeCursor(cursorSecret, accountId, filters, { createdAt: new Date(last.createdAt), id: last.seq }),
   );
-  return { jobs: page.map(toListEntry), nextCursor, hasMore };
+  return { jobs: page.map(toListEntryFromIso), nextCursor, hasMore };
 }

@@ -31,6 +31,13 @@ export function toListEntry(job: ListEntryRow): JobListEntry {
   };
 }
 
+/** The same columns with the times already in ISO form, as the listing reads them (src/db/isoTimestamps.ts). */
+export type IsoListEntryRow = Omit<ListEntryRow, 'createdAt' | 'completedAt'> & { createdAt: string; completedAt: string | null };
+
+export function toListEntryFromIso(job: IsoListEntryRow): JobListEntry {
+  return { jobId: job.id, status: job.status, progress: job.progress, model: job.modelSlug, createdAt: job.createdAt, completedAt: job.completedAt };
+}
+
 /** Stored outputs as the API shows them, with signed URLs. */
 export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promise<JobOutputView[]> {
   return Promise.all(

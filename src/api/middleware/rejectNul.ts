@@ -57,6 +57,12 @@ function refuseNulAt(where: string | undefined): void {
  */
 export function rejectNul(): RequestHandler {
   return (req, _res, next) => {
+    // Only percent-encoding can put a NUL into the decoded path or query (or make the path undecodable), and the
+    // app's query parser nests nothing: a URL without `%` (nor a raw NUL) has nothing to check.
+    if (!req.url.includes('%') && !req.url.includes(NUL)) {
+      next();
+      return;
+    }
     refuseNulAt((decodedPath(req.path).includes(NUL) ? 'path' : undefined) ?? findNul(req.query, 'query'));
     next();
   };

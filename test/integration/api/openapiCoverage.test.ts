@@ -7,7 +7,8 @@ import { request, startTestApi } from '../../support/api';
 
 interface Layer {
   route?: { path: string; methods: Record<string, boolean> };
-  handle?: { stack?: Layer[] };
+  /** A router, or routersByPrefix's dispatcher with the routers behind it and their prefixes. */
+  handle?: { stack?: Layer[]; routers?: readonly (readonly [readonly string[], { stack?: Layer[] }])[] };
 }
 
 /** Every `METHOD /path` the Express app serves, with parameters in OpenAPI form (`:id` and `*id` → `{id}`). */
@@ -19,6 +20,7 @@ function servedRoutes(stack: Layer[]): string[] {
         .filter((m) => m !== '_all')
         .map((method) => `${method.toUpperCase()} ${path}`);
     }
+    if (layer.handle?.routers) return layer.handle.routers.flatMap(([, router]) => servedRoutes(router.stack ?? []));
     return layer.handle?.stack ? servedRoutes(layer.handle.stack) : [];
   });
 }
@@ -42,6 +44,18 @@ describe('OpenAPI document', () => {
       .sort();
     expect(served.length).toBeGreaterThan(15);
     expect(documented).toEqual(served);
+  });
+
+  it('serves every route under a prefix of its router, so routersByPrefix lets its requests in', () => {
+    const app = createApp(api.deps) as unknown as { router: { stack: Layer[] } };
+    const dispatchers = app.router.stack.filter((layer) => layer.handle?.routers);
+    expect(dispatchers).toHaveLength(1);
+    const outside = dispatchers[0]!.handle!.routers!.flatMap(([prefixes, router]) =>
+      servedRoutes(router.stack ?? [])
+        .map((route) => route.split(' ')[1]!)
+        .filter((path) => !prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))),
+    );
+    expect(outside).toEqual([]);
   });
 
   it('gives every operation a success response and, on keyed routes, its security scheme', async () => {

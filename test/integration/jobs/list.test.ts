@@ -95,6 +95,36 @@ describe('GET /v1/jobs', () => {
     expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([late, ...[...tied].reverse()]);
   });
 
+  it('writes each time as the job record does, to the millisecond, whether or not it has a fraction', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const base = Date.UTC(2026, 0, 2, 3, 4, 5);
+    const times = [0, 5, 50, 500, 123, 999].map((ms, i) => ({ id: newJobId(), createdAt: new Date(base - i * 1_000 + ms), completedAt: i % 2 ? null : new Date(base + 60_000 + ms) }));
+    await stack.prisma.job.createMany({
+      data: times.map(({ id, createdAt, completedAt }) => ({
+        id,
+        accountId: account.accountId,
+        modelSlug: TEXT_TO_IMAGE,
+        modelId: TEXT_TO_IMAGE,
+        versionId: 'v2',
+        providerId: 'pixelforge',
+        status: completedAt ? ('completed' as const) : ('failed' as const),
+        input: { prompt: 'times' },
+        costMicroCents: 0n,
+        estimatedCompletionTime: createdAt,
+        createdAt,
+        completedAt,
+      })),
+    });
+    const page = await get(`${stack.url}/v1/jobs?limit=3`, account.apiKey);
+    const rest = await get(`${stack.url}/v1/jobs?limit=3&cursor=${encodeURIComponent(page.body.nextCursor)}`, account.apiKey);
+    const listed = [...page.body.jobs, ...rest.body.jobs] as { jobId: string; createdAt: string; completedAt: string | null }[];
+    expect(listed.map(({ jobId, createdAt, completedAt }) => ({ jobId, createdAt, completedAt }))).toEqual(
+      times.map(({ id, createdAt, completedAt }) => ({ jobId: id, createdAt: createdAt.toISOString(), completedAt: completedAt?.toISOString() ?? null })),
+    );
+    const detail = await get(`${stack.url}/v1/jobs/${times[0]!.id}`, account.apiKey);
+    expect({ createdAt: detail.body.createdAt, completedAt: detail.body.completedAt }).toEqual({ createdAt: listed[0]!.createdAt, completedAt: listed[0]!.completedAt });
+  });
+
   it('continues from a cursor issued before the tie-breaker, which names the job; refuses one whose job is gone', async () => {
     const account = await createTestAccount(stack.prisma, { maxConcurrentJobs: 100 });
     const ids: string[] = [];
