@@ -23,9 +23,12 @@ export interface ApiProcess {
 
 export const RSS_SAMPLES = 5;
 
-/** The node arguments that run `source` (e.g. src/api/server.ts) the `runtime` way. */
-export function nodeArgs(runtime: Runtime, source: string, args: string[] = []): string[] {
-  return runtime === 'built' ? [path.join('dist', source.replace(/\.ts$/, '.js')), ...args] : ['--import', 'tsx', source, ...args];
+/** The V8 options every workflow worker of the project runs with (scripts/lib/app.js says why). */
+export const { WORKFLOW_WORKER_NODE_OPTIONS } = require('../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[] };
+
+/** The node arguments that run `source` (e.g. src/api/server.ts) the `runtime` way, `nodeOptions` first. */
+export function nodeArgs(runtime: Runtime, source: string, args: string[] = [], nodeOptions: string[] = []): string[] {
+  return runtime === 'built' ? [...nodeOptions, path.join('dist', source.replace(/\.ts$/, '.js')), ...args] : [...nodeOptions, '--import', 'tsx', source, ...args];
 }
 
 export async function startApiProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): Promise<ApiProcess> {
@@ -94,9 +97,12 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** The workflow worker (`src/workers/main.ts --workflows`) as a child process against the benchmark's stack. */
+/**
+ * The workflow worker (`src/workers/main.ts --workflows`) as a child process against the benchmark's stack, with the
+ * V8 options `npm run dev`, `npm run cluster` and docker-compose.yml give it.
+ */
 export function startWorkflowWorkerProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): ChildProcess {
-  return spawn(process.execPath, nodeArgs(runtime, path.join('src', 'workers', 'main.ts'), ['--workflows']), {
+  return spawn(process.execPath, nodeArgs(runtime, path.join('src', 'workers', 'main.ts'), ['--workflows'], WORKFLOW_WORKER_NODE_OPTIONS), {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

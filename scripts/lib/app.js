@@ -25,15 +25,27 @@ function builtFile(file) {
   return path.join('dist', file.replace(/\.ts$/, '.js'));
 }
 
+/**
+ * The V8 options the workflow worker runs with, built or through tsx (and in docker-compose.yml, which a test holds to
+ * this list). Node 24's V8 sizes each isolate's young generation from the machine's memory: semi-spaces of 64 MB on
+ * a large host (Node 20 stopped at 16), so the worker's two isolates, the main thread and the Temporal workflow
+ * thread, grow 128 MB of new space each during a burst of admissions, and the old generation may grow up to four
+ * times its live size before a full GC. V8 13 also keeps the pages a GC frees in a pool until a memory-reducing GC,
+ * seconds after the burst, so the RSS stays at the burst's peak until then. Semi-spaces of 8 MB and a fixed heap
+ * growth of 1.5x keep that peak near the live heaps (about 60 MB in all with 1,000 jobs open) for about the GC time
+ * Node 20 spent (docs/scaling.md).
+ */
+const WORKFLOW_WORKER_NODE_OPTIONS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
+
 /** `node --import tsx <file>`: the TypeScript entrypoint in a single process (signals reach it directly). */
-function tsxCommand(file, args = []) {
+function tsxCommand(file, args = [], nodeOptions = []) {
   const loader = pathToFileURL(require.resolve('tsx', { paths: [REPO_ROOT] })).href;
-  return [process.execPath, ['--import', loader, path.join(REPO_ROOT, file), ...args]];
+  return [process.execPath, [...nodeOptions, '--import', loader, path.join(REPO_ROOT, file), ...args]];
 }
 
-/** The entrypoint `key` with its arguments: `node dist/….js` when built, else through tsx. */
-function nodeCommand(key, args, { built = false } = {}) {
-  return built ? [process.execPath, [path.join(REPO_ROOT, builtFile(FILES[key])), ...args]] : tsxCommand(FILES[key], args);
+/** The entrypoint `key` with its arguments: `node dist/….js` when built, else through tsx; `nodeOptions` go to node. */
+function nodeCommand(key, args, { built = false, nodeOptions = [] } = {}) {
+  return built ? [process.execPath, [...nodeOptions, path.join(REPO_ROOT, builtFile(FILES[key])), ...args]] : tsxCommand(FILES[key], args, nodeOptions);
 }
 
 function failure(what, result) {
@@ -80,13 +92,14 @@ function listProviders(env, { built = false } = {}) {
   return ids;
 }
 
-function service(name, key, args, env, logDir, { built = false } = {}) {
-  const [command, fullArgs] = nodeCommand(key, args, { built });
+function service(name, key, args, env, logDir, { built = false, nodeOptions = [] } = {}) {
+  const [command, fullArgs] = nodeCommand(key, args, { built, nodeOptions });
   return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
 }
 
 const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'api', [], env, logDir, options);
-const workflowWorkerService = (env, logDir, options = {}) => service('worker:workflows', 'workers', ['--workflows'], env, logDir, options);
+const workflowWorkerService = (env, logDir, options = {}) =>
+  service('worker:workflows', 'workers', ['--workflows'], env, logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
 const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
 
-module.exports = { FILES, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };
+module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };

@@ -23,6 +23,7 @@ const { ensureBuilt, BUNDLES } = require('../../../scripts/lib/build') as {
   ensureBuilt: () => Promise<boolean>;
   BUNDLES: { plain: string; tracing: string };
 };
+const { WORKFLOW_WORKER_NODE_OPTIONS } = require('../../../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[] };
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
 
@@ -38,9 +39,9 @@ let connection: Connection;
 let account: TestAccount;
 let api: { url: string };
 
-/** `node dist/<file>` with the test stack's environment: no tsx, no loader, as the Dockerfile runs it. */
-function startBuilt(file: string, args: string[], env: NodeJS.ProcessEnv = {}): BuiltProcess {
-  const child = spawn(process.execPath, [path.join('dist', file), ...args], {
+/** `node [nodeOptions] dist/<file>` with the test stack's environment: no tsx, no loader, as the Dockerfile runs it. */
+function startBuilt(file: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeOptions: string[] = []): BuiltProcess {
+  const child = spawn(process.execPath, [...nodeOptions, path.join('dist', file), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...taskQueues, WORKER_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -67,8 +68,9 @@ function untilBuiltPolls(run: BuiltProcess, taskQueue: string, kind: TaskQueueKi
   return untilPolling(connection, process.env.TEMPORAL_NAMESPACE ?? 'default', run.child, taskQueue, kind, run.output);
 }
 
+/** With the V8 options docker-compose.yml gives it, so the Node in use is known to accept them. */
 function startWorkflowWorker(env: NodeJS.ProcessEnv = {}): Promise<BuiltProcess> {
-  const run = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], env);
+  const run = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], env, WORKFLOW_WORKER_NODE_OPTIONS);
   return untilBuiltPolls(run, taskQueues.JOBS_TASK_QUEUE, 'WORKFLOW').then(() => run);
 }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
+const { WORKFLOW_WORKER_NODE_OPTIONS } = require('../../../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[] };
 
 interface ComposeService {
   image?: string;
@@ -112,7 +113,8 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(services.api.healthcheck?.test?.join(' ')).toContain('/readyz');
     expect(services.api.depends_on?.migrate?.condition).toBe('service_completed_successfully');
     expect(services.api.depends_on?.postgres?.condition).toBe('service_healthy');
-    expect(services['worker-workflows'].command).toEqual(['node', 'dist/src/workers/main.js', '--workflows']);
+    // With the V8 options every other start of the workflow worker gives it (scripts/lib/app.js).
+    expect(services['worker-workflows'].command).toEqual(['node', ...WORKFLOW_WORKER_NODE_OPTIONS, 'dist/src/workers/main.js', '--workflows']);
   });
 
   it('runs the built JavaScript of the image with plain node, never tsx, from files the build makes', () => {
