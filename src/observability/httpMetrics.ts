@@ -1,5 +1,4 @@
-import { context } from '@opentelemetry/api';
-import { getRPCMetadata, RPCType } from '@opentelemetry/core';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Request, RequestHandler, Response } from 'express';
 import type { ApiMetrics } from './metrics';
 
@@ -19,7 +18,11 @@ export function routeLabel(req: Request): string {
  * `POST /v1/jobs/submit` (what the Express instrumentation does, also where Express loaded before it could patch it).
  */
 function nameServerSpanByRoute(req: Request, res: Response): void {
-  const metadata = getRPCMetadata(context.active());
+  const active = context.active();
+  // Tracing off: no context manager, so no server span to name, and the SDK's core is not loaded at all.
+  if (active === ROOT_CONTEXT) return;
+  const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const metadata = getRPCMetadata(active);
   if (metadata?.type !== RPCType.HTTP) return;
   const writeHead = res.writeHead;
   res.writeHead = function (this: Response, ...args: Parameters<Response['writeHead']>) {
