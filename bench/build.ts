@@ -35,7 +35,8 @@ const WORKER_TARGET_MB = 330;
  */
 const COMPILE_CACHE = { NODE_COMPILE_CACHE: path.join(os.tmpdir(), `genmedia-bench-compile-cache-${randomUUID().slice(0, 8)}`) };
 
-interface StartVariant {
+/** A way of running the processes: from the sources or the build, with the environment this variant sets. */
+interface Variant {
   runtime: Runtime;
   env: NodeJS.ProcessEnv;
 }
@@ -43,13 +44,9 @@ const START_VARIANTS = {
   tsx: { runtime: 'tsx', env: { NODE_COMPILE_CACHE: undefined } },
   built: { runtime: 'built', env: { NODE_COMPILE_CACHE: undefined } },
   builtCompileCache: { runtime: 'built', env: COMPILE_CACHE },
-} satisfies Record<string, StartVariant>;
+} satisfies Record<string, Variant>;
 type StartVariantName = keyof typeof START_VARIANTS;
 
-interface MemoryVariant {
-  runtime: Runtime;
-  env: NodeJS.ProcessEnv;
-}
 /**
  * tsx and built with glibc's default malloc arenas, then both with two arenas as the image runs them: after a burst
  * the default arenas hold a varying amount of freed memory that would hide the build's own difference. The built
@@ -60,7 +57,7 @@ const MEMORY_VARIANTS = {
   built: { runtime: 'built', env: { MALLOC_ARENA_MAX: undefined } },
   tsxTwoArenas: { runtime: 'tsx', env: { MALLOC_ARENA_MAX: '2' } },
   builtTwoArenas: { runtime: 'built', env: { MALLOC_ARENA_MAX: '2', ...COMPILE_CACHE } },
-} satisfies Record<string, MemoryVariant>;
+} satisfies Record<string, Variant>;
 
 /** Task queues of one runtime's processes: a jobs queue and a provider prefix no provider worker serves. */
 function taskQueuesFor(runtime: Runtime): NodeJS.ProcessEnv {
@@ -124,7 +121,7 @@ interface Memory {
 }
 
 /** One variant's API and workflow worker, idle and then with JOBS jobs open; RSS in KB. */
-async function measureMemory({ runtime, env: variantEnv }: MemoryVariant, prisma: PrismaClient, connection: Connection, config: Config): Promise<Memory> {
+async function measureMemory({ runtime, env: variantEnv }: Variant, prisma: PrismaClient, connection: Connection, config: Config): Promise<Memory> {
   const env = { ...taskQueuesFor(runtime), ...variantEnv };
   const worker = await startPollingWorker(runtime, env, connection, config);
   const api = await startApiProcess({ runtime, env });

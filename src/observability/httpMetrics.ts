@@ -13,6 +13,14 @@ export function routeLabel(req: Request): string {
   return 'unmatched';
 }
 
+let loadedOtelCore: typeof import('@opentelemetry/core') | undefined;
+
+/** OpenTelemetry's core, loaded at the first traced request rather than at start. */
+function otelCore(): typeof import('@opentelemetry/core') {
+  loadedOtelCore ??= require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  return loadedOtelCore;
+}
+
 /**
  * Hands the route template to the HTTP instrumentation as the headers go out, so the request's server span is named
  * `POST /v1/jobs/submit` (what the Express instrumentation does, also where Express loaded before it could patch it).
@@ -21,7 +29,7 @@ function nameServerSpanByRoute(req: Request, res: Response): void {
   const active = context.active();
   // Tracing off: no context manager, so no server span to name, and the SDK's core is not loaded at all.
   if (active === ROOT_CONTEXT) return;
-  const { getRPCMetadata, RPCType } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { getRPCMetadata, RPCType } = otelCore();
   const metadata = getRPCMetadata(active);
   if (metadata?.type !== RPCType.HTTP) return;
   const writeHead = res.writeHead;
