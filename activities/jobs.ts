@@ -41,7 +41,7 @@ async function withRuleFailures<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     if (err instanceof JobRuleError) {
-      throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true });
+      throw ApplicationFailure.create({ type: err.code, message: err.message, nonRetryable: true, details: err.details === undefined ? undefined : [err.details] });
     }
     throw err;
   }

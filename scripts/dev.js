@@ -165,6 +165,7 @@ function printSummary(config, started, credentials, startedAt, cluster) {
   if (credentials) {
     lines.push(`  Dev account     ${credentials.accountId}`);
     lines.push(`  Dev API key     ${credentials.apiKey}`);
+    if (credentials.adminApiKey) lines.push(`  Dev admin key   ${credentials.adminApiKey}   (scope admin: /v1/admin and the operator console; ${path.join(config.dataDir, 'dev-admin-key.json')})`);
     lines.push('', `  try: curl -H 'x-api-key: ${credentials.apiKey}' ${config.api.publicBaseUrl}/v1/models`);
   }
   lines.push(`  Logs            ${path.join(config.dataDir, 'logs')}`, '', 'Ctrl-C stops everything.', '');

@@ -248,8 +248,9 @@ function cannotCancel(status: JobWorkflowStatus): ApplicationFailure {
 function asApplicationFailure(err: unknown, expected: readonly string[]): ApplicationFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   const message = cause instanceof Error ? cause.message : String(cause);
-  const type = cause instanceof ApplicationFailure && cause.type && expected.includes(cause.type) ? cause.type : 'INTERNAL_ERROR';
-  return ApplicationFailure.create({ type, message, nonRetryable: true });
+  const known = cause instanceof ApplicationFailure && cause.type && expected.includes(cause.type) ? cause : undefined;
+  // A refusal's details (which spend limit, when it resets) reach the client with its code.
+  return ApplicationFailure.create({ type: known?.type ?? 'INTERNAL_ERROR', message, nonRetryable: true, details: known?.details ?? undefined });
 }
 
 function describeProviderFailure(err: unknown): JobError {

@@ -9,6 +9,7 @@ import { countJobsInFlight } from '../jobs/store';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
+import { spendLimitsView } from './spendView';
 
 /** Days in `spendPerDay`, today (UTC) included. */
 
@@ -45,12 +46,14 @@ async function spendPerDay(tx: Tx, accountId: string): Promise<SpendDay[]> {
  * The account of `apiKey`. Balance, jobs in flight and spend are read from one snapshot (repeatable read), so the
  * balance agrees with the ledger the days are summed from.
  */
-export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey): Promise<AccountView> {
+export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, now = new Date()): Promise<AccountView> {
   return prisma.$transaction(
     async (tx) => {
       const account = await tx.account.findUnique({ where: { id: apiKey.accountId } });
       // The key was valid a moment ago; its account (and with it the key) has been deleted since.
       if (!account) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
+      // The key's counters as they are now: the request's key row may be up to the key cache's TTL old.
+      const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id } })) ?? apiKey;
       const concurrentJobs = await countJobsInFlight(tx, account.id);
       const days = await spendPerDay(tx, account.id);
       return {
@@ -70,6 +73,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey): 
           createdAt: apiKey.createdAt.toISOString(),
         },
         createdAt: account.createdAt.toISOString(),
+        spendLimits: { account: spendLimitsView('account', account, now), key: spendLimitsView('key', key, now) },
         spendPerDay: days,
       };
     },

@@ -1,3 +1,4 @@
+import type { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { countJobsInFlight } from '../jobs/store';
 import { lockAccount, topUp } from '../ledger/entries';
@@ -13,50 +14,68 @@ export interface NewAccount {
   segments?: string[];
   discountPercent?: number;
   allowedModels?: string[];
+  dailyLimitMicroCents?: bigint | null;
+  monthlyLimitMicroCents?: bigint | null;
 }
 
 /** Creates an account; its opening balance is a top-up ledger row like any other. */
 export async function createAccount(prisma: PrismaClient, input: NewAccount, id = newId('acc')) {
-  const webhookSecret = generateWebhookSecret();
-  await prisma.$transaction(async (tx) => {
-    await tx.account.create({
-      data: {
-        id,
-        name: input.name,
-        balanceMicroCents: 0n,
-        plan: input.plan ?? 'standard',
-        maxConcurrentJobs: input.maxConcurrentJobs ?? 5,
-        segments: input.segments ?? [],
-        discountPercent: input.discountPercent ?? 0,
-        allowedModels: input.allowedModels ?? [],
-        webhookSecret,
-      },
-    });
-    if (input.creditsMicroCents > 0n) {
-      const account = await lockAccount(tx, id);
-      await topUp(tx, account!, input.creditsMicroCents, 'opening balance');
-    }
-  });
-  return { accountId: id, webhookSecret };
+  const { accountId, webhookSecret } = await prisma.$transaction((tx) => insertAccount(tx, input, id));
+  return { accountId, webhookSecret };
 }
 
-export async function createApiKey(
-  prisma: PrismaClient,
-  input: { accountId: string; scopes: Scope[]; allowedModels?: string[] },
-) {
-  const key = generateApiKey();
-  const keyId = newId('key', 16);
-  await prisma.apiKey.create({
+/** Inserts an account in the caller's transaction (the operator API audits it in the same one). */
+export async function insertAccount(tx: Prisma.TransactionClient, input: NewAccount, id = newId('acc')) {
+  const webhookSecret = generateWebhookSecret();
+  const account = await tx.account.create({
     data: {
-      id: keyId,
+      id,
+      name: input.name,
+      balanceMicroCents: 0n,
+      plan: input.plan ?? 'standard',
+      maxConcurrentJobs: input.maxConcurrentJobs ?? 5,
+      segments: input.segments ?? [],
+      discountPercent: input.discountPercent ?? 0,
+      allowedModels: input.allowedModels ?? [],
+      dailyLimitMicroCents: input.dailyLimitMicroCents ?? null,
+      monthlyLimitMicroCents: input.monthlyLimitMicroCents ?? null,
+      webhookSecret,
+    },
+  });
+  if (input.creditsMicroCents > 0n) {
+    const locked = await lockAccount(tx, id);
+    await topUp(tx, locked!, input.creditsMicroCents, 'opening balance');
+  }
+  return { accountId: id, webhookSecret, account };
+}
+
+export interface NewApiKey {
+  accountId: string;
+  scopes: Scope[];
+  allowedModels?: string[];
+  name?: string | null;
+  expiresAt?: Date | null;
+  dailyLimitMicroCents?: bigint | null;
+  monthlyLimitMicroCents?: bigint | null;
+}
+
+export async function createApiKey(prisma: Pick<PrismaClient, 'apiKey'>, input: NewApiKey) {
+  const key = generateApiKey();
+  const row = await prisma.apiKey.create({
+    data: {
+      id: newId('key', 16),
       accountId: input.accountId,
       prefix: key.prefix,
       hash: key.hash,
       scopes: input.scopes,
       allowedModels: input.allowedModels ?? [],
+      name: input.name ?? null,
+      expiresAt: input.expiresAt ?? null,
+      dailyLimitMicroCents: input.dailyLimitMicroCents ?? null,
+      monthlyLimitMicroCents: input.monthlyLimitMicroCents ?? null,
     },
   });
-  return { keyId, apiKey: key.apiKey, prefix: key.prefix };
+  return { keyId: row.id, apiKey: key.apiKey, prefix: key.prefix, row };
 }
 
 /** Revokes a key; returns false when no such key exists. Revoking twice is harmless. */

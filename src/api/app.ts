@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from './openapi';
 import { createServices } from './services';
 import { httpMetrics } from '../observability/httpMetrics';
 import { accountRouter } from './routes/account';
+import { adminRouter } from './routes/admin';
 import { catalogRouter } from './routes/catalog';
 import { consoleRouter } from './routes/console';
 import { docsRouter } from './routes/docs';
@@ -69,6 +70,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
       [['/v1/account'], accountRouter(deps, services.accounts)],
       [['/v1/files'], filesRouter(services.uploads)],
+      [['/v1/admin'], adminRouter(deps, services.admin, bodies)],
     ]),
   );
 

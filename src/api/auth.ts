@@ -58,14 +58,14 @@ export function createKeyAuthenticator(prisma: PrismaClient, options: { ttlMs: n
         cache.delete(cached);
       }
       const hit = cache.get(key);
-      if (hit && hit.expiresAt > now) return hit.auth;
+      if (hit && hit.expiresAt > now) return usable(hit.auth, now);
       cache.delete(key);
       const hash = hashApiKey(key);
       const apiKey = await prisma.apiKey.findUnique({ where: { hash }, include: { account: true } });
       if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
       if (apiKey.revokedAt) throw new ApiError('UNAUTHORIZED', 'This API key has been revoked');
       const { account, ...keyRow } = apiKey;
-      const auth = { account, apiKey: keyRow };
+      const auth = usable({ account, apiKey: keyRow }, now);
       if (options.ttlMs > 0) {
         cache.set(key, { auth, expiresAt: clock() + options.ttlMs });
         // Oldest first out: a Map iterates in insertion order.
@@ -74,6 +74,18 @@ export function createKeyAuthenticator(prisma: PrismaClient, options: { ttlMs: n
       return auth;
     },
   };
+}
+
+/** Refuses a key past its expiry (checked on every use: a rotated key's overlap ends on time) or of a suspended account. */
+function usable(auth: AuthContext, now: number): AuthContext {
+  const { expiresAt } = auth.apiKey;
+  if (expiresAt && expiresAt.getTime() <= now) {
+    throw new ApiError('UNAUTHORIZED', `This API key expired at ${expiresAt.toISOString()}`);
+  }
+  if (auth.account.suspendedAt) {
+    throw new ApiError('ACCOUNT_SUSPENDED', 'This account is suspended; its keys are refused until an operator lifts the suspension');
+  }
+  return auth;
 }
 
 /** Requires a valid, unrevoked key in the endpoint's documented header, carrying `scope`. */

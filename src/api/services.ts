@@ -3,6 +3,7 @@
  * into calls of these.
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
+import { createAdminService, type AdminService } from '../admin/service';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
@@ -20,6 +21,7 @@ export interface ApiServices {
   webhooks: WebhookService;
   accounts: AccountService;
   catalog: CatalogReader;
+  admin: AdminService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -34,5 +36,6 @@ export function createServices(deps: ApiDeps): ApiServices {
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),
     catalog: catalogReaderFor(prisma),
+    admin: createAdminService({ prisma, cursorSecret: config.jobs.cursorSecret, clock: systemClock }),
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Seeds the database: the catalog from catalog/ (idempotent), and with --dev a funded dev account
- * whose all-scopes key is printed as one JSON line `{"accountId": "...", "apiKey": "..."}`.
+ * whose client key is printed, with the dev admin key, as one JSON line `{"accountId", "apiKey", "adminApiKey"}`.
  */
-import { ensureDevAccount } from '../accounts/devAccount';
+import { ensureDevAccount, ensureDevAdminKey } from '../accounts/devAccount';
 import { seedCatalog } from '../catalog/seed';
 import { loadConfig } from '../config';
 import { createPrisma } from './prisma';
@@ -15,7 +15,8 @@ async function main() {
     process.stderr.write(`catalog seeded: ${catalog.models} models, ${catalog.versions} versions, revision ${catalog.revision}\n`);
     if (process.argv.includes('--dev')) {
       const dev = await ensureDevAccount(prisma, config.dataDir);
-      process.stdout.write(JSON.stringify(dev) + '\n');
+      const admin = await ensureDevAdminKey(prisma, config.dataDir);
+      process.stdout.write(JSON.stringify({ ...dev, adminApiKey: admin.apiKey }) + '\n');
     }
   } finally {
     await prisma.$disconnect();

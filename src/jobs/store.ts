@@ -10,6 +10,7 @@ import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } fr
 import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
 import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
+import { budgetExceededDetails, budgetExceededMessage, exceededLimit, type SpendHolder } from '../accounts/spendLimits';
 import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
 import { cannotCancelMessage, type JobRuleCode } from '../shared/jobRules';
 
@@ -20,6 +21,8 @@ export class JobRuleError extends Error {
   constructor(
     readonly code: JobRuleCode,
     message: string,
+    /** What the client is told besides the message (BUDGET_EXCEEDED: which limit, spent, reset). */
+    readonly details?: unknown,
   ) {
     super(message);
     this.name = 'JobRuleError';
@@ -34,13 +37,27 @@ export function countJobsInFlight(db: Pick<Tx, 'job'>, accountId: string): Promi
 }
 
 /** What admission reads under the account's lock (the job's columns are null when it does not exist yet). */
-interface AdmissionState {
+interface AdmissionState extends SpendColumns<'account'>, SpendColumns<'key'> {
   id: string | null;
   cost_micro_cents: bigint | null;
   estimated_completion_time: Date | null;
   created_at: Date | null;
   voided: boolean;
   active: number;
+}
+
+/** A holder's spend limits and counters as admission reads them (the key's are null without a key). */
+type SpendColumns<P extends string> = {
+  [C in `${P}_daily_limit` | `${P}_monthly_limit` | `${P}_spent_day` | `${P}_spent_month`]: bigint | null;
+} & { [C in `${P}_spend_day` | `${P}_spend_month`]: Date | null };
+
+function spendHolder(state: AdmissionState, prefix: 'account' | 'key'): SpendHolder {
+  return {
+    dailyLimitMicroCents: state[`${prefix}_daily_limit`],
+    monthlyLimitMicroCents: state[`${prefix}_monthly_limit`],
+    day: { periodStart: state[`${prefix}_spend_day`], spentMicroCents: state[`${prefix}_spent_day`] ?? 0n },
+    month: { periodStart: state[`${prefix}_spend_month`], spentMicroCents: state[`${prefix}_spent_month`] ?? 0n },
+  };
 }
 
 /** The account locked for a write of the job's money; a missing account is a refused transition. */
@@ -121,8 +138,15 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
         const [state] = await tx.$queryRaw<AdmissionState[]>`
           SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
             EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
-            (SELECT count(*)::int FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])) AS active
-          FROM (SELECT 1) AS one LEFT JOIN jobs j ON j.id = ${input.jobId}`;
+            (SELECT count(*)::int FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])) AS active,
+            a.daily_limit_micro_cents AS account_daily_limit, a.monthly_limit_micro_cents AS account_monthly_limit,
+            a.spend_day AS account_spend_day, a.spent_day_micro_cents AS account_spent_day,
+            a.spend_month AS account_spend_month, a.spent_month_micro_cents AS account_spent_month,
+            k.daily_limit_micro_cents AS key_daily_limit, k.monthly_limit_micro_cents AS key_monthly_limit,
+            k.spend_day AS key_spend_day, k.spent_day_micro_cents AS key_spent_day,
+            k.spend_month AS key_spend_month, k.spent_month_micro_cents AS key_spent_month
+          FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
+          WHERE a.id = ${input.accountId}`;
         if (state.id !== null) {
           const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };
           return { admission: admissionOf(existing), created: false };
@@ -147,8 +171,17 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           );
         }
 
-        // One statement: the pending job, its charge in the ledger and the balance (`now()` is the transaction's time,
-        // the account lock's `now`).
+        const overLimit = exceededLimit(
+          { account: spendHolder(state, 'account'), key: input.apiKeyId ? spendHolder(state, 'key') : null },
+          cost,
+          account.now,
+        );
+        if (overLimit) {
+          throw new JobRuleError('BUDGET_EXCEEDED', budgetExceededMessage(overLimit, cost), budgetExceededDetails(overLimit, cost));
+        }
+
+        // One statement: the pending job, its charge in the ledger, the balance and the spend counters (`now()` is the
+        // transaction's time, the account lock's `now`).
         const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
         const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
           WITH job AS (
@@ -159,7 +192,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
                     ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[],
                     ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId}, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at
-          ), ${chargeInsertedJob(account, cost, `job ${input.modelSlug}`)}
+          ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
           SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
         return {
           admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),

@@ -238,13 +238,20 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: Admissio
     if (isJobRuleCode(refusal?.type) && CLIENT_REFUSALS.includes(refusal.type)) {
       measured('refused');
       const code = refusal.type;
-      const headers: Record<string, string> = code === 'CONCURRENT_JOBS_EXCEEDED' ? { 'Retry-After': String(retryAfterForConcurrency(input)) } : {};
-      throw new ApiError(apiCodeForJobRule(code), refusal.message, undefined, headers);
+      const details = refusal.details?.[0] ?? undefined;
+      throw new ApiError(apiCodeForJobRule(code), refusal.message, details, refusalHeaders(code, input, details, deps.clock.now()));
     }
     measured('unknown');
     log.warn({ err }, 'job admission outcome unknown; settling it');
     return settleUnknownAdmission(deps, input, log);
   }
+}
+
+/** When retrying can succeed: a concurrent slot frees up, or the spend limit's period ends. */
+function refusalHeaders(code: string, input: JobWorkflowInput, details: unknown, nowMs: number): Record<string, string> {
+  if (code === 'CONCURRENT_JOBS_EXCEEDED') return { 'Retry-After': String(retryAfterForConcurrency(input)) };
+  const resetsAt = code === 'BUDGET_EXCEEDED' ? Date.parse((details as { resetsAt?: string } | undefined)?.resetsAt ?? '') : NaN;
+  return Number.isNaN(resetsAt) ? {} : { 'Retry-After': String(Math.max(1, Math.ceil((resetsAt - nowMs) / 1000))) };
 }
 
 /** A concurrent slot frees up when a running job finishes: about one processing time, within 1..60 s. */

@@ -31,7 +31,7 @@ export async function lockAccount(tx: Tx, accountId: string): Promise<LockedAcco
  * that inserts it (`RETURNING id`), so admission stays one statement: the job, its charge and the balance.
  * `account` is moved to the balance after the charge; the caller commits or rolls back both.
  */
-export function chargeInsertedJob(account: LockedAccount, costMicroCents: bigint, note: string): Prisma.Sql {
+export function chargeInsertedJob(account: LockedAccount, apiKeyId: string | null, costMicroCents: bigint, note: string): Prisma.Sql {
   const balanceAfter = account.balance - costMicroCents;
   account.balance = balanceAfter;
   return Prisma.sql`charge AS (
@@ -39,10 +39,39 @@ export function chargeInsertedJob(account: LockedAccount, costMicroCents: bigint
       SELECT ${account.accountId}, 'charge'::ledger_kind, ${-costMicroCents}, ${balanceAfter}, id, ${note}, now() FROM job
       RETURNING id
     ), moved AS (
-      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
+      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now(), ${spendCharged(costMicroCents)}
       WHERE id = ${account.accountId} AND EXISTS (SELECT 1 FROM charge)
       RETURNING id
+    ), key_spent AS (
+      UPDATE api_keys SET ${spendCharged(costMicroCents)}
+      WHERE id = ${apiKeyId} AND EXISTS (SELECT 1 FROM charge)
+      RETURNING id
     )`;
+}
+
+// The UTC day and month of the transaction's `now()`, as the counters' `date` columns hold them.
+const TODAY = Prisma.sql`(now() AT TIME ZONE 'UTC')::date`;
+const THIS_MONTH = Prisma.sql`date_trunc('month', now() AT TIME ZONE 'UTC')::date`;
+
+/** SET clauses adding a charge to a row's spend counters (accounts or api_keys), starting a new period's count. */
+function spendCharged(costMicroCents: bigint): Prisma.Sql {
+  return Prisma.sql`
+    spent_day_micro_cents = CASE WHEN spend_day = ${TODAY} THEN spent_day_micro_cents + ${costMicroCents} ELSE ${costMicroCents} END,
+    spend_day = ${TODAY},
+    spent_month_micro_cents = CASE WHEN spend_month = ${THIS_MONTH} THEN spent_month_micro_cents + ${costMicroCents} ELSE ${costMicroCents} END,
+    spend_month = ${THIS_MONTH}`;
+}
+
+/**
+ * SET clauses giving a refund back to the counters of the period the job was charged in (`charged_on`, a row of the
+ * statement): a refund of yesterday's job leaves today's spend alone.
+ */
+function spendRefunded(amountMicroCents: bigint): Prisma.Sql {
+  return Prisma.sql`
+    spent_day_micro_cents = CASE WHEN spend_day = (SELECT day FROM charged_on)
+      THEN GREATEST(0, spent_day_micro_cents - ${amountMicroCents}) ELSE spent_day_micro_cents END,
+    spent_month_micro_cents = CASE WHEN spend_month = (SELECT month FROM charged_on)
+      THEN GREATEST(0, spent_month_micro_cents - ${amountMicroCents}) ELSE spent_month_micro_cents END`;
 }
 
 /**
@@ -59,9 +88,16 @@ export async function refundJob(tx: Tx, account: LockedAccount, jobId: string, a
       VALUES (${account.accountId}, 'refund'::ledger_kind, ${amountMicroCents}, ${balanceAfter}, ${jobId}, ${note}, now())
       ON CONFLICT (job_id, kind) DO NOTHING
       RETURNING id
+    ), charged_on AS (
+      SELECT (created_at AT TIME ZONE 'UTC')::date AS day, date_trunc('month', created_at AT TIME ZONE 'UTC')::date AS month, api_key_id
+      FROM jobs WHERE id = ${jobId}
     ), moved AS (
-      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
+      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now(), ${spendRefunded(amountMicroCents)}
       WHERE id = ${account.accountId} AND ${amountMicroCents} <> 0 AND EXISTS (SELECT 1 FROM entry)
+      RETURNING id
+    ), key_spent AS (
+      UPDATE api_keys SET ${spendRefunded(amountMicroCents)}
+      WHERE id = (SELECT api_key_id FROM charged_on) AND ${amountMicroCents} <> 0 AND EXISTS (SELECT 1 FROM entry)
       RETURNING id
     )
     SELECT EXISTS (SELECT 1 FROM entry) AS inserted`;
@@ -89,4 +125,37 @@ export async function topUp(tx: Tx, account: LockedAccount, amountMicroCents: bi
     WHERE id = ${account.accountId} AND EXISTS (SELECT 1 FROM entry)`;
   account.balance = balanceAfter;
   return balanceAfter;
+}
+
+/** A ledger entry as written. */
+export interface WrittenEntry {
+  id: bigint;
+  kind: 'topup' | 'adjustment';
+  amountMicroCents: bigint;
+  balanceAfterMicroCents: bigint;
+  createdAt: Date;
+}
+
+/**
+ * An operator's signed grant: a `topup` entry for a positive amount, an `adjustment` for a negative one, with the
+ * reason and the operator's external reference. Returns null, writing nothing, when a negative amount would take
+ * the balance below zero.
+ */
+export async function grantCredits(tx: Tx, account: LockedAccount, amountMicroCents: bigint, reason: string, reference: string | null): Promise<WrittenEntry | null> {
+  if (amountMicroCents === 0n) throw new RangeError('a grant moves the balance');
+  const balanceAfter = account.balance + amountMicroCents;
+  if (balanceAfter < 0n) return null;
+  const kind = amountMicroCents > 0n ? 'topup' : 'adjustment';
+  const [entry] = await tx.$queryRaw<{ id: bigint; created_at: Date }[]>`
+    WITH entry AS (
+      INSERT INTO ledger_entries (account_id, kind, amount_micro_cents, balance_after_micro_cents, note, reference, created_at)
+      VALUES (${account.accountId}, ${kind}::ledger_kind, ${amountMicroCents}, ${balanceAfter}, ${reason}, ${reference}, now())
+      RETURNING id, created_at
+    ), moved AS (
+      UPDATE accounts SET balance_micro_cents = ${balanceAfter}, updated_at = now()
+      WHERE id = ${account.accountId} AND EXISTS (SELECT 1 FROM entry)
+    )
+    SELECT id, created_at FROM entry`;
+  account.balance = balanceAfter;
+  return { id: entry.id, kind, amountMicroCents, balanceAfterMicroCents: balanceAfter, createdAt: entry.created_at };
 }

@@ -43,6 +43,7 @@ const rule = (stage: FailureStage, httpStatus: number, message: string, flags: P
 export const FAILURE_RULES = {
   // ── admission refusals: no job, no charge ──
   INSUFFICIENT_BALANCE: rule('admission', 402, 'The account balance does not cover the job', { clientCaused: true }),
+  BUDGET_EXCEEDED: rule('admission', 402, 'The job would pass a spend limit of the account or the key', { clientCaused: true }),
   CONCURRENT_JOBS_EXCEEDED: rule('admission', 429, "The account's plan limit of jobs at once is reached", { clientCaused: true }),
   /** The API gave up on an admission (ambiguous outcome) before the workflow ran it. */
   ADMISSION_VOIDED: rule('admission', 503, 'The job could not be queued; nothing was charged', {}),

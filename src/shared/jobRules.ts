@@ -9,6 +9,7 @@ import { failureCodes, type FailureCode } from './failureCodes';
 /** The codes the job store refuses a step with (src/jobs/store.ts `JobRuleError`). */
 export const JOB_RULE_CODES = [
   'INSUFFICIENT_BALANCE',
+  'BUDGET_EXCEEDED',
   'CONCURRENT_JOBS_EXCEEDED',
   'ADMISSION_VOIDED',
   'ACCOUNT_NOT_FOUND',

@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../src/db/prisma';
-import { SCOPES, type Scope } from '../../src/accounts/apiKeys';
+import { CLIENT_SCOPES, type Scope } from '../../src/accounts/apiKeys';
 import { createAccount, createApiKey, type NewAccount } from '../../src/accounts/service';
 
 export interface TestAccount {
@@ -14,7 +14,7 @@ export async function createTestAccount(
   prisma: PrismaClient,
   options: Partial<NewAccount> & { scopes?: Scope[]; keyModels?: string[] } = {},
 ): Promise<TestAccount> {
-  const { scopes = [...SCOPES], keyModels = [], ...account } = options;
+  const { scopes = [...CLIENT_SCOPES], keyModels = [], ...account } = options;
   const { accountId, webhookSecret } = await createAccount(prisma, {
     name: account.name ?? 'test account',
     creditsMicroCents: account.creditsMicroCents ?? 100_000_000n,

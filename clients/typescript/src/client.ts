@@ -1,8 +1,8 @@
-import createClient, { type Client } from 'openapi-fetch';
-import { errorFromResponse, GenmediaConnectionError, GenmediaError, GenmediaJobError } from './errors';
+import type { Client } from 'openapi-fetch';
+import { GenmediaConnectionError, GenmediaError, GenmediaJobError } from './errors';
 import { followEvents, type FollowOptions } from './events';
 import type { paths } from './generated/openapi';
-import { DEFAULT_RETRY_POLICY, retryingFetch, type RetryPolicy } from './retry';
+import { connect, followCursor, newIdempotencyKey, unwrap, unwrapResponse, type ConnectionOptions } from './transport';
 import type {
   Account,
   CancelJobResponse,
@@ -32,15 +32,9 @@ import type {
 import { isTerminal } from './types';
 import { readUploadSource, type UploadSource } from './uploadSource';
 
-export interface GenmediaOptions {
+export interface GenmediaOptions extends ConnectionOptions {
   /** Default: the `GENMEDIA_API_KEY` environment variable. */
   apiKey?: string;
-  /** Default: `GENMEDIA_BASE_URL`, else http://localhost:3000. */
-  baseUrl?: string;
-  /** Retries of connection failures, 429 and 503 where they are safe (see `retry.ts`). */
-  retry?: Partial<RetryPolicy>;
-  /** A fetch of your own (proxies, tests); default: the global fetch. */
-  fetch?: typeof fetch;
 }
 
 export interface RequestOptions {
@@ -71,8 +65,6 @@ type ListJobsQuery = NonNullable<paths['/v1/jobs']['get']['parameters']['query']
 type CatalogModelsQuery = NonNullable<paths['/v1/catalog/models']['get']['parameters']['query']>;
 type ListLedgerQuery = NonNullable<paths['/v1/account/ledger']['get']['parameters']['query']>;
 
-const DEFAULT_BASE_URL = 'http://localhost:3000';
-
 /**
  * The genmedia API. `api` is the typed client generated from the OpenAPI document (every endpoint); the methods
  * here are the common calls, unwrapped, throwing a GenmediaError on any error answer.
@@ -83,17 +75,7 @@ export class Genmedia {
   private readonly fetch: typeof fetch;
 
   constructor(options: GenmediaOptions = {}) {
-    const env = readEnvironment();
-    const apiKey = options.apiKey ?? env.GENMEDIA_API_KEY;
-    if (!apiKey) throw new GenmediaError('no API key: pass apiKey or set GENMEDIA_API_KEY', { code: 'NO_API_KEY' });
-    this.baseUrl = (options.baseUrl ?? env.GENMEDIA_BASE_URL ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.fetch = retryingFetch(options.fetch ?? globalThis.fetch.bind(globalThis), { ...DEFAULT_RETRY_POLICY, ...options.retry });
-    // The catalog endpoints read `x-api-key`, the others `Authorization: Bearer`: the key goes in both.
-    this.api = createClient<paths>({
-      baseUrl: this.baseUrl,
-      fetch: this.fetch,
-      headers: { authorization: `Bearer ${apiKey}`, 'x-api-key': apiKey },
-    });
+    ({ api: this.api, baseUrl: this.baseUrl, fetch: this.fetch } = connect(options, 'GENMEDIA_API_KEY'));
   }
 
   /** Charges the job's price and starts it; answers at once with the job id, cost and ETA. */
@@ -257,70 +239,4 @@ export class Genmedia {
   capabilityGroups(options: RequestOptions = {}): Promise<CapabilityGroup[]> {
     return unwrap(this.api.GET('/v1/catalog/capability-groups', { signal: options.signal }));
   }
-}
-
-/** Every item of a cursor-paged listing, fetching the next page only when the loop asks for more. */
-async function* followCursor<Page extends { hasMore: boolean; nextCursor: string | null }, Item>(
-  fetchPage: (cursor: string | undefined) => Promise<Page>,
-  itemsOf: (page: Page) => Item[],
-): AsyncGenerator<Item> {
-  let cursor: string | undefined;
-  do {
-    const page = await fetchPage(cursor);
-    yield* itemsOf(page);
-    cursor = page.hasMore && page.nextCursor ? page.nextCursor : undefined;
-  } while (cursor);
-}
-
-interface FetchResult<T> {
-  data?: T;
-  error?: unknown;
-  response: Response;
-}
-
-/** The data of a successful answer; a GenmediaError for an error answer or no answer. */
-async function unwrap<T>(call: Promise<FetchResult<T>>): Promise<T> {
-  const result = await settle(call);
-  if (result.error !== undefined || !result.response.ok) throw errorFromResponse(result.response, result.error);
-  return result.data as T;
-}
-
-/** The response itself when it succeeded (for streamed bodies). */
-async function unwrapResponse(call: Promise<FetchResult<unknown>>): Promise<Response> {
-  const result = await settle(call);
-  if (!result.response.ok) {
-    const body = await result.response.text().catch(() => '');
-    throw errorFromResponse(result.response, parseJson(body));
-  }
-  return result.response;
-}
-
-async function settle<T>(call: Promise<FetchResult<T>>): Promise<FetchResult<T>> {
-  try {
-    return await call;
-  } catch (err) {
-    if (isAbort(err)) throw err;
-    throw new GenmediaConnectionError(err);
-  }
-}
-
-function isAbort(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError');
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function newIdempotencyKey(): string {
-  return globalThis.crypto.randomUUID();
-}
-
-function readEnvironment(): Record<string, string | undefined> {
-  const processLike = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process;
-  return processLike?.env ?? {};
 }

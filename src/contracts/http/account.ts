@@ -1,5 +1,6 @@
 import { z } from './zod';
 import { SCOPES } from '../../accounts/apiKeys';
+import { SPEND_LIMITS } from '../../accounts/spendLimits';
 import { ListJobsQuerySchema, MAX_PAGE_SIZE } from './jobs';
 
 /** The account overview reports spending per UTC day over this many days. */
@@ -25,6 +26,26 @@ export const SpendDaySchema = z
   })
   .openapi('SpendDay');
 
+export const SpendLimitStateSchema = z
+  .object({
+    limit: z.enum(SPEND_LIMITS),
+    limitMicroCents: microCents('The limit'),
+    spentMicroCents: microCents('Charged in the period, less what was refunded of those charges'),
+    remainingMicroCents: microCents('What may still be charged in the period (0 or more)'),
+    resetsAt: z.string().openapi({ format: 'date-time', description: 'When the period ends and its spend counts from 0 again (UTC midnight, or the first of the next month)' }),
+  })
+  .openapi('SpendLimitState');
+
+export const SpendLimitsSchema = z
+  .object({
+    dailyMicroCents: z.number().int().nullable().openapi({ description: 'Per UTC day; null: no limit' }),
+    monthlyMicroCents: z.number().int().nullable().openapi({ description: 'Per UTC month; null: no limit' }),
+    spentTodayMicroCents: microCents("Spent this UTC day (charges less their refunds), counted whether or not there is a limit"),
+    spentThisMonthMicroCents: microCents('Spent this UTC month'),
+    states: z.array(SpendLimitStateSchema).openapi({ description: 'One entry per limit that is set' }),
+  })
+  .openapi('SpendLimits');
+
 export const AccountSchema = z
   .object({
     accountId: z.string().openapi({ example: 'acc_3kTMd9Qx0vLw7bYz1aR5nC' }),
@@ -37,18 +58,21 @@ export const AccountSchema = z
     concurrentJobs: z.number().int().openapi({ description: 'Jobs `pending` or `processing` now, counted as admission counts them' }),
     apiKey: AccountKeySchema.openapi({ description: 'The key of this request' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
+    spendLimits: z
+      .object({ account: SpendLimitsSchema, key: SpendLimitsSchema.openapi({ description: "The limits of this request's key" }) })
+      .openapi({ description: 'Spend limits of the account and of this key, with what is spent and left of each (BUDGET_EXCEEDED refuses a submit that would pass one)' }),
     spendPerDay: z.array(SpendDaySchema).openapi({
       description: `The last ${SPEND_DAYS} UTC days, oldest first, today last; every day is present, days without money moved show 0`,
     }),
   })
   .openapi('Account');
 
-export const LEDGER_KINDS = ['charge', 'refund', 'topup'] as const;
+export const LEDGER_KINDS = ['charge', 'refund', 'topup', 'adjustment'] as const;
 
 export const LedgerEntrySchema = z
   .object({
     entryId: z.string().openapi({ description: 'Identifier of the entry (a decimal number as a string)', example: '4182' }),
-    kind: z.enum(LEDGER_KINDS).openapi({ description: '`charge` (a job submitted), `refund` (a job failed or cancelled), `topup` (credits added)' }),
+    kind: z.enum(LEDGER_KINDS).openapi({ description: '`charge` (a job submitted), `refund` (a job failed or cancelled), `topup` (credits added), `adjustment` (credits an operator took back)' }),
     amountMicroCents: microCents('Signed change of the balance: negative for a charge, positive for a refund or top-up'),
     balanceAfterMicroCents: microCents('The balance right after this entry'),
     jobId: z.string().nullable().openapi({ description: 'The job charged or refunded; null for top-ups' }),
@@ -68,6 +92,7 @@ export const ListLedgerQuerySchema = z.object({
 
 export type AccountView = z.infer<typeof AccountSchema>;
 export type SpendDay = z.infer<typeof SpendDaySchema>;
+export type SpendLimitsView = z.infer<typeof SpendLimitsSchema>;
 export type LedgerEntryView = z.infer<typeof LedgerEntrySchema>;
 export type LedgerPage = z.infer<typeof LedgerPageSchema>;
 export type LedgerQuery = z.infer<typeof ListLedgerQuerySchema>;

@@ -245,6 +245,20 @@ describe('submitJob', () => {
     });
   });
 
+  it("passes a spend limit's refusal on with its details, and Retry-After until the limit resets", async () => {
+    const details = { limit: 'account_daily', limitMicroCents: 100, spentMicroCents: 90, costMicroCents: 45, resetsAt: new Date(NOW + 3_600_500).toISOString() };
+    const overBudget = fakeDeps({
+      admit: async () => Promise.reject(new WorkflowUpdateFailedError('update failed', ApplicationFailure.create({ type: 'BUDGET_EXCEEDED', message: 'over', details: [details] }))),
+    });
+    await expect(submitJob(overBudget.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({
+      code: 'BUDGET_EXCEEDED',
+      status: 402,
+      details,
+      headers: { 'Retry-After': '3601' },
+    });
+    expect(overBudget.recorded.takenBack).toEqual(['model:acme/painter@v2']);
+  });
+
   it('settles an unknown outcome in the store: an admitted job is a success, anything else is voided and answered 503', async () => {
     const admittedAnyway = fakeDeps({ answerLost: true });
     const outcome = await submitJob(admittedAnyway.deps, caller, request, { requestId: 'req_1' });

@@ -21,8 +21,8 @@ describe('the failure code table', () => {
   });
 
   it('derives the allow-lists of admission, cancel and the API from it', () => {
-    expect([...ADMISSION_REJECTIONS].sort()).toEqual(['ACCOUNT_NOT_FOUND', 'ADMISSION_VOIDED', 'CONCURRENT_JOBS_EXCEEDED', 'INSUFFICIENT_BALANCE']);
-    expect([...CLIENT_REFUSALS].sort()).toEqual(['CONCURRENT_JOBS_EXCEEDED', 'INSUFFICIENT_BALANCE']);
+    expect([...ADMISSION_REJECTIONS].sort()).toEqual(['ACCOUNT_NOT_FOUND', 'ADMISSION_VOIDED', 'BUDGET_EXCEEDED', 'CONCURRENT_JOBS_EXCEEDED', 'INSUFFICIENT_BALANCE']);
+    expect([...CLIENT_REFUSALS].sort()).toEqual(['BUDGET_EXCEEDED', 'CONCURRENT_JOBS_EXCEEDED', 'INSUFFICIENT_BALANCE']);
     expect([...CANCEL_REJECTIONS].sort()).toEqual(['JOB_CANNOT_BE_CANCELLED', 'JOB_NOT_FOUND']);
   });
 

@@ -1,0 +1,123 @@
+/** An account's keys as operators manage them: issue, list, revoke, rotate with an overlap (audited). */
+import type { ApiKey, Prisma } from '@prisma/client';
+import type { CreateKeyRequest } from '../contracts/http/admin';
+import type { PrismaClient } from '../db/prisma';
+import { createApiKey } from '../accounts/service';
+import { isScope, type Scope } from '../accounts/apiKeys';
+import { ApiError } from '../shared/errors';
+import { recordAudit, type Actor } from './audit';
+import { accountNotFound, spendLimitColumns } from './accounts';
+import { adminKeyView } from './views';
+
+type Tx = Prisma.TransactionClient;
+
+function keyNotFound(keyId: string): ApiError {
+  return new ApiError('KEY_NOT_FOUND', `No key ${keyId}`);
+}
+
+/** What the audit log keeps of a key (never its hash). */
+function auditedKey(key: ApiKey) {
+  return {
+    accountId: key.accountId,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    allowedModels: key.allowedModels,
+    expiresAt: key.expiresAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+    replacedBy: key.replacedBy,
+    dailyLimitMicroCents: key.dailyLimitMicroCents === null ? null : Number(key.dailyLimitMicroCents),
+    monthlyLimitMicroCents: key.monthlyLimitMicroCents === null ? null : Number(key.monthlyLimitMicroCents),
+  };
+}
+
+async function lockKey(tx: Tx, keyId: string): Promise<ApiKey> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+  if (locked.length === 0) throw keyNotFound(keyId);
+  return tx.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+}
+
+export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date }) {
+  const { prisma } = deps;
+  return {
+    async create(actor: Actor, accountId: string, body: CreateKeyRequest) {
+      const expiresAt = body.expiresAt === undefined ? null : new Date(body.expiresAt);
+      if (expiresAt && expiresAt.getTime() <= deps.now().getTime()) {
+        throw new ApiError('VALIDATION_ERROR', 'expiresAt must be in the future', [{ path: 'expiresAt', message: 'in the past' }]);
+      }
+      return prisma.$transaction(async (tx) => {
+        if (!(await tx.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw accountNotFound(accountId);
+        const limits = spendLimitColumns(body.spendLimits);
+        const { apiKey, row } = await createApiKey(tx, {
+          accountId,
+          scopes: body.scopes,
+          allowedModels: body.allowedModels,
+          name: body.name,
+          expiresAt,
+          dailyLimitMicroCents: limits.dailyLimitMicroCents,
+          monthlyLimitMicroCents: limits.monthlyLimitMicroCents,
+        });
+        await recordAudit(tx, actor, { action: 'key.create', targetType: 'key', targetId: row.id, before: null, after: auditedKey(row) });
+        return { key: adminKeyView(row, deps.now()), apiKey };
+      });
+    },
+
+    async list(accountId: string) {
+      const account = await prisma.account.findUnique({ where: { id: accountId }, include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } } });
+      if (!account) throw accountNotFound(accountId);
+      const now = deps.now();
+      return { keys: account.apiKeys.map((key) => adminKeyView(key, now)) };
+    },
+
+    /** Revokes a key: refused from the next request on (within the key cache's 2 s). Revoking twice changes nothing. */
+    async revoke(actor: Actor, keyId: string) {
+      return prisma.$transaction(async (tx) => {
+        const before = await lockKey(tx, keyId);
+        if (before.revokedAt) return adminKeyView(before, deps.now());
+        const after = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+        await recordAudit(tx, actor, { action: 'key.revoke', targetType: 'key', targetId: keyId, before: auditedKey(before), after: auditedKey(after) });
+        return adminKeyView(after, deps.now());
+      });
+    },
+
+    /**
+     * Issues a replacement with the same account, scopes, models, expiry and limits, and lets the old key work for
+     * `overlapSeconds` more, so a client can switch without a refused request. The new key starts with the old key's
+     * spend of the day and month, so a rotation never resets a key's budget.
+     */
+    async rotate(actor: Actor, keyId: string, overlapSeconds: number) {
+      return prisma.$transaction(async (tx) => {
+        const before = await lockKey(tx, keyId);
+        const now = deps.now();
+        if (before.revokedAt) throw new ApiError('KEY_REVOKED', `Key ${keyId} is revoked; issue a new key instead`);
+        if (before.expiresAt && before.expiresAt.getTime() <= now.getTime()) {
+          throw new ApiError('KEY_REVOKED', `Key ${keyId} expired at ${before.expiresAt.toISOString()}; issue a new key instead`);
+        }
+        const { apiKey, row } = await createApiKey(tx, {
+          accountId: before.accountId,
+          scopes: before.scopes.filter(isScope) as Scope[],
+          allowedModels: before.allowedModels,
+          name: before.name,
+          expiresAt: before.expiresAt,
+          dailyLimitMicroCents: before.dailyLimitMicroCents,
+          monthlyLimitMicroCents: before.monthlyLimitMicroCents,
+        });
+        const fresh = await tx.apiKey.update({
+          where: { id: row.id },
+          data: {
+            spendDay: before.spendDay,
+            spentDayMicroCents: before.spentDayMicroCents,
+            spendMonth: before.spendMonth,
+            spentMonthMicroCents: before.spentMonthMicroCents,
+          },
+        });
+        const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
+        const expiresAt = before.expiresAt && before.expiresAt < overlapEnds ? before.expiresAt : overlapEnds;
+        const previous = await tx.apiKey.update({ where: { id: keyId }, data: { expiresAt, replacedBy: row.id } });
+        await recordAudit(tx, actor, { action: 'key.rotate', targetType: 'key', targetId: keyId, before: auditedKey(before), after: auditedKey(previous) });
+        await recordAudit(tx, actor, { action: 'key.create', targetType: 'key', targetId: row.id, before: null, after: auditedKey(fresh) });
+        return { key: adminKeyView(fresh, now), apiKey, previous: adminKeyView(previous, now) };
+      });
+    },
+  };
+}

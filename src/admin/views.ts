@@ -1,0 +1,50 @@
+/** The operator API's views of accounts and keys, built from their rows (shapes: src/contracts/http/admin.ts). */
+import type { Account, ApiKey } from '@prisma/client';
+import type { AdminAccount, AdminKey } from '../contracts/http/admin';
+import { isScope } from '../accounts/apiKeys';
+import { spendLimitsView } from '../accounts/spendView';
+import { toNumber } from '../shared/money';
+
+const iso = (at: Date | null) => at?.toISOString() ?? null;
+
+export function adminAccountView(account: Account, concurrentJobs: number, now: Date): AdminAccount {
+  return {
+    accountId: account.id,
+    name: account.name,
+    plan: account.plan,
+    balanceMicroCents: toNumber(account.balanceMicroCents),
+    maxConcurrentJobs: account.maxConcurrentJobs,
+    concurrentJobs,
+    segments: account.segments,
+    allowedModels: account.allowedModels,
+    discountPercent: account.discountPercent,
+    spendLimits: spendLimitsView('account', account, now),
+    suspended: account.suspendedAt !== null,
+    suspendedAt: iso(account.suspendedAt),
+    createdAt: account.createdAt.toISOString(),
+    updatedAt: account.updatedAt.toISOString(),
+  };
+}
+
+export function keyStatus(key: ApiKey, now: Date): AdminKey['status'] {
+  if (key.revokedAt) return 'revoked';
+  return key.expiresAt && key.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
+}
+
+export function adminKeyView(key: ApiKey, now: Date): AdminKey {
+  return {
+    keyId: key.id,
+    accountId: key.accountId,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: key.scopes.filter(isScope),
+    allowedModels: key.allowedModels,
+    status: keyStatus(key, now),
+    expiresAt: iso(key.expiresAt),
+    revokedAt: iso(key.revokedAt),
+    replacedBy: key.replacedBy,
+    lastUsedAt: iso(key.lastUsedAt),
+    spendLimits: spendLimitsView('key', key, now),
+    createdAt: key.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * The operator API under /v1/admin: accounts, their keys, credits, the usage report and the audit log. Every shape is
+ * declared here once; the routes validate with them and the OpenAPI document (tag `Admin`) is generated from them.
+ */
+import { z } from './zod';
+import { SCOPES } from '../../accounts/apiKeys';
+import { LedgerEntrySchema, ListLedgerQuerySchema, SpendLimitsSchema } from './account';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
+
+/** The largest amount an operator may set or grant at once: $1,000,000 (exact as a JSON number). */
+export const MAX_ADMIN_MICRO_CENTS = 1_000_000_000_000_000;
+/** How long a rotated key keeps working beside its replacement, at most (7 days). */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 3600;
+
+const microCents = (description: string) => z.number().int().openapi({ description });
+const isoInstant = (description: string) => z.string().openapi({ format: 'date-time', description });
+
+const limitAmount = z
+  .number({ error: 'a spend limit is an integer amount of micro-cents, or null for no limit' })
+  .int('a spend limit is an integer amount of micro-cents')
+  .min(0)
+  .max(MAX_ADMIN_MICRO_CENTS)
+  .nullable();
+
+export const SpendLimitsInputSchema = z
+  .strictObject({
+    dailyMicroCents: limitAmount.optional().openapi({ description: 'Per UTC day; null removes the limit' }),
+    monthlyMicroCents: limitAmount.optional().openapi({ description: 'Per UTC month; null removes the limit' }),
+  })
+  .openapi('SpendLimitsInput', { description: 'Omitted fields are left as they are' });
+
+const name = z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(200);
+const slugList = z.array(z.string().min(1).max(200)).max(1000);
+const segmentList = z.array(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'segments are lower-case letters, digits, - and _')).max(100);
+
+export const AdminAccountSchema = z
+  .object({
+    accountId: z.string().openapi({ example: 'acc_3kTMd9Qx0vLw7bYz1aR5nC' }),
+    name: z.string(),
+    plan: z.string().openapi({ example: 'standard' }),
+    balanceMicroCents: microCents('Credits left'),
+    maxConcurrentJobs: z.number().int(),
+    concurrentJobs: z.number().int().openapi({ description: 'Jobs `pending` or `processing` now' }),
+    segments: z.array(z.string()),
+    allowedModels: z.array(z.string()).openapi({ description: 'Private model slugs the account may see and use' }),
+    discountPercent: z.number().int(),
+    spendLimits: SpendLimitsSchema,
+    suspended: z.boolean(),
+    suspendedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    createdAt: isoInstant('When the account was created'),
+    updatedAt: isoInstant('When the account last changed'),
+  })
+  .openapi('AdminAccount');
+
+export const CreateAccountRequestSchema = z
+  .strictObject({
+    name,
+    plan: z.string().min(1).max(64).optional().openapi({ description: 'Default `standard`' }),
+    maxConcurrentJobs: z.number().int().min(0).max(100_000).optional().openapi({ description: 'Default 5' }),
+    segments: segmentList.optional(),
+    allowedModels: slugList.optional(),
+    discountPercent: z.number().int().min(0).max(100).optional(),
+    spendLimits: SpendLimitsInputSchema.optional(),
+  })
+  .openapi('CreateAccountRequest');
+
+export const UpdateAccountRequestSchema = z
+  .strictObject({
+    name: name.optional(),
+    plan: z.string().min(1).max(64).optional(),
+    maxConcurrentJobs: z.number().int().min(0).max(100_000).optional(),
+    segments: segmentList.optional(),
+    allowedModels: slugList.optional(),
+    discountPercent: z.number().int().min(0).max(100).optional(),
+    spendLimits: SpendLimitsInputSchema.optional(),
+    suspended: z.boolean().optional().openapi({ description: 'true refuses every key of the account (within 2 s); false lifts it' }),
+  })
+  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field to change' })
+  .openapi('UpdateAccountRequest');
+
+export const ListAccountsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE).openapi({ description: `1-${MAX_PAGE_SIZE}` }),
+  cursor: z.string().max(1000).optional(),
+  search: z.string().trim().min(1).max(200).optional().openapi({ description: 'Part of the name, any case' }),
+});
+
+export const AccountPageSchema = z
+  .object({ accounts: z.array(AdminAccountSchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .openapi('AdminAccountPage');
+
+export const AccountIdParamsSchema = z.object({ accountId: z.string().min(1).max(100) });
+export const KeyIdParamsSchema = z.object({ keyId: z.string().min(1).max(100) });
+
+export const KEY_STATUSES = ['active', 'expired', 'revoked'] as const;
+
+export const AdminKeySchema = z
+  .object({
+    keyId: z.string().openapi({ example: 'key_3kTMd9Qx0vLw7bYz' }),
+    accountId: z.string(),
+    name: z.string().nullable(),
+    prefix: z.string().openapi({ description: 'The first characters of the key; the key itself is shown only when issued' }),
+    scopes: z.array(z.enum(SCOPES)),
+    allowedModels: z.array(z.string()).openapi({ description: 'Empty: every model the account can use' }),
+    status: z.enum(KEY_STATUSES),
+    expiresAt: z.string().nullable().openapi({ format: 'date-time' }),
+    revokedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    replacedBy: z.string().nullable().openapi({ description: 'The key that replaced this one in a rotation' }),
+    lastUsedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    spendLimits: SpendLimitsSchema,
+    createdAt: isoInstant('When the key was issued'),
+  })
+  .openapi('AdminKey');
+
+export const CreateKeyRequestSchema = z
+  .strictObject({
+    name: name.optional(),
+    scopes: z.array(z.enum(SCOPES, { error: `scopes are ${SCOPES.join(', ')}` })).min(1, 'a key needs at least one scope'),
+    allowedModels: slugList.optional(),
+    expiresAt: z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 8601 instant' }).optional(),
+    spendLimits: SpendLimitsInputSchema.optional(),
+  })
+  .openapi('CreateKeyRequest');
+
+export const IssuedKeySchema = z
+  .object({
+    key: AdminKeySchema,
+    apiKey: z.string().openapi({ description: 'The secret key: shown this once, only its hash is kept', example: 'gm_4fQ8zK1p...' }),
+  })
+  .openapi('IssuedKey');
+
+export const KeyListSchema = z.object({ keys: z.array(AdminKeySchema) }).openapi('AdminKeyList');
+
+export const RotateKeyRequestSchema = z
+  .strictObject({
+    overlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ROTATION_OVERLAP_SECONDS)
+      .default(DEFAULT_ROTATION_OVERLAP_SECONDS)
+      .openapi({ description: `How long the old key keeps working beside the new one, 0-${MAX_ROTATION_OVERLAP_SECONDS} s (default ${DEFAULT_ROTATION_OVERLAP_SECONDS})` }),
+  })
+  .openapi('RotateKeyRequest');
+
+export const RotatedKeySchema = z
+  .object({
+    key: AdminKeySchema.openapi({ description: 'The new key' }),
+    apiKey: z.string().openapi({ description: 'The new secret, shown this once' }),
+    previous: AdminKeySchema.openapi({ description: 'The old key, which expires at the end of the overlap' }),
+  })
+  .openapi('RotatedKey');
+
+export const GrantCreditsRequestSchema = z
+  .strictObject({
+    amountMicroCents: z
+      .number({ error: 'amountMicroCents must be an integer' })
+      .int('amountMicroCents must be an integer')
+      .min(-MAX_ADMIN_MICRO_CENTS)
+      .max(MAX_ADMIN_MICRO_CENTS)
+      .refine((amount) => amount !== 0, 'amountMicroCents must not be 0')
+      .openapi({ description: 'Positive adds credits (a `topup` entry); negative takes them back (an `adjustment`), never below 0' }),
+    reason: z.string({ error: 'reason is required' }).trim().min(1, 'reason must not be empty').max(500),
+    reference: z.string().trim().min(1).max(200).optional().openapi({ description: 'Your external reference, e.g. the payment id', example: 'pi_3PqX2k' }),
+  })
+  .openapi('GrantCreditsRequest');
+
+export const CreditGrantSchema = z
+  .object({
+    accountId: z.string(),
+    entry: LedgerEntrySchema.extend({
+      reason: z.string().nullable(),
+      reference: z.string().nullable(),
+    }),
+    balanceMicroCents: microCents('The balance after the grant'),
+  })
+  .openapi('CreditGrant');
+
+export const USAGE_GROUPS = ['day', 'account', 'key', 'model', 'provider'] as const;
+export type UsageGroup = (typeof USAGE_GROUPS)[number];
+/** The longest range one report covers. */
+export const MAX_USAGE_RANGE_DAYS = 366;
+
+const instantParam = (what: string) =>
+  z.iso.datetime({ offset: true, error: `${what} must be an ISO 8601 instant` }).optional();
+
+export const UsageQuerySchema = z.object({
+  from: instantParam('from').openapi({ description: 'Start of the range, inclusive; default 30 days before `to`' }),
+  to: instantParam('to').openapi({ description: 'End of the range, exclusive; default now' }),
+  groupBy: z
+    .string()
+    .optional()
+    .openapi({ description: `Comma-separated, any of ${USAGE_GROUPS.join(', ')}; omitted: one row of totals`, example: 'day,model' }),
+  accountId: z.string().min(1).max(100).optional().openapi({ description: 'Only this account' }),
+  format: z.enum(['json', 'csv']).default('json'),
+});
+
+export const UsageRowSchema = z
+  .object({
+    day: z.string().optional().openapi({ format: 'date', description: 'UTC day of the ledger entries' }),
+    accountId: z.string().optional(),
+    keyId: z.string().nullable().optional(),
+    model: z.string().optional(),
+    providerId: z.string().optional(),
+    chargedMicroCents: microCents('Charged at submit'),
+    refundedMicroCents: microCents('Refunded for failed and cancelled jobs'),
+    netMicroCents: microCents('Charged less refunded'),
+    jobs: z.number().int().openapi({ description: 'Jobs charged' }),
+    refundedJobs: z.number().int().openapi({ description: 'Jobs refunded' }),
+  })
+  .openapi('UsageRow');
+
+export const UsageReportSchema = z
+  .object({
+    from: isoInstant('Start, inclusive'),
+    to: isoInstant('End, exclusive'),
+    groupBy: z.array(z.enum(USAGE_GROUPS)),
+    rows: z.array(UsageRowSchema),
+    totals: UsageRowSchema.pick({ chargedMicroCents: true, refundedMicroCents: true, netMicroCents: true, jobs: true, refundedJobs: true }),
+  })
+  .openapi('UsageReport');
+
+export const AuditEntrySchema = z
+  .object({
+    entryId: z.string().openapi({ description: 'A decimal number as a string' }),
+    actorKeyId: z.string().openapi({ description: 'The admin key that made the change' }),
+    actorAccountId: z.string(),
+    action: z.string().openapi({ example: 'account.update' }),
+    targetType: z.enum(['account', 'key']),
+    targetId: z.string(),
+    before: z.unknown().nullable().openapi({ description: 'The target before the change; null when it was created' }),
+    after: z.unknown().nullable().openapi({ description: 'The target after the change' }),
+    requestId: z.string().nullable(),
+    createdAt: isoInstant('When the change was made'),
+  })
+  .openapi('AuditEntry');
+
+export const AuditQuerySchema = z.object({
+  limit: ListLedgerQuerySchema.shape.limit,
+  cursor: ListLedgerQuerySchema.shape.cursor,
+  targetId: z.string().min(1).max(100).optional().openapi({ description: 'Only changes of this account or key' }),
+});
+
+export const AuditPageSchema = z
+  .object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .openapi('AuditPage');
+
+export type AdminAccount = z.infer<typeof AdminAccountSchema>;
+export type AdminKey = z.infer<typeof AdminKeySchema>;
+export type SpendLimitsInput = z.infer<typeof SpendLimitsInputSchema>;
+export type CreateAccountRequest = z.infer<typeof CreateAccountRequestSchema>;
+export type UpdateAccountRequest = z.infer<typeof UpdateAccountRequestSchema>;
+export type ListAccountsQuery = z.infer<typeof ListAccountsQuerySchema>;
+export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
+export type GrantCreditsRequest = z.infer<typeof GrantCreditsRequestSchema>;
+export type CreditGrant = z.infer<typeof CreditGrantSchema>;
+export type UsageQuery = z.infer<typeof UsageQuerySchema>;
+export type UsageRow = z.infer<typeof UsageRowSchema>;
+export type UsageReport = z.infer<typeof UsageReportSchema>;
+export type AuditEntryView = z.infer<typeof AuditEntrySchema>;
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;
