@@ -1,6 +1,5 @@
 import type { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
-import { countJobsInFlight } from '../jobs/store';
 import { lockAccount, topUp } from '../ledger/entries';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../webhooks/signing';
@@ -94,29 +93,6 @@ export async function addCredits(prisma: PrismaClient, accountId: string, amount
     const account = await lockAccount(tx, accountId);
     return account ? topUp(tx, account, amountMicroCents, note ?? 'credits added') : null;
   });
-}
-
-export async function describeAccount(prisma: PrismaClient, accountId: string) {
-  const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) return null;
-  const jobsInFlight = await countJobsInFlight(prisma, accountId);
-  const keys = await prisma.apiKey.findMany({
-    where: { accountId },
-    select: { id: true, prefix: true, scopes: true, allowedModels: true, revokedAt: true, createdAt: true },
-    orderBy: { createdAt: 'asc' },
-  });
-  return {
-    accountId: account.id,
-    name: account.name,
-    balanceMicroCents: Number(account.balanceMicroCents),
-    plan: account.plan,
-    maxConcurrentJobs: account.maxConcurrentJobs,
-    concurrentJobs: jobsInFlight,
-    segments: account.segments,
-    discountPercent: account.discountPercent,
-    allowedModels: account.allowedModels,
-    keys: keys.map((k) => ({ ...k, revokedAt: k.revokedAt?.toISOString() ?? null, createdAt: k.createdAt.toISOString() })),
-  };
 }
 
 /**

@@ -59,7 +59,7 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
     async create(actor: Actor, body: CreateAccountRequest) {
       return prisma.$transaction(async (tx) => {
         const limits = spendLimitColumns(body.spendLimits);
-        const { account } = await insertAccount(tx, {
+        const { account, webhookSecret } = await insertAccount(tx, {
           name: body.name,
           creditsMicroCents: 0n,
           plan: body.plan,
@@ -71,7 +71,7 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
           monthlyLimitMicroCents: limits.monthlyLimitMicroCents,
         });
         await recordAudit(tx, actor, { action: 'account.create', targetType: 'account', targetId: account.id, before: null, after: auditedAccount(account) });
-        return adminAccountView(account, 0, deps.now());
+        return { ...adminAccountView(account, 0, deps.now()), webhookSecret };
       });
     },
 

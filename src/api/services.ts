@@ -4,6 +4,7 @@
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { createAdminService, type AdminService } from '../admin/service';
+import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
@@ -36,6 +37,11 @@ export function createServices(deps: ApiDeps): ApiServices {
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),
     catalog: catalogReaderFor(prisma),
-    admin: createAdminService({ prisma, cursorSecret: config.jobs.cursorSecret, clock: systemClock }),
+    admin: createAdminService({
+      prisma,
+      cursorSecret: config.jobs.cursorSecret,
+      clock: systemClock,
+      workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
+    }),
   };
 }

@@ -53,3 +53,23 @@ export function parseMicroCents(value: string): bigint {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected an integer amount of micro-cents');
   return BigInt(value);
 }
+
+/** A signed amount of micro-cents (a grant may take credits back). */
+export function parseSignedMicroCents(value: string): number {
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected an integer amount of micro-cents');
+  return Number(value);
+}
+
+/** A spend limit in micro-cents, or `none` to remove it (commander cannot hold a null option value). */
+export function parseLimit(value: string): number | 'none' {
+  if (value === 'none') return 'none';
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('expected micro-cents, or none');
+  return Number(value);
+}
+
+/** The spend limits given as options, as the API takes them: `none` removes a limit, an absent option keeps it. */
+export function spendLimitOptions(opts: { dailyLimit?: number | 'none'; monthlyLimit?: number | 'none' }) {
+  if (opts.dailyLimit === undefined && opts.monthlyLimit === undefined) return undefined;
+  const limit = (value: number | 'none' | undefined) => (value === 'none' ? null : value);
+  return { dailyMicroCents: limit(opts.dailyLimit), monthlyMicroCents: limit(opts.monthlyLimit) };
+}

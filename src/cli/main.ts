@@ -4,6 +4,8 @@ import { registerCreditCommands } from './commands/credits';
 import { registerJobCommands } from './commands/jobs';
 import { registerKeyCommands } from './commands/keys';
 import { registerModelCommands } from './commands/models';
+import { registerReportCommands } from './commands/reports';
+import { addConnectionOptions } from './commands/adminClient';
 import { registerUserCommands } from './user/register';
 
 const wantsJson = process.argv.includes('--json');
@@ -11,12 +13,17 @@ const wantsJson = process.argv.includes('--json');
 function buildProgram(): Command {
   const program = new Command('genmedia').description('Generate images and videos with genmedia, and administer it');
   registerUserCommands(program);
-  const admin = program.command('admin').description('Operators: accounts, keys, credits, the model catalog and jobs (needs DATABASE_URL)');
+  const admin = addConnectionOptions(
+    program
+      .command('admin')
+      .description('Operators, over the operator API with an admin key: accounts, keys, credits, usage, the audit log, jobs and the catalog'),
+  );
   registerAccountCommands(admin);
   registerKeyCommands(admin);
   registerCreditCommands(admin);
   registerModelCommands(admin);
   registerJobCommands(admin);
+  registerReportCommands(admin);
   // With --json even a usage error is one JSON object on stdout.
   const configure = (command: Command) => {
     command.exitOverride();

@@ -1,3 +1,4 @@
+export { GenmediaAdmin, type GenmediaAdminOptions, type GrantOptions } from './admin';
 export { Genmedia, type GenmediaOptions, type RequestOptions, type RunOptions, type SubmitOptions, type UploadOptions } from './client';
 export { GenmediaConnectionError, GenmediaError, GenmediaJobError, retryAfterSeconds } from './errors';
 export { followEvents, type FollowOptions } from './events';

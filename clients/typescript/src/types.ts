@@ -37,6 +37,29 @@ export type LedgerEntry = Schemas['LedgerEntry'];
 export type LedgerEntryKind = LedgerEntry['kind'];
 export type LedgerPage = Schemas['LedgerPage'];
 
+export type SpendLimits = Schemas['SpendLimits'];
+export type SpendLimitState = Schemas['SpendLimitState'];
+export type AdminAccount = Schemas['AdminAccount'];
+export type CreatedAccount = Schemas['CreatedAccount'];
+export type AdminAccountPage = Schemas['AdminAccountPage'];
+export type CreateAccountRequest = Schemas['CreateAccountRequest'];
+export type UpdateAccountRequest = Schemas['UpdateAccountRequest'];
+export type AdminKey = Schemas['AdminKey'];
+export type CreateKeyRequest = Schemas['CreateKeyRequest'];
+export type IssuedKey = Schemas['IssuedKey'];
+export type RotatedKey = Schemas['RotatedKey'];
+export type GrantCreditsRequest = Schemas['GrantCreditsRequest'];
+export type CreditGrant = Schemas['CreditGrant'];
+export type UsageReport = Schemas['UsageReport'];
+export type UsageRow = Schemas['UsageRow'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type AuditPage = Schemas['AuditPage'];
+export type WebhookSecretRotation = Schemas['WebhookSecretRotation'];
+export type AdminJob = Schemas['AdminJob'];
+export type Margins = Schemas['Margins'];
+export type VersionStatusRequest = Schemas['VersionStatusRequest'];
+export type VersionStatusChange = Schemas['VersionStatusChange'];
+
 export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
 
 export function isTerminal(status: JobStatus): boolean {

@@ -9,7 +9,15 @@ import { LedgerPageSchema, ListLedgerQuerySchema } from '../../contracts/http/ac
 import {
   AccountIdParamsSchema,
   AccountPageSchema,
+  AdminJobSchema,
+  JobIdParamsSchema,
+  MarginsQuerySchema,
+  MarginsSchema,
+  VersionStatusChangeSchema,
+  VersionStatusRequestSchema,
+  WebhookSecretRotationSchema,
   AdminAccountSchema,
+  CreatedAccountSchema,
   AdminKeySchema,
   AuditPageSchema,
   AuditQuerySchema,
@@ -43,7 +51,7 @@ registry.registerPath({
   summary: 'Create an account',
   description: 'A new tenant with no credits (grant them with the credits route). Audited.' + SCOPE_NOTE,
   request: body(CreateAccountRequestSchema),
-  responses: { 201: { description: 'The account', content: json(AdminAccountSchema) }, ...errorResponses(401, 403, 413) },
+  responses: { 201: { description: 'The account, with its webhook secret shown this once', content: json(CreatedAccountSchema) }, ...errorResponses(401, 403, 413) },
 });
 registry.registerPath({
   method: 'get', path: '/v1/admin/accounts', operationId: 'adminListAccounts', tags, security,
@@ -141,6 +149,35 @@ registry.registerPath({
   responses: { 200: { description: 'One page of audit entries', content: json(AuditPageSchema) }, ...errorResponses(401, 403) },
 });
 
+registry.registerPath({
+  method: 'post', path: '/v1/admin/accounts/{accountId}/webhook-secret/rotate', operationId: 'adminRotateWebhookSecret', tags, security,
+  summary: "Rotate an account's webhook secret",
+  description: 'A new signing secret, shown this once; the previous one keeps signing beside it during the rotation window, so receivers switch without losing an event. Audited (without the secret).' + SCOPE_NOTE,
+  request: { params: AccountIdParamsSchema },
+  responses: { 201: { description: 'The new secret', content: json(WebhookSecretRotationSchema) }, ...errorResponses(401, 403, 404) },
+});
+registry.registerPath({
+  method: 'get', path: '/v1/admin/jobs/{jobId}', operationId: 'adminGetJob', tags, security,
+  summary: 'Any job, in full',
+  description: "One job of any account with its upstream generation, what it cost us, its ledger rows and the link to its workflow in the Temporal UI." + SCOPE_NOTE,
+  request: { params: JobIdParamsSchema },
+  responses: { 200: { description: 'The job', content: json(AdminJobSchema) }, ...errorResponses(401, 403, 404) },
+});
+registry.registerPath({
+  method: 'get', path: '/v1/admin/margins', operationId: 'adminMargins', tags, security,
+  summary: 'Margins per provider',
+  description: 'Per provider: revenue (charges less refunds), what the upstreams reported they cost, and the margin.' + SCOPE_NOTE,
+  request: { query: MarginsQuerySchema },
+  responses: { 200: { description: 'Margins', content: json(MarginsSchema) }, ...errorResponses(401, 403) },
+});
+registry.registerPath({
+  method: 'post', path: '/v1/admin/catalog/version-status', operationId: 'adminSetVersionStatus', tags, security,
+  summary: "Set a model version's status",
+  description: 'active, deprecated, disabled or deleted (permanent); takes effect at once. The next catalog seed applies the catalog files again.' + SCOPE_NOTE,
+  request: body(VersionStatusRequestSchema),
+  responses: { 200: { description: 'The change', content: json(VersionStatusChangeSchema) }, ...errorResponses(401, 403, 413) },
+});
+
 /** Admin bodies are small: a name, lists of slugs and segments. */
 const ADMIN_BODY_LIMIT = 64 * 1024;
 
@@ -202,6 +239,19 @@ export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyRead
       return;
     }
     res.json(report);
+  });
+  router.post('/v1/admin/accounts/:accountId/webhook-secret/rotate', auth, async (req, res) => {
+    res.status(201).json(await admin.rotateWebhookSecret(actorOf(res), accountIdOf(req.params)));
+  });
+  router.get('/v1/admin/jobs/:jobId', auth, async (req, res) => {
+    res.json(await admin.job(parseWith(JobIdParamsSchema, req.params, 'VALIDATION_ERROR', 'path').jobId));
+  });
+  router.get('/v1/admin/margins', auth, async (req, res) => {
+    res.json(await admin.margins(parseWith(MarginsQuerySchema, req.query, 'VALIDATION_ERROR', 'query').since));
+  });
+  router.post('/v1/admin/catalog/version-status', auth, ...read, async (req, res) => {
+    const { model, versionId, status } = parseWith(VersionStatusRequestSchema, req.body ?? {});
+    res.json(await admin.setVersionStatus(model, versionId, status));
   });
   router.get('/v1/admin/audit', auth, async (req, res) => {
     res.json(await admin.audit(parseWith(AuditQuerySchema, req.query, 'VALIDATION_ERROR', 'query')));

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { createAccount, describeAccount, rotateWebhookSecret } from '../../accounts/service';
-import { CliError, parseList, parseMicroCents, parseNonNegativeInt, runCommand } from '../context';
+import type { AdminAccount } from '@genmedia/client';
+import { parseLimit, parseList, parseMicroCents, parseNonNegativeInt, spendLimitOptions } from '../context';
+import { runAdmin } from './adminClient';
 
 function parsePercent(value: string): number {
   const n = parseNonNegativeInt(value);
@@ -9,57 +10,116 @@ function parsePercent(value: string): number {
   return n;
 }
 
+export function describeAccount(a: AdminAccount): string {
+  const limit = (value: number | null) => (value === null ? 'none' : `${value}`);
+  return [
+    `account ${a.accountId} (${a.name})${a.suspended ? ' SUSPENDED' : ''}`,
+    `balance ${a.balanceMicroCents} micro-cents`,
+    `plan ${a.plan}, ${a.concurrentJobs}/${a.maxConcurrentJobs} concurrent jobs`,
+    `segments ${a.segments.join(', ') || '-'}; discount ${a.discountPercent}%`,
+    `spent today ${a.spendLimits.spentTodayMicroCents} (limit ${limit(a.spendLimits.dailyMicroCents)}), ` +
+      `this month ${a.spendLimits.spentThisMonthMicroCents} (limit ${limit(a.spendLimits.monthlyMicroCents)}) micro-cents`,
+  ].join('\n');
+}
+
 export function registerAccountCommands(admin: Command): void {
-  const accounts = admin.command('accounts').description('Create and inspect accounts');
+  const accounts = admin.command('accounts').description('Create, find, inspect and change accounts');
 
   accounts
     .command('create')
-    .description('Create an account with an opening balance')
+    .description('Create an account, with an opening balance if given')
     .requiredOption('--name <name>', 'account name')
-    .requiredOption('--credits <microCents>', 'opening balance in micro-cents', parseMicroCents)
-    .option('--plan <name>', 'plan name', 'standard')
-    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt, 5)
-    .option('--segments <list>', 'comma-separated catalog segments', parseList, [])
-    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent, 0)
-    .option('--allowed-models <slugs>', 'comma-separated private model slugs the account may use', parseList, [])
+    .option('--credits <microCents>', 'opening balance in micro-cents (a top-up)', parseMicroCents)
+    .option('--plan <name>', 'plan name')
+    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt)
+    .option('--segments <list>', 'comma-separated catalog segments', parseList)
+    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent)
+    .option('--allowed-models <slugs>', 'comma-separated private model slugs the account may use', parseList)
+    .option('--daily-limit <microCents>', 'spend limit per UTC day', parseLimit)
+    .option('--monthly-limit <microCents>', 'spend limit per UTC month', parseLimit)
     .option('--json', 'print one JSON object')
-    .action((opts) =>
-      runCommand(
-        opts,
-        (prisma) =>
-          createAccount(prisma, {
+    .action((opts, command: Command) =>
+      runAdmin(
+        command,
+        async (client) => {
+          const account = await client.createAccount({
             name: opts.name,
-            creditsMicroCents: opts.credits,
             plan: opts.plan,
             maxConcurrentJobs: opts.maxConcurrentJobs,
             segments: opts.segments,
             discountPercent: opts.discountPercent,
             allowedModels: opts.allowedModels,
-          }),
-        (r) => `account ${r.accountId}\nwebhook secret ${r.webhookSecret}`,
+            spendLimits: spendLimitOptions(opts),
+          });
+          if (opts.credits === undefined || opts.credits === 0n) return account;
+          // The account exists now: the opening balance is granted under a key tied to it, so a retry cannot credit twice.
+          const grant = await client.grantCredits(
+            account.accountId,
+            { amountMicroCents: Number(opts.credits), reason: 'opening balance' },
+            { idempotencyKey: `opening-balance:${account.accountId}` },
+          );
+          return { ...account, balanceMicroCents: grant.balanceMicroCents };
+        },
+        (r) => `${describeAccount(r)}\nwebhook secret ${r.webhookSecret}   (shown only now)`,
+      ),
+    );
+
+  accounts
+    .command('list')
+    .description('Accounts, newest first')
+    .option('--search <text>', 'part of the name, any case')
+    .option('--limit <n>', 'at most this many', parseNonNegativeInt, 50)
+    .option('--json', 'print one JSON object')
+    .action((opts, command: Command) =>
+      runAdmin(
+        command,
+        async (client) => {
+          const found: AdminAccount[] = [];
+          for await (const account of client.accounts({ search: opts.search, limit: Math.min(100, Math.max(1, opts.limit)) })) {
+            if (found.length >= opts.limit) break;
+            found.push(account);
+          }
+          return { accounts: found };
+        },
+        (r) => r.accounts.map((a) => `${a.accountId}  ${a.name}  ${a.plan}  balance ${a.balanceMicroCents}${a.suspended ? '  SUSPENDED' : ''}`).join('\n') || '(none)',
       ),
     );
 
   accounts
     .command('show <accountId>')
-    .description('Balance, plan and jobs in flight')
+    .description('Balance, plan, limits, jobs in flight')
     .option('--json', 'print one JSON object')
-    .action((accountId: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const account = await describeAccount(prisma, accountId);
-          if (!account) throw new CliError('ACCOUNT_NOT_FOUND', `no account ${accountId}`);
-          return account;
-        },
-        (a) =>
-          [
-            `account ${a.accountId} (${a.name})`,
-            `balance ${a.balanceMicroCents} micro-cents`,
-            `plan ${a.plan}, ${a.concurrentJobs}/${a.maxConcurrentJobs} concurrent jobs`,
-            `segments ${a.segments.join(', ') || '-'}; discount ${a.discountPercent}%`,
-            ...a.keys.map((k) => `key ${k.id} ${k.prefix}… [${k.scopes.join(',')}]${k.revokedAt ? ' revoked' : ''}`),
-          ].join('\n'),
+    .action((accountId: string, _opts, command: Command) => runAdmin(command, (client) => client.getAccount(accountId), describeAccount));
+
+  accounts
+    .command('update <accountId>')
+    .description('Change an account: plan, limits, segments, discount, suspension')
+    .option('--name <name>', 'account name')
+    .option('--plan <name>', 'plan name')
+    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt)
+    .option('--segments <list>', 'comma-separated catalog segments', parseList)
+    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent)
+    .option('--allowed-models <slugs>', 'comma-separated private model slugs', parseList)
+    .option('--daily-limit <microCents>', 'spend limit per UTC day, or none', parseLimit)
+    .option('--monthly-limit <microCents>', 'spend limit per UTC month, or none', parseLimit)
+    .option('--suspend', 'refuse every key of the account')
+    .option('--unsuspend', 'lift the suspension')
+    .option('--json', 'print one JSON object')
+    .action((accountId: string, opts, command: Command) =>
+      runAdmin(
+        command,
+        (client) =>
+          client.updateAccount(accountId, {
+            name: opts.name,
+            plan: opts.plan,
+            maxConcurrentJobs: opts.maxConcurrentJobs,
+            segments: opts.segments,
+            discountPercent: opts.discountPercent,
+            allowedModels: opts.allowedModels,
+            spendLimits: spendLimitOptions(opts),
+            suspended: opts.suspend ? true : opts.unsuspend ? false : undefined,
+          }),
+        describeAccount,
       ),
     );
 
@@ -67,14 +127,10 @@ export function registerAccountCommands(admin: Command): void {
     .command('rotate-webhook-secret <accountId>')
     .description('Issue a new webhook signing secret; the old one also signs during the rotation window')
     .option('--json', 'print one JSON object')
-    .action((accountId: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const rotated = await rotateWebhookSecret(prisma, accountId);
-          if (!rotated) throw new CliError('ACCOUNT_NOT_FOUND', `no account ${accountId}`);
-          return rotated;
-        },
+    .action((accountId: string, _opts, command: Command) =>
+      runAdmin(
+        command,
+        (client) => client.rotateWebhookSecret(accountId),
         (r) => `account ${r.accountId}\nnew webhook secret ${r.webhookSecret}\n(the previous secret also signs for the rotation window)`,
       ),
     );

@@ -1,16 +1,9 @@
-import type { Command } from 'commander';
-import { jobMargins, showJob, type JobAdminView, type ProviderMargin } from '../../jobs/admin';
-import { loadConfig } from '../../config';
-import { jobWorkflowId } from '../../contracts/workflows/job';
-import type { PrismaClient } from '../../db/prisma';
-import { CliError, runCommand } from '../context';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { AdminJob, Margins } from '@genmedia/client';
+import { runAdmin } from './adminClient';
 
-/** The job workflow's page in the Temporal UI: its summary, details, activity timeline and history. */
-export function temporalUiLink(config: { uiUrl: string; namespace: string }, jobId: string): string {
-  return `${config.uiUrl}/namespaces/${encodeURIComponent(config.namespace)}/workflows/${jobWorkflowId(jobId)}`;
-}
 
-function describeJob(job: JobAdminView): string {
+function describeJob(job: AdminJob): string {
   const lines = [
     `job ${job.jobId} ${job.status} (${job.progress}%)`,
     `  account ${job.accountId}, model ${job.model}@${job.version}, provider ${job.providerId}`,
@@ -30,7 +23,7 @@ function describeJob(job: JobAdminView): string {
   return lines.join('\n');
 }
 
-function describeMargins(result: { since: string | null; providers: ProviderMargin[] }): string {
+function describeMargins(result: Margins): string {
   const header = `provider        jobs  completed  revenue µ¢       upstream cost µ¢ (jobs)  margin µ¢        margin %`;
   const rows = result.providers.map((p) =>
     [
@@ -46,53 +39,34 @@ function describeMargins(result: { since: string | null; providers: ProviderMarg
   return [`since ${result.since ?? 'the beginning'}`, header, ...rows].join('\n');
 }
 
-/** A command on one job: `read` finds it (null when there is none, answered JOB_NOT_FOUND). */
-function jobCommand<T extends object>(jobs: Command, name: string, description: string, read: (prisma: PrismaClient, jobId: string) => Promise<T | null>, human: (result: T) => string) {
-  jobs
-    .command(name)
-    .description(description)
-    .argument('<jobId>')
-    .option('--json', 'print one JSON object')
-    .action((jobId: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const result = await read(prisma, jobId);
-          if (!result) throw new CliError('JOB_NOT_FOUND', `no job ${jobId}`);
-          return result;
-        },
-        human,
-      ),
-    );
-}
-
 export function registerJobCommands(admin: Command): void {
   const jobs = admin.command('jobs').description('Inspect jobs and what they earned');
-  jobCommand(jobs, 'show', 'One job with its upstream generation, cost and ledger rows', showJob, describeJob);
-  jobCommand(
-    jobs,
-    'open',
-    "Prints the link to the job's workflow in the Temporal UI",
-    async (prisma, jobId) => {
-      const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true } });
-      return job ? { jobId, url: temporalUiLink(loadConfig().temporal, jobId) } : null;
-    },
-    (result) => result.url,
-  );
+  jobs
+    .command('show <jobId>')
+    .description('One job of any account with its upstream generation, cost and ledger rows')
+    .option('--json', 'print one JSON object')
+    .action((jobId: string, _opts, command: Command) => runAdmin(command, (client) => client.getJob(jobId), describeJob));
+  jobs
+    .command('open <jobId>')
+    .description("Prints the link to the job's workflow in the Temporal UI")
+    .option('--json', 'print one JSON object')
+    .action((jobId: string, _opts, command: Command) =>
+      runAdmin(
+        command,
+        async (client) => ({ jobId, url: (await client.getJob(jobId)).workflowUrl }),
+        (r) => r.url,
+      ),
+    );
   jobs
     .command('margins')
     .description('Per provider: revenue (charges less refunds), what the upstreams reported they cost, and the margin')
-    .option('--since <date>', 'only jobs created at or after this ISO 8601 date')
+    .option('--since <date>', 'only jobs created at or after this ISO 8601 date', parseInstant)
     .option('--json', 'print one JSON object')
-    .action((opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          const since = opts.since === undefined ? null : new Date(opts.since);
-          if (since && Number.isNaN(since.getTime())) throw new CliError('INVALID_ARGUMENTS', `--since ${opts.since} is not a date`);
-          return { since: since?.toISOString() ?? null, providers: await jobMargins(prisma, since) };
-        },
-        describeMargins,
-      ),
-    );
+    .action((opts, command: Command) => runAdmin(command, (client) => client.margins(opts.since), describeMargins));
+}
+
+function parseInstant(value: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError(`${value} is not a date`);
+  return at.toISOString();
 }

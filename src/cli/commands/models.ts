@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { VERSION_STATUSES } from '../../catalog/catalogFiles';
 import { seedCatalog } from '../../catalog/seed';
-import { setVersionStatus, VersionStatusError } from '../../catalog/versionStatus';
+import { isVersionStatus } from '../../catalog/versionStatus';
 import { CliError, runCommand } from '../context';
+import { runAdmin } from './adminClient';
 
 /** Catalog commands (`admin models ...`). */
 export function registerModelCommands(admin: Command): void {
@@ -15,16 +16,12 @@ export function registerModelCommands(admin: Command): void {
         'Deleted is permanent. The next catalog seed applies the catalog files again.',
     )
     .option('--json', 'print one JSON object')
-    .action((slug: string, versionId: string, status: string, opts) =>
-      runCommand(
-        opts,
-        async (prisma) => {
-          try {
-            return await setVersionStatus(prisma, slug, versionId, status);
-          } catch (err) {
-            if (err instanceof VersionStatusError) throw new CliError('INVALID_VERSION_STATUS_CHANGE', err.message);
-            throw err;
-          }
+    .action((slug: string, versionId: string, status: string, _opts, command: Command) =>
+      runAdmin(
+        command,
+        (client) => {
+          if (!isVersionStatus(status)) throw new CliError('INVALID_ARGUMENTS', `Unknown status "${status}"; use one of ${VERSION_STATUSES.join(', ')}`);
+          return client.setVersionStatus({ model: slug, versionId, status });
         },
         (r) => `${r.slug}@${r.versionId}: ${r.previousStatus} -> ${r.status} (catalog revision ${r.revision})`,
       ),
@@ -32,7 +29,7 @@ export function registerModelCommands(admin: Command): void {
 
   models
     .command('seed')
-    .description('Apply the catalog files (catalog/ or --dir) to the database; idempotent')
+    .description('Apply the catalog files (catalog/ or --dir) to the database on the host (DATABASE_URL); idempotent')
     .option('--dir <path>', 'catalog directory')
     .option('--json', 'print one JSON object')
     .action((opts) =>

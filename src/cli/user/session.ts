@@ -45,7 +45,7 @@ function parseBaseUrl(baseUrl: string): URL {
 }
 
 /** localhost, 127.0.0.0/8 and ::1: the key never leaves this machine. */
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 

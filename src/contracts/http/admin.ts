@@ -4,6 +4,7 @@
  */
 import { z } from './zod';
 import { SCOPES } from '../../accounts/apiKeys';
+import { VERSION_STATUSES } from '../../catalog/catalogFiles';
 import { LedgerEntrySchema, ListLedgerQuerySchema, SpendLimitsSchema } from './account';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
 
@@ -52,6 +53,10 @@ export const AdminAccountSchema = z
     updatedAt: isoInstant('When the account last changed'),
   })
   .openapi('AdminAccount');
+
+export const CreatedAccountSchema = AdminAccountSchema.extend({
+  webhookSecret: z.string().openapi({ description: "The account's webhook signing secret, shown this once (rotate it to get a new one)" }),
+}).openapi('CreatedAccount');
 
 export const CreateAccountRequestSchema = z
   .strictObject({
@@ -246,6 +251,7 @@ export const AuditPageSchema = z
   .openapi('AuditPage');
 
 export type AdminAccount = z.infer<typeof AdminAccountSchema>;
+export type CreatedAccount = z.infer<typeof CreatedAccountSchema>;
 export type AdminKey = z.infer<typeof AdminKeySchema>;
 export type SpendLimitsInput = z.infer<typeof SpendLimitsInputSchema>;
 export type CreateAccountRequest = z.infer<typeof CreateAccountRequestSchema>;
@@ -259,3 +265,83 @@ export type UsageRow = z.infer<typeof UsageRowSchema>;
 export type UsageReport = z.infer<typeof UsageReportSchema>;
 export type AuditEntryView = z.infer<typeof AuditEntrySchema>;
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
+
+export const WebhookSecretRotationSchema = z
+  .object({
+    accountId: z.string(),
+    webhookSecret: z.string().openapi({ description: 'The new signing secret, shown this once; the previous one keeps signing during the rotation window' }),
+    rotatedAt: isoInstant('When the secret was replaced'),
+  })
+  .openapi('WebhookSecretRotation');
+
+export const JobIdParamsSchema = z.object({ jobId: z.string().min(1).max(100) });
+
+export const AdminJobSchema = z
+  .object({
+    jobId: z.string(),
+    accountId: z.string(),
+    status: z.string(),
+    progress: z.number().int(),
+    model: z.string(),
+    version: z.string(),
+    providerId: z.string(),
+    createdAt: isoInstant('When the job was submitted'),
+    startedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    completedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    costMicroCents: microCents('Charged'),
+    refundedMicroCents: microCents('Refunded'),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    upstream: z.object({
+      id: z.string().nullable().openapi({ description: "The upstream's generation id; null with `submittedAt` set: the answer was lost" }),
+      submittedAt: z.string().nullable().openapi({ format: 'date-time' }),
+      stage: z.string().nullable(),
+      queuePosition: z.number().int().nullable(),
+      costMicroCents: z.number().int().nullable().openapi({ description: 'What the upstream reported the generation cost us' }),
+    }),
+    input: z.unknown(),
+    outputs: z.array(
+      z.object({ key: z.string(), contentType: z.string(), sizeBytes: z.number(), width: z.number().optional(), height: z.number().optional(), durationSeconds: z.number().optional() }),
+    ),
+    ledger: z.array(z.object({ kind: z.string(), amountMicroCents: z.number().int(), createdAt: z.string() })),
+    workflowUrl: z.string().openapi({ description: "The job's workflow in the Temporal UI: summary, activities and history" }),
+  })
+  .openapi('AdminJob');
+
+export const MarginsQuerySchema = z.object({
+  since: z.iso.datetime({ offset: true, error: 'since must be an ISO 8601 instant' }).optional().openapi({ description: 'Only jobs created at or after this instant' }),
+});
+
+export const ProviderMarginSchema = z
+  .object({
+    providerId: z.string(),
+    jobs: z.number().int(),
+    completedJobs: z.number().int(),
+    revenueMicroCents: microCents('Charges less refunds'),
+    upstreamCostMicroCents: microCents('What the upstreams reported, over the jobs that reported it'),
+    jobsWithCost: z.number().int(),
+    marginMicroCents: z.number().int().nullable().openapi({ description: 'Revenue less cost over the jobs whose cost is known; null when none is' }),
+    marginPercent: z.number().nullable(),
+  })
+  .openapi('ProviderMargin');
+
+export const MarginsSchema = z.object({ since: z.string().nullable(), providers: z.array(ProviderMarginSchema) }).openapi('Margins');
+
+export const VersionStatusRequestSchema = z
+  .strictObject({
+    model: z.string().min(1).max(200).openapi({ description: 'The model slug', example: 'pixelforge/forge-pro/text-to-image' }),
+    versionId: z.string().min(1).max(100),
+    status: z.enum(VERSION_STATUSES),
+  })
+  .openapi('VersionStatusRequest');
+
+export const VersionStatusChangeSchema = z
+  .object({
+    slug: z.string(),
+    versionId: z.string(),
+    previousStatus: z.enum(VERSION_STATUSES),
+    status: z.enum(VERSION_STATUSES),
+    revision: z.number().int().openapi({ description: 'The catalog revision after the change (cached listings are dropped)' }),
+  })
+  .openapi('VersionStatusChange');
+
+export type AdminJob = z.infer<typeof AdminJobSchema>;

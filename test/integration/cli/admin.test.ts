@@ -1,9 +1,16 @@
+/**
+ * `genmedia admin ...` as an operator runs it: over HTTP against the real API with an admin key, except the first
+ * admin key, which is made in the database on the host.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { hashApiKey } from '../../../src/accounts/apiKeys';
 import type { Prisma } from '@prisma/client';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { genmedia } from '../../support/cli';
+import type { RunningApi } from '../../../src/api/server';
+import { startTestApi } from '../../support/api';
+import { runCli } from '../../support/cli';
+import { REPO_ROOT } from '../../../src/config';
 
 /** --json promises exactly one JSON object on stdout. */
 function onlyJson(stdout: string): any {
@@ -13,6 +20,26 @@ function onlyJson(stdout: string): any {
   expect(typeof value).toBe('object');
   return value;
 }
+
+let api: RunningApi;
+let operatorEnv: NodeJS.ProcessEnv;
+
+/** `genmedia ...` with the operator's environment: the API's address and the admin key. */
+function genmedia(...args: string[]) {
+  return runCli(args, { env: operatorEnv, cwd: REPO_ROOT });
+}
+
+beforeAll(async () => {
+  api = await startTestApi();
+  // The first admin key is made on the host, in the database.
+  const bootstrap = await runCli(['admin', 'keys', 'create', '--scopes', 'admin', '--json'], { env: process.env, cwd: REPO_ROOT });
+  expect(bootstrap.code).toBe(0);
+  operatorEnv = { ...process.env, GENMEDIA_BASE_URL: api.url, GENMEDIA_ADMIN_KEY: bootstrap.json.apiKey };
+});
+
+afterAll(async () => {
+  await api?.stop();
+});
 
 describe('genmedia admin CLI', () => {
   let prisma: PrismaClient;
@@ -26,7 +53,7 @@ describe('genmedia admin CLI', () => {
       '--max-concurrent-jobs', '3', '--segments', 'beta,studio', '--discount-percent', '10', '--allowed-models', 'x/y/z', '--json');
     expect(res.code).toBe(0);
     const out = onlyJson(res.stdout);
-    expect(Object.keys(out).sort()).toEqual(['accountId', 'webhookSecret']);
+    expect(out).toMatchObject({ name: 'CLI test', balanceMicroCents: 2_500_000, plan: 'pro' });
     expect(out.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const row = await prisma.account.findUniqueOrThrow({ where: { id: out.accountId } });
     expect(row).toMatchObject({ balanceMicroCents: 2_500_000n, plan: 'pro', maxConcurrentJobs: 3, segments: ['beta', 'studio'], discountPercent: 10, allowedModels: ['x/y/z'] });
@@ -80,6 +107,37 @@ describe('genmedia admin CLI', () => {
     const human = await genmedia('admin', 'accounts', 'create', '--name', 'x', '--credits', '-5');
     expect(human.code).not.toBe(0);
     expect(human.stderr).toMatch(/micro-cents/);
+
+    const noKey = await runCli(['admin', 'accounts', 'list', '--json'], { env: { ...operatorEnv, GENMEDIA_ADMIN_KEY: '', DATA_DIR: '/nonexistent' }, cwd: REPO_ROOT });
+    expect(noKey.code).toBe(1);
+    expect(noKey.json.error.code).toBe('NO_ADMIN_KEY');
+
+    const clientKey = onlyJson((await genmedia('admin', 'keys', 'create', '--account', (onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'n', '--json')).stdout)).accountId, '--scopes', 'check_status', '--json')).stdout);
+    const notAdmin = await runCli(['admin', 'accounts', 'list', '--json'], { env: { ...operatorEnv, GENMEDIA_ADMIN_KEY: clientKey.apiKey }, cwd: REPO_ROOT });
+    expect(notAdmin.json.error.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  it('sets limits, suspends, lists with search, grants and takes back credits once per reference, reports usage and the audit log', async () => {
+    const name = `Tenant ${Math.random().toString(36).slice(2, 8)}`;
+    const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', name, '--daily-limit', '90000', '--json')).stdout);
+    expect(account.spendLimits).toMatchObject({ dailyMicroCents: 90_000, monthlyMicroCents: null });
+    const found = onlyJson((await genmedia('admin', 'accounts', 'list', '--search', name.toLowerCase(), '--json')).stdout);
+    expect(found.accounts.map((a: { accountId: string }) => a.accountId)).toEqual([account.accountId]);
+
+    const paid = ['admin', 'credits', 'add', '--account', account.accountId, '--amount', '5000', '--reference', 'pi_42', '--json'];
+    expect(onlyJson((await genmedia(...paid)).stdout).balanceMicroCents).toBe(5000);
+    expect(onlyJson((await genmedia(...paid)).stdout).balanceMicroCents).toBe(5000);
+    expect(onlyJson((await genmedia('admin', 'credits', 'add', '--account', account.accountId, '--amount', '-2000', '--reason', 'refund to card', '--json')).stdout).balanceMicroCents).toBe(3000);
+
+    const updated = onlyJson((await genmedia('admin', 'accounts', 'update', account.accountId, '--daily-limit', 'none', '--monthly-limit', '1000000', '--suspend', '--json')).stdout);
+    expect(updated).toMatchObject({ suspended: true, spendLimits: { dailyMicroCents: null, monthlyMicroCents: 1_000_000 } });
+
+    const usage = await genmedia('admin', 'usage', '--group-by', 'account', '--account', account.accountId, '--csv');
+    expect(usage.code).toBe(0);
+    expect(usage.stdout.split(/\r?\n/)[0]).toBe('accountId,chargedMicroCents,refundedMicroCents,netMicroCents,jobs,refundedJobs');
+
+    const audit = onlyJson((await genmedia('admin', 'audit', '--target', account.accountId, '--json')).stdout);
+    expect(audit.entries.map((e: { action: string }) => e.action)).toEqual(['account.update', 'credits.grant', 'credits.grant', 'account.create']);
   });
 });
 
@@ -135,7 +193,7 @@ describe('genmedia admin jobs', () => {
 
     const missing = await genmedia('admin', 'jobs', 'show', 'job_nope', '--json');
     expect(missing.code).toBe(1);
-    expect(onlyJson(missing.stdout)).toEqual({ error: { code: 'JOB_NOT_FOUND', message: 'no job job_nope' } });
+    expect(onlyJson(missing.stdout)).toEqual({ error: { code: 'JOB_NOT_FOUND', message: 'No job job_nope' } });
   });
 
   it("prints the link to a job's workflow in the Temporal UI", async () => {

@@ -1,0 +1,66 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { AuditEntry, UsageReport } from '@genmedia/client';
+import { parseNonNegativeInt } from '../context';
+import { runAdmin } from './adminClient';
+
+function parseInstant(value: string): string {
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new InvalidArgumentError(`${value} is not a date`);
+  return at.toISOString();
+}
+
+function describeUsage(report: UsageReport): string {
+  const groups = report.groupBy as string[];
+  const label = (row: Record<string, unknown>) =>
+    groups.map((g) => String(row[{ day: 'day', account: 'accountId', key: 'keyId', model: 'model', provider: 'providerId' }[g] ?? g] ?? '-')).join('  ');
+  const line = (row: UsageReport['totals']) => `charged ${row.chargedMicroCents}  refunded ${row.refundedMicroCents}  net ${row.netMicroCents}  jobs ${row.jobs}`;
+  return [
+    `usage ${report.from} .. ${report.to}`,
+    ...report.rows.map((row) => `${label(row)}  ${line(row)}`),
+    `total  ${line(report.totals)}`,
+  ].join('\n');
+}
+
+function describeAudit(entries: AuditEntry[]): string {
+  return entries.map((e) => `${e.createdAt}  ${e.action}  ${e.targetType} ${e.targetId}  by ${e.actorKeyId}`).join('\n') || '(none)';
+}
+
+export function registerReportCommands(admin: Command): void {
+  admin
+    .command('usage')
+    .description('Micro-cents charged and refunded and job counts from the ledger, grouped by day, account, key, model or provider')
+    .option('--from <instant>', 'start, inclusive (default 30 days before --to)', parseInstant)
+    .option('--to <instant>', 'end, exclusive (default now)', parseInstant)
+    .option('--group-by <list>', 'comma-separated: day,account,key,model,provider')
+    .option('--account <accountId>', 'only this account')
+    .option('--csv', 'print CSV')
+    .option('--json', 'print one JSON object')
+    .action((opts, command: Command) => {
+      const query = { from: opts.from, to: opts.to, groupBy: opts.groupBy, accountId: opts.account };
+      if (opts.csv) {
+        return runAdmin(command, async (client) => ({ csv: await client.usageCsv(query) }), (r) => r.csv.trimEnd());
+      }
+      return runAdmin(command, (client) => client.usage(query), describeUsage);
+    });
+
+  admin
+    .command('audit')
+    .description('Changes made through the admin API, newest first')
+    .option('--target <id>', 'only changes of this account or key')
+    .option('--limit <n>', 'at most this many', parseNonNegativeInt, 50)
+    .option('--json', 'print one JSON object')
+    .action((opts, command: Command) =>
+      runAdmin(
+        command,
+        async (client) => {
+          const entries: AuditEntry[] = [];
+          for await (const entry of client.audit({ targetId: opts.target, limit: Math.min(100, Math.max(1, opts.limit)) })) {
+            if (entries.length >= opts.limit) break;
+            entries.push(entry);
+          }
+          return { entries };
+        },
+        (r) => describeAudit(r.entries),
+      ),
+    );
+}
