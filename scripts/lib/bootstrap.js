@@ -101,6 +101,9 @@ function bootstrap({
     packages.push({ pkg: 'chromium', label: 'chromium', present: () => which('chromium') !== null });
     // The CLI is tested in a real terminal.
     packages.push({ pkg: 'tmux', label: 'tmux', present: () => which('tmux') !== null });
+    // docs/operators.md's curl walkthrough is run as written.
+    packages.push({ pkg: 'curl', label: 'curl', present: () => which('curl') !== null });
+    packages.push({ pkg: 'jq', label: 'jq', present: () => which('jq') !== null });
   }
   ensureDebianPackages(report, packages);
 
