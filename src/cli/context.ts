@@ -73,3 +73,19 @@ export function spendLimitOptions(opts: { dailyLimit?: number | 'none'; monthlyL
   const limit = (value: number | 'none' | undefined) => (value === 'none' ? null : value);
   return { dailyMicroCents: limit(opts.dailyLimit), monthlyMicroCents: limit(opts.monthlyLimit) };
 }
+
+/** The first `count` items of a paged listing, reading no page more than needed. */
+export async function firstItems<T>(items: AsyncIterable<T>, count: number): Promise<T[]> {
+  const taken: T[] = [];
+  if (count <= 0) return taken;
+  for await (const item of items) {
+    taken.push(item);
+    if (taken.length >= count) break;
+  }
+  return taken;
+}
+
+/** The page size to ask for when `count` items are wanted (the API's pages hold 1-100). */
+export function pageSizeFor(count: number): number {
+  return Math.min(100, Math.max(1, count));
+}

@@ -1,13 +1,25 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { AdminAccount } from '@genmedia/client';
-import { parseLimit, parseList, parseMicroCents, parseNonNegativeInt, spendLimitOptions } from '../context';
+import { firstItems, pageSizeFor, parseLimit, parseList, parseMicroCents, parseNonNegativeInt, spendLimitOptions } from '../context';
 import { runAdmin } from './adminClient';
 
 function parsePercent(value: string): number {
   const n = parseNonNegativeInt(value);
   if (n > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
   return n;
+}
+
+/** The settings `create` and `update` both take; a limit of `none` removes it. */
+function withAccountSettings(command: Command): Command {
+  return command
+    .option('--plan <name>', 'plan name')
+    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt)
+    .option('--segments <list>', 'comma-separated catalog segments', parseList)
+    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent)
+    .option('--allowed-models <slugs>', 'comma-separated private model slugs the account may use', parseList)
+    .option('--daily-limit <microCents>', 'spend limit per UTC day, or none', parseLimit)
+    .option('--monthly-limit <microCents>', 'spend limit per UTC month, or none', parseLimit);
 }
 
 export function describeAccount(a: AdminAccount): string {
@@ -25,18 +37,13 @@ export function describeAccount(a: AdminAccount): string {
 export function registerAccountCommands(admin: Command): void {
   const accounts = admin.command('accounts').description('Create, find, inspect and change accounts');
 
-  accounts
-    .command('create')
-    .description('Create an account, with an opening balance if given')
-    .requiredOption('--name <name>', 'account name')
-    .option('--credits <microCents>', 'opening balance in micro-cents (a top-up)', parseMicroCents)
-    .option('--plan <name>', 'plan name')
-    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt)
-    .option('--segments <list>', 'comma-separated catalog segments', parseList)
-    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent)
-    .option('--allowed-models <slugs>', 'comma-separated private model slugs the account may use', parseList)
-    .option('--daily-limit <microCents>', 'spend limit per UTC day', parseLimit)
-    .option('--monthly-limit <microCents>', 'spend limit per UTC month', parseLimit)
+  withAccountSettings(
+    accounts
+      .command('create')
+      .description('Create an account, with an opening balance if given')
+      .requiredOption('--name <name>', 'account name')
+      .option('--credits <microCents>', 'opening balance in micro-cents (a top-up)', parseMicroCents),
+  )
     .option('--json', 'print one JSON object')
     .action((opts, command: Command) =>
       runAdmin(
@@ -73,14 +80,7 @@ export function registerAccountCommands(admin: Command): void {
     .action((opts, command: Command) =>
       runAdmin(
         command,
-        async (client) => {
-          const found: AdminAccount[] = [];
-          for await (const account of client.accounts({ search: opts.search, limit: Math.min(100, Math.max(1, opts.limit)) })) {
-            if (found.length >= opts.limit) break;
-            found.push(account);
-          }
-          return { accounts: found };
-        },
+        async (client) => ({ accounts: await firstItems(client.accounts({ search: opts.search, limit: pageSizeFor(opts.limit) }), opts.limit) }),
         (r) => r.accounts.map((a) => `${a.accountId}  ${a.name}  ${a.plan}  balance ${a.balanceMicroCents}${a.suspended ? '  SUSPENDED' : ''}`).join('\n') || '(none)',
       ),
     );
@@ -91,17 +91,12 @@ export function registerAccountCommands(admin: Command): void {
     .option('--json', 'print one JSON object')
     .action((accountId: string, _opts, command: Command) => runAdmin(command, (client) => client.getAccount(accountId), describeAccount));
 
-  accounts
-    .command('update <accountId>')
-    .description('Change an account: plan, limits, segments, discount, suspension')
-    .option('--name <name>', 'account name')
-    .option('--plan <name>', 'plan name')
-    .option('--max-concurrent-jobs <n>', 'jobs pending or processing at once', parseNonNegativeInt)
-    .option('--segments <list>', 'comma-separated catalog segments', parseList)
-    .option('--discount-percent <p>', 'discount on every price, 0-100', parsePercent)
-    .option('--allowed-models <slugs>', 'comma-separated private model slugs', parseList)
-    .option('--daily-limit <microCents>', 'spend limit per UTC day, or none', parseLimit)
-    .option('--monthly-limit <microCents>', 'spend limit per UTC month, or none', parseLimit)
+  withAccountSettings(
+    accounts
+      .command('update <accountId>')
+      .description('Change an account: plan, limits, segments, discount, suspension')
+      .option('--name <name>', 'account name'),
+  )
     .option('--suspend', 'refuse every key of the account')
     .option('--unsuspend', 'lift the suspension')
     .option('--json', 'print one JSON object')

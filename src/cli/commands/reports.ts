@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { AuditEntry, UsageReport } from '@genmedia/client';
-import { parseNonNegativeInt } from '../context';
+import { firstItems, pageSizeFor, parseNonNegativeInt } from '../context';
 import { runAdmin } from './adminClient';
 
 function parseInstant(value: string): string {
@@ -52,14 +52,7 @@ export function registerReportCommands(admin: Command): void {
     .action((opts, command: Command) =>
       runAdmin(
         command,
-        async (client) => {
-          const entries: AuditEntry[] = [];
-          for await (const entry of client.audit({ targetId: opts.target, limit: Math.min(100, Math.max(1, opts.limit)) })) {
-            if (entries.length >= opts.limit) break;
-            entries.push(entry);
-          }
-          return { entries };
-        },
+        async (client) => ({ entries: await firstItems(client.audit({ targetId: opts.target, limit: pageSizeFor(opts.limit) }), opts.limit) }),
         (r) => describeAudit(r.entries),
       ),
     );

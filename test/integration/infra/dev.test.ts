@@ -226,6 +226,12 @@ describe('npm run dev', () => {
     expect(consoleHtml).toContain(`<meta name="genmedia-dev-key" content="${devKey}" />`);
     expect(consoleHtml).toContain('/console/@vite/client');
 
+    // The dev admin key works on the operator API, and the admin CLI on this machine finds it with no setting.
+    const adminKey = summaryValue(summary, 'Dev admin key');
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-admin-key.json'), 'utf8')).apiKey).toBe(adminKey);
+    expect((await request(`${api}/v1/admin/accounts?limit=1`, { headers: { authorization: `Bearer ${adminKey}` } })).status).toBe(200);
+    expect((await request(`${api}/v1/admin/accounts?limit=1`, { headers: { authorization: `Bearer ${devKey}` } })).status).toBe(403);
+
     const models = await request(`${api}/v1/models`, { headers: { 'x-api-key': devKey } });
     expect(models.status).toBe(200);
     expect(models.body.models.map((m: { id: string }) => m.id)).toContain('pixelforge/forge-pro/text-to-image');
