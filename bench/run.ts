@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
 import { buildBench } from './build';
 import { catalogCacheBench } from './catalogCache';
+import { fairnessBench } from './fairness';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
 import { routingBench } from './routing';
@@ -17,6 +18,7 @@ import { submitBench } from './submit';
 const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   build: buildBench,
   catalog: catalogCacheBench,
+  fairness: fairnessBench,
   listing: listingBench,
   memory: memoryBench,
   routing: routingBench,

@@ -51,6 +51,11 @@ const EnvSchema = z.object({
   JOBS_TASK_QUEUE: z.string().default(DEFAULT_JOBS_TASK_QUEUE),
   /** Provider activity task queues are `<prefix><providerId>`; tests use a private prefix. */
   PROVIDER_TASK_QUEUE_PREFIX: z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX),
+  /**
+   * Jobs carry their account as Temporal's fairness key, weighted by its plan (docs/operators.md). Off: every job waits
+   * in one first-in, first-out line per priority, as before fair share.
+   */
+  TEMPORAL_FAIRNESS: bool.default(true),
 
   // MinIO
   MINIO_PORT: port.default(9000),
@@ -220,6 +225,8 @@ export interface Config {
     namespace: string;
     jobsTaskQueue: string;
     providerTaskQueuePrefix: string;
+    /** Whether jobs start with their account as the fairness key. */
+    fairness: boolean;
     workflowCacheSize: number;
   };
   minio: {
@@ -375,6 +382,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       namespace: e.TEMPORAL_NAMESPACE,
       jobsTaskQueue: e.JOBS_TASK_QUEUE,
       providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,
+      fairness: e.TEMPORAL_FAIRNESS,
       workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
     },
     minio: {

@@ -8,6 +8,7 @@ const { binCacheDir } = require('./paths');
 const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { waitUntil, waitForHttp } = require('./ports');
+const fairness = require('./temporalFairness');
 
 const WHEEL_VERSION = '1.9.1';
 const GO_FALLBACK_VERSION = '1.5.1';
@@ -110,6 +111,7 @@ function createService({ binary, port, uiPort, dbFile, namespace, logFile }) {
   if (namespace !== 'default') args.push('--namespace', namespace);
   // Only honoured when the state is new; ensureSearchAttributes covers an existing db file.
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  args.push(...fairness.devServerArgs());
   return new Service({ name: 'temporal', command: binary, args, env: infrastructureEnv(), logFile });
 }
 

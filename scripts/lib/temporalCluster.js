@@ -11,6 +11,7 @@ const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { ensureGoBinary } = require('./goInstall');
 const { ensureSearchAttributes } = require('./temporal');
+const fairness = require('./temporalFairness');
 
 const SERVER_MODULE = 'go.temporal.io/server';
 // The newest server release whose go.mod this machine's Go toolchain accepts.
@@ -148,8 +149,8 @@ function serverConfig({ pgPort, user, password, databases, ports, dynamicConfigF
 function createServerService({ binary, dir, logFile, ...config }) {
   fs.mkdirSync(dir, { recursive: true });
   const dynamicConfigFile = path.join(dir, 'dynamicconfig.yaml');
-  // Custom search attributes on SQL visibility: enough for genmedia's six.
-  fs.writeFileSync(dynamicConfigFile, 'system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n');
+  // Custom search attributes on SQL visibility: enough for genmedia's six. Then fair share between accounts.
+  fs.writeFileSync(dynamicConfigFile, `system.forceSearchAttributesCacheRefreshOnRead:\n  - value: true\n${fairness.dynamicConfigYaml()}`);
   const configFile = path.join(dir, 'temporal-server.yaml');
   fs.writeFileSync(configFile, JSON.stringify(serverConfig({ ...config, dynamicConfigFile }), null, 2));
   return new Service({ name: 'temporal-server', command: binary, args: ['--config-file', configFile, '--allow-no-auth', 'start'], env: infrastructureEnv(), logFile });

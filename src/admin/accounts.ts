@@ -4,6 +4,7 @@ import type { AccountPageSchema, CreateAccountRequest, ListAccountsQuery, SpendL
 import type { z } from '../contracts/http/zod';
 import type { PrismaClient } from '../db/prisma';
 import { insertAccount } from '../accounts/service';
+import { PLAN_NAMES } from '../accounts/plans';
 import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
 import { decodeCursor, encodeCursor, keysetPage } from '../jobs/cursor';
 import { ApiError } from '../shared/errors';
@@ -11,6 +12,15 @@ import { recordAudit, type Actor } from './audit';
 import { adminAccountView } from './views';
 
 type Tx = Prisma.TransactionClient;
+
+/** Plans are data (catalog/plans.json): an account may only be put on one that exists. */
+function checkPlan(plan: string | undefined): void {
+  if (plan !== undefined && !PLAN_NAMES.includes(plan)) {
+    throw new ApiError('VALIDATION_ERROR', `Invalid request: plan: unknown plan ${plan}; the plans are ${PLAN_NAMES.join(', ')}`, [
+      { path: 'plan', message: `one of ${PLAN_NAMES.join(', ')}` },
+    ]);
+  }
+}
 
 export function accountNotFound(accountId: string): ApiError {
   return new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
@@ -57,6 +67,7 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
 
   return {
     async create(actor: Actor, body: CreateAccountRequest) {
+      checkPlan(body.plan);
       return prisma.$transaction(async (tx) => {
         const limits = spendLimitColumns(body.spendLimits);
         const { account, webhookSecret } = await insertAccount(tx, {
@@ -101,6 +112,7 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
     },
 
     async update(actor: Actor, accountId: string, body: UpdateAccountRequest) {
+      checkPlan(body.plan);
       return prisma.$transaction(async (tx) => {
         // The row lock orders this change with admissions and credits of the account.
         const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;

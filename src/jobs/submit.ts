@@ -26,6 +26,8 @@ import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
+import type { JobPriority } from '../accounts/plans';
+import { jobScheduling, type JobScheduling } from './scheduling';
 
 export interface SubmitDeps {
   config: Config;
@@ -45,6 +47,8 @@ export interface SubmitRequest {
   webhookEvents?: WebhookEventType[];
   /** Narrows the version's routes to these providers. */
   providers?: string[];
+  /** At most the plan's priority; absent: the plan's. */
+  priority?: JobPriority;
 }
 
 /** The answer as stored for idempotent replays; the route adds a freshly signed `eventsUrl` to each answer. */
@@ -166,6 +170,7 @@ async function admitNewJob(
 ): Promise<SubmitOutcome> {
   const { requestId, tracker } = context;
   const { account, apiKey } = caller;
+  const scheduling = jobScheduling(account, request.priority);
   const resolved = await deps.store.resolveModel(caller, request.model, request.version);
   const input = validatedInput(resolved, request.input);
   const routes = routePlans(resolved, input, request.providers, deps.config);
@@ -211,7 +216,7 @@ async function admitNewJob(
   };
   let admission: AdmissionResult;
   try {
-    admission = await admit(deps, workflowInput, ticket, tracker);
+    admission = await admit(deps, workflowInput, scheduling, ticket, tracker);
   } catch (err) {
     // Refused or voided, so nothing was charged: a retry of it must not find the rate limit used up by this one.
     await counted.takeBack().catch((takeBackErr: unknown) => deps.logger.warn({ err: takeBackErr, requestId }, 'could not take back a rate limit count'));
@@ -222,7 +227,13 @@ async function admitNewJob(
   return { ...successResponse(admission, requestId), headers };
 }
 
-async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: AdmissionTicket, tracker?: SubmissionTracker): Promise<AdmissionResult> {
+async function admit(
+  deps: SubmitDeps,
+  input: JobWorkflowInput,
+  scheduling: JobScheduling,
+  ticket: AdmissionTicket,
+  tracker?: SubmissionTracker,
+): Promise<AdmissionResult> {
   const log = deps.logger.child({ jobId: input.jobId, requestId: input.requestId });
   const startedAt = performance.now();
   const measured = (outcome: AdmissionOutcome) => {
@@ -230,7 +241,7 @@ async function admit(deps: SubmitDeps, input: JobWorkflowInput, ticket: Admissio
     tracker?.admission(outcome, (performance.now() - startedAt) / 1000);
   };
   try {
-    const admission = await deps.admitWorkflow(input, deps.clock.now() + ticket.timeoutMs);
+    const admission = await deps.admitWorkflow(input, deps.clock.now() + ticket.timeoutMs, scheduling);
     measured('admitted');
     return admission;
   } catch (err) {

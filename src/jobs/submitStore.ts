@@ -23,6 +23,7 @@ import { resolveUsableModel, type Caller } from './quote';
 import { consumeRateLimit, type CountedRequest, type RateLimits } from './rateLimit';
 import { createJobStore } from './store';
 import { jobWorkflowDetails, jobWorkflowSummary } from './workflowMetadata';
+import { temporalPriority, type JobScheduling } from './scheduling';
 
 export interface SubmitStore {
   /** The model version the caller asked for; MODEL_NOT_FOUND or MODEL_ACCESS_DENIED otherwise. */
@@ -50,19 +51,23 @@ export function submitStoreOver(prisma: PrismaClient, storage: Storage, config: 
   };
 }
 
-/** Admits a job through its workflow (Update-with-Start on the jobs task queue), giving up at `deadline` (epoch ms). */
-export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number) => Promise<AdmissionResult>;
+/**
+ * Admits a job through its workflow (Update-with-Start on the jobs task queue), giving up at `deadline` (epoch ms).
+ * The workflow, and so each of its activities, waits in the task queues with the job's priority and fair share.
+ */
+export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number, scheduling: JobScheduling) => Promise<AdmissionResult>;
 
 export function admitJobWorkflowOver(temporal: Client, config: Config): AdmitJobWorkflow {
-  return (input, deadline) => {
+  return (input, deadline, scheduling) => {
     const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
       workflowId: jobWorkflowId(input.jobId),
       taskQueue: config.temporal.jobsTaskQueue,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
+      priority: temporalPriority(scheduling, config.temporal.fairness),
       typedSearchAttributes: jobIdentitySearchAttributes(input),
       staticSummary: jobWorkflowSummary(input),
-      staticDetails: jobWorkflowDetails(input),
+      staticDetails: jobWorkflowDetails(input, scheduling),
     });
     return temporal.withDeadline(deadline, () => temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }));
   };

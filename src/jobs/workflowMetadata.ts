@@ -1,5 +1,6 @@
 import { formatDollars } from '@genmedia/client';
 import type { JobWorkflowInput } from '../contracts/workflows/job';
+import type { JobScheduling } from './scheduling';
 
 /** The one line the Temporal UI lists a job workflow by: `pixelforge/forge-pro/text-to-image · $0.045`. */
 export function jobWorkflowSummary(input: JobWorkflowInput): string {
@@ -7,13 +8,14 @@ export function jobWorkflowSummary(input: JobWorkflowInput): string {
 }
 
 /** The job's facts, as Markdown in the workflow's details (the UI renders it above the history). */
-export function jobWorkflowDetails(input: JobWorkflowInput): string {
+export function jobWorkflowDetails(input: JobWorkflowInput, scheduling?: JobScheduling): string {
   return [
     `**Job** \`${input.jobId}\``,
     `**Model** \`${input.modelSlug}\` version \`${input.versionId}\` on provider \`${input.providerId}\``,
     `**Account** \`${input.accountId}\` (API key \`${input.apiKeyId}\`)`,
     `**Cost** ${formatDollars(input.costMicroCents)} (${input.costMicroCents} micro-cents), refunded in full if the job fails or is cancelled`,
     `**Request** \`${input.requestId}\``,
+    ...(scheduling ? [`**Priority** ${scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`] : []),
     ...(input.upstream ? [`**Upstream model** \`${input.upstream.route.model}\``] : []),
   ].join('\n\n');
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -7,13 +8,17 @@ import { JOB_SEARCH_ATTRIBUTES } from '../../src/contracts/workflows/job';
 export const TEMPORAL_CLI_PATH =
   process.env.TEMPORAL_CLI_PATH ?? path.join(os.homedir(), '.cache/genmedia/bin/temporal-1.9.1/temporal');
 
-/** A local dev server on a free port with the job search attributes registered. */
+/** The dynamic configuration that turns task-queue fairness on, as every Temporal of the project has it. */
+const { devServerArgs } = createRequire(__filename)('../../scripts/lib/temporalFairness.js') as { devServerArgs(): string[] };
+
+/** A local dev server on a free port with the job search attributes registered and fairness on. */
 export function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: TEMPORAL_CLI_PATH },
       searchAttributes: Object.values(JOB_SEARCH_ATTRIBUTES),
       log: { format: 'pretty', level: 'error' },
+      extraArgs: devServerArgs(),
     },
   });
 }

@@ -50,6 +50,8 @@ export interface RunOptions extends SubmitOptions, Pick<FollowOptions, 'reconnec
   version?: string;
   webhookUrl?: string;
   webhookEvents?: SubmitJobRequest['webhookEvents'];
+  /** `low`, `normal` or `high`, at most the account plan's (its default). */
+  priority?: SubmitJobRequest['priority'];
   /** Called once the job is accepted and charged, before any event. */
   onSubmitted?: (submitted: SubmitJobResponse) => void;
   /** Called with every event of the job: status, progress, stage, queue position, ETA. */
@@ -133,7 +135,7 @@ export class Genmedia {
   async run(model: string, input: Record<string, unknown>, options: RunOptions = {}): Promise<Job> {
     const { signal } = options;
     const submitted = await this.submit(
-      { model, version: options.version, input, webhookUrl: options.webhookUrl, webhookEvents: options.webhookEvents },
+      { model, version: options.version, input, webhookUrl: options.webhookUrl, webhookEvents: options.webhookEvents, priority: options.priority },
       { idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(), signal },
     );
     options.onSubmitted?.(submitted);

@@ -61,7 +61,7 @@ export const CreatedAccountSchema = AdminAccountSchema.extend({
 export const CreateAccountRequestSchema = z
   .strictObject({
     name,
-    plan: z.string().min(1).max(64).optional().openapi({ description: 'Default `standard`' }),
+    plan: z.string().min(1).max(64).optional().openapi({ description: 'One of the plans in catalog/plans.json (free, standard, business, enterprise as shipped); default `standard`' }),
     maxConcurrentJobs: z.number().int().min(0).max(100_000).optional().openapi({ description: 'Default 5' }),
     segments: segmentList.optional(),
     allowedModels: slugList.optional(),

@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { JOB_STATUSES } from '../../shared/jobs';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
+import { JOB_PRIORITIES } from '../../shared/jobPriority';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -54,6 +55,16 @@ export const SubmitJobRequestSchema = z
           "Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's " +
           'order. Narrows the routes, never widens them; a job with one provider left does not fail over.',
         example: ['replicate'],
+      }),
+    priority: z
+      .enum(JOB_PRIORITIES, { error: `priority must be one of ${JOB_PRIORITIES.join(', ')}` })
+      .optional()
+      .openapi({
+        description:
+          "Where the job waits when the provider is busy: `high` jobs start before `normal` ones, `normal` before `low`. Default: the account plan's " +
+          "priority. A lower one is allowed (for batch work that may wait); a higher one is refused with VALIDATION_ERROR, whose details give the plan's " +
+          'priority (`planPriority`) and the values allowed (`allowed`).',
+        example: 'low',
       }),
   })
   .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, {

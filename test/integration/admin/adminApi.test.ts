@@ -239,6 +239,8 @@ describe('the operator API', () => {
       ['PATCH', `/accounts/${accountId}`, {}, 400, 'VALIDATION_ERROR'],
       ['PATCH', `/accounts/${accountId}`, { spendLimits: { dailyMicroCents: -1 } }, 400, 'VALIDATION_ERROR'],
       ['PATCH', '/accounts/acc_nope', { name: 'x' }, 404, 'ACCOUNT_NOT_FOUND'],
+      ['PATCH', `/accounts/${accountId}`, { plan: 'platinum' }, 400, 'VALIDATION_ERROR'],
+      ['POST', '/accounts', { name: 'x', plan: 'platinum' }, 400, 'VALIDATION_ERROR'],
       ['POST', `/accounts/${accountId}/keys`, { scopes: [] }, 400, 'VALIDATION_ERROR'],
       ['POST', `/accounts/${accountId}/keys`, { scopes: ['root'] }, 400, 'VALIDATION_ERROR'],
       ['POST', `/accounts/${accountId}/keys`, { scopes: ['upload'], expiresAt: '2001-01-01T00:00:00Z' }, 400, 'VALIDATION_ERROR'],

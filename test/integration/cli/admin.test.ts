@@ -49,14 +49,14 @@ describe('genmedia admin CLI', () => {
   afterAll(() => prisma?.$disconnect());
 
   it('creates an account and prints {accountId, webhookSecret}', async () => {
-    const res = await genmedia('admin', 'accounts', 'create', '--name', 'CLI test', '--credits', '2500000', '--plan', 'pro',
+    const res = await genmedia('admin', 'accounts', 'create', '--name', 'CLI test', '--credits', '2500000', '--plan', 'business',
       '--max-concurrent-jobs', '3', '--segments', 'beta,studio', '--discount-percent', '10', '--allowed-models', 'x/y/z', '--json');
     expect(res.code).toBe(0);
     const out = onlyJson(res.stdout);
-    expect(out).toMatchObject({ name: 'CLI test', balanceMicroCents: 2_500_000, plan: 'pro' });
+    expect(out).toMatchObject({ name: 'CLI test', balanceMicroCents: 2_500_000, plan: 'business' });
     expect(out.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
     const row = await prisma.account.findUniqueOrThrow({ where: { id: out.accountId } });
-    expect(row).toMatchObject({ balanceMicroCents: 2_500_000n, plan: 'pro', maxConcurrentJobs: 3, segments: ['beta', 'studio'], discountPercent: 10, allowedModels: ['x/y/z'] });
+    expect(row).toMatchObject({ balanceMicroCents: 2_500_000n, plan: 'business', maxConcurrentJobs: 3, segments: ['beta', 'studio'], discountPercent: 10, allowedModels: ['x/y/z'] });
     const ledger = await prisma.ledgerEntry.findMany({ where: { accountId: out.accountId } });
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ kind: 'topup', amountMicroCents: 2_500_000n });

@@ -13,12 +13,13 @@ import { requestHash, type Idempotency, type IdempotencyStart, type StoredRespon
 import { ApiError } from '../../../src/shared/errors';
 import { submitJob, type SubmitDeps, type SubmitRequest } from '../../../src/jobs/submit';
 import type { AdmitJobWorkflow, SubmitStore } from '../../../src/jobs/submitStore';
+import type { JobScheduling } from '../../../src/jobs/scheduling';
 
 const NOW = Date.parse('2030-01-01T00:00:00Z');
 const config = loadConfig({ NODE_ENV: 'test' });
 
 const caller = {
-  account: { id: 'acc_a', discountPercent: 10 } as Account,
+  account: { id: 'acc_a', discountPercent: 10, plan: 'standard' } as Account,
   apiKey: { id: 'key_a' } as ApiKey,
 };
 
@@ -65,6 +66,7 @@ interface Recorded {
   voided: string[];
   admitted: JobWorkflowInput[];
   deadlines: number[];
+  scheduling: JobScheduling[];
 }
 
 /** A claim left by a request that died holding the key for `jobId`. */
@@ -116,7 +118,7 @@ function fakeDeps(options: {
   /** The workflow admits (charges) the job, but its answer never reaches the API. */
   answerLost?: boolean;
 } = {}) {
-  const recorded: Recorded = { counted: [], takenBack: [], voided: [], admitted: [], deadlines: [] };
+  const recorded: Recorded = { counted: [], takenBack: [], voided: [], admitted: [], deadlines: [], scheduling: [] };
   const admittedJobs = { ...options.admittedJobs };
   const idempotency = memoryIdempotency();
   const store: SubmitStore = {
@@ -143,10 +145,11 @@ function fakeDeps(options: {
   const deps: SubmitDeps = {
     config,
     store,
-    admitWorkflow: async (input, deadline) => {
+    admitWorkflow: async (input, deadline, scheduling) => {
       recorded.admitted.push(input);
       recorded.deadlines.push(deadline);
-      const admitted = await admit(input, deadline);
+      recorded.scheduling.push(scheduling);
+      const admitted = await admit(input, deadline, scheduling);
       admittedJobs[input.jobId] = admitted;
       if (options.answerLost) throw new Error('deadline exceeded');
       return admitted;
@@ -192,6 +195,28 @@ describe('submitJob', () => {
     expect(input.admitBefore).toBe(new Date(NOW + config.jobs.admissionTimeoutMs).toISOString());
     expect(recorded.counted).toEqual(['model:acme/painter@v2']);
     expect(recorded.takenBack).toEqual([]);
+  });
+
+  it("starts the job with the plan's priority and weight and the account as its fairness key", async () => {
+    const { deps, recorded } = fakeDeps();
+    await submitJob(deps, { ...caller, account: { ...caller.account, plan: 'business' } }, request, { requestId: 'req_1' });
+    expect(recorded.scheduling).toEqual([{ priority: 'normal', fairnessKey: 'acc_a', fairnessWeight: 3 }]);
+  });
+
+  it('takes a lower priority than the plan asks for, and refuses a higher one before counting or admitting anything', async () => {
+    const { deps, recorded } = fakeDeps();
+    await submitJob(deps, caller, { ...request, priority: 'low' }, { requestId: 'req_1' });
+    expect(recorded.scheduling.map((s) => s.priority)).toEqual(['low']);
+
+    const refused = await submitJob(deps, caller, { ...request, priority: 'high' }, { requestId: 'req_2' }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      details: [{ path: 'priority', planPriority: 'normal', allowed: ['low', 'normal'] }],
+    });
+    expect(recorded.admitted).toHaveLength(1);
+    expect(recorded.counted).toHaveLength(1);
   });
 
   it('marks a deprecated version with the Deprecation header', async () => {

@@ -1066,7 +1066,7 @@ export interface components {
         };
         CreateAccountRequest: {
             name: string;
-            /** @description Default `standard` */
+            /** @description One of the plans in catalog/plans.json (free, standard, business, enterprise as shipped); default `standard` */
             plan?: string;
             /** @description Default 5 */
             maxConcurrentJobs?: number;
@@ -1537,6 +1537,12 @@ export interface components {
              *     ]
              */
             providers?: string[];
+            /**
+             * @description Where the job waits when the provider is busy: `high` jobs start before `normal` ones, `normal` before `low`. Default: the account plan's priority. A lower one is allowed (for batch work that may wait); a higher one is refused with VALIDATION_ERROR, whose details give the plan's priority (`planPriority`) and the values allowed (`allowed`).
+             * @example low
+             * @enum {string}
+             */
+            priority?: "low" | "normal" | "high";
         };
         CostEstimate: {
             /** @description Cost before discounts */

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CostEstimate, Genmedia } from '@genmedia/client';
 import { CliError } from '../../context';
 import { canAsk, confirm } from '../ask';
@@ -10,6 +10,7 @@ import { runClientCommand, type CommandOptions } from '../output';
 import { JobProgress, progressModeFor } from '../progress';
 import { connectionOptions } from '../options';
 import { openClient } from '../session';
+import { JOB_PRIORITIES, type JobPriority } from '../../../shared/jobPriority';
 
 /** Jobs above this price are confirmed first, unless --yes (or GENMEDIA_CONFIRM_OVER changes it). */
 const DEFAULT_CONFIRM_OVER = '1.00';
@@ -28,6 +29,7 @@ interface RunOptions extends InputOptions {
   yes?: boolean;
   confirmOver?: string;
   webhookUrl?: string;
+  priority?: JobPriority;
 }
 
 function inputOptions(command: Command): Command {
@@ -80,6 +82,7 @@ export function registerRunCommands(program: Command): void {
     .option('-y, --yes', 'submit without asking, whatever the price')
     .option('--confirm-over <dollars>', `ask before submitting a job that costs more than this (default ${DEFAULT_CONFIRM_OVER}, or GENMEDIA_CONFIRM_OVER)`)
     .option('--webhook-url <url>', 'also notify this https:// URL when the job ends')
+    .addOption(new Option('--priority <priority>', "lower than the plan's, for work that may wait (default: the plan's)").choices([...JOB_PRIORITIES]))
     .action((model: string, options: RunOptions) =>
       runClientCommand(
         options,
@@ -95,6 +98,7 @@ export function registerRunCommands(program: Command): void {
               const job = await client.run(model, input, {
                 version,
                 webhookUrl: options.webhookUrl,
+                priority: options.priority,
                 signal,
                 onSubmitted: (submitted) => {
                   jobId = submitted.jobId;

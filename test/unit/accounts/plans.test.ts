@@ -1,0 +1,41 @@
+/** Plans as data: the shipped plans file, its validation, the fallback for unknown names and Temporal's keys. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { JOB_PRIORITIES, PLAN_NAMES, PLANS_FILE, parsePlans, planPolicy, priorityAbove, temporalPriorityKey } from '../../../src/accounts/plans';
+
+describe('plans', () => {
+  it('ships free, standard, business and enterprise, two of one priority with different weights', () => {
+    expect(PLAN_NAMES).toEqual(['free', 'standard', 'business', 'enterprise']);
+    expect(planPolicy('free')).toMatchObject({ priority: 'low', fairnessWeight: 1 });
+    expect(planPolicy('standard')).toMatchObject({ priority: 'normal', fairnessWeight: 1 });
+    expect(planPolicy('business')).toMatchObject({ priority: 'normal', fairnessWeight: 3 });
+    expect(planPolicy('enterprise')).toMatchObject({ priority: 'high', fairnessWeight: 3 });
+  });
+
+  it("gives an account whose plan is no plan the standard plan's policy", () => {
+    expect(planPolicy('gold-2019')).toEqual(planPolicy('standard'));
+    expect(planPolicy('')).toEqual(planPolicy('standard'));
+  });
+
+  it('maps priorities onto Temporal keys around its default of 3, smaller first', () => {
+    expect(JOB_PRIORITIES.map(temporalPriorityKey)).toEqual([4, 3, 2]);
+    expect(priorityAbove('high', 'normal')).toBe(true);
+    expect(priorityAbove('normal', 'normal')).toBe(false);
+    expect(priorityAbove('low', 'normal')).toBe(false);
+  });
+
+  it('validates a plans file and names every problem', () => {
+    expect(parsePlans(JSON.parse(readFileSync(PLANS_FILE, 'utf8')))).toHaveLength(4);
+    const badFields = () => parsePlans([{ name: 'free', description: '', priority: 'urgent', fairnessWeight: 0 }]);
+    expect(badFields).toThrow(/0\.priority/);
+    expect(badFields).toThrow(/0\.fairnessWeight/);
+    const badList = () =>
+      parsePlans([
+        { name: 'free', description: '', priority: 'low', fairnessWeight: 1 },
+        { name: 'free', description: '', priority: 'low', fairnessWeight: 2 },
+      ]);
+    expect(badList).toThrow(/plan free is listed twice/);
+    expect(badList).toThrow(/the standard plan is missing/);
+    expect(() => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, extra: true }])).toThrow(/extra/);
+  });
+});
