@@ -4,6 +4,7 @@
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
+import { cogCallbackDepsOver, createCogCallbackService, type CogCallbackService } from '../jobs/cogCallbacks';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
 import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
@@ -16,6 +17,7 @@ export interface ApiServices {
   jobs: JobService;
   jobEvents: JobEventService;
   upstreamCallbacks: UpstreamCallbackService;
+  cogCallbacks: CogCallbackService;
   uploads: UploadService;
   webhooks: WebhookService;
   accounts: AccountService;
@@ -30,6 +32,7 @@ export function createServices(deps: ApiDeps): ApiServices {
     upstreamCallbacks: createUpstreamCallbackService(
       upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
     ),
+    cogCallbacks: createCogCallbackService(cogCallbackDepsOver({ prisma, temporal, logger })),
     uploads: createUploadService({ config, prisma, storage, temporal, logger }),
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),

@@ -2,7 +2,10 @@ import type { Command } from 'commander';
 import { VERSION_STATUSES } from '../../catalog/catalogFiles';
 import { seedCatalog } from '../../catalog/seed';
 import { setVersionStatus, VersionStatusError } from '../../catalog/versionStatus';
-import { CliError, runCommand } from '../context';
+import { CogImportError, importCogModel } from '../../catalog/cogImport';
+import { createCogTransport } from '../../providers/upstreams/cog/transport';
+import { CliError, parseNonNegativeInt, runCommand } from '../context';
+import { readFileSync } from 'node:fs';
 
 /** Catalog commands (`admin models ...`). */
 export function registerModelCommands(admin: Command): void {
@@ -42,6 +45,56 @@ export function registerModelCommands(admin: Command): void {
         (r) =>
           `catalog revision ${r.revision}: ${r.models} models, ${r.versions} versions` +
           (r.keptDeleted.length ? `; kept deleted: ${r.keptDeleted.join(', ')}` : ''),
+      ),
+    );
+
+  models
+    .command('import-cog')
+    .description(
+      'Register a model served by a Cog prediction server: its input schema from the server\'s /openapi.json (or --schema), ' +
+        'fields passed through under their own names, a price per generation. The slug\'s first part is the provider: ' +
+        'created with the cog adapter when missing, and the server joins its pool.',
+    )
+    .requiredOption('--url <server>', 'the Cog server, e.g. http://gpu-1.lan:5000')
+    .requiredOption('--slug <slug>', '<maker>/<model>/<capability>, e.g. selfhosted/flux-dev/text-to-image')
+    .requiredOption('--price <microCents>', 'what one generation costs the client, in micro-cents', parseNonNegativeInt)
+    .option('--slots <n>', "predictions the server runs at once (its COG_MAX_CONCURRENCY)", parseNonNegativeInt, 1)
+    .option('--schema <file>', "the server's OpenAPI document or Input schema, for a server that serves none")
+    .option('--name <name>', 'display name')
+    .option('--description <text>', 'description')
+    .option('--version-id <id>', 'version id', 'v1')
+    .option('--processing-seconds <s>', 'typical time of one generation (the ETA)', parseNonNegativeInt, 30)
+    .option('--json', 'print one JSON object')
+    .action((opts) =>
+      runCommand(
+        opts,
+        async (prisma) => {
+          try {
+            const document = opts.schema
+              ? (JSON.parse(readFileSync(opts.schema as string, 'utf8')) as Record<string, unknown>)
+              : await createCogTransport({ timeoutMs: 30_000 }).openapi(String(opts.url).replace(/\/+$/, ''), AbortSignal.timeout(30_000));
+            if (!document) {
+              throw new CliError('COG_SCHEMA_UNAVAILABLE', `${opts.url} serves no OpenAPI document (it has no .cog/openapi_schema.json): pass --schema <file>`);
+            }
+            if ((opts.slots as number) < 1) throw new CliError('INVALID_ARGUMENT', '--slots must be at least 1');
+            return await importCogModel(prisma, {
+              url: opts.url,
+              slug: opts.slug,
+              priceMicroCents: opts.price,
+              slots: opts.slots,
+              name: opts.name,
+              description: opts.description,
+              versionId: opts.versionId,
+              processingSeconds: Math.max(1, opts.processingSeconds as number),
+            }, document);
+          } catch (err) {
+            if (err instanceof CogImportError) throw new CliError('COG_IMPORT_FAILED', err.message);
+            throw err;
+          }
+        },
+        (r) =>
+          `${r.slug}@${r.versionId} on ${r.serverUrl} (${r.slots} slot${r.slots === 1 ? '' : 's'}, provider ${r.providerId}): ` +
+          `inputs ${r.fields.join(', ')}; ${r.priceMicroCents} micro-cents per generation (catalog revision ${r.revision})`,
       ),
     );
 }

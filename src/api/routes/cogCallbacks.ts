@@ -1,0 +1,45 @@
+/** POST /v1/upstreams/cog/callback: the HTTP side of Cog servers' webhooks (the use case is jobs/cogCallbacks). */
+import { Router } from 'express';
+import { z } from 'zod';
+import type { CogCallbackService } from '../../jobs/cogCallbacks';
+import type { BodyReaders } from '../middleware/requestBodies';
+import { errorResponses, PUBLIC, registry } from '../openapi';
+
+import { COG_CALLBACK_PATH } from '../../shared/cog';
+
+export { COG_CALLBACK_PATH };
+
+/** A completed webhook carries the outputs as data URLs unless the server uploads them (--upload-url). */
+const COG_CALLBACK_BODY_LIMIT = 64 * 1024 * 1024;
+
+registry.registerPath({
+  method: 'post',
+  path: COG_CALLBACK_PATH,
+  operationId: 'receiveCogCallback',
+  tags: ['Upstreams'],
+  summary: 'Receive a webhook from a self-hosted Cog server',
+  description:
+    'Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, ' +
+    'outputs and completes. Cog does not sign its webhooks: each prediction\'s webhook URL carries a secret of its own, ' +
+    'without which the delivery is refused and changes nothing. Not for API clients.',
+  security: PUBLIC,
+  request: { query: z.object({ secret: z.string().describe("The prediction's webhook secret") }) },
+  responses: {
+    200: { description: 'Accepted', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
+    ...errorResponses(401, 408, 413, 503),
+  },
+});
+
+export function cogCallbacksRouter(callbacks: CogCallbackService, bodies: BodyReaders): Router {
+  const router = Router();
+  router.post(COG_CALLBACK_PATH, ...bodies.callback(COG_CALLBACK_BODY_LIMIT), async (req, res) => {
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    const query: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(req.query)) if (typeof value === 'string') query[name] = value;
+    const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    await callbacks.receive({ headers, rawBody, query });
+    res.status(200).json({ received: true });
+  });
+  return router;
+}
