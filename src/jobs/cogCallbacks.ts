@@ -8,7 +8,8 @@ import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
 import type { CallbackRequest } from '../providers/types';
-import { createCogWebhookVerifier } from '../providers/upstreams/cog/webhooks';
+import type { CogPredictionRecord } from '../providers/upstreams/cog/store';
+import { admitCogWebhook, createCogWebhookVerifier } from '../providers/upstreams/cog/webhooks';
 import { CallbackRejected } from '../providers/upstreams/types';
 import { ApiError } from '../shared/errors';
 import { jobWorkflowId, upstreamCallbackSignal } from '../contracts/workflows/job';
@@ -16,28 +17,36 @@ import { createCogPredictionStore } from './cogStore';
 import { createUpstreamJobStore } from './upstreamStore';
 
 export interface CogCallbackDeps {
+  admit(query: CallbackRequest['query']): Promise<CogPredictionRecord>;
   verify: ReturnType<typeof createCogWebhookVerifier>;
   /** The job whose generation is this prediction of this provider, or null. */
   findJob(providerId: string, predictionId: string): Promise<{ id: string } | null>;
-  providerOf(predictionId: string): Promise<string | null>;
   /** Tells the job's workflow to check its generation now; false when the workflow has closed. */
   signalJob(jobId: string, state: string | undefined): Promise<boolean>;
   logger: Logger;
 }
 
 export function createCogCallbackService(deps: CogCallbackDeps) {
+  const rejected = (err: unknown) => (err instanceof CallbackRejected ? new ApiError('UNAUTHORIZED', `Callback rejected: ${err.message}`) : err);
   return {
-    async receive(request: CallbackRequest): Promise<void> {
+    /** Checked before the body is read: the query names a prediction and gives its secret. */
+    async admit(query: CallbackRequest['query']): Promise<CogPredictionRecord> {
+      try {
+        return await deps.admit(query);
+      } catch (err) {
+        throw rejected(err);
+      }
+    },
+
+    async receive(admitted: CogPredictionRecord, request: CallbackRequest): Promise<void> {
       let verified;
       try {
-        verified = await deps.verify(request);
+        verified = await deps.verify(request, admitted);
       } catch (err) {
-        if (err instanceof CallbackRejected) throw new ApiError('UNAUTHORIZED', `Callback rejected: ${err.message}`);
-        throw err;
+        throw rejected(err);
       }
       if (!verified.worthACheck) return;
-      const providerId = await deps.providerOf(verified.upstreamId);
-      const job = providerId ? await deps.findJob(providerId, verified.upstreamId) : null;
+      const job = await deps.findJob(admitted.providerId, verified.upstreamId);
       // The prediction is recorded before the job stores its id: the job's own check will read what was kept.
       if (!job) return;
       await deps.signalJob(job.id, verified.state);
@@ -52,9 +61,9 @@ export function cogCallbackDepsOver(options: { prisma: PrismaClient; temporal: C
   const predictions = createCogPredictionStore(options.prisma);
   const jobs = createUpstreamJobStore(options.prisma);
   return {
+    admit: (query) => admitCogWebhook(predictions, query),
     verify: createCogWebhookVerifier(predictions),
     findJob: (providerId, predictionId) => jobs.findByUpstreamId([providerId], predictionId),
-    providerOf: async (predictionId) => (await predictions.find(predictionId))?.providerId ?? null,
     async signalJob(jobId, state) {
       try {
         await options.temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(upstreamCallbackSignal, { state });

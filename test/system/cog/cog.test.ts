@@ -81,7 +81,7 @@ describe('a job on a Cog server', () => {
     const predictionId = await predictionOf(jobId);
     const before = await stack.prisma.cogPrediction.findUniqueOrThrow({ where: { id: predictionId } });
     const forged = { id: predictionId, status: 'failed', error: 'forged', logs: 'step 30/30\n', metrics: {} };
-    for (const query of ['?secret=wrong', '']) {
+    for (const query of [`?prediction=${predictionId}&secret=wrong`, `?prediction=${predictionId}`, '?secret=wrong', '']) {
       const answer = await request(`${stack.url}/v1/upstreams/cog/callback${query}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -63,6 +63,7 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
   const slotWaitMs = options.slotWaitMs ?? 60_000;
   const missingGraceMs = options.missingGraceMs ?? 60_000;
   const leaseMarginMs = options.leaseMarginMs ?? 10 * 60_000;
+  const verifyWebhook = createCogWebhookVerifier(store);
 
   /** Tries each ready server with a free slot once; the prediction's first snapshot, or undefined when none took it. */
   async function tryServers(servers: CogServer[], id: string, body: Record<string, unknown>, secretHash: Buffer, deadline: Date, signal: AbortSignal) {
@@ -112,7 +113,7 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
       }
       const id = predictionIdOf(submission.attemptId ?? submission.jobId);
       const secret = newWebhookSecret();
-      const body = { input: submission.input, webhook: webhookUrlWith(submission.callbackUrl, secret), webhook_events_filter: WEBHOOK_EVENTS };
+      const body = { input: submission.input, webhook: webhookUrlWith(submission.callbackUrl, id, secret), webhook_events_filter: WEBHOOK_EVENTS };
       const giveUpAt = Math.min(now() + slotWaitMs, submission.deadline.getTime());
       for (;;) {
         const servers = await store.servers(providerId);
@@ -169,6 +170,6 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
       await store.release(ref.id);
     },
 
-    verifyCallback: createCogWebhookVerifier(store),
+    verifyCallback: (request) => verifyWebhook(request),
   };
 }

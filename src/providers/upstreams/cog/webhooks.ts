@@ -8,9 +8,10 @@
 import crypto from 'node:crypto';
 import { CallbackRejected, type CallbackRequest, type VerifiedCallback } from '../types';
 import { isTerminal, progressOfLogs, snapshotOf, type CogPrediction } from './predictions';
-import type { CogPredictionStore } from './store';
+import type { CogPredictionRecord, CogPredictionStore } from './store';
 
 export const SECRET_PARAM = 'secret';
+export const PREDICTION_PARAM = 'prediction';
 
 export function newWebhookSecret(): string {
   return crypto.randomBytes(24).toString('base64url');
@@ -20,9 +21,13 @@ export function hashOf(secret: string): Buffer {
   return crypto.createHash('sha256').update(secret, 'utf8').digest();
 }
 
-/** The callback URL with this prediction's secret in its query string (Cog posts to the URL as given). */
-export function webhookUrlWith(callbackUrl: string, secret: string): string {
+/**
+ * The callback URL with the prediction's id and secret in its query string (Cog posts to the URL as given), so a
+ * delivery is checked before its body, which may hold megabytes of data: URLs, is read.
+ */
+export function webhookUrlWith(callbackUrl: string, predictionId: string, secret: string): string {
   const url = new URL(callbackUrl);
+  url.searchParams.set(PREDICTION_PARAM, predictionId);
   url.searchParams.set(SECRET_PARAM, secret);
   return url.toString();
 }
@@ -44,19 +49,30 @@ export interface CogVerifiedCallback extends VerifiedCallback {
   worthACheck: boolean;
 }
 
-/** Checks a delivery's secret and keeps its snapshot; throws `CallbackRejected`, changing nothing, when it does not match. */
+/** The prediction a delivery's query names, when the secret it gives is that prediction's; else `CallbackRejected`. */
+export async function admitCogWebhook(store: Pick<CogPredictionStore, 'find'>, query: CallbackRequest['query']): Promise<CogPredictionRecord> {
+  const id = query?.[PREDICTION_PARAM];
+  const secret = query?.[SECRET_PARAM];
+  if (!id || !secret) throw new CallbackRejected(`the ${PREDICTION_PARAM} and ${SECRET_PARAM} query parameters are required`);
+  const record = await store.find(id);
+  const given = hashOf(secret);
+  // An unknown prediction is refused like a wrong secret, after the same work, so ids cannot be told apart by timing.
+  const expected = record?.secretHash ?? crypto.randomBytes(given.length);
+  if (!record || expected.length !== given.length || !crypto.timingSafeEqual(given, expected)) {
+    throw new CallbackRejected('the secret does not match the prediction');
+  }
+  return record;
+}
+
+/**
+ * Checks a delivery's secret and keeps its snapshot; throws `CallbackRejected`, changing nothing, when it does not
+ * match. `admitted`: the prediction `admitCogWebhook` already checked.
+ */
 export function createCogWebhookVerifier(store: Pick<CogPredictionStore, 'find' | 'recordWebhook'>) {
-  return async function verifyCogWebhook(request: CallbackRequest): Promise<CogVerifiedCallback> {
-    const secret = request.query?.[SECRET_PARAM];
-    if (!secret) throw new CallbackRejected(`the ${SECRET_PARAM} query parameter is missing`);
+  return async function verifyCogWebhook(request: CallbackRequest, admitted?: CogPredictionRecord): Promise<CogVerifiedCallback> {
+    const record = admitted ?? (await admitCogWebhook(store, request.query));
     const prediction = predictionIn(request.rawBody);
-    const record = await store.find(prediction.id);
-    const given = hashOf(secret);
-    // An unknown prediction is refused like a wrong secret, after the same work, so ids cannot be told apart by timing.
-    const expected = record?.secretHash ?? crypto.randomBytes(given.length);
-    if (!record || expected.length !== given.length || !crypto.timingSafeEqual(given, expected)) {
-      throw new CallbackRejected('the secret does not match the prediction');
-    }
+    if (prediction.id !== record.id) throw new CallbackRejected('the body is about another prediction than the URL');
     const before = record.snapshot as CogPrediction | undefined;
     const terminal = isTerminal(prediction);
     const kept = await store.recordWebhook(prediction.id, prediction, terminal);

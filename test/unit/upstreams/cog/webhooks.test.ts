@@ -19,15 +19,17 @@ function memoryStore(secret: string) {
   return { record, store };
 }
 
-const delivery = (body: object, secret?: string) => ({
+const delivery = (body: object, secret?: string, prediction = 'job_1') => ({
   headers: { 'content-type': 'application/json' },
   rawBody: Buffer.from(JSON.stringify(body)),
-  query: secret === undefined ? {} : { secret },
+  query: secret === undefined ? { prediction } : { prediction, secret },
 });
 
 describe('Cog webhook secrets', () => {
   it('puts the secret in the callback URL, keeping its own query', () => {
-    expect(webhookUrlWith('https://api.example/v1/upstreams/cog/callback?x=1', 'abc')).toBe('https://api.example/v1/upstreams/cog/callback?x=1&secret=abc');
+    expect(webhookUrlWith('https://api.example/v1/upstreams/cog/callback?x=1', 'job_1', 'abc')).toBe(
+      'https://api.example/v1/upstreams/cog/callback?x=1&prediction=job_1&secret=abc',
+    );
   });
 
   it('takes a delivery with the prediction\'s secret and keeps its snapshot', async () => {
@@ -50,8 +52,10 @@ describe('Cog webhook secrets', () => {
     const forged = { id: 'job_1', status: 'failed', error: 'forged' };
     await expect(verify(delivery(forged, 's3cres'))).rejects.toBeInstanceOf(CallbackRejected);
     await expect(verify(delivery(forged))).rejects.toBeInstanceOf(CallbackRejected);
-    await expect(verify(delivery({ ...forged, id: 'job_2' }, 's3cret'))).rejects.toBeInstanceOf(CallbackRejected);
-    await expect(verify({ headers: {}, rawBody: Buffer.from('not json'), query: { secret: 's3cret' } })).rejects.toBeInstanceOf(CallbackRejected);
+    // The right secret for another prediction than the body's, or than one we know.
+    await expect(verify(delivery({ ...forged, id: 'job_2' }, 's3cret'))).rejects.toThrow(/another prediction/);
+    await expect(verify(delivery({ ...forged, id: 'job_2' }, 's3cret', 'job_2'))).rejects.toBeInstanceOf(CallbackRejected);
+    await expect(verify({ headers: {}, rawBody: Buffer.from('not json'), query: { prediction: 'job_1', secret: 's3cret' } })).rejects.toBeInstanceOf(CallbackRejected);
     await expect(verify(delivery({ status: 'failed' }, 's3cret'))).rejects.toBeInstanceOf(CallbackRejected);
     expect(record.terminal).toBe(false);
     expect(record.snapshot).toBeUndefined();
