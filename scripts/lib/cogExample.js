@@ -9,7 +9,7 @@ const { capture, Service } = require('./proc');
 const { waitForHttp } = require('./ports');
 
 const EXAMPLE_SLUG = 'selfhosted/painter/text-to-image';
-/** What one picture costs a client: 0.02 credits. */
+/** What one picture costs a client: $0.02. */
 const EXAMPLE_PRICE_MICRO_CENTS = 20_000;
 
 function wanted(env = process.env) {
