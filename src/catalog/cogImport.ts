@@ -83,6 +83,9 @@ export interface CogImportOptions {
   description?: string;
   versionId: string;
   processingSeconds: number;
+  /** Who sees the model (src/catalog/visibility.ts); public by default. */
+  visibility?: 'public' | 'segment' | 'private';
+  segments?: string[];
   /** An OpenAPI document or an Input schema, for a server that serves none (503 without .cog/openapi_schema.json). */
   schema?: Schema;
   catalogDir?: string;
@@ -133,8 +136,8 @@ export function cogModelDef(options: CogImportOptions, inputSchema: Schema, outp
     description: options.description ?? `${modelName} on a self-hosted Cog server.`,
     category,
     capability,
-    visibility: 'public',
-    segments: [],
+    visibility: options.visibility ?? 'public',
+    segments: options.segments ?? [],
     tags: ['self-hosted', 'cog'],
     rating: { average: 0, count: 0 },
     sortOrder: 900,

@@ -4,7 +4,7 @@ import { seedCatalog } from '../../catalog/seed';
 import { setVersionStatus, VersionStatusError } from '../../catalog/versionStatus';
 import { CogImportError, importCogModel } from '../../catalog/cogImport';
 import { createCogTransport } from '../../providers/upstreams/cog/transport';
-import { CliError, parseNonNegativeInt, runCommand } from '../context';
+import { CliError, parseList, parseNonNegativeInt, runCommand } from '../context';
 import { readFileSync } from 'node:fs';
 
 /** Catalog commands (`admin models ...`). */
@@ -63,6 +63,8 @@ export function registerModelCommands(admin: Command): void {
     .option('--name <name>', 'display name')
     .option('--description <text>', 'description')
     .option('--version-id <id>', 'version id', 'v1')
+    .option('--visibility <visibility>', 'public, segment (with --segments) or private', 'public')
+    .option('--segments <list>', 'segments that see a segment model, comma-separated', parseList, [])
     .option('--processing-seconds <s>', 'typical time of one generation (the ETA)', parseNonNegativeInt, 30)
     .option('--json', 'print one JSON object')
     .action((opts) =>
@@ -86,6 +88,8 @@ export function registerModelCommands(admin: Command): void {
               description: opts.description,
               versionId: opts.versionId,
               processingSeconds: Math.max(1, opts.processingSeconds as number),
+              visibility: opts.visibility,
+              segments: opts.segments,
             }, document);
           } catch (err) {
             if (err instanceof CogImportError) throw new CliError('COG_IMPORT_FAILED', err.message);

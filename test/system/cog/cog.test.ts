@@ -4,13 +4,12 @@
  * mid-prediction, and a model registered with `genmedia admin models import-cog`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestAccount } from '../../support/accounts';
 import { post, request, waitForFinal } from '../../support/api';
 import { genmedia } from '../../support/cli';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { balanceOf, killWorkerProcess, ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, importPainter, startCogWorkerProcess, uniqueProvider } from './cogSupport';
+import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogWorkerProcess, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 const servers: CogServerProcess[] = [];
@@ -46,7 +45,7 @@ describe('a job on a Cog server', () => {
     const provider = uniqueProvider('cogjob');
     const model = await importPainter(stack, provider, [cog.url], 25_000);
     await stack.workers.startProviderWorker(provider);
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
 
     const jobId = await submit(account.apiKey, model, { prompt: 'a lighthouse at dusk', steps: 12, seed: 7 });
     const job = await waitForFinal(stack, account.apiKey, jobId, 60_000);
@@ -75,7 +74,7 @@ describe('a job on a Cog server', () => {
     const provider = uniqueProvider('cogsecret');
     const model = await importPainter(stack, provider, [cog.url]);
     await stack.workers.startProviderWorker(provider);
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
 
     const jobId = await submit(account.apiKey, model, { prompt: 'a forged ending', steps: 30, seed: 1 });
     const predictionId = await predictionOf(jobId);
@@ -106,7 +105,7 @@ describe('a provider worker SIGKILLed mid-prediction', () => {
     const cog = await server({ stepSeconds: 0.1 });
     const provider = uniqueProvider('cogkill');
     const model = await importPainter(stack, provider, [cog.url], 30_000);
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
     const first = startCogWorkerProcess(stack, provider);
     let second: ReturnType<typeof startCogWorkerProcess> | undefined;
     try {
@@ -136,7 +135,7 @@ describe('a pool of Cog servers', () => {
     const provider = uniqueProvider('cogpool');
     const model = await importPainter(stack, provider, [a.url, b.url]);
     await stack.workers.startProviderWorker(provider, { maxConcurrentJobs: 10 });
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
 
     const jobIds = await Promise.all([1, 2, 3].map((n) => submit(account.apiKey, model, { prompt: `pool ${n}`, steps: 30, seed: n })));
     await eventually(async () => (a.runs().length === 1 && b.runs().length === 1 ? true : undefined), 30_000, 50, 'one run on each server');
@@ -159,7 +158,7 @@ describe('a pool of Cog servers', () => {
     const provider = uniqueProvider('cogdead');
     const model = await importPainter(stack, provider, [doomed.url], 40_000);
     await stack.workers.startProviderWorker(provider);
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
 
     const jobId = await submit(account.apiKey, model, { prompt: 'a short-lived server', steps: 50, seed: 9 });
     await predictionOf(jobId);
@@ -190,11 +189,11 @@ describe('genmedia admin models import-cog', () => {
     const cog = await server({ stepSeconds: 0.05 });
     const provider = uniqueProvider('cogimport');
     const slug = `${provider}/painter/text-to-image`;
-    const result = await genmedia('admin', 'models', 'import-cog', '--url', cog.url, '--slug', slug, '--price', '15000', '--json');
+    const result = await genmedia('admin', 'models', 'import-cog', '--url', cog.url, '--slug', slug, '--price', '15000', '--visibility', 'segment', '--segments', COG_TEST_SEGMENT, '--json');
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ slug, providerId: provider, serverUrl: cog.url, slots: 1, fields: ['prompt', 'steps', 'width', 'height', 'seed'] });
     await stack.workers.startProviderWorker(provider);
-    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const account = await createCogTestAccount(stack);
 
     const listed = await request(`${stack.url}/v1/models/${encodeURIComponent(slug)}`, { headers: { 'x-api-key': account.apiKey } });
     expect(listed.status, JSON.stringify(listed.body)).toBe(200);

@@ -1,11 +1,10 @@
 /** A model imported from a Cog server in the console (headless Chromium): its generated form, a job, its image. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { createTestAccount } from '../../support/accounts';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
 import { launchChromium, openConsole } from '../ui/consoleSupport';
-import { COG_TEST_ENV, importPainter, uniqueProvider } from './cogSupport';
+import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 let cog: CogServerProcess;
@@ -25,7 +24,7 @@ it('renders the form of the server\'s schema and generates an image from it', as
   const provider = uniqueProvider('cogconsole');
   const slug = await importPainter(stack, provider, [cog.url], 20_000);
   await stack.workers.startProviderWorker(provider);
-  const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+  const account = await createCogTestAccount(stack);
 
   const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
   await page.goto(`${stack.url}/console/models/${slug}`);

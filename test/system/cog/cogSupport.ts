@@ -5,6 +5,7 @@ import path from 'node:path';
 import { importCogModel } from '../../../src/catalog/cogImport';
 import { REPO_ROOT } from '../../../src/config';
 import { createCogTransport } from '../../../src/providers/upstreams/cog/transport';
+import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { workerProcessEnv, type TestStack } from '../../support/stack';
 
 /** Checks every second while a prediction runs; a prediction gone from its server fails after 2 s without its webhook. */
@@ -14,6 +15,12 @@ export const COG_TEST_ENV = {
   COG_MISSING_GRACE_MS: '2000',
   COG_SLOT_WAIT_MS: '30000',
 };
+
+/**
+ * The test models are seen only by accounts of this segment, so the catalog other tests (and the console's
+ * screenshots) see stays the catalog files'.
+ */
+export const COG_TEST_SEGMENT = 'cog-tests';
 
 /** A provider of its own for each test: `<prefix>-<hex>`. */
 export function uniqueProvider(prefix: string): string {
@@ -26,7 +33,8 @@ export async function importPainter(stack: TestStack, providerId: string, server
   const document = await createCogTransport({ timeoutMs: 10_000 }).openapi(servers[0], AbortSignal.timeout(10_000));
   if (!document) throw new Error(`${servers[0]} serves no OpenAPI document`);
   for (const url of servers) {
-    await importCogModel(stack.prisma, { url, slug, priceMicroCents, slots: 1, versionId: 'v1', processingSeconds: 5 }, document);
+    const visibility = { visibility: 'segment' as const, segments: [COG_TEST_SEGMENT] };
+    await importCogModel(stack.prisma, { url, slug, priceMicroCents, slots: 1, versionId: 'v1', processingSeconds: 5, ...visibility }, document);
   }
   return slug;
 }
@@ -38,4 +46,9 @@ export function startCogWorkerProcess(stack: TestStack, providerId: string): Chi
     env: { ...workerProcessEnv(stack.config), ...COG_TEST_ENV, COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+}
+
+/** A funded account that sees the test models. */
+export function createCogTestAccount(stack: TestStack): Promise<TestAccount> {
+  return createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n, segments: [COG_TEST_SEGMENT] });
 }

@@ -1,11 +1,10 @@
 /** A job on a Cog server that outlives UPSTREAM_TIMEOUT_SECONDS: its running prediction is canceled on the server. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestAccount } from '../../support/accounts';
 import { post, waitForFinal } from '../../support/api';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, importPainter, uniqueProvider } from './cogSupport';
+import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 let cog: CogServerProcess;
@@ -23,7 +22,7 @@ it('cancels the running prediction of a job that times out, and refunds it', asy
   const provider = uniqueProvider('cogtimeout');
   const model = await importPainter(stack, provider, [cog.url], 12_000);
   await stack.workers.startProviderWorker(provider);
-  const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+  const account = await createCogTestAccount(stack);
 
   // 50 steps of 0.2 s: 10 s of work against a 2 s deadline.
   const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model, input: { prompt: 'too slow', steps: 50, seed: 5 } });
