@@ -22,7 +22,7 @@ import { failureRule } from '../../../shared/failureCodes';
 import { predictionIdOf } from './ids';
 import { isTerminal, snapshotOf, type CogPrediction } from './predictions';
 import type { CogPredictionStore, CogServer } from './store';
-import { createCogTransport, type CogHealth } from './transport';
+import { createCogTransport } from './transport';
 import { createCogWebhookVerifier, hashOf, newWebhookSecret, webhookUrlWith } from './webhooks';
 
 export { predictionIdOf } from './ids';
@@ -98,16 +98,12 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
     return undefined;
   }
 
-  async function serverHealth(url: string, signal: AbortSignal): Promise<CogHealth | undefined> {
-    return transport.health(url, signal);
-  }
-
   return {
     id: providerId,
 
     async submit(submission, signal) {
       if (!submission.callbackUrl) {
-        throw new ProviderError('PROVIDER_AUTH_FAILED', 'Cog servers report only by webhook: set UPSTREAM_CALLBACK_BASE_URL to an origin they can reach', {
+        throw new ProviderError('PROVIDER_AUTH_FAILED', 'Cog servers report only by webhook: set COG_CALLBACK_BASE_URL to an origin of this API they can reach', {
           retryable: false,
         });
       }
@@ -136,7 +132,7 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
       const record = await store.find(ref.id);
       if (!record) return lost(ref.id, 'is not known here');
       if (record.terminal) return snapshotOf(ref.id, record.snapshot as CogPrediction);
-      const health = await serverHealth(record.serverUrl, signal);
+      const health = await transport.health(record.serverUrl, signal);
       const restarted = health && record.serverStartedAt && health.startedAt && health.startedAt !== record.serverStartedAt;
       if (health && (restarted || BROKEN.has(health.status))) {
         const again = await store.find(ref.id);
