@@ -22,7 +22,7 @@ import { failureRule } from '../../../shared/failureCodes';
 import { predictionIdOf } from './ids';
 import { isTerminal, snapshotOf, type CogPrediction } from './predictions';
 import type { CogPredictionStore, CogServer } from './store';
-import { createCogTransport } from './transport';
+import { createCogTransport, type CogTransport } from './transport';
 import { createCogWebhookVerifier, hashOf, newWebhookSecret, webhookUrlWith } from './webhooks';
 
 export { predictionIdOf } from './ids';
@@ -47,6 +47,8 @@ export interface CogAdapterOptions {
   leaseMarginMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The HTTP calls (tests give their own). */
+  transport?: CogTransport;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -59,7 +61,7 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
   const { store, providerId } = options;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const transport = createCogTransport({ timeoutMs: options.requestTimeoutMs ?? 30_000 });
+  const transport = options.transport ?? createCogTransport({ timeoutMs: options.requestTimeoutMs ?? 30_000 });
   const slotWaitMs = options.slotWaitMs ?? 60_000;
   const missingGraceMs = options.missingGraceMs ?? 60_000;
   const leaseMarginMs = options.leaseMarginMs ?? 10 * 60_000;
