@@ -212,6 +212,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       : mapped;
     return {
       jobId: input.jobId,
+      ...(input.attempt ? { attemptId: input.attempt.id } : {}),
       providerId: input.providerId,
       modelSlug: input.modelSlug,
       capability: input.capability,

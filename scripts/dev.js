@@ -20,6 +20,7 @@ const app = require('./lib/app');
 const clusterInfra = require('./lib/clusterInfra');
 const { builtProcessEnv, ensureBuilt } = require('./lib/build');
 const { REPO_ROOT } = require('./lib/paths');
+const cogExample = require('./lib/cogExample');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
 function planFrom(config, binaries) {
@@ -148,7 +149,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   return started;
 }
 
-function printSummary(config, started, credentials, startedAt, cluster) {
+function printSummary(config, started, credentials, startedAt, cluster, cogModel) {
   const b = log.colors.bold;
   const lines = [
     '',
@@ -160,6 +161,7 @@ function printSummary(config, started, credentials, startedAt, cluster) {
     `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
     `  PostgreSQL      ${config.database.url}`,
     `  Workers         ${started.workers.length > 0 ? started.workers.join(', ') : '(not started)'}`,
+    ...(cogModel ? [`  Cog example     ${cogModel.url}   (model ${cogModel.slug}, docs/self-hosted.md)`] : []),
     `  Metrics         ${started.api ? `${config.api.publicBaseUrl}/metrics` : '(API not started)'}; workers on 127.0.0.1 ${started.metrics.join(', ') || '-'}`,
   ];
   if (credentials) {
@@ -180,7 +182,8 @@ function clusterEnv() {
 /** @param {{ cluster?: boolean }} [options] */
 async function dev({ cluster = false } = {}) {
   const startedAt = Date.now();
-  const binaries = bootstrap({ withCluster: cluster });
+  const withCog = cogExample.wanted();
+  const binaries = bootstrap({ withCluster: cluster, withCog });
   if (cluster) {
     await ensureBuilt();
     app.buildConsole();
@@ -196,6 +199,7 @@ async function dev({ cluster = false } = {}) {
   const ports = portsToCheck(config, plan.managed, env);
   if (temporalCluster) ports.push(...clusterInfra.portsToCheck(config.temporal.port));
   if (cluster) ports.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
+  if (withCog) ports.push({ name: 'example Cog server', port: cogExample.examplePort(), variable: 'COG_EXAMPLE_PORT' });
   await requireFreePorts(ports);
   fs.mkdirSync(plan.logDir, { recursive: true });
 
@@ -238,13 +242,28 @@ async function dev({ cluster = false } = {}) {
       });
     }
     const credentials = prepareDatabase(env, { built: cluster });
+    if (withCog) supervisor.start(cogExample.cogExampleService(binaries.cogPython, env, plan.logDir));
     const appEnv = credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env;
     const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1, built: cluster });
+    const apiUrl = `http://${config.api.host}:${config.api.port}`;
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
-      await waitForHttp(`http://${config.api.host}:${config.api.port}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });
+      await waitForHttp(`${apiUrl}/readyz`, { timeoutMs: 120_000, intervalMs: 500 });
     }
-    if (stopping === null) printSummary(config, started, credentials, startedAt, cluster);
+    let cogModel = null;
+    if (withCog && started.api) {
+      // Registered through the operator API with the dev admin key, as an operator would; its provider's worker
+      // starts now unless an earlier start registered it already.
+      cogModel = await cogExample.registerExample({ ...env, GENMEDIA_BASE_URL: apiUrl });
+      if (!started.workers.includes(cogModel.providerId)) {
+        const metricsEnv = { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(started.workers.length)) };
+        supervisor.start(app.providerWorkerService(cogModel.providerId, metricsEnv, plan.logDir, { built: cluster }));
+        started.workers.push(cogModel.providerId);
+        started.metrics.push(`${cogModel.providerId} :${metricsEnv.WORKER_METRICS_PORT}`);
+      }
+      log.ok(`example Cog server on ${cogModel.url}, registered as ${cogModel.slug}`);
+    }
+    if (stopping === null) printSummary(config, started, credentials, startedAt, cluster, cogModel);
   } catch (err) {
     if (stopping !== null) return;
     log.error(err.message);

@@ -71,6 +71,7 @@ function testEnv(plan, binaries) {
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
     PYTHON_CLIENTS_PYTHON: binaries.pythonClientsPython || '',
     REDOCLY_CLI: binaries.redoclyCli || '',
+    COG_PYTHON: binaries.cogPython || '',
     PROMTOOL_CLI: binaries.promtoolCli || '',
     TEMPORAL_CLUSTER_BINARIES: binaries.temporalCluster ? JSON.stringify(binaries.temporalCluster) : '',
   };

@@ -170,6 +170,14 @@ const EnvSchema = z.object({
    */
   UPSTREAM_CALLBACK_RETENTION_HOURS: z.coerce.number().int().positive().default(24),
 
+  // Self-hosted Cog servers (docs/self-hosted.md)
+  /** Origin the Cog servers reach our callback endpoint at; default UPSTREAM_CALLBACK_BASE_URL, else PUBLIC_BASE_URL. */
+  COG_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** How long a job waits in the provider worker for a free slot on a Cog server before its attempt is retried. */
+  COG_SLOT_WAIT_MS: z.coerce.number().int().positive().default(60_000),
+  /** How long a prediction may be gone from its server with no completed webhook before the job fails (refunded). */
+  COG_MISSING_GRACE_MS: z.coerce.number().int().positive().default(60_000),
+
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
@@ -265,6 +273,12 @@ export interface Config {
     requestTimeoutMs: number;
     maxOutputBytes: number;
     callbackRetentionHours: number;
+  };
+  cog: {
+    /** Where Cog servers post their webhooks (…/v1/upstreams/cog/callback). */
+    callbackBaseUrl: string;
+    slotWaitMs: number;
+    missingGraceMs: number;
   };
   jobs: {
     admissionTimeoutMs: number;
@@ -420,6 +434,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: e.UPSTREAM_REQUEST_TIMEOUT_MS,
       maxOutputBytes: e.UPSTREAM_MAX_OUTPUT_BYTES,
       callbackRetentionHours: e.UPSTREAM_CALLBACK_RETENTION_HOURS,
+    },
+    cog: {
+      callbackBaseUrl: (e.COG_CALLBACK_BASE_URL ?? e.UPSTREAM_CALLBACK_BASE_URL ?? e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/+$/, ''),
+      slotWaitMs: e.COG_SLOT_WAIT_MS,
+      missingGraceMs: e.COG_MISSING_GRACE_MS,
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,

@@ -13,6 +13,7 @@ const temporal = require('./temporal');
 const minio = require('./minio');
 const compose = require('./compose');
 const schemathesis = require('./schemathesis');
+const cog = require('./cog');
 const pythonClients = require('./pythonClients');
 const redocly = require('./redocly');
 const promtool = require('./promtool');
@@ -70,10 +71,11 @@ function checkNode(report) {
  *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
  *   lint the OpenAPI document)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
+ * @param {boolean} [options.withCog] also the Cog prediction server (PyPI) that runs examples/cog (always with forTests)
  * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string|undefined,
  *   minio: string|undefined, composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
- *   redoclyCli: string|undefined,
+ *   redoclyCli: string|undefined, cogPython: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
@@ -84,6 +86,7 @@ function bootstrap({
   managedPostgres = infrastructure && !process.env.DATABASE_URL,
   forTests = false,
   withCluster = false,
+  withCog = false,
 } = {}) {
   const started = Date.now();
   const report = new Report();
@@ -113,6 +116,7 @@ function bootstrap({
   const schemathesisCli = forTests ? schemathesis.ensureSchemathesis(report) : undefined;
   const pythonClientsPython = forTests ? pythonClients.ensurePythonClients(report) : undefined;
   const redoclyCli = forTests ? redocly.ensureRedocly(report) : undefined;
+  const cogPython = forTests || withCog ? cog.ensureCog(report) : undefined;
   const promtoolCli = forTests ? promtool.ensurePromtool(report) : undefined;
   const cluster = forTests || withCluster ? temporalCluster.ensureTemporalCluster(report) : undefined;
 
@@ -131,6 +135,7 @@ function bootstrap({
     schemathesisCli,
     pythonClientsPython,
     redoclyCli,
+    cogPython,
     promtoolCli,
     temporalCluster: cluster,
     chromium: forTests ? which('chromium') : null,

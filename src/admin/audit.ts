@@ -18,7 +18,7 @@ export interface Actor {
 
 export interface AuditedChange {
   action: string;
-  targetType: 'account' | 'key';
+  targetType: 'account' | 'key' | 'model';
   targetId: string;
   before: unknown;
   after: unknown;

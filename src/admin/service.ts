@@ -1,7 +1,9 @@
 /** The operator API's feature: accounts, keys, credits, usage and the audit log, built once per API process. */
 import type { PrismaClient } from '../db/prisma';
 import type { LedgerQuery } from '../contracts/http/account';
-import type { AdminJob, AuditQuery, UsageQuery } from '../contracts/http/admin';
+import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../contracts/http/admin';
+import { CogImportError, importCogModel } from '../catalog/cogImport';
+import { createCogTransport } from '../providers/upstreams/cog/transport';
 import { rotateWebhookSecret } from '../accounts/service';
 import { setVersionStatus, VersionStatusError } from '../catalog/versionStatus';
 import { jobMargins, showJob } from '../jobs/admin';
@@ -60,6 +62,22 @@ export function createAdminService(deps: AdminServiceDeps) {
       return { since: from?.toISOString() ?? null, providers: await jobMargins(prisma, from) };
     },
 
+    /** Registers the model a Cog server serves, from its OpenAPI document (or the schema sent), and adds the server to its pool. */
+    async importCog(actor: Actor, body: ImportCogRequest) {
+      const { schema, ...options } = body;
+      const document = schema ?? (await readCogSchema(body.url));
+      try {
+        const imported = await importCogModel(prisma, options, document);
+        await prisma.$transaction((tx) =>
+          recordAudit(tx, actor, { action: 'model.import-cog', targetType: 'model', targetId: imported.slug, before: null, after: imported }),
+        );
+        return imported;
+      } catch (err) {
+        if (err instanceof CogImportError) throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'schema', message: err.message }]);
+        throw err;
+      }
+    },
+
     async setVersionStatus(model: string, versionId: string, status: string) {
       try {
         return await setVersionStatus(prisma, model, versionId, status);
@@ -72,3 +90,20 @@ export function createAdminService(deps: AdminServiceDeps) {
 }
 
 export type AdminService = ReturnType<typeof createAdminService>;
+
+const COG_SCHEMA_TIMEOUT_MS = 30_000;
+
+async function readCogSchema(url: string): Promise<Record<string, unknown>> {
+  let document: Record<string, unknown> | undefined;
+  try {
+    document = await createCogTransport({ timeoutMs: COG_SCHEMA_TIMEOUT_MS }).openapi(url.replace(/\/+$/, ''), AbortSignal.timeout(COG_SCHEMA_TIMEOUT_MS));
+  } catch (err) {
+    throw new ApiError('VALIDATION_ERROR', `Could not read ${url}/openapi.json: ${err instanceof Error ? err.message : String(err)}`, [{ path: 'url', message: 'unreachable' }]);
+  }
+  if (!document) {
+    throw new ApiError('VALIDATION_ERROR', `${url} serves no OpenAPI document (it has no .cog/openapi_schema.json): send its schema in "schema"`, [
+      { path: 'schema', message: 'required for this server' },
+    ]);
+  }
+  return document;
+}

@@ -23,6 +23,7 @@ import { jobsRouter } from './routes/jobs';
 import { metricsRouter } from './routes/metrics';
 import { modelsRouter } from './routes/models';
 import { uploadsRouter } from './routes/uploads';
+import { cogCallbacksRouter } from './routes/cogCallbacks';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 
@@ -56,6 +57,8 @@ export function createApp(deps: ApiDeps): Application {
   // models' and the docs' routes first); where two routers share a prefix, their order still decides.
   app.use(
     routersByPrefix([
+      // Before the upstreams' router: `cog` is not one of its upstreams.
+      [['/v1/upstreams/cog'], cogCallbacksRouter(services.cogCallbacks, bodies)],
       [['/v1/upstreams'], upstreamCallbacksRouter(services.upstreamCallbacks, bodies)],
       [['/healthz', '/readyz'], healthRouter(deps)],
       [['/metrics'], metricsRouter(deps)],

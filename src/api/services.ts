@@ -6,6 +6,7 @@ import { createAccountService, type AccountService } from '../accounts/accountSe
 import { createAdminService, type AdminService } from '../admin/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
+import { cogCallbackDepsOver, createCogCallbackService, type CogCallbackService } from '../jobs/cogCallbacks';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
 import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
@@ -18,6 +19,7 @@ export interface ApiServices {
   jobs: JobService;
   jobEvents: JobEventService;
   upstreamCallbacks: UpstreamCallbackService;
+  cogCallbacks: CogCallbackService;
   uploads: UploadService;
   webhooks: WebhookService;
   accounts: AccountService;
@@ -33,6 +35,7 @@ export function createServices(deps: ApiDeps): ApiServices {
     upstreamCallbacks: createUpstreamCallbackService(
       upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
     ),
+    cogCallbacks: createCogCallbackService(cogCallbackDepsOver({ prisma, temporal, logger })),
     uploads: createUploadService({ config, prisma, storage, temporal, logger }),
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),

@@ -50,7 +50,7 @@ const ProviderFile = z.array(
      * `local` (built-in renderer), `http` (remote queue protocol), a real upstream's id, or `maker`: the maker of
      * models that run on the routes their versions list, which runs nothing itself.
      */
-    adapter: z.enum(['local', 'http', 'maker', ...UPSTREAM_IDS]).default('local'),
+    adapter: z.enum(['local', 'http', 'maker', 'cog', ...UPSTREAM_IDS]).default('local'),
   }),
 );
 
@@ -299,7 +299,8 @@ export function checkCatalog(data: CatalogData): string[] {
   return problems;
 }
 
-const isUpstream = (adapter: string | undefined) => adapter !== undefined && (UPSTREAM_IDS as readonly string[]).includes(adapter);
+/** Providers whose versions carry an upstream route: the real upstreams, and self-hosted Cog servers. */
+const isUpstream = (adapter: string | undefined) => adapter !== undefined && (adapter === 'cog' || (UPSTREAM_IDS as readonly string[]).includes(adapter));
 
 /**
  * A maker's version lists its routes; any other names none (its one route is its own provider, with its `upstream`

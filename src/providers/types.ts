@@ -11,6 +11,8 @@ import type { UpstreamRoute } from '../shared/upstreams';
 export interface Submission {
   /** Our job id: the idempotency key where the upstream takes one, and a label in its dashboard. */
   jobId: string;
+  /** The attempt of the job on this route (`<jobId>.<n>`), for jobs that have attempts. */
+  attemptId?: string;
   /** How the version reaches an upstream; absent for the built-in and HTTP providers. */
   route?: UpstreamRoute;
   /** The input: mapped by the route and its files prepared for upstreams, as validated for the others. */
@@ -81,6 +83,8 @@ export interface CallbackRequest {
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
   rawBody: Buffer;
+  /** The query parameters of the callback URL (Cog's webhooks carry their secret there). */
+  query?: Record<string, string | undefined>;
 }
 
 export interface ProviderAdapter {

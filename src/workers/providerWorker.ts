@@ -14,6 +14,9 @@ import { upstreamCallbackUrl } from '../providers/upstreams/callbackUrl';
 import { createInputFileReader } from '../providers/inputFileReader';
 import { MAX_INPUT_IMAGE_BYTES } from '../providers/local/inputFiles';
 import { isUpstreamId } from '../providers/upstreams/types';
+import { createCogAdapter } from '../providers/upstreams/cog';
+import { createCogPredictionStore } from '../jobs/cogStore';
+import { COG_CALLBACK_PATH } from '../shared/cog';
 import { jobStartedSignal } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
 import { jobWorkflowId } from '../contracts/workflows/job';
@@ -66,6 +69,15 @@ export async function adapterForProvider(deps: Pick<ProviderWorkerDeps, 'prisma'
     });
     return asProviderAdapter(adapter);
   }
+  if (provider.adapter === 'cog') {
+    return createCogAdapter({
+      providerId,
+      store: createCogPredictionStore(deps.prisma),
+      requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
+      slotWaitMs: deps.config.cog.slotWaitMs,
+      missingGraceMs: deps.config.cog.missingGraceMs,
+    });
+  }
   throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);
 }
 
@@ -76,7 +88,7 @@ export function providerWorkerLimits(config: Config, providerId: string) {
   };
 }
 
-function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter): object {
+function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog: boolean): object {
   const { storage, config } = deps;
   return createGenerationActivities({
     jobStore: createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined),
@@ -91,7 +103,7 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter): obje
     putOutput: (key, filePath, contentType) => storage.putFile(storage.outputsBucket, key, filePath, contentType),
     notifyStarted: (jobId, startedAt) =>
       deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() }),
-    callbackUrl: isUpstreamId(adapter.id) ? upstreamCallbackUrl(config, adapter.id) : undefined,
+    callbackUrl: isUpstreamId(adapter.id) ? upstreamCallbackUrl(config, adapter.id) : isCog ? `${config.cog.callbackBaseUrl}${COG_CALLBACK_PATH}` : undefined,
     pollIntervalMs: config.upstreams.pollIntervalMs,
     safetyNetPollMs: config.upstreams.safetyNetPollMs,
     maxOutputBytes: config.upstreams.maxOutputBytes,
@@ -104,12 +116,13 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter): obje
 /** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activities, within its concurrency and rate limit. */
 export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Worker> {
   const adapter = deps.adapter ?? (await adapterForProvider(deps));
+  const isCog = (await deps.prisma.provider.findUnique({ where: { id: deps.providerId }, select: { adapter: true } }))?.adapter === 'cog';
   const limits = providerWorkerLimits(deps.config, deps.providerId);
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
-    activities: activitiesFor(deps, adapter),
+    activities: activitiesFor(deps, adapter, isCog),
     interceptors: deps.tracing?.workerInterceptors,
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined

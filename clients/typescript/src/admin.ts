@@ -9,6 +9,8 @@ import type {
   AdminKey,
   AuditEntry,
   AuditPage,
+  CogImport,
+  ImportCogRequest,
   CreateAccountRequest,
   CreatedAccount,
   CreateKeyRequest,
@@ -134,6 +136,11 @@ export class GenmediaAdmin {
 
   margins(since?: string, options: RequestOptions = {}): Promise<Margins> {
     return unwrap(this.api.GET('/v1/admin/margins', { params: { query: { since } }, signal: options.signal }));
+  }
+
+  /** Registers the model a Cog server serves (from its /openapi.json, or `schema`) and adds the server to its pool. */
+  importCogModel(body: ImportCogRequest, options: RequestOptions = {}): Promise<CogImport> {
+    return unwrap(this.api.POST('/v1/admin/models/import-cog', { body, signal: options.signal }));
   }
 
   setVersionStatus(body: VersionStatusRequest, options: RequestOptions = {}): Promise<VersionStatusChange> {

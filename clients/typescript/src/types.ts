@@ -57,6 +57,8 @@ export type AuditPage = Schemas['AuditPage'];
 export type WebhookSecretRotation = Schemas['WebhookSecretRotation'];
 export type AdminJob = Schemas['AdminJob'];
 export type Margins = Schemas['Margins'];
+export type ImportCogRequest = Schemas['ImportCogRequest'];
+export type CogImport = Schemas['CogImport'];
 export type VersionStatusRequest = Schemas['VersionStatusRequest'];
 export type VersionStatusChange = Schemas['VersionStatusChange'];
 

@@ -10,6 +10,8 @@ import {
   AccountIdParamsSchema,
   AccountPageSchema,
   AdminJobSchema,
+  CogImportSchema,
+  ImportCogRequestSchema,
   JobIdParamsSchema,
   MarginsQuerySchema,
   MarginsSchema,
@@ -178,8 +180,21 @@ registry.registerPath({
   responses: { 200: { description: 'The change', content: json(VersionStatusChangeSchema) }, ...errorResponses(401, 403, 413) },
 });
 
+registry.registerPath({
+  method: 'post', path: '/v1/admin/models/import-cog', operationId: 'adminImportCogModel', tags, security,
+  summary: 'Register a model from a Cog server',
+  description:
+    "Reads the server's input schema from its /openapi.json (or `schema`), creates the catalog model and version (fields passed " +
+    'through under their own names, the price per generation), creates the provider with the cog adapter when missing and adds ' +
+    'the server with its slots to its pool. Audited. See docs/self-hosted.md.' + SCOPE_NOTE,
+  request: body(ImportCogRequestSchema),
+  responses: { 201: { description: 'The model as registered', content: json(CogImportSchema) }, ...errorResponses(401, 403, 413) },
+});
+
 /** Admin bodies are small: a name, lists of slugs and segments. */
 const ADMIN_BODY_LIMIT = 64 * 1024;
+/** An import may carry a server's whole OpenAPI document. */
+const COG_IMPORT_BODY_LIMIT = 1024 * 1024;
 
 function actorOf(res: Response): Actor {
   const { apiKey } = getAuth(res);
@@ -248,6 +263,9 @@ export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyRead
   });
   router.get('/v1/admin/margins', auth, async (req, res) => {
     res.json(await admin.margins(parseWith(MarginsQuerySchema, req.query, 'VALIDATION_ERROR', 'query').since));
+  });
+  router.post('/v1/admin/models/import-cog', auth, ...bodies.json(COG_IMPORT_BODY_LIMIT), async (req, res) => {
+    res.status(201).json(await admin.importCog(actorOf(res), parseWith(ImportCogRequestSchema, req.body ?? {})));
   });
   router.post('/v1/admin/catalog/version-status', auth, ...read, async (req, res) => {
     const { model, versionId, status } = parseWith(VersionStatusRequestSchema, req.body ?? {});

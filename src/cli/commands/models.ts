@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { VERSION_STATUSES } from '../../catalog/catalogFiles';
 import { seedCatalog } from '../../catalog/seed';
 import { isVersionStatus } from '../../catalog/versionStatus';
-import { CliError, runCommand } from '../context';
+import { CliError, parseList, parseNonNegativeInt, runCommand } from '../context';
+import { readFileSync } from 'node:fs';
 import { runAdmin } from './adminClient';
 
 /** Catalog commands (`admin models ...`). */
@@ -39,6 +40,51 @@ export function registerModelCommands(admin: Command): void {
         (r) =>
           `catalog revision ${r.revision}: ${r.models} models, ${r.versions} versions` +
           (r.keptDeleted.length ? `; kept deleted: ${r.keptDeleted.join(', ')}` : ''),
+      ),
+    );
+
+  models
+    .command('import-cog')
+    .description(
+      'Register a model served by a Cog prediction server: its input schema from the server\'s /openapi.json (or --schema), ' +
+        'fields passed through under their own names, a price per generation. The slug\'s first part is the provider: ' +
+        'created with the cog adapter when missing, and the server joins its pool.',
+    )
+    .requiredOption('--url <server>', 'the Cog server, e.g. http://gpu-1.lan:5000')
+    .requiredOption('--slug <slug>', '<maker>/<model>/<capability>, e.g. selfhosted/flux-dev/text-to-image')
+    .requiredOption('--price <microCents>', 'what one generation costs the client, in micro-cents', parseNonNegativeInt)
+    .option('--slots <n>', "predictions the server runs at once (its COG_MAX_CONCURRENCY)", parseNonNegativeInt, 1)
+    .option('--schema <file>', "the server's OpenAPI document or Input schema, for a server that serves none")
+    .option('--name <name>', 'display name')
+    .option('--description <text>', 'description')
+    .option('--version-id <id>', 'version id', 'v1')
+    .option('--visibility <visibility>', 'public, segment (with --segments) or private', 'public')
+    .option('--segments <list>', 'segments that see a segment model, comma-separated', parseList, [])
+    .option('--processing-seconds <s>', 'typical time of one generation (the ETA)', parseNonNegativeInt, 30)
+    .option('--json', 'print one JSON object')
+    .action((opts, command: Command) =>
+      runAdmin(
+        command,
+        (client) => {
+          if ((opts.slots as number) < 1) throw new CliError('INVALID_ARGUMENTS', '--slots must be at least 1');
+          const schema = opts.schema ? (JSON.parse(readFileSync(opts.schema as string, 'utf8')) as Record<string, unknown>) : undefined;
+          return client.importCogModel({
+            url: opts.url,
+            slug: opts.slug,
+            priceMicroCents: opts.price,
+            slots: opts.slots,
+            schema,
+            name: opts.name,
+            description: opts.description,
+            versionId: opts.versionId,
+            processingSeconds: Math.max(1, opts.processingSeconds as number),
+            visibility: opts.visibility,
+            segments: opts.segments,
+          });
+        },
+        (r) =>
+          `${r.slug}@${r.versionId} on ${r.serverUrl} (${r.slots} slot${r.slots === 1 ? '' : 's'}, provider ${r.providerId}): ` +
+          `inputs ${r.fields.join(', ')}; ${r.priceMicroCents} micro-cents per generation (catalog revision ${r.revision})`,
       ),
     );
 }

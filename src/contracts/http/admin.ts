@@ -231,7 +231,7 @@ export const AuditEntrySchema = z
     actorKeyId: z.string().openapi({ description: 'The admin key that made the change' }),
     actorAccountId: z.string(),
     action: z.string().openapi({ example: 'account.update' }),
-    targetType: z.enum(['account', 'key']),
+    targetType: z.enum(['account', 'key', 'model']),
     targetId: z.string(),
     before: z.unknown().nullable().openapi({ description: 'The target before the change; null when it was created' }),
     after: z.unknown().nullable().openapi({ description: 'The target after the change' }),
@@ -345,3 +345,34 @@ export const VersionStatusChangeSchema = z
   .openapi('VersionStatusChange');
 
 export type AdminJob = z.infer<typeof AdminJobSchema>;
+
+export const ImportCogRequestSchema = z
+  .strictObject({
+    url: z.url({ protocol: /^https?$/, error: 'url must be the http(s) address of a Cog server' }).openapi({ example: 'http://gpu-1.lan:5000' }),
+    slug: z.string().regex(/^[a-z0-9][a-z0-9-]*\/[a-z0-9][a-z0-9.-]*\/[a-z0-9-]+$/, 'slug is <maker>/<model>/<capability>').openapi({ example: 'mygpus/flux-schnell/text-to-image' }),
+    priceMicroCents: z.number().int().min(0).max(MAX_ADMIN_MICRO_CENTS).openapi({ description: 'What one generation costs the client' }),
+    slots: z.number().int().min(1).max(1000).default(1).openapi({ description: "Predictions the server runs at once (its COG_MAX_CONCURRENCY)" }),
+    schema: z.record(z.string(), z.unknown()).optional().openapi({ description: "The server's OpenAPI document or Input schema, for a server that serves none" }),
+    name: z.string().min(1).max(200).optional(),
+    description: z.string().max(2000).optional(),
+    versionId: z.string().regex(/^[A-Za-z0-9._-]{1,50}$/).default('v1'),
+    processingSeconds: z.number().int().min(1).max(86_400).default(30).openapi({ description: 'Typical time of one generation (the ETA)' }),
+    visibility: z.enum(['public', 'segment', 'private']).default('public'),
+    segments: segmentList.optional(),
+  })
+  .openapi('ImportCogRequest');
+
+export const CogImportSchema = z
+  .object({
+    slug: z.string(),
+    versionId: z.string(),
+    providerId: z.string(),
+    serverUrl: z.string(),
+    slots: z.number().int(),
+    fields: z.array(z.string()).openapi({ description: "The model's input fields, from the server's schema" }),
+    priceMicroCents: z.number().int(),
+    revision: z.number().int(),
+  })
+  .openapi('CogImport');
+
+export type ImportCogRequest = z.infer<typeof ImportCogRequestSchema>;

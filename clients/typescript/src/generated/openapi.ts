@@ -316,6 +316,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/models/import-cog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a model from a Cog server
+         * @description Reads the server's input schema from its /openapi.json (or `schema`), creates the catalog model and version (fields passed through under their own names, the price per generation), creates the provider with the cog adapter when missing and adds the server with its slots to its pool. Audited. See docs/self-hosted.md. Scope: `admin`.
+         */
+        post: operations["adminImportCogModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/catalog/models": {
         parameters: {
             query?: never;
@@ -707,6 +727,26 @@ export interface paths {
         get: operations["getUpload"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/upstreams/cog/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a webhook from a self-hosted Cog server
+         * @description Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, outputs and completes. Cog does not sign its webhooks: each prediction's webhook URL carries a secret of its own, without which the delivery is refused and changes nothing. Not for API clients.
+         */
+        post: operations["receiveCogCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1237,7 +1277,7 @@ export interface components {
             /** @example account.update */
             action: string;
             /** @enum {string} */
-            targetType: "account" | "key";
+            targetType: "account" | "key" | "model";
             targetId: string;
             /** @description The target before the change; null when it was created */
             before?: unknown;
@@ -1348,6 +1388,52 @@ export interface components {
             versionId: string;
             /** @enum {string} */
             status: "active" | "deprecated" | "disabled" | "deleted";
+        };
+        CogImport: {
+            slug: string;
+            versionId: string;
+            providerId: string;
+            serverUrl: string;
+            slots: number;
+            /** @description The model's input fields, from the server's schema */
+            fields: string[];
+            priceMicroCents: number;
+            revision: number;
+        };
+        ImportCogRequest: {
+            /**
+             * Format: uri
+             * @example http://gpu-1.lan:5000
+             */
+            url: string;
+            /** @example mygpus/flux-schnell/text-to-image */
+            slug: string;
+            /** @description What one generation costs the client */
+            priceMicroCents: number;
+            /**
+             * @description Predictions the server runs at once (its COG_MAX_CONCURRENCY)
+             * @default 1
+             */
+            slots: number;
+            /** @description The server's OpenAPI document or Input schema, for a server that serves none */
+            schema?: {
+                [key: string]: unknown;
+            };
+            name?: string;
+            description?: string;
+            /** @default v1 */
+            versionId: string;
+            /**
+             * @description Typical time of one generation (the ETA)
+             * @default 30
+             */
+            processingSeconds: number;
+            /**
+             * @default public
+             * @enum {string}
+             */
+            visibility: "public" | "segment" | "private";
+            segments?: string[];
         };
         CatalogModel: {
             /** @example pixelforge/forge-pro/text-to-image */
@@ -3501,6 +3587,99 @@ export interface operations {
             };
         };
     };
+    adminImportCogModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportCogRequest"];
+            };
+        };
+        responses: {
+            /** @description The model as registered */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CogImport"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listCatalogModels: {
         parameters: {
             query?: {
@@ -5298,6 +5477,103 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveCogCallback: {
+        parameters: {
+            query: {
+                /** @description The prediction the webhook is about */
+                prediction: string;
+                /** @description The prediction's webhook secret */
+                secret: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                    };
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
