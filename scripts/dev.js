@@ -129,10 +129,13 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
     };
     supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir, { built }));
     started.workers.push('workflows');
-    app.listProviders(env, { built }).forEach((id, i) => {
+    const providers = app.listProviders(env, { built });
+    providers.forEach((id, i) => {
       supervisor.start(app.providerWorkerService(id, withMetricsPort(i + 1, id), logDir, { built }));
       started.workers.push(id);
     });
+    supervisor.start(app.cogWorkerService(withMetricsPort(providers.length + 1, 'cog'), logDir, { built }));
+    started.workers.push('cog (self-hosted providers)');
   } else {
     log.warn(`workers not started: ${app.FILES.workers} does not exist yet`);
   }
@@ -252,15 +255,9 @@ async function dev({ cluster = false } = {}) {
     }
     let cogModel = null;
     if (withCog && started.api) {
-      // Registered through the operator API with the dev admin key, as an operator would; its provider's worker
-      // starts now unless an earlier start registered it already.
+      // Registered through the operator API with the dev admin key, as an operator would; the Cog worker serves its
+      // provider within seconds.
       cogModel = await cogExample.registerExample({ ...env, GENMEDIA_BASE_URL: apiUrl });
-      if (!started.workers.includes(cogModel.providerId)) {
-        const metricsEnv = { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(started.workers.length)) };
-        supervisor.start(app.providerWorkerService(cogModel.providerId, metricsEnv, plan.logDir, { built: cluster }));
-        started.workers.push(cogModel.providerId);
-        started.metrics.push(`${cogModel.providerId} :${metricsEnv.WORKER_METRICS_PORT}`);
-      }
       log.ok(`example Cog server on ${cogModel.url}, registered as ${cogModel.slug}`);
     }
     if (stopping === null) printSummary(config, started, credentials, startedAt, cluster, cogModel);

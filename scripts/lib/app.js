@@ -101,5 +101,7 @@ const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'a
 const workflowWorkerService = (env, logDir, options = {}) =>
   service('worker:workflows', 'workers', ['--workflows'], env, logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
 const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
+/** Serves every self-hosted Cog provider, those an operator imports while the stack runs included. */
+const cogWorkerService = (env, logDir, options = {}) => service('worker:cog', 'workers', ['--cog-providers'], env, logDir, options);
 
-module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, lastJsonLine };
+module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };

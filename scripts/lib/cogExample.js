@@ -1,7 +1,7 @@
 'use strict';
 // `GENMEDIA_COG=1 npm run dev`: the example Cog predictor (examples/cog) on the real Cog server from the cached
-// virtual environment, registered as a self-hosted model with `genmedia admin models import-cog`, so its provider
-// gets a worker like every other (docs/self-hosted.md).
+// virtual environment, registered as a self-hosted model with `genmedia admin models import-cog` once the API is up;
+// the stack's Cog worker (--cog-providers) then serves its provider (docs/self-hosted.md).
 
 const path = require('node:path');
 const { REPO_ROOT } = require('./paths');
@@ -52,7 +52,7 @@ async function registerExample(env) {
   args.push('--slots', slots, '--processing-seconds', '3', '--name', 'Painter (self-hosted example)', '--json');
   const result = capture(process.execPath, [path.join(REPO_ROOT, 'bin', 'genmedia.js'), ...args], { cwd: REPO_ROOT, env });
   if (result.status !== 0) throw new Error(`genmedia ${args.join(' ')} failed:\n${`${result.stdout}\n${result.stderr}`.trim()}`);
-  return { url, slug: EXAMPLE_SLUG, providerId: EXAMPLE_SLUG.split('/')[0] };
+  return { url, slug: EXAMPLE_SLUG };
 }
 
 module.exports = { wanted, examplePort, cogExampleService, registerExample, EXAMPLE_SLUG };

@@ -2,7 +2,9 @@
  * Worker process entrypoint.
  *   --workflows            the `jobs` task queue (workflows and bookkeeping activities)
  *   --provider <id...>     the `provider.<id>` task queue(s), provider activities only
- *   --list-providers       prints the catalog's active provider ids as a JSON array and exits
+ *   --cog-providers        every provider with the cog adapter, those imported later included (cogProviderWatcher.ts)
+ *   --list-providers       prints the catalog's active provider ids as a JSON array and exits (cog providers are
+ *                          left to --cog-providers)
  * SIGTERM/SIGINT drain: pollers stop, running tasks finish (within the grace time), then clients close.
  */
 import './instrument';
@@ -19,12 +21,17 @@ import { freeLoopbackPort } from '../lib/freePort';
 import { createWorkerMetrics } from '../observability/metrics';
 import { startMetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
+import { watchCogProviders } from './cogProviderWatcher';
 
 interface Options {
   workflows?: boolean;
   provider?: string[];
+  cogProviders?: boolean;
   listProviders?: boolean;
 }
+
+/** How often the Cog worker looks for providers an operator imported. */
+const COG_PROVIDER_WATCH_MS = 5_000;
 
 async function listProviders(): Promise<void> {
   const config = loadConfig();
@@ -33,7 +40,7 @@ async function listProviders(): Promise<void> {
     // Inactive providers, upstreams without credentials and makers (whose models run on their routes) accept no
     // jobs, so they get no worker.
     const providers = await prisma.provider.findMany({ select: { id: true, isActive: true, adapter: true }, orderBy: { id: 'asc' } });
-    const available = providers.filter((p) => p.adapter !== 'maker' && isProviderAvailable(p));
+    const available = providers.filter((p) => p.adapter !== 'maker' && p.adapter !== 'cog' && isProviderAvailable(p));
     process.stdout.write(`${JSON.stringify(available.map((p) => p.id))}\n`);
   } finally {
     await prisma.$disconnect();
@@ -70,28 +77,48 @@ async function runWorkers(options: Options): Promise<void> {
     await ensureReconcileSchedule(client, config.temporal.jobsTaskQueue);
   }
   const providerWorkers: Worker[] = [];
-  if (options.provider?.length) {
-    const { createProviderWorker } = await import('./providerWorker');
-    for (const providerId of options.provider) {
-      providerWorkers.push(await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing }));
-    }
-  }
+  const createWorker = async (providerId: string) =>
+    (await import('./providerWorker')).createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing });
+  for (const providerId of options.provider ?? []) providerWorkers.push(await createWorker(providerId));
   const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
   const providerRuns = providerWorkers.map((w) => w.run());
   const workflowRuns = workflowWorkers.map((w) => w.run());
 
+  let draining = false;
+  let drained: () => void = () => undefined;
+  const untilDrained = new Promise<void>((resolve) => (drained = resolve));
+  const cogWatcher = options.cogProviders
+    ? watchCogProviders({
+        intervalMs: COG_PROVIDER_WATCH_MS,
+        logger,
+        listCogProviders: async () =>
+          (await prisma.provider.findMany({ where: { adapter: 'cog', isActive: true }, select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id),
+        startWorker: async (providerId) => {
+          const worker = await createWorker(providerId);
+          if (draining) return;
+          providerWorkers.push(worker);
+          providerRuns.push(worker.run());
+        },
+      })
+    : undefined;
+
   const stop = (list: Worker[]) => list.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
   // Provider workers drain first, so the results of the jobs they finish reach the workflows before those stop.
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'draining workers');
+    draining = true;
+    cogWatcher?.stop();
     stop(providerWorkers);
     void Promise.allSettled(providerRuns).then(() => stop(workflowWorkers));
+    drained();
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
   try {
+    // The Cog worker serves providers that do not exist yet: it runs until it is told to stop.
+    if (cogWatcher) await untilDrained;
     await Promise.all([...providerRuns, ...workflowRuns]);
   } finally {
     await connections.close();
@@ -106,12 +133,13 @@ async function main(argv: string[]): Promise<void> {
     .description('Runs genmedia Temporal workers')
     .option('--workflows', 'run the workflow worker on the jobs task queue')
     .option('--provider <id...>', 'run a provider worker on provider.<id> (repeatable)')
+    .option('--cog-providers', 'serve every provider with the cog adapter, those imported later included')
     .option('--list-providers', 'print the provider ids of the catalog as a JSON array');
   program.parse(argv);
   const options = program.opts<Options>();
   if (options.listProviders) return listProviders();
-  if (!options.workflows && !options.provider?.length) {
-    program.error('nothing to run: give --workflows and/or --provider <id>');
+  if (!options.workflows && !options.provider?.length && !options.cogProviders) {
+    program.error('nothing to run: give --workflows, --provider <id> or --cog-providers');
   }
   return runWorkers(options);
 }

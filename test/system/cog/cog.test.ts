@@ -3,6 +3,7 @@
  * forged webhook, a provider worker SIGKILLed mid-prediction, a pool of two one-slot servers, a server killed
  * mid-prediction, and a model registered with `genmedia admin models import-cog`.
  */
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, request, waitForFinal } from '../../support/api';
 import { runCli } from '../../support/cli';
@@ -12,10 +13,11 @@ import { createApiKey } from '../../../src/accounts/service';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { balanceOf, killWorkerProcess, ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogWorkerProcess, uniqueProvider } from './cogSupport';
+import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogProvidersWorkerProcess, startCogWorkerProcess, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 const servers: CogServerProcess[] = [];
+const workerProcesses: ChildProcess[] = [];
 
 async function server(options: { slots?: number; stepSeconds?: number } = {}): Promise<CogServerProcess> {
   const started = await startCogServer(options);
@@ -28,6 +30,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await Promise.all(workerProcesses.map(killWorkerProcess));
   await Promise.all(servers.map((s) => s.kill()));
   await stack?.stop();
 });
@@ -203,10 +206,13 @@ describe('genmedia admin models import-cog', () => {
     const cog = await server({ stepSeconds: 0.05 });
     const provider = uniqueProvider('cogimport');
     const slug = `${provider}/painter/text-to-image`;
+    // The stack already runs, with the worker that serves every cog provider (as npm run dev does): the import
+    // needs nothing else for its jobs to run.
+    const cogWorker = startCogProvidersWorkerProcess(stack);
+    workerProcesses.push(cogWorker);
     const result = await genmedia('admin', 'models', 'import-cog', '--url', cog.url, '--slug', slug, '--price', '15000', '--visibility', 'segment', '--segments', COG_TEST_SEGMENT, '--json');
     expect(result.code, result.stderr + result.stdout).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ slug, providerId: provider, serverUrl: cog.url, slots: 1, fields: ['prompt', 'steps', 'width', 'height', 'seed'] });
-    await stack.workers.startProviderWorker(provider);
     const account = await createCogTestAccount(stack);
 
     const listed = await request(`${stack.url}/v1/models/${encodeURIComponent(slug)}`, { headers: { 'x-api-key': account.apiKey } });

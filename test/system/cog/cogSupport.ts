@@ -41,7 +41,16 @@ export async function importPainter(stack: TestStack, providerId: string, server
 
 /** A provider worker in a process of its own, for tests that SIGKILL it. */
 export function startCogWorkerProcess(stack: TestStack, providerId: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
+  return workerProcess(stack, ['--provider', providerId]);
+}
+
+/** The worker `npm run dev` runs for self-hosted models: every cog provider, those imported later included. */
+export function startCogProvidersWorkerProcess(stack: TestStack): ChildProcess {
+  return workerProcess(stack, ['--cog-providers']);
+}
+
+function workerProcess(stack: TestStack, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), ...args], {
     cwd: REPO_ROOT,
     env: { ...workerProcessEnv(stack.config), ...COG_TEST_ENV, COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
