@@ -261,6 +261,26 @@ describe("a tenant's life from the console", () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('rotates a key: the replacement secret is shown once and both keys work during the overlap', async () => {
+    const old = await post(admin(`/accounts/${accountId}/keys`), adminKey, { name: 'worker', scopes: ['check_status'] });
+    expect(old.status).toBe(201);
+    const { page, errors } = await openAsOperator();
+    await page.goto(`${stack.url}/console/admin/accounts/${accountId}`);
+    const row = page.locator(`tr[data-key-id="${old.body.key.keyId}"]`);
+    await row.getByRole('button', { name: /^Rotate worker/ }).click();
+    await row.getByRole('button', { name: 'Yes, rotate' }).click();
+
+    const secret = page.getByRole('region', { name: /The replacement of .*: copy it now, it is shown once/ });
+    await secret.waitFor();
+    const replacement = (await secret.getByTestId('issued-secret').textContent())!;
+    expect(replacement).not.toBe(old.body.apiKey);
+    expect((await get(`${stack.url}/v1/account`, replacement)).status).toBe(200);
+    expect((await get(`${stack.url}/v1/account`, old.body.apiKey)).status).toBe(200);
+    await expect.poll(() => row.textContent()).toContain('replaced by key_');
+    expect(await page.locator('tr[data-key-id]').filter({ hasText: 'worker' }).count()).toBe(2);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('suspends and unsuspends the account', async () => {
     const { page, errors } = await openAsOperator();
     await page.goto(`${stack.url}/console/admin/accounts/${accountId}`);
