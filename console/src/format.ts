@@ -1,4 +1,4 @@
-import { formatDollars, type CatalogModel } from '@genmedia/client';
+import { formatDollars, MICRO_CENTS_PER_DOLLAR, type CatalogModel } from '@genmedia/client';
 
 /** Catalog prices are in credits: 1 credit = 1,000 micro-cents. */
 const MICRO_CENTS_PER_CREDIT = 1_000;
@@ -37,4 +37,23 @@ export function formatBytes(bytes: number): string {
 export function humanize(name: string): string {
   const words = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * Dollars as typed by a person ("12", "$1,250.50", "0.000125", "-5") in micro-cents, exact (no floating point);
+ * null when it is not an amount or has more than six decimals (finer than a micro-cent).
+ */
+export function parseDollars(text: string): number | null {
+  const match = /^(-)?\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{0,6}))?$/.exec(text.trim());
+  if (!match || (match[2] === undefined && !match[3])) return null;
+  const whole = Number((match[2] ?? '0').replace(/,/g, ''));
+  const fraction = Number((match[3] ?? '').padEnd(6, '0'));
+  const microCents = whole * MICRO_CENTS_PER_DOLLAR + fraction;
+  if (!Number.isSafeInteger(microCents)) return null;
+  return match[1] ? -microCents : microCents;
+}
+
+/** Micro-cents as a plain dollar amount for an input ("12.5", "0.000125"), the inverse of parseDollars. */
+export function dollarsForInput(microCents: number): string {
+  return formatDollars(microCents).replace('$', '').replace(/\.00$/, '');
 }

@@ -1,9 +1,13 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { AccountsPage } from './admin/AccountsPage';
+import { AuditPage } from './admin/AuditPage';
+import { OperatorAccountPage } from './admin/OperatorAccountPage';
 import { Layout } from './components/Layout';
 import { RouteError } from './components/ErrorNotice';
+import { ClientRoute, HomeRoute, OperatorRoutes } from './components/KeyGuards';
 import { AccountPage } from './pages/AccountPage';
 import { CatalogPage } from './pages/CatalogPage';
 import { JobPage } from './pages/JobPage';
@@ -26,11 +30,21 @@ const router = createBrowserRouter(
       element: <Layout />,
       errorElement: <RouteError />,
       children: [
-        { index: true, element: <CatalogPage /> },
-        { path: 'models/*', element: <ModelPage /> },
-        { path: 'jobs', element: <JobsPage /> },
-        { path: 'jobs/:jobId', element: <JobPage /> },
-        { path: 'account', element: <AccountPage /> },
+        { index: true, element: <HomeRoute><CatalogPage /></HomeRoute> },
+        { path: 'models/*', element: <ClientRoute><ModelPage /></ClientRoute> },
+        { path: 'jobs', element: <ClientRoute><JobsPage /></ClientRoute> },
+        { path: 'jobs/:jobId', element: <ClientRoute><JobPage /></ClientRoute> },
+        { path: 'account', element: <ClientRoute><AccountPage /></ClientRoute> },
+        {
+          path: 'admin',
+          element: <OperatorRoutes />,
+          children: [
+            { index: true, element: <Navigate to="accounts" replace /> },
+            { path: 'accounts', element: <AccountsPage /> },
+            { path: 'accounts/:accountId', element: <OperatorAccountPage /> },
+            { path: 'audit', element: <AuditPage /> },
+          ],
+        },
         { path: '*', element: <NotFoundPage /> },
       ],
     },

@@ -5,6 +5,7 @@
 import { Genmedia, GenmediaError } from '@genmedia/client';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
+import { adminApi } from './admin/api';
 import type { Account } from './types';
 
 const STORAGE_KEY = 'genmedia.apiKey';
@@ -19,6 +20,10 @@ export interface Session {
   accountError: unknown;
   /** Whether the key has `scope`; unknown scopes (account unreadable) count as allowed, the API has the last word. */
   can(scope: Scope): boolean;
+  /** Whether the key may use the operator API (scope `admin`); undefined until the API has said. */
+  operator: boolean | undefined;
+  /** An operator key with no client scope, whose client pages have nothing to show; undefined until known. */
+  operatorOnly: boolean | undefined;
   signOut(): void;
 }
 
@@ -43,7 +48,25 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     queryFn: ({ signal }) => client!.getAccount({ signal }),
     enabled: client !== null,
     retry: false,
-    refetchInterval: 10_000,
+    // A key refused the account for its scopes stays refused: no point asking again.
+    refetchInterval: (query) => (isScopeRefusal(query.state.error) ? false : 10_000),
+  });
+
+  // The operator API answers 200 to an admin key and 403 INSUFFICIENT_SCOPE to any other.
+  const operator = useQuery({
+    queryKey: ['operator', apiKey],
+    queryFn: async ({ signal }) => {
+      try {
+        await adminApi(client!).listAccounts({ limit: 1 }, signal);
+        return true;
+      } catch (err) {
+        if (isScopeRefusal(err)) return false;
+        throw err;
+      }
+    },
+    enabled: client !== null,
+    retry: false,
+    staleTime: Infinity,
   });
 
   const signOut = useCallback(() => {
@@ -59,17 +82,26 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const session = useMemo<Session | null>(() => {
     if (!apiKey || !client) return null;
-    // Refused the account read for want of check_status: that much is known about the key.
-    const scopes = account.data?.apiKey.scopes ?? (isScopeRefusal(account.error) ? SCOPES.filter((s) => s !== 'check_status') : undefined);
+    // Unreachable API or another failure: the client pages say so themselves.
+    const isOperator = operator.data ?? (operator.error ? false : undefined);
+    // Refused the account read for want of check_status: that much is known about the key. An operator key
+    // refused it is taken for what operator keys are issued as, the admin scope alone.
+    const scopes =
+      account.data?.apiKey.scopes ??
+      (isScopeRefusal(account.error) ? (isOperator ? [] : SCOPES.filter((s) => s !== 'check_status')) : undefined);
+    const operatorOnly = isOperator === undefined || (isOperator && scopes === undefined) ? undefined : isOperator && !SCOPES.some((s) => scopes!.includes(s));
     return {
       apiKey,
       client,
       account: account.data,
-      accountError: account.error,
+      // An operator key without check_status has no account page to read: that refusal is no error to show.
+      accountError: isOperator && isScopeRefusal(account.error) ? null : account.error,
       can: (scope) => (scopes ? scopes.includes(scope) : true),
+      operator: isOperator,
+      operatorOnly,
       signOut,
     };
-  }, [apiKey, client, account.data, account.error, signOut]);
+  }, [apiKey, client, account.data, account.error, operator.data, operator.error, signOut]);
 
   return <SessionContext.Provider value={{ session, signIn }}>{children}</SessionContext.Provider>;
 }

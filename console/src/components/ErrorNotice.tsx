@@ -20,13 +20,13 @@ export function explain(error: unknown): Explained {
       case 401:
         return { title: 'This API key is not accepted', detail: `It is unknown or has been revoked.${requestId}`, signIn: true };
       case 403:
-        return { title: 'Not allowed with this key', detail: `${error.message}${requestId}` };
+        return { title: 'Not allowed with this key', detail: `${error.message} (${error.code})${requestId}` };
       case 429: {
         const wait = error.retryAfterSeconds;
         return { title: 'Rate limited', detail: `${error.message}${wait !== undefined ? ` Try again in ${wait} s.` : ''}` };
       }
       case 503:
-        return { title: 'The service is busy or starting', detail: `${error.message}${requestId}` };
+        return { title: 'The service is busy or starting', detail: `${error.message} (${error.code})${requestId}` };
       default:
         return { title: error.code, detail: `${error.message}${requestId}` };
     }

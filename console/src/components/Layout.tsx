@@ -8,7 +8,7 @@ import { ErrorNotice } from './ErrorNotice';
 export function Layout() {
   const { session } = useSessionState();
   if (!session) return <SignIn />;
-  const { account, accountError, can } = session;
+  const { account, accountError, can, operator, operatorOnly } = session;
   if (isKeyRefused(accountError)) return <SignIn refused />;
   return (
     <div className="app">
@@ -19,17 +19,28 @@ export function Layout() {
         <NavLink to="/" className="brand" end>
           genmedia
         </NavLink>
-        <nav aria-label="Main">
-          <NavLink to="/" end>
-            Models
-          </NavLink>
-          <NavLink to="/jobs" aria-disabled={!can('check_status')} title={can('check_status') ? undefined : 'This key lacks check_status'}>
-            Jobs
-          </NavLink>
-          <NavLink to="/account" aria-disabled={!can('check_status')} title={can('check_status') ? undefined : 'This key lacks check_status'}>
-            Account
-          </NavLink>
-        </nav>
+        {operatorOnly === false && (
+          <nav aria-label="Main">
+            <NavLink to="/" end>
+              Models
+            </NavLink>
+            <NavLink to="/jobs" aria-disabled={!can('check_status')} title={can('check_status') ? undefined : 'This key lacks check_status'}>
+              Jobs
+            </NavLink>
+            <NavLink to="/account" aria-disabled={!can('check_status')} title={can('check_status') ? undefined : 'This key lacks check_status'}>
+              Account
+            </NavLink>
+          </nav>
+        )}
+        {operator && (
+          <nav aria-label="Operators" className="operator-nav">
+            <span className="nav-label" aria-hidden="true">
+              Operators
+            </span>
+            <NavLink to="/admin/accounts">Accounts</NavLink>
+            <NavLink to="/admin/audit">Audit log</NavLink>
+          </nav>
+        )}
         <div className="session">
           {account && (
             <span className="balance" data-testid="balance">
@@ -41,7 +52,7 @@ export function Layout() {
           </button>
         </div>
       </header>
-      {accountError !== null && accountError !== undefined && (
+      {operator !== undefined && accountError !== null && accountError !== undefined && (
         <div className="banner">
           <ErrorNotice error={accountError} context="Reading the account" />
         </div>

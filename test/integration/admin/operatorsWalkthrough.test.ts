@@ -40,7 +40,7 @@ it("runs docs/operators.md's curl walkthrough as written: sign-up, key, one cred
   const tomorrow = new Date(`${today}T00:00:00Z`);
   tomorrow.setUTCDate(tomorrow.getUTCDate() + 1);
   expect(lines[0]).toMatch(/^account acc_\w+$/);
-  expect(lines.slice(1, 3)).toEqual(['{"balanceMicroCents":1000000000}', '{"balanceMicroCents":1000000000}']);
+  expect(lines.slice(1, 3)).toEqual(['{"balanceMicroCents":10000000}', '{"balanceMicroCents":10000000}']);
   expect(lines[3]).toMatch(/^\{"jobId":"job_[^"]+","costMicroCents":45000\}$/);
   expect(lines[4]).toMatch(/^\{"jobId":"job_[^"]+","costMicroCents":45000\}$/);
   expect(JSON.parse(lines[5]!)).toEqual({ code: 'BUDGET_EXCEEDED', details: { limit: 'account_daily', spentMicroCents: 90000, resetsAt: tomorrow.toISOString() } });

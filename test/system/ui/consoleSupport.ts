@@ -31,7 +31,8 @@ export interface ConsolePage {
   errors: string[];
 }
 
-export async function openConsole(browser: Browser, baseUrl: string, apiKey: string | null, width: Width = 'desktop'): Promise<ConsolePage> {
+/** Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's accounts. */
+export async function openConsole(browser: Browser, baseUrl: string, apiKey: string | null, width: Width = 'desktop', landing = 'Models'): Promise<ConsolePage> {
   // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
   const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
   const page = await context.newPage();
@@ -45,7 +46,7 @@ export async function openConsole(browser: Browser, baseUrl: string, apiKey: str
   if (apiKey !== null) {
     await page.getByLabel('API key').fill(apiKey);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Models' }).waitFor();
+    await page.getByRole('heading', { name: landing, exact: true }).waitFor();
   }
   return { page, errors };
 }
