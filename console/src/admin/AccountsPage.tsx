@@ -4,7 +4,7 @@ import { Link } from 'react-router';
 import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { useSession } from '../session';
-import { Time } from './Time';
+import { Time } from '../components/Time';
 import { ScrollTable } from './ScrollTable';
 import { adminApi } from './api';
 import { CreateAccountForm } from './CreateAccountForm';

@@ -3,7 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { useSession } from '../session';
-import { Time } from './Time';
+import { Time } from '../components/Time';
 import { ScrollTable } from './ScrollTable';
 import { adminApi, type AuditEntry } from './api';
 import { auditChanges } from './auditDiff';

@@ -49,7 +49,7 @@ export function CreateAccountForm() {
       <h2 id="create-account-title">Create an account</h2>
       <form onSubmit={submit} noValidate className="admin-form">
         <FormField label="Name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} error={problems.name} required />
-        <FormField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value)} maxLength={64} hint="Default standard" />
+        <FormField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value)} maxLength={64} hint="One of catalog/plans.json: free, standard, business, enterprise as shipped" />
         <FormField
           label="Max concurrent jobs"
           value={maxConcurrentJobs}

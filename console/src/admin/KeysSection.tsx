@@ -2,12 +2,12 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { useSession } from '../session';
-import { Time } from './Time';
+import { Time } from '../components/Time';
 import { ScrollTable } from './ScrollTable';
 import { adminApi, type AdminKey } from './api';
 import { IssueKeyForm } from './IssueKeyForm';
 import { SecretShownOnce } from './SecretShownOnce';
-import { SpendLimitTable } from './LimitsSection';
+import { SpendLimitTable } from '../components/SpendLimitTable';
 
 /** The account's keys with their state, and issuing, revoking and rotating them. */
 export function KeysSection({ accountId }: { accountId: string }) {

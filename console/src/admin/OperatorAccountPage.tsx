@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { useSession } from '../session';
-import { Time } from './Time';
+import { Time } from '../components/Time';
 import { AccountLedger } from './AccountLedger';
 import { AccountStatus } from './AccountsPage';
 import { adminApi } from './api';

@@ -3,7 +3,8 @@ import { Link } from 'react-router';
 import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { SpendChart } from '../components/SpendChart';
-import { formatTime } from '../format';
+import { SpendLimitTable } from '../components/SpendLimitTable';
+import { LedgerTable } from '../components/LedgerTable';
 import { SCOPES, useSession } from '../session';
 
 export function AccountPage() {
@@ -49,6 +50,14 @@ export function AccountPage() {
           </dd>
         </div>
       </dl>
+      <section aria-labelledby="limits-title">
+        <h2 id="limits-title">Spend limits</h2>
+        <p className="hint">What may still be charged today and this month; a submit that would pass a limit is refused (BUDGET_EXCEEDED) until it resets.</p>
+        <h3>The account</h3>
+        <SpendLimitTable limits={account.spendLimits.account} />
+        <h3>This key</h3>
+        <SpendLimitTable limits={account.spendLimits.key} />
+      </section>
       <section aria-labelledby="spend-title">
         <h2 id="spend-title">Spend per day, last 30 days</h2>
         <SpendChart days={account.spendPerDay} />
@@ -58,26 +67,14 @@ export function AccountPage() {
         {ledger.error ? <ErrorNotice error={ledger.error} context="Ledger" /> : null}
         {ledger.isSuccess && entries.length === 0 && <Empty>No charges or refunds yet.</Empty>}
         {entries.length > 0 && (
-          <table className="ledger">
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Job</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={entry.entryId}>
-                  <td>{formatTime(entry.createdAt)}</td>
-                  <td>{entry.kind}</td>
-                  <td className={entry.amountMicroCents < 0 ? 'debit' : 'credit'}>{formatDollars(entry.amountMicroCents)}</td>
-                  <td>{entry.jobId ? <Link to={`/jobs/${entry.jobId}`}><code>{entry.jobId}</code></Link> : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <LedgerTable
+            entries={entries}
+            job={(jobId) => (
+              <Link to={`/jobs/${jobId}`}>
+                <code>{jobId}</code>
+              </Link>
+            )}
+          />
         )}
         <LoadMore pages={ledger} />
       </section>

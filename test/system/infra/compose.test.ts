@@ -170,6 +170,9 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
       expect(worker.environment?.TEMPORAL_ADDRESS).toBe('temporal:7233');
       if (upstreamProviderIds().includes(id)) expect(worker.profiles, `worker-${id} profile`).toEqual([id]);
     }
+    // Self-hosted Cog providers are imported at run time: one service serves them all.
+    expect(services['worker-cog'].command).toEqual(['node', 'dist/src/workers/main.js', '--cog-providers']);
+    expect(services['worker-cog'].profiles).toBeUndefined();
   });
 
   it('publishes nothing on all interfaces, and gives the application its own MinIO user and endpoints', () => {

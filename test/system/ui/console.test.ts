@@ -283,7 +283,7 @@ describe('what people see', () => {
         page.locator('code'),
         page.locator('.facts dd'),
         page.locator('.gallery img, .gallery video'),
-        page.locator('.balance, .stats dd, .spend-chart, .ledger td'),
+        page.locator('.balance, .stats dd, .spend-chart, .ledger td, .limits td'),
         page.locator('[data-testid="estimate-total"]'),
       ];
       const difference = await compareWithBaseline(page, `${name}-${width}`, mask);
@@ -294,6 +294,22 @@ describe('what people see', () => {
       expect(errors).toEqual([]);
     }, 60_000);
   }
+});
+
+describe('spend limits', () => {
+  it("the account page shows the account's and the key's limits, what is spent and what is left", async () => {
+    const limited = await createTestAccount(stack.prisma, { name: 'Limited Studio', dailyLimitMicroCents: 90_000n });
+    await stack.prisma.apiKey.update({ where: { id: limited.keyId }, data: { monthlyLimitMicroCents: 2_000_000n } });
+    const submitted = await post(`${stack.url}/v1/jobs/submit`, limited.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: 'within the limit' } });
+    expect(submitted.status).toBe(201);
+    const { page, errors } = await openConsole(browser, stack.url, limited.apiKey, 'desktop');
+    await page.goto(`${stack.url}/console/account`);
+    const accountDaily = page.locator('section[aria-labelledby="limits-title"] table.limits').first().locator('tr[data-limit="daily"]');
+    await expect.poll(async () => (await accountDaily.textContent()) ?? '', { timeout: 10_000 }).toMatch(/Daily\s*\$0\.09\s*\$0\.045\s*\$0\.045/);
+    const keyMonthly = page.locator('section[aria-labelledby="limits-title"] table.limits').nth(1).locator('tr[data-limit="monthly"]');
+    expect(await keyMonthly.textContent()).toMatch(/Monthly\s*\$2(\.00)?\s*\$0\.045\s*\$1\.955/);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });
 
 describe('error and empty states', () => {

@@ -43,7 +43,7 @@ beforeAll(async () => {
   adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
   client = await createTestAccount(stack.prisma, { name: 'Client Studio' });
 
-  const accountId = await createAccountThroughApi('Screenshot Studio', { plan: 'pro', maxConcurrentJobs: 4, spendLimits: { dailyMicroCents: 2_000_000 } });
+  const accountId = await createAccountThroughApi('Screenshot Studio', { plan: 'business', maxConcurrentJobs: 4, spendLimits: { dailyMicroCents: 2_000_000 } });
   await post(admin(`/accounts/${accountId}/credits`), adminKey, { amountMicroCents: 5_000_000, reason: 'payment', reference: 'pi_shot' }, { 'idempotency-key': 'pi_shot' });
   const key = await post(admin(`/accounts/${accountId}/keys`), adminKey, { name: 'backend', scopes: ['submit_job', 'check_status'] });
   expect(key.status).toBe(201);
@@ -137,7 +137,7 @@ describe("a tenant's life from the console", () => {
     await form.getByText('Enter a name.').waitFor();
 
     await form.getByLabel('Name').fill(name);
-    await form.getByLabel('Plan').fill('pro');
+    await form.getByLabel('Plan').fill('business');
     await form.getByLabel('Max concurrent jobs').fill('3');
     await form.getByLabel('Monthly limit ($)').fill('500');
     await form.getByRole('button', { name: 'Create account' }).click();
@@ -146,7 +146,7 @@ describe("a tenant's life from the console", () => {
     expect(accountId).toMatch(/^acc_/);
 
     const stored = await get(admin(`/accounts/${accountId}`), adminKey);
-    expect(stored.body).toMatchObject({ name, plan: 'pro', maxConcurrentJobs: 3, balanceMicroCents: 0 });
+    expect(stored.body).toMatchObject({ name, plan: 'business', maxConcurrentJobs: 3, balanceMicroCents: 0 });
     expect(stored.body.spendLimits).toMatchObject({ dailyMicroCents: null, monthlyMicroCents: 500_000_000 });
     const monthly = page.locator('.limits tr[data-limit="monthly"]');
     expect(await monthly.locator('td').first().textContent()).toBe('$500.00');
