@@ -6,7 +6,10 @@ import { seedCatalog } from '../../../src/catalog/seed';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { request, startTestApi } from '../../support/api';
 import { writeTestCatalog } from './testCatalog';
-import { genmedia } from '../../support/cli';
+import { runCli } from '../../support/cli';
+import { REPO_ROOT } from '../../../src/config';
+import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
+import { createApiKey } from '../../../src/accounts/service';
 
 /**
  * Catalog changes on a private test model owned by this file: seeding from files, the
@@ -27,6 +30,13 @@ describe('catalog changes', () => {
     if (catalog) await catalog.cleanup(api.deps.prisma);
     await api?.stop();
   });
+
+  let adminKey: string;
+  /** The operator's CLI, over the operator API of this test's API with an admin key. */
+  const genmedia = async (...args: string[]) => {
+    adminKey ??= (await createApiKey(api.deps.prisma, { accountId: await ensureOperatorsAccount(api.deps.prisma), scopes: ['admin'] })).apiKey;
+    return runCli(args, { env: { ...process.env, GENMEDIA_BASE_URL: api.url, GENMEDIA_ADMIN_KEY: adminKey }, cwd: REPO_ROOT });
+  };
 
   const models = async () => (await request(`${api.url}/v1/models`, { headers: { 'x-api-key': owner.apiKey } })).body.models;
   const listed = async () => (await models()).find((m: any) => m.id === catalog.slug);
