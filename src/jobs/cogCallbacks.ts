@@ -12,9 +12,10 @@ import type { CogPredictionRecord } from '../providers/upstreams/cog/store';
 import { admitCogWebhook, createCogWebhookVerifier } from '../providers/upstreams/cog/webhooks';
 import { CallbackRejected } from '../providers/upstreams/types';
 import { ApiError } from '../shared/errors';
-import { jobWorkflowId, upstreamCallbackSignal } from '../contracts/workflows/job';
+
 import { createCogPredictionStore } from './cogStore';
 import { createUpstreamJobStore } from './upstreamStore';
+import { signalJobOver } from './upstreamCallbacks';
 
 export interface CogCallbackDeps {
   admit(query: CallbackRequest['query']): Promise<CogPredictionRecord>;
@@ -64,15 +65,7 @@ export function cogCallbackDepsOver(options: { prisma: PrismaClient; temporal: C
     admit: (query) => admitCogWebhook(predictions, query),
     verify: createCogWebhookVerifier(predictions),
     findJob: (providerId, predictionId) => jobs.findByUpstreamId([providerId], predictionId),
-    async signalJob(jobId, state) {
-      try {
-        await options.temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(upstreamCallbackSignal, { state });
-        return true;
-      } catch (err) {
-        if ((err as Error).name === 'WorkflowNotFoundError') return false;
-        throw err;
-      }
-    },
+    signalJob: signalJobOver(options.temporal),
     logger: options.logger,
   };
 }

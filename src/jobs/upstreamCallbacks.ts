@@ -109,15 +109,20 @@ export function upstreamCallbackDepsOver(options: {
     },
     rememberCallback: (upstream, callbackId, upstreamId) => store.rememberCallback(upstream, callbackId, upstreamId),
     forgetCallback: (upstream, callbackId) => store.forgetCallback(upstream, callbackId),
-    async signalJob(jobId, state) {
-      try {
-        await options.temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(upstreamCallbackSignal, { state });
-        return true;
-      } catch (err) {
-        if ((err as Error).name === 'WorkflowNotFoundError') return false;
-        throw err;
-      }
-    },
+    signalJob: signalJobOver(options.temporal),
     logger: options.logger,
+  };
+}
+
+/** Tells a job's workflow an upstream called back; false when the workflow no longer exists. */
+export function signalJobOver(temporal: Client) {
+  return async (jobId: string, state: string | undefined): Promise<boolean> => {
+    try {
+      await temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(upstreamCallbackSignal, { state });
+      return true;
+    } catch (err) {
+      if ((err as Error).name === 'WorkflowNotFoundError') return false;
+      throw err;
+    }
   };
 }
