@@ -196,9 +196,11 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 /** An import may carry a server's whole OpenAPI document. */
 const COG_IMPORT_BODY_LIMIT = 1024 * 1024;
 
+/** The admin key of the request, and the request's ids: the server's own, and the client's `X-Request-Id` if any. */
 function actorOf(res: Response): Actor {
   const { apiKey } = getAuth(res);
-  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.requestId) };
+  const clientRequestId = res.locals.clientRequestId as string | undefined;
+  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.serverRequestId), clientRequestId: clientRequestId ?? null };
 }
 
 export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyReaders): Router {
@@ -269,7 +271,7 @@ export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyRead
   });
   router.post('/v1/admin/catalog/version-status', auth, ...read, async (req, res) => {
     const { model, versionId, status } = parseWith(VersionStatusRequestSchema, req.body ?? {});
-    res.json(await admin.setVersionStatus(model, versionId, status));
+    res.json(await admin.setVersionStatus(actorOf(res), model, versionId, status));
   });
   router.get('/v1/admin/audit', auth, async (req, res) => {
     res.json(await admin.audit(parseWith(AuditQuerySchema, req.query, 'VALIDATION_ERROR', 'query')));
