@@ -1283,7 +1283,10 @@ export interface components {
             before?: unknown;
             /** @description The target after the change */
             after?: unknown;
+            /** @description The server's own id of the request that made the change (`req_…`) */
             requestId: string | null;
+            /** @description The `X-Request-Id` the client sent with that request, when it sent one (its own label, as the answer echoed it); null otherwise */
+            clientRequestId: string | null;
             /**
              * Format: date-time
              * @description When the change was made
