@@ -247,7 +247,7 @@ export const AuditEntrySchema = z
 export const AuditQuerySchema = z.object({
   limit: ListLedgerQuerySchema.shape.limit,
   cursor: ListLedgerQuerySchema.shape.cursor,
-  targetId: z.string().min(1).max(100).optional().openapi({ description: 'Only changes of this account or key' }),
+  targetId: z.string().min(1).max(200).optional().openapi({ description: 'Only changes of this account, key or model (its slug)' }),
 });
 
 export const AuditPageSchema = z
