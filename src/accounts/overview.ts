@@ -9,7 +9,7 @@ import { countJobsInFlight } from '../jobs/store';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
-import { spendLimitsView } from './spendView';
+import { keySpendRow, spendLimitsView } from './spendView';
 
 /** Days in `spendPerDay`, today (UTC) included. */
 
@@ -52,8 +52,9 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
       const account = await tx.account.findUnique({ where: { id: apiKey.accountId } });
       // The key was valid a moment ago; its account (and with it the key) has been deleted since.
       if (!account) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
-      // The key's counters as they are now: the request's key row may be up to the key cache's TTL old.
-      const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id } })) ?? apiKey;
+      // The key's counters as they are now (the request's key row may be up to the key cache's TTL old), from its
+      // budget: the first key of its rotation chain, whose counters every key of the chain charges.
+      const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id }, include: { budgetKey: true } })) ?? { ...apiKey, budgetKey: null };
       const concurrentJobs = await countJobsInFlight(tx, account.id);
       const days = await spendPerDay(tx, account.id);
       return {
@@ -73,7 +74,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
           createdAt: apiKey.createdAt.toISOString(),
         },
         createdAt: account.createdAt.toISOString(),
-        spendLimits: { account: spendLimitsView('account', account, now), key: spendLimitsView('key', key, now) },
+        spendLimits: { account: spendLimitsView('account', account, now), key: spendLimitsView('key', keySpendRow(key), now) },
         spendPerDay: days,
       };
     },

@@ -56,6 +56,8 @@ export interface NewApiKey {
   expiresAt?: Date | null;
   dailyLimitMicroCents?: bigint | null;
   monthlyLimitMicroCents?: bigint | null;
+  /** The key whose spend counters this one charges (a rotation's successor: the first key of the chain). */
+  budgetKeyId?: string | null;
 }
 
 export async function createApiKey(prisma: Pick<PrismaClient, 'apiKey'>, input: NewApiKey) {
@@ -72,7 +74,9 @@ export async function createApiKey(prisma: Pick<PrismaClient, 'apiKey'>, input: 
       expiresAt: input.expiresAt ?? null,
       dailyLimitMicroCents: input.dailyLimitMicroCents ?? null,
       monthlyLimitMicroCents: input.monthlyLimitMicroCents ?? null,
+      budgetKeyId: input.budgetKeyId ?? null,
     },
+    include: { budgetKey: true },
   });
   return { keyId: row.id, apiKey: key.apiKey, prefix: key.prefix, row };
 }
@@ -96,17 +100,20 @@ export async function addCredits(prisma: PrismaClient, accountId: string, amount
 }
 
 /**
- * Replaces the account's webhook signing secret. The previous one keeps signing alongside it during the
- * rotation window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS), so receivers can switch without losing events.
+ * Replaces the account's webhook signing secret, in the caller's transaction (the operator API audits it in the same
+ * one). The previous one keeps signing alongside it during the rotation window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS),
+ * so receivers can switch without losing events. Null when there is no such account.
  */
-export async function rotateWebhookSecret(prisma: PrismaClient, accountId: string) {
-  const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) return null;
+export async function rotateWebhookSecret(tx: Prisma.TransactionClient, accountId: string) {
+  // The row lock keeps two rotations at once from both keeping the same secret as the previous one.
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+  if (locked.length === 0) return null;
+  const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { webhookSecret: true, webhookSecretRotatedAt: true } });
   const webhookSecret = generateWebhookSecret();
   const rotatedAt = new Date();
-  await prisma.account.update({
+  await tx.account.update({
     where: { id: accountId },
     data: { webhookSecret, webhookSecretPrevious: account.webhookSecret, webhookSecretRotatedAt: rotatedAt },
   });
-  return { accountId, webhookSecret, rotatedAt: rotatedAt.toISOString() };
+  return { accountId, webhookSecret, rotatedAt: rotatedAt.toISOString(), previousRotatedAt: account.webhookSecretRotatedAt?.toISOString() ?? null };
 }

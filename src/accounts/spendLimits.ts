@@ -2,7 +2,9 @@
  * Spend limits: an account and a key may each cap what they spend per UTC day and per UTC month, in micro-cents.
  * Spend is what was charged in the period less what was refunded of those charges. The counters live on the account
  * and key rows and are moved with every charge and refund under the account's lock (src/ledger/entries.ts), so the
- * decision below, taken under the same lock as the balance, cannot be overshot by concurrent submits. Pure.
+ * decision below, taken under the same lock as the balance, cannot be overshot by concurrent submits. A key rotated
+ * from another is held to its limits against the counters of the first key of its rotation chain, which all the keys
+ * of the chain charge: one budget however many of them work at once. Pure.
  */
 
 export const SPEND_LIMITS = ['account_daily', 'account_monthly', 'key_daily', 'key_monthly'] as const;

@@ -10,6 +10,22 @@ type SpendRow = Pick<
   'dailyLimitMicroCents' | 'monthlyLimitMicroCents' | 'spendDay' | 'spentDayMicroCents' | 'spendMonth' | 'spentMonthMicroCents'
 >;
 
+/**
+ * A key's spend row: its own limits against the counters of its budget (`budgetKey`, the first key of its rotation
+ * chain, which every key of the chain charges), or its own counters when it has none.
+ */
+export function keySpendRow(key: SpendRow & { budgetKey: SpendRow | null }): SpendRow {
+  const counters = key.budgetKey ?? key;
+  return {
+    dailyLimitMicroCents: key.dailyLimitMicroCents,
+    monthlyLimitMicroCents: key.monthlyLimitMicroCents,
+    spendDay: counters.spendDay,
+    spentDayMicroCents: counters.spentDayMicroCents,
+    spendMonth: counters.spendMonth,
+    spentMonthMicroCents: counters.spentMonthMicroCents,
+  };
+}
+
 export function spendHolderOf(row: SpendRow): SpendHolder {
   return {
     dailyLimitMicroCents: row.dailyLimitMicroCents,

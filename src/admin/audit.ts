@@ -9,11 +9,14 @@ import { decodeCursor, encodeCursor, invalidCursor, keysetPage } from '../jobs/c
 
 type Tx = Prisma.TransactionClient;
 
-/** Who acts: the admin key of the request. */
+/** Who acts: the admin key of the request, and the request's ids. */
 export interface Actor {
   keyId: string;
   accountId: string;
+  /** The server's own id of the request. */
   requestId: string | null;
+  /** The `X-Request-Id` the client sent, when it sent a well-formed one: a label of its choosing, kept beside ours. */
+  clientRequestId: string | null;
 }
 
 export interface AuditedChange {
@@ -37,6 +40,7 @@ export async function recordAudit(tx: Tx, actor: Actor, change: AuditedChange): 
       before: asJson(change.before),
       after: asJson(change.after),
       requestId: actor.requestId,
+      clientRequestId: actor.clientRequestId,
     },
   });
 }
@@ -71,6 +75,7 @@ export async function listAudit(prisma: PrismaClient, cursorSecret: string, quer
     before: row.before ?? null,
     after: row.after ?? null,
     requestId: row.requestId,
+    clientRequestId: row.clientRequestId,
     createdAt: row.createdAt.toISOString(),
   }));
   return { entries, nextCursor, hasMore };

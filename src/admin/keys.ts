@@ -5,9 +5,10 @@ import type { PrismaClient } from '../db/prisma';
 import { createApiKey } from '../accounts/service';
 import { isScope, type Scope } from '../accounts/apiKeys';
 import { ApiError } from '../shared/errors';
+import { lockAccount } from '../ledger/entries';
 import { recordAudit, type Actor } from './audit';
 import { accountNotFound, spendLimitColumns } from './accounts';
-import { adminKeyView } from './views';
+import { adminKeyView, type KeyWithBudget } from './views';
 
 type Tx = Prisma.TransactionClient;
 
@@ -26,15 +27,16 @@ function auditedKey(key: ApiKey) {
     expiresAt: key.expiresAt?.toISOString() ?? null,
     revokedAt: key.revokedAt?.toISOString() ?? null,
     replacedBy: key.replacedBy,
+    budgetKeyId: key.budgetKeyId,
     dailyLimitMicroCents: key.dailyLimitMicroCents === null ? null : Number(key.dailyLimitMicroCents),
     monthlyLimitMicroCents: key.monthlyLimitMicroCents === null ? null : Number(key.monthlyLimitMicroCents),
   };
 }
 
-async function lockKey(tx: Tx, keyId: string): Promise<ApiKey> {
+async function lockKey(tx: Tx, keyId: string): Promise<KeyWithBudget> {
   const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
   if (locked.length === 0) throw keyNotFound(keyId);
-  return tx.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+  return tx.apiKey.findUniqueOrThrow({ where: { id: keyId }, include: { budgetKey: true } });
 }
 
 export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date }) {
@@ -63,7 +65,10 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
     },
 
     async list(accountId: string) {
-      const account = await prisma.account.findUnique({ where: { id: accountId }, include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } } });
+      const account = await prisma.account.findUnique({
+        where: { id: accountId },
+        include: { apiKeys: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }], include: { budgetKey: true } } },
+      });
       if (!account) throw accountNotFound(accountId);
       const now = deps.now();
       return { keys: account.apiKeys.map((key) => adminKeyView(key, now)) };
@@ -74,7 +79,7 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
       return prisma.$transaction(async (tx) => {
         const before = await lockKey(tx, keyId);
         if (before.revokedAt) return adminKeyView(before, deps.now());
-        const after = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+        const after = await tx.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() }, include: { budgetKey: true } });
         await recordAudit(tx, actor, { action: 'key.revoke', targetType: 'key', targetId: keyId, before: auditedKey(before), after: auditedKey(after) });
         return adminKeyView(after, deps.now());
       });
@@ -82,18 +87,24 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
 
     /**
      * Issues a replacement with the same account, scopes, models, expiry and limits, and lets the old key work for
-     * `overlapSeconds` more, so a client can switch without a refused request. The new key starts with the old key's
-     * spend of the day and month, so a rotation never resets a key's budget.
+     * `overlapSeconds` more, so a client can switch without a refused request. The new key charges the same budget as
+     * the old one (the counters of the first key of the rotation chain), so during the overlap the two keys spend one
+     * limit, and a rotation never resets a key's budget. It runs under the account's lock, the one every charge and
+     * refund takes, so none commits halfway through it.
      */
     async rotate(actor: Actor, keyId: string, overlapSeconds: number) {
       return prisma.$transaction(async (tx) => {
+        const target = await tx.apiKey.findUnique({ where: { id: keyId }, select: { accountId: true } });
+        if (!target) throw keyNotFound(keyId);
+        // Lock order as in every write of money: the account row first, then the key's.
+        await lockAccount(tx, target.accountId);
         const before = await lockKey(tx, keyId);
         const now = deps.now();
         if (before.revokedAt) throw new ApiError('KEY_REVOKED', `Key ${keyId} is revoked; issue a new key instead`);
         if (before.expiresAt && before.expiresAt.getTime() <= now.getTime()) {
           throw new ApiError('KEY_REVOKED', `Key ${keyId} expired at ${before.expiresAt.toISOString()}; issue a new key instead`);
         }
-        const { apiKey, row } = await createApiKey(tx, {
+        const { apiKey, row: fresh } = await createApiKey(tx, {
           accountId: before.accountId,
           scopes: before.scopes.filter(isScope) as Scope[],
           allowedModels: before.allowedModels,
@@ -101,21 +112,13 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
           expiresAt: before.expiresAt,
           dailyLimitMicroCents: before.dailyLimitMicroCents,
           monthlyLimitMicroCents: before.monthlyLimitMicroCents,
-        });
-        const fresh = await tx.apiKey.update({
-          where: { id: row.id },
-          data: {
-            spendDay: before.spendDay,
-            spentDayMicroCents: before.spentDayMicroCents,
-            spendMonth: before.spendMonth,
-            spentMonthMicroCents: before.spentMonthMicroCents,
-          },
+          budgetKeyId: before.budgetKeyId ?? before.id,
         });
         const overlapEnds = new Date(now.getTime() + overlapSeconds * 1000);
         const expiresAt = before.expiresAt && before.expiresAt < overlapEnds ? before.expiresAt : overlapEnds;
-        const previous = await tx.apiKey.update({ where: { id: keyId }, data: { expiresAt, replacedBy: row.id } });
+        const previous = await tx.apiKey.update({ where: { id: keyId }, data: { expiresAt, replacedBy: fresh.id }, include: { budgetKey: true } });
         await recordAudit(tx, actor, { action: 'key.rotate', targetType: 'key', targetId: keyId, before: auditedKey(before), after: auditedKey(previous) });
-        await recordAudit(tx, actor, { action: 'key.create', targetType: 'key', targetId: row.id, before: null, after: auditedKey(fresh) });
+        await recordAudit(tx, actor, { action: 'key.create', targetType: 'key', targetId: fresh.id, before: null, after: auditedKey(fresh) });
         return { key: adminKeyView(fresh, now), apiKey, previous: adminKeyView(previous, now) };
       });
     },

@@ -2,13 +2,15 @@
 import type { PrismaClient } from '../db/prisma';
 import type { LedgerQuery } from '../contracts/http/account';
 import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../contracts/http/admin';
-import { CogImportError, importCogModel } from '../catalog/cogImport';
+import { CogImportError, importCogModel, serverOrigin } from '../catalog/cogImport';
 import { createCogTransport } from '../providers/upstreams/cog/transport';
 import { rotateWebhookSecret } from '../accounts/service';
-import { setVersionStatus, VersionStatusError } from '../catalog/versionStatus';
+import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatus';
+import { joinTransaction } from '../db/joinTransaction';
 import { jobMargins, showJob } from '../jobs/admin';
 import { ApiError } from '../shared/errors';
 import { recordAudit, type Actor } from './audit';
+import { auditedCogModel } from './catalogAudit';
 import { accountNotFound } from './accounts';
 import { listLedger } from '../accounts/ledger';
 import type { Clock } from '../lib/clock';
@@ -41,14 +43,23 @@ export function createAdminService(deps: AdminServiceDeps) {
     usage: (query: UsageQuery) => usageReport(prisma, query, now()),
     audit: (query: AuditQuery) => listAudit(prisma, cursorSecret, query),
 
-    /** A new webhook signing secret; the previous one keeps signing for the rotation window. Audited without secrets. */
+    /**
+     * A new webhook signing secret; the previous one keeps signing for the rotation window. Audited in the same
+     * transaction, without secrets: when the secret was rotated before and now.
+     */
     async rotateWebhookSecret(actor: Actor, accountId: string) {
-      const rotated = await rotateWebhookSecret(prisma, accountId);
-      if (!rotated) throw accountNotFound(accountId);
-      await prisma.$transaction((tx) =>
-        recordAudit(tx, actor, { action: 'account.rotate-webhook-secret', targetType: 'account', targetId: accountId, before: null, after: { rotatedAt: rotated.rotatedAt } }),
-      );
-      return rotated;
+      return prisma.$transaction(async (tx) => {
+        const rotated = await rotateWebhookSecret(tx, accountId);
+        if (!rotated) throw accountNotFound(accountId);
+        await recordAudit(tx, actor, {
+          action: 'account.rotate-webhook-secret',
+          targetType: 'account',
+          targetId: accountId,
+          before: { rotatedAt: rotated.previousRotatedAt },
+          after: { rotatedAt: rotated.rotatedAt },
+        });
+        return { accountId, webhookSecret: rotated.webhookSecret, rotatedAt: rotated.rotatedAt };
+      });
     },
 
     async job(jobId: string): Promise<AdminJob> {
@@ -62,25 +73,46 @@ export function createAdminService(deps: AdminServiceDeps) {
       return { since: from?.toISOString() ?? null, providers: await jobMargins(prisma, from) };
     },
 
-    /** Registers the model a Cog server serves, from its OpenAPI document (or the schema sent), and adds the server to its pool. */
+    /**
+     * Registers the model a Cog server serves, from its OpenAPI document (or the schema sent), and adds the server to
+     * its pool. The import and its audit entry (the model, version and server as they were, and as they are) commit
+     * together or not at all.
+     */
     async importCog(actor: Actor, body: ImportCogRequest) {
       const { schema, ...options } = body;
       const document = schema ?? (await readCogSchema(body.url));
       try {
-        const imported = await importCogModel(prisma, options, document);
-        await prisma.$transaction((tx) =>
-          recordAudit(tx, actor, { action: 'model.import-cog', targetType: 'model', targetId: imported.slug, before: null, after: imported }),
+        return await prisma.$transaction(
+          async (tx) => {
+            const serverUrl = serverOrigin(options.url);
+            const before = await auditedCogModel(tx, options.slug, options.versionId, serverUrl);
+            const imported = await importCogModel(joinTransaction(tx), options, document);
+            const after = await auditedCogModel(tx, imported.slug, imported.versionId, imported.serverUrl);
+            await recordAudit(tx, actor, { action: 'model.import-cog', targetType: 'model', targetId: imported.slug, before, after });
+            return imported;
+          },
+          { timeout: IMPORT_TRANSACTION_TIMEOUT_MS },
         );
-        return imported;
       } catch (err) {
         if (err instanceof CogImportError) throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'schema', message: err.message }]);
         throw err;
       }
     },
 
-    async setVersionStatus(model: string, versionId: string, status: string) {
+    /** Changes a version's status at once; audited in the same transaction with the status before and after. */
+    async setVersionStatus(actor: Actor, model: string, versionId: string, status: string) {
       try {
-        return await setVersionStatus(prisma, model, versionId, status);
+        return await prisma.$transaction(async (tx) => {
+          const change = await changeVersionStatus(tx, model, versionId, status);
+          await recordAudit(tx, actor, {
+            action: 'model.version-status',
+            targetType: 'model',
+            targetId: change.slug,
+            before: { versionId: change.versionId, status: change.previousStatus },
+            after: { versionId: change.versionId, status: change.status },
+          });
+          return change;
+        });
       } catch (err) {
         if (err instanceof VersionStatusError) throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'status', message: err.message }]);
         throw err;
@@ -92,6 +124,8 @@ export function createAdminService(deps: AdminServiceDeps) {
 export type AdminService = ReturnType<typeof createAdminService>;
 
 const COG_SCHEMA_TIMEOUT_MS = 30_000;
+/** An import writes the catalog's categories and groups with the model, as a seed does (src/catalog/seed.ts). */
+const IMPORT_TRANSACTION_TIMEOUT_MS = 60_000;
 
 async function readCogSchema(url: string): Promise<Record<string, unknown>> {
   let document: Record<string, unknown> | undefined;

@@ -2,7 +2,7 @@
 import type { Account, ApiKey } from '@prisma/client';
 import type { AdminAccount, AdminKey } from '../contracts/http/admin';
 import { isScope } from '../accounts/apiKeys';
-import { spendLimitsView } from '../accounts/spendView';
+import { keySpendRow, spendLimitsView } from '../accounts/spendView';
 import { toNumber } from '../shared/money';
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
@@ -31,7 +31,11 @@ export function keyStatus(key: ApiKey, now: Date): AdminKey['status'] {
   return key.expiresAt && key.expiresAt.getTime() <= now.getTime() ? 'expired' : 'active';
 }
 
-export function adminKeyView(key: ApiKey, now: Date): AdminKey {
+/** A key with the key whose counters it charges (null when it charges its own). */
+export type KeyWithBudget = ApiKey & { budgetKey: ApiKey | null };
+
+/** The key as operators see it; its spend is its budget's, shared with the keys of its rotation chain. */
+export function adminKeyView(key: KeyWithBudget, now: Date): AdminKey {
   return {
     keyId: key.id,
     accountId: key.accountId,
@@ -44,7 +48,7 @@ export function adminKeyView(key: ApiKey, now: Date): AdminKey {
     revokedAt: iso(key.revokedAt),
     replacedBy: key.replacedBy,
     lastUsedAt: iso(key.lastUsedAt),
-    spendLimits: spendLimitsView('key', key, now),
+    spendLimits: spendLimitsView('key', keySpendRow(key), now),
     createdAt: key.createdAt.toISOString(),
   };
 }

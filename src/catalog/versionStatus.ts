@@ -4,7 +4,7 @@
  * are dropped. `deleted` is permanent: a deleted version cannot change status again.
  * The catalog files stay the source of truth: the next seed applies their status (except over a deletion).
  */
-import type { PrismaClient } from '../db/prisma';
+import type { Prisma } from '@prisma/client';
 import { VERSION_STATUSES, type VersionStatus } from './catalogFiles';
 import { bumpCatalogRevision } from './revision';
 
@@ -27,8 +27,9 @@ export function isVersionStatus(value: string): value is VersionStatus {
   return (VERSION_STATUSES as readonly string[]).includes(value);
 }
 
-export async function setVersionStatus(
-  prisma: PrismaClient,
+/** Changes the status in the caller's transaction (the operator API audits it in the same one). */
+export async function changeVersionStatus(
+  tx: Prisma.TransactionClient,
   slug: string,
   versionId: string,
   status: string,
@@ -36,22 +37,20 @@ export async function setVersionStatus(
   if (!isVersionStatus(status)) {
     throw new VersionStatusError(`Unknown status "${status}"; use one of ${VERSION_STATUSES.join(', ')}`);
   }
-  return prisma.$transaction(async (tx) => {
-    const model = await tx.model.findUnique({ where: { slug }, select: { id: true } });
-    if (!model) throw new VersionStatusError(`No model with slug "${slug}"`);
-    const version = await tx.modelVersion.findUnique({
-      where: { modelId_versionId: { modelId: model.id, versionId } },
-      select: { status: true },
-    });
-    if (!version) throw new VersionStatusError(`Model "${slug}" has no version "${versionId}"`);
-    if (version.status === 'deleted' && status !== 'deleted') {
-      throw new VersionStatusError(`Version "${versionId}" of "${slug}" is deleted; deletion is permanent`);
-    }
-    await tx.modelVersion.update({
-      where: { modelId_versionId: { modelId: model.id, versionId } },
-      data: { status },
-    });
-    const revision = await bumpCatalogRevision(tx);
-    return { slug, versionId, previousStatus: version.status, status, revision };
+  const model = await tx.model.findUnique({ where: { slug }, select: { id: true } });
+  if (!model) throw new VersionStatusError(`No model with slug "${slug}"`);
+  const version = await tx.modelVersion.findUnique({
+    where: { modelId_versionId: { modelId: model.id, versionId } },
+    select: { status: true },
   });
+  if (!version) throw new VersionStatusError(`Model "${slug}" has no version "${versionId}"`);
+  if (version.status === 'deleted' && status !== 'deleted') {
+    throw new VersionStatusError(`Version "${versionId}" of "${slug}" is deleted; deletion is permanent`);
+  }
+  await tx.modelVersion.update({
+    where: { modelId_versionId: { modelId: model.id, versionId } },
+    data: { status },
+  });
+  const revision = await bumpCatalogRevision(tx);
+  return { slug, versionId, previousStatus: version.status, status, revision };
 }

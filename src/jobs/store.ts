@@ -134,7 +134,8 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
     async admit(input) {
       return prisma.$transaction(async (tx) => {
         const account = await lockJobAccount(tx, input.accountId);
-        // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight.
+        // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight,
+        // the limits of the account and the key, and the counters of the key's budget (the first key of its rotation chain).
         const [state] = await tx.$queryRaw<AdmissionState[]>`
           SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
             EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
@@ -143,9 +144,10 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
             a.spend_day AS account_spend_day, a.spent_day_micro_cents AS account_spent_day,
             a.spend_month AS account_spend_month, a.spent_month_micro_cents AS account_spent_month,
             k.daily_limit_micro_cents AS key_daily_limit, k.monthly_limit_micro_cents AS key_monthly_limit,
-            k.spend_day AS key_spend_day, k.spent_day_micro_cents AS key_spent_day,
-            k.spend_month AS key_spend_month, k.spent_month_micro_cents AS key_spent_month
+            b.spend_day AS key_spend_day, b.spent_day_micro_cents AS key_spent_day,
+            b.spend_month AS key_spend_month, b.spent_month_micro_cents AS key_spent_month
           FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
+            LEFT JOIN api_keys b ON b.id = COALESCE(k.budget_key_id, k.id)
           WHERE a.id = ${input.accountId}`;
         if (state.id !== null) {
           const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };

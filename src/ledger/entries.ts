@@ -44,9 +44,18 @@ export function chargeInsertedJob(account: LockedAccount, apiKeyId: string | nul
       RETURNING id
     ), key_spent AS (
       UPDATE api_keys SET ${spendCharged(costMicroCents)}
-      WHERE id = ${apiKeyId} AND EXISTS (SELECT 1 FROM charge)
+      WHERE id = ${budgetKeyOf(Prisma.sql`${apiKeyId}`)} AND EXISTS (SELECT 1 FROM charge)
       RETURNING id
     )`;
+}
+
+/**
+ * The key whose counters a charge on `keyId` moves: the first key of its rotation chain (`budget_key_id`), or the key
+ * itself. A rotated key and its predecessors share that one row's counters, so the overlap of a rotation never
+ * doubles a key's budget, and a refund finds the budget its charge was counted in whichever key has expired since.
+ */
+function budgetKeyOf(keyId: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`(SELECT COALESCE(budget_key_id, id) FROM api_keys WHERE id = ${keyId})`;
 }
 
 // The UTC day and month of the transaction's `now()`, as the counters' `date` columns hold them.
@@ -97,7 +106,7 @@ export async function refundJob(tx: Tx, account: LockedAccount, jobId: string, a
       RETURNING id
     ), key_spent AS (
       UPDATE api_keys SET ${spendRefunded(amountMicroCents)}
-      WHERE id = (SELECT api_key_id FROM charged_on) AND ${amountMicroCents} <> 0 AND EXISTS (SELECT 1 FROM entry)
+      WHERE id = ${budgetKeyOf(Prisma.sql`(SELECT api_key_id FROM charged_on)`)} AND ${amountMicroCents} <> 0 AND EXISTS (SELECT 1 FROM entry)
       RETURNING id
     )
     SELECT EXISTS (SELECT 1 FROM entry) AS inserted`;

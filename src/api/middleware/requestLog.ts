@@ -10,15 +10,26 @@ export function loggablePath(path: string): string {
   return redactFileIds(path);
 }
 
-/** One structured line per request, with its request id, status and duration. */
+/**
+ * One structured line per request, with its request id, status and duration; when the client chose the request id,
+ * also the server's own (`serverRequestId`, the one the audit log keeps).
+ */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const level = res.statusCode >= 500 ? 'error' : 'info';
+      const { requestId, serverRequestId } = res.locals;
       logger[level](
-        { requestId: res.locals.requestId, method: req.method, path: loggablePath(req.path), status: res.statusCode, durationMs },
+        {
+          requestId,
+          ...(serverRequestId && serverRequestId !== requestId ? { serverRequestId } : {}),
+          method: req.method,
+          path: loggablePath(req.path),
+          status: res.statusCode,
+          durationMs,
+        },
         'request',
       );
     });

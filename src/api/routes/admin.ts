@@ -108,8 +108,9 @@ registry.registerPath({
   method: 'post', path: '/v1/admin/keys/{keyId}/rotate', operationId: 'adminRotateKey', tags, security,
   summary: 'Rotate a key',
   description:
-    'Issues a key with the same account, scopes, models, expiry, limits and spend so far, and lets the old one work for ' +
-    '`overlapSeconds` more. A revoked or expired key answers 409 KEY_REVOKED. Audited.' + SCOPE_NOTE,
+    'Issues a key with the same account, scopes, models, expiry and limits, and lets the old one work for `overlapSeconds` ' +
+    'more. The new key spends the same budget as the old one: what either spends counts against the limits of both, during ' +
+    'the overlap and after it. A revoked or expired key answers 409 KEY_REVOKED. Audited.' + SCOPE_NOTE,
   request: { params: KeyIdParamsSchema, body: { required: false, content: json(RotateKeyRequestSchema) } },
   responses: { 201: { description: 'The new key, its secret, and the old key', content: json(RotatedKeySchema) }, ...errorResponses(401, 403, 404, 409, 413) },
 });
@@ -146,7 +147,9 @@ registry.registerPath({
 registry.registerPath({
   method: 'get', path: '/v1/admin/audit', operationId: 'adminListAudit', tags, security,
   summary: 'Audit log',
-  description: 'Every change made through the admin API (who, what, when, the target before and after), newest first; `targetId` keeps one account or key.' + SCOPE_NOTE,
+  description:
+    'Every change made through the admin API (who, what, when, the target before and after, the request id the server gave the ' +
+    "request and the client's `X-Request-Id`), newest first; `targetId` keeps one account, key or model." + SCOPE_NOTE,
   request: { query: AuditQuerySchema },
   responses: { 200: { description: 'One page of audit entries', content: json(AuditPageSchema) }, ...errorResponses(401, 403) },
 });
@@ -175,7 +178,7 @@ registry.registerPath({
 registry.registerPath({
   method: 'post', path: '/v1/admin/catalog/version-status', operationId: 'adminSetVersionStatus', tags, security,
   summary: "Set a model version's status",
-  description: 'active, deprecated, disabled or deleted (permanent); takes effect at once. The next catalog seed applies the catalog files again.' + SCOPE_NOTE,
+  description: 'active, deprecated, disabled or deleted (permanent); takes effect at once. The next catalog seed applies the catalog files again. Audited.' + SCOPE_NOTE,
   request: body(VersionStatusRequestSchema),
   responses: { 200: { description: 'The change', content: json(VersionStatusChangeSchema) }, ...errorResponses(401, 403, 413) },
 });
@@ -196,9 +199,11 @@ const ADMIN_BODY_LIMIT = 64 * 1024;
 /** An import may carry a server's whole OpenAPI document. */
 const COG_IMPORT_BODY_LIMIT = 1024 * 1024;
 
+/** The admin key of the request, and the request's ids: the server's own, and the client's `X-Request-Id` if any. */
 function actorOf(res: Response): Actor {
   const { apiKey } = getAuth(res);
-  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.requestId) };
+  const clientRequestId = res.locals.clientRequestId as string | undefined;
+  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.serverRequestId), clientRequestId: clientRequestId ?? null };
 }
 
 export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyReaders): Router {
@@ -269,7 +274,7 @@ export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyRead
   });
   router.post('/v1/admin/catalog/version-status', auth, ...read, async (req, res) => {
     const { model, versionId, status } = parseWith(VersionStatusRequestSchema, req.body ?? {});
-    res.json(await admin.setVersionStatus(model, versionId, status));
+    res.json(await admin.setVersionStatus(actorOf(res), model, versionId, status));
   });
   router.get('/v1/admin/audit', auth, async (req, res) => {
     res.json(await admin.audit(parseWith(AuditQuerySchema, req.query, 'VALIDATION_ERROR', 'query')));

@@ -46,7 +46,7 @@ export function registerReportCommands(admin: Command): void {
   admin
     .command('audit')
     .description('Changes made through the admin API, newest first')
-    .option('--target <id>', 'only changes of this account or key')
+    .option('--target <id>', 'only changes of this account, key or model (its slug)')
     .option('--limit <n>', 'at most this many', parseNonNegativeInt, 50)
     .option('--json', 'print one JSON object')
     .action((opts, command: Command) =>

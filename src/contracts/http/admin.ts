@@ -235,7 +235,11 @@ export const AuditEntrySchema = z
     targetId: z.string(),
     before: z.unknown().nullable().openapi({ description: 'The target before the change; null when it was created' }),
     after: z.unknown().nullable().openapi({ description: 'The target after the change' }),
-    requestId: z.string().nullable(),
+    requestId: z.string().nullable().openapi({ description: "The server's own id of the request that made the change (`req_…`)" }),
+    clientRequestId: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The `X-Request-Id` the client sent with that request, when it sent one (its own label, as the answer echoed it); null otherwise' }),
     createdAt: isoInstant('When the change was made'),
   })
   .openapi('AuditEntry');
@@ -243,7 +247,7 @@ export const AuditEntrySchema = z
 export const AuditQuerySchema = z.object({
   limit: ListLedgerQuerySchema.shape.limit,
   cursor: ListLedgerQuerySchema.shape.cursor,
-  targetId: z.string().min(1).max(100).optional().openapi({ description: 'Only changes of this account or key' }),
+  targetId: z.string().min(1).max(200).optional().openapi({ description: 'Only changes of this account, key or model (its slug)' }),
 });
 
 export const AuditPageSchema = z

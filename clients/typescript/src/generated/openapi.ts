@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Issues a key with the same account, scopes, models, expiry, limits and spend so far, and lets the old one work for `overlapSeconds` more. A revoked or expired key answers 409 KEY_REVOKED. Audited. Scope: `admin`.
+         * @description Issues a key with the same account, scopes, models, expiry and limits, and lets the old one work for `overlapSeconds` more. The new key spends the same budget as the old one: what either spends counts against the limits of both, during the overlap and after it. A revoked or expired key answers 409 KEY_REVOKED. Audited. Scope: `admin`.
          */
         post: operations["adminRotateKey"];
         delete?: never;
@@ -225,7 +225,7 @@ export interface paths {
         };
         /**
          * Audit log
-         * @description Every change made through the admin API (who, what, when, the target before and after), newest first; `targetId` keeps one account or key. Scope: `admin`.
+         * @description Every change made through the admin API (who, what, when, the target before and after, the request id the server gave the request and the client's `X-Request-Id`), newest first; `targetId` keeps one account, key or model. Scope: `admin`.
          */
         get: operations["adminListAudit"];
         put?: never;
@@ -307,7 +307,7 @@ export interface paths {
         put?: never;
         /**
          * Set a model version's status
-         * @description active, deprecated, disabled or deleted (permanent); takes effect at once. The next catalog seed applies the catalog files again. Scope: `admin`.
+         * @description active, deprecated, disabled or deleted (permanent); takes effect at once. The next catalog seed applies the catalog files again. Audited. Scope: `admin`.
          */
         post: operations["adminSetVersionStatus"];
         delete?: never;
@@ -1283,7 +1283,10 @@ export interface components {
             before?: unknown;
             /** @description The target after the change */
             after?: unknown;
+            /** @description The server's own id of the request that made the change (`req_…`) */
             requestId: string | null;
+            /** @description The `X-Request-Id` the client sent with that request, when it sent one (its own label, as the answer echoed it); null otherwise */
+            clientRequestId: string | null;
             /**
              * Format: date-time
              * @description When the change was made
@@ -3153,7 +3156,7 @@ export interface operations {
                 limit?: number;
                 /** @description `nextCursor` of the previous page */
                 cursor?: string;
-                /** @description Only changes of this account or key */
+                /** @description Only changes of this account, key or model (its slug) */
                 targetId?: string;
             };
             header?: never;
