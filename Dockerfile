@@ -15,6 +15,8 @@ ENV NODE_ENV=production
 ENV MALLOC_ARENA_MAX=2
 
 COPY package.json package-lock.json ./
+# Every workspace's package.json (npm ci installs them with the root).
+COPY bin/package.json bin/
 COPY clients/typescript/package.json clients/typescript/
 COPY console/package.json console/
 # Development dependencies too: Vite builds the web console below.

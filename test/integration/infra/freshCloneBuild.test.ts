@@ -10,8 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
-
-const nodeRuntime = require('../../../scripts/lib/nodeRuntime') as { BIN_DIR: string };
+import { shellEnv } from '../../support/machineNode';
 
 /** What `npm ci` leaves that a later step makes: the generated client and the bootstrap's stamps. */
 const NOT_FROM_NPM_CI = new Set(['.prisma', '.cache']);
@@ -33,20 +32,14 @@ function mirrorNodeModules(from: string, to: string): void {
   }
 }
 
-/** The machine's PATH: without the Node the test run was handed over to. */
-function machinePath(): string {
-  return (process.env.PATH ?? '').split(path.delimiter).filter((dir) => dir && path.resolve(dir) !== nodeRuntime.BIN_DIR).join(path.delimiter);
-}
-
-/** The environment of a person in a shell: no npm script variables, no database, the machine's PATH. */
-function shellEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
+/** A person's shell without a database. */
+function cloneEnv(): NodeJS.ProcessEnv {
+  const env = shellEnv();
   delete env.DATABASE_URL;
-  delete env.GENMEDIA_NODE_HANDOVER;
-  return { ...env, PATH: machinePath() };
+  return env;
 }
 
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = shellEnv()): SpawnSyncReturns<string> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cloneEnv()): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 540_000 });
 }
 
@@ -78,7 +71,7 @@ describe('a fresh clone', () => {
     expect(fs.existsSync(path.join(clone, 'dist', 'build-info.json'))).toBe(true);
 
     // The built worker starts (and prints its options) on the project's Node, with the client generated in the clone.
-    const help = run(process.execPath, ['dist/src/workers/main.js', '--help'], clone, { ...shellEnv(), PATH: process.env.PATH });
+    const help = run(process.execPath, ['dist/src/workers/main.js', '--help'], clone, { ...cloneEnv(), PATH: process.env.PATH });
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toContain('--provider');
     const models = run(process.execPath, ['-p', "Object.keys(require('@prisma/client').Prisma.ModelName).join(',')"], clone);
