@@ -18,14 +18,14 @@ function runCli() {
 }
 
 /**
- * Ctrl-C reaches the CLI on the provided Node from the terminal (same process group); passing it on as well would
- * deliver it twice, and a second Ctrl-C answers the CLI's own "cancel the job?" question. So this process waits out
- * SIGINT and passes on only what a terminal does not send to the whole group.
+ * Signals are passed on as run.js passes them, so Ctrl-C reaches the CLI twice: from the terminal, which signals the
+ * whole foreground group, and from here. The CLI acts on the first and ignores another while it decides what to do
+ * (src/cli/user/interrupt.ts); while it asks, the terminal is in raw mode and Ctrl-C is a keystroke, not a signal.
  */
 function handOver() {
   // Standard output carries the command's answer (--json): what the hand-over says goes to standard error.
   log.toStderr();
-  reexec.reexec(process.argv.slice(1), { passOn: ['SIGTERM', 'SIGHUP'], wait: ['SIGINT'] }).then((code) => process.exit(code));
+  reexec.reexec().then((code) => process.exit(code));
 }
 
 try {

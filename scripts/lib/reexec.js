@@ -46,11 +46,8 @@ function envWithNodeFirst(binDir, env, marker) {
 /**
  * Runs this script again on the provided Node and resolves with its exit code. Signals sent to this process (npm
  * forwards Ctrl-C and SIGTERM to it) are passed on; a child killed by a signal ends this process with the same one.
- * @param {string[]} [argv] the script and its arguments
- * @param {{ passOn?: NodeJS.Signals[], wait?: NodeJS.Signals[] }} [options] signals passed on to the child, and
- *   signals this process only waits out (the child gets them on its own, from the terminal's process group)
  */
-function reexec(argv = process.argv.slice(1), { passOn = ['SIGINT', 'SIGTERM', 'SIGHUP'], wait = [] } = {}) {
+function reexec(argv = process.argv.slice(1)) {
   const { binDir, installed } = nodeRuntime.ensureNode();
   const marker = `${process.version}${installed ? ',installed' : ''}`;
   const child = spawn(path.join(binDir, 'node'), [...process.execArgv, ...argv], {
@@ -58,17 +55,15 @@ function reexec(argv = process.argv.slice(1), { passOn = ['SIGINT', 'SIGTERM', '
     env: envWithNodeFirst(binDir, process.env, marker),
   });
   const forward = (signal) => child.kill(signal);
-  const ignore = () => {};
-  for (const signal of passOn) process.on(signal, forward);
-  for (const signal of wait) process.on(signal, ignore);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of signals) process.on(signal, forward);
   return new Promise((resolve) => {
     child.on('error', (err) => {
       console.error(`cannot start ${path.join(binDir, 'node')}: ${err.message}`);
       resolve(1);
     });
     child.on('close', (code, signal) => {
-      for (const s of passOn) process.removeListener(s, forward);
-      for (const s of wait) process.removeListener(s, ignore);
+      for (const s of signals) process.removeListener(s, forward);
       if (signal) process.kill(process.pid, signal);
       resolve(code === null ? 1 : code);
     });
