@@ -15,6 +15,8 @@ ENV NODE_ENV=production
 ENV MALLOC_ARENA_MAX=2
 
 COPY package.json package-lock.json ./
+# Every workspace's package.json (npm ci installs them with the root).
+COPY bin/package.json bin/
 COPY clients/typescript/package.json clients/typescript/
 COPY console/package.json console/
 # Development dependencies too: Vite builds the web console below.
@@ -23,11 +25,8 @@ RUN npm ci --no-audit --no-fund --include=dev
 COPY . .
 # The web console, served by the API from console/dist at /console.
 RUN npm run console:build
-# npm skips dependency install scripts, so the Prisma client is generated explicitly. Generation does not connect;
-# the URL only keeps the CLI from looking for a query engine.
-RUN DATABASE_URL=postgresql://build:build@localhost:5432/build node prisma/cli.js generate
 # The processes as plain JavaScript in dist/ and the workflow bundles made once here, not at each worker start
-# (npm run build; it type-checks against the Prisma client generated above).
+# (npm run build; it generates the Prisma client first, which npm ci leaves ungenerated, and type-checks against it).
 RUN npm run build
 # Node's compile cache, filled here for the modules the processes load at start: each start reads their compiled code
 # instead of compiling it again (npm run bench build). Written by root at build time, read by the node user.

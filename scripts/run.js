@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// Entry point of `npm run dev`, `npm test` and `npm run bootstrap`. Plain Node with built-ins only: it runs before
-// node_modules exist.
+// Entry point of `npm run dev`, `npm test`, `npm run build` and `npm run bootstrap`. Plain Node with built-ins only: it
+// runs before node_modules exist.
 
 const log = require('./lib/log');
 const reexec = require('./lib/reexec');
@@ -14,6 +14,7 @@ const USAGE = `usage: node scripts/run.js <command>
   bench [names]        bootstrap, start a throw-away stack, run the benchmarks in bench/, tear it down
   fuzz                 bootstrap, start a throw-away stack, fuzz the API from its OpenAPI document (thousands of cases)
   chaos [--seed N]     bootstrap, then 1,000 jobs on a throw-away stack while processes are killed and restarted
+  build                dist/ from scratch (the Prisma client first when it is not generated); needs node_modules only
   bootstrap [--json] [--for-tests]
                        only make sure every dependency is installed (--for-tests: also what the tests need)`;
 
@@ -36,6 +37,17 @@ async function main(argv) {
       // The fuzz test of `npm test`, with many more examples per operation (at least 5,000 cases in all).
       process.env.GENMEDIA_FUZZ_EXAMPLES = process.env.GENMEDIA_FUZZ_EXAMPLES || '300';
       return require('./test').test(['test/system/api/fuzz.test.ts', ...rest]);
+    case 'build':
+      // A failed step (tsc's errors) is its message; a stack would only bury it.
+      return require('./lib/build')
+        .build()
+        .then(
+          () => 0,
+          (err) => {
+            log.error(err.message);
+            return 1;
+          },
+        );
     case 'bootstrap': {
       const result = require('./lib/bootstrap').bootstrap({ forTests: rest.includes('--for-tests') });
       if (rest.includes('--json')) console.log(JSON.stringify(result));

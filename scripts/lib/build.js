@@ -9,6 +9,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const log = require('./log');
+const { ensurePrismaClient } = require('./node-deps');
 const { REPO_ROOT, cacheRoot } = require('./paths');
 const { capture } = require('./proc');
 
@@ -19,7 +20,16 @@ const INFO_FILE = path.join(DIST, 'build-info.json');
 const BUNDLES = { plain: path.join(DIST, 'workflow-bundle.js'), tracing: path.join(DIST, 'workflow-bundle-tracing.js') };
 
 const INPUT_DIRS = ['src', 'workflows', 'activities', path.join('clients', 'typescript', 'src')];
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', path.join('clients', 'typescript', 'tsconfig.build.json'), 'package-lock.json', path.join('scripts', 'lib', 'build.js')];
+const INPUT_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  path.join('clients', 'typescript', 'tsconfig.build.json'),
+  'package-lock.json',
+  path.join('prisma', 'schema.prisma'),
+  path.join('scripts', 'lib', 'build.js'),
+];
+/** `prisma generate` connects to nothing; a URL only keeps the Prisma CLI from looking for a query engine. */
+const GENERATE_DATABASE_URL = 'postgresql://build:build@localhost:5432/build';
 
 function filesUnder(dir) {
   const entries = fs.readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true });
@@ -77,9 +87,23 @@ function bundle(out, interceptorModules) {
   });
 }
 
-/** Builds dist/ from scratch; build-info.json is written last, so a build that failed half-way is never current. */
+/** The build's view of the bootstrap's report: one line per step, through the same log. */
+const buildReport = {
+  cached: (name, detail) => log.ok(`build: ${name}: ${detail}`),
+  installing: (name, detail) => log.info(`build: ${name}: ${detail}`),
+  installed: (name) => log.ok(`build: ${name}: generated`),
+  missing: (name, detail) => log.warn(`build: ${name}: ${detail}`),
+};
+
+/**
+ * Builds dist/ from scratch; build-info.json is written last, so a build that failed half-way is never current.
+ * The code is typed against the generated Prisma client, and npm 11 runs no install script of a dependency (so
+ * `npm ci` alone leaves @prisma/client ungenerated): the client is generated first when it is missing or older than
+ * the schema.
+ */
 async function build() {
   const startedAt = Date.now();
+  ensurePrismaClient(buildReport, process.env.DATABASE_URL || GENERATE_DATABASE_URL);
   for (const dir of [DIST, SDK_DIST]) fs.rmSync(dir, { recursive: true, force: true });
   const hash = inputsHash();
   log.info('build: tsc -p clients/typescript/tsconfig.build.json (the SDK, @genmedia/client)');

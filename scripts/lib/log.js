@@ -16,12 +16,19 @@ const colors = {
 
 const PREFIX = '[genmedia]';
 
+let out = (line) => console.log(line);
+
+/** Progress lines go to standard error from now on, for a process whose standard output is its answer. */
+function toStderr() {
+  out = (line) => console.error(line);
+}
+
 function info(message) {
-  console.log(`${colors.cyan(PREFIX)} ${message}`);
+  out(`${colors.cyan(PREFIX)} ${message}`);
 }
 
 function ok(message) {
-  console.log(`${colors.cyan(PREFIX)} ${colors.green('ok')} ${message}`);
+  out(`${colors.cyan(PREFIX)} ${colors.green('ok')} ${message}`);
 }
 
 function warn(message) {
@@ -44,4 +51,4 @@ function seconds(ms) {
   return `${(ms / 1000).toFixed(1)}s`;
 }
 
-module.exports = { info, ok, warn, error, colors, SetupError, seconds };
+module.exports = { info, ok, warn, error, toStderr, colors, SetupError, seconds };

@@ -11,6 +11,8 @@ import { post } from '../../support/api';
 import { CLI_BIN, runCli, type CliRun } from '../../support/cli';
 import { createTestAccount, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
 import { Terminal } from '../../support/tmux';
+import { olderMachineNodes, shellEnv } from '../../support/machineNode';
+import { REPO_ROOT } from '../../../src/config';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 /** No worker serves lumina in this stack: its jobs stay pending. */
@@ -128,6 +130,28 @@ describe('genmedia run in a terminal', () => {
     const end = await terminal.waitFor(/\[exit \d+\]/);
     expect(end).toContain(`error: job ${jobId} was cancelled (JOB_CANCELLED)`);
     expect(end).toContain('[exit 1]');
+  });
+});
+
+describe.skipIf(olderMachineNodes().length === 0)("npx genmedia in a terminal whose node is the machine's older one", () => {
+  it('runs on the provided Node, and Ctrl-C on a pending job asks once, then cancels and refunds it', async () => {
+    const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
+    // As a person types it in the checkout: npx, the machine's PATH; the hand-over must not deliver Ctrl-C twice.
+    const env = { ...shellEnv(userEnv(who)), npm_config_update_notifier: 'false' };
+    const terminal = await Terminal.start(['npx', 'genmedia', 'run', NEVER_STARTS, '-i', 'prompt=an older node'], { cwd: REPO_ROOT, env });
+    terminals.push(terminal);
+    const jobId = (await terminal.waitFor(/job (job_\w+) submitted/, 60_000)).match(/job (job_\w+) submitted/)![1];
+    await terminal.waitFor(/\d+% \| pending/);
+    await terminal.press('C-c');
+    await terminal.waitFor(/\[y\/N\]/);
+    await new Promise((r) => setTimeout(r, 500));
+    await terminal.press('y', 'Enter');
+    const end = await terminal.waitFor(/\[exit \d+\]/);
+    expect(end.match(/has not started\. Cancel it/g)).toHaveLength(1);
+    expect(end).toMatch(new RegExp(`cancelled ${jobId}; refunded \\$`));
+    expect(end).toContain('[exit 130]');
+    expect(end).not.toMatch(/EBADENGINE|npm warn/);
+    expect((await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).status).toBe('cancelled');
   });
 });
 

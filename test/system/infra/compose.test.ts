@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const { WORKFLOW_WORKER_NODE_OPTIONS } = require('../../../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[] };
@@ -17,10 +18,12 @@ interface ComposeService {
   environment?: Record<string, string>;
   ports?: { target: number; published?: string; host_ip?: string }[];
   profiles?: string[];
+  networks?: Record<string, unknown>;
 }
 interface ComposeConfig {
   services: Record<string, ComposeService>;
   volumes?: Record<string, unknown>;
+  networks?: Record<string, { internal?: boolean }>;
 }
 
 const hasDocker = spawnSync('docker', ['--version']).status === 0;
@@ -59,13 +62,19 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     MINIO_APP_PASSWORD: 'minio-app-password-for-the-compose-test',
     GRAFANA_ADMIN_PASSWORD: 'grafana-password-for-the-compose-test',
     POSTGRES_PASSWORD: 'postgrespasswordforthecomposetest',
+    POSTGRES_OWNER_PASSWORD: 'ownerpasswordforthecomposetest',
+    POSTGRES_APP_PASSWORD: 'apppasswordforthecomposetest',
+    POSTGRES_TEMPORAL_PASSWORD: 'temporalpasswordforthecomposetest',
+    JAEGER_UI_PASSWORD: 'jaeger-password-for-the-compose-test',
   };
+  // Every profile: the real upstreams' workers and the Cog server on this host.
+  const profiles = [...upstreamProviderIds(), 'cog'];
   const composeConfig = (env: NodeJS.ProcessEnv) =>
-    spawnSync(
-      command,
-      [...prefix, '-f', 'docker-compose.yml', ...upstreamProviderIds().flatMap((id) => ['--profile', id]), 'config', '--format', 'json'],
-      { cwd: REPO_ROOT, encoding: 'utf8', env },
-    );
+    spawnSync(command, [...prefix, '-f', 'docker-compose.yml', ...profiles.flatMap((id) => ['--profile', id]), 'config', '--format', 'json'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env,
+    });
   const run = hasDocker ? composeConfig({ ...process.env, ...secrets }) : null;
 
   it('is valid for docker compose', () => {
@@ -73,21 +82,62 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   });
 
   it('refuses to be configured without its secrets', () => {
-    const { JOBS_CURSOR_SECRET: _cursor, MINIO_ROOT_PASSWORD: _minio, MINIO_APP_PASSWORD: _app, GRAFANA_ADMIN_PASSWORD: _grafana, POSTGRES_PASSWORD: _pg, ...withoutSecrets } = process.env;
+    const withoutSecrets = Object.fromEntries(Object.entries(process.env).filter(([name]) => !(name in secrets)));
     const refused = composeConfig(withoutSecrets);
     expect(refused.status).not.toBe(0);
-    expect(refused.stderr).toMatch(/(JOBS_CURSOR_SECRET|MINIO_ROOT_PASSWORD|MINIO_APP_PASSWORD|POSTGRES_PASSWORD)/);
-    // The database password alone missing is refused too: no built-in default.
-    const withoutDatabasePassword = composeConfig({ ...process.env, ...secrets, POSTGRES_PASSWORD: undefined });
-    expect(withoutDatabasePassword.status).not.toBe(0);
-    expect(withoutDatabasePassword.stderr).toMatch(/POSTGRES_PASSWORD/);
+    expect(refused.stderr).toMatch(new RegExp(Object.keys(secrets).join('|')));
+    // Each secret alone missing is refused too: none has a built-in default.
+    for (const name of Object.keys(secrets)) {
+      const without = composeConfig({ ...process.env, ...secrets, [name]: undefined });
+      expect(without.status, name).not.toBe(0);
+      expect(without.stderr).toMatch(new RegExp(`\\b${name}\\b`));
+    }
     const { services } = config();
     expect(services.api.environment?.JOBS_CURSOR_SECRET).toBe(secrets.JOBS_CURSOR_SECRET);
     expect(services.minio.environment?.MINIO_ROOT_PASSWORD).toBe(secrets.MINIO_ROOT_PASSWORD);
     expect(services.postgres.environment?.POSTGRES_PASSWORD).toBe(secrets.POSTGRES_PASSWORD);
-    expect(services.temporal.environment?.POSTGRES_PWD).toBe(secrets.POSTGRES_PASSWORD);
-    for (const name of ['api', 'migrate', 'worker-workflows', 'worker-pixelforge']) {
-      expect(services[name].environment?.DATABASE_URL, name).toBe(`postgresql://genmedia:${secrets.POSTGRES_PASSWORD}@postgres:5432/genmedia`);
+    expect(services['jaeger-ui'].environment?.JAEGER_UI_PASSWORD).toBe(secrets.JAEGER_UI_PASSWORD);
+  });
+
+  it('gives the migrations, the application and Temporal each a database role of its own, none the superuser', () => {
+    const { services } = config();
+    const postgres = services.postgres;
+    expect(postgres.environment).toMatchObject({
+      POSTGRES_USER: 'postgres',
+      POSTGRES_DB: 'genmedia',
+      POSTGRES_OWNER_PASSWORD: secrets.POSTGRES_OWNER_PASSWORD,
+      POSTGRES_APP_PASSWORD: secrets.POSTGRES_APP_PASSWORD,
+      POSTGRES_TEMPORAL_PASSWORD: secrets.POSTGRES_TEMPORAL_PASSWORD,
+    });
+    // The init script runs once on an empty volume and applies roles.sql where it looks for it (test/integration/db/
+    // roles.test.ts applies the same file to a real PostgreSQL).
+    const mounts = (postgres.volumes ?? []).map((v) => `${path.relative(REPO_ROOT, v.source ?? '')}:${v.target}`);
+    expect(mounts).toContain('deploy/postgres/init-roles.sh:/docker-entrypoint-initdb.d/10-genmedia-roles.sh');
+    const sqlMount = mounts.find((m) => m.startsWith('deploy/postgres/roles.sql:'));
+    expect(sqlMount).toBeDefined();
+    const initScript = fs.readFileSync(path.join(REPO_ROOT, 'deploy', 'postgres', 'init-roles.sh'), 'utf8');
+    expect(initScript).toContain(`-f ${sqlMount!.split(':')[1]}`);
+    expect(initScript).toMatch(/-v owner_role=genmedia_owner\b/);
+    expect(initScript).toMatch(/-v app_role=genmedia_app\b/);
+    expect(initScript).toMatch(/-v temporal_role=temporal\b/);
+
+    // Only the one-shot migrate service logs in as the schema's owner; every other service is the application's role.
+    const withDatabase = Object.entries(services).filter(([, s]) => s.environment?.DATABASE_URL !== undefined);
+    expect(withDatabase.map(([name]) => name)).toEqual(expect.arrayContaining(['api', 'migrate', 'worker-workflows', 'worker-pixelforge', 'worker-cog']));
+    for (const [name, service] of withDatabase) {
+      const expected = name === 'migrate' ? `genmedia_owner:${secrets.POSTGRES_OWNER_PASSWORD}` : `genmedia_app:${secrets.POSTGRES_APP_PASSWORD}`;
+      expect(service.environment!.DATABASE_URL, name).toBe(`postgresql://${expected}@postgres:5432/genmedia`);
+    }
+    // Temporal logs in as its own role into the databases the init script gave it.
+    expect(services.temporal.environment).toMatchObject({
+      POSTGRES_USER: 'temporal',
+      POSTGRES_PWD: secrets.POSTGRES_TEMPORAL_PASSWORD,
+      SKIP_DB_CREATE: 'true',
+    });
+    // The superuser's password is the image's alone.
+    for (const [name, service] of Object.entries(services)) {
+      if (name === 'postgres') continue;
+      expect(Object.values(service.environment ?? {}).join(' '), name).not.toContain(secrets.POSTGRES_PASSWORD);
     }
   });
 
@@ -145,6 +195,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     );
     expect(services.grafana.environment?.GF_SECURITY_ADMIN_PASSWORD).toBe(secrets.GRAFANA_ADMIN_PASSWORD);
     expect(services.jaeger.image).toMatch(/^jaegertracing\/jaeger:/);
+    expect(services['jaeger-ui'].image).toMatch(/^caddy:/);
     // The API and the workers serve /metrics to Prometheus on an unpublished port; every service exports traces to Jaeger.
     expect(services['worker-workflows'].environment).toMatchObject({ WORKER_METRICS_HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
     expect(services.api.environment).toMatchObject({ NODE_ENV: 'production', API_METRICS_HOST: '0.0.0.0', API_METRICS_PORT: '9464' });
@@ -181,7 +232,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(published.map((p) => `${p.name}:${p.target}`).sort()).toEqual([
       'api:3000',
       'grafana:3000',
-      'jaeger:16686',
+      'jaeger-ui:16686',
       'minio:9000',
       'minio:9001',
       'prometheus:9090',
@@ -205,5 +256,90 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(setup.command?.join('\n')).toMatch(/mc admin policy create root genmedia-app \/etc\/genmedia\/genmedia-app-policy\.json/);
     expect(services.api.depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
     expect(services['worker-pixelforge'].depends_on?.['minio-setup']?.condition).toBe('service_completed_successfully');
+  });
+
+  const networksOf = (service: ComposeService) => Object.keys(service.networks ?? {}).sort();
+  const internal = (name: string) => config().networks?.[name]?.internal === true;
+  const sharesNetwork = (a: ComposeService, b: ComposeService) => networksOf(a).some((n) => networksOf(b).includes(n));
+
+  it('publishes Jaeger only through a login, and receives traces on an internal network', () => {
+    const { services } = config();
+    const jaeger = services.jaeger;
+    expect(jaeger.ports ?? []).toEqual([]);
+    expect(networksOf(jaeger)).toEqual(['telemetry']);
+    expect(internal('telemetry')).toBe(true);
+
+    const front = services['jaeger-ui'];
+    expect((front.ports ?? []).map((p) => `${p.host_ip}:${p.published}:${p.target}`)).toEqual(['127.0.0.1:16686:16686']);
+    expect(sharesNetwork(front, jaeger)).toBe(true);
+    expect(front.depends_on?.jaeger?.condition).toBe('service_healthy');
+    const mounts = (front.volumes ?? []).map((v) => `${path.relative(REPO_ROOT, v.source ?? '')}:${v.target}`);
+    expect(mounts).toContain('deploy/jaeger/Caddyfile:/etc/caddy/Caddyfile');
+    const caddyfile = fs.readFileSync(path.join(REPO_ROOT, 'deploy', 'jaeger', 'Caddyfile'), 'utf8');
+    // Every request is asked for the password (one site, basic_auth before the proxy), and the hash comes from the
+    // password compose requires.
+    expect(caddyfile).toMatch(/^:16686 \{\s*basic_auth \{\s*operator \{\$JAEGER_UI_PASSWORD_HASH\}\s*\}\s*reverse_proxy jaeger:16686\s*\}/m);
+    expect(front.command?.join('\n')).toMatch(/JAEGER_UI_PASSWORD_HASH="\$\$\(caddy hash-password --plaintext "\$\$JAEGER_UI_PASSWORD"\)"/);
+    expect(front.healthcheck?.test?.join(' ')).toContain('401 Unauthorized');
+
+    // Every service that exports traces reaches Jaeger's OTLP receiver.
+    const exporters = Object.entries(services).filter(([, s]) => s.environment?.OTEL_EXPORTER_OTLP_ENDPOINT === 'http://jaeger:4318');
+    expect(exporters.map(([name]) => name)).toEqual(expect.arrayContaining(['api', 'worker-workflows', 'worker-cog']));
+    for (const [name, service] of exporters) {
+      if (name !== 'migrate') expect(sharesNetwork(service, jaeger), name).toBe(true);
+    }
+  });
+
+  it('keeps Cog servers off the data network: only worker-cog and the API are on both', () => {
+    const { services } = config();
+    expect(internal('data')).toBe(true);
+    for (const name of ['postgres', 'temporal', 'minio']) {
+      expect(networksOf(services[name]!), name).toContain('data');
+      expect(networksOf(services[name]!), name).not.toContain('cog');
+    }
+    expect(networksOf(services['worker-cog']!)).toEqual(expect.arrayContaining(['data', 'cog']));
+    expect(services['cog-server']!.profiles).toEqual(['cog']);
+    expect(networksOf(services['cog-server']!)).toEqual(['cog']);
+    const onCog = Object.entries(services).filter(([, s]) => networksOf(s).includes('cog')).map(([name]) => name);
+    expect(onCog.sort()).toEqual(['api', 'cog-server', 'worker-cog']);
+    // Nothing else on the cog network shares a network with PostgreSQL, MinIO or Temporal.
+    for (const name of onCog.filter((n) => n !== 'api' && n !== 'worker-cog')) {
+      for (const data of ['postgres', 'temporal', 'minio']) expect(sharesNetwork(services[name]!, services[data]!), `${name} and ${data}`).toBe(false);
+    }
+    // Cog servers on this host post their webhooks to the API over that network.
+    expect(services['worker-cog']!.environment?.COG_CALLBACK_BASE_URL).toBe('http://api:3000');
+  });
+
+  it('connects every service to what it talks to, and publishes ports only from a network with a way out', () => {
+    const { services } = config();
+    const application = Object.entries(services).filter(([, s]) => s.build !== undefined);
+    for (const [name, service] of application) {
+      for (const data of ['postgres', 'temporal', 'minio']) expect(sharesNetwork(service, services[data]!), `${name} and ${data}`).toBe(true);
+    }
+    for (const [from, to] of [['temporal', 'postgres'], ['temporal-setup', 'temporal'], ['temporal-ui', 'temporal'], ['minio-setup', 'minio'], ['grafana', 'prometheus']]) {
+      expect(sharesNetwork(services[from]!, services[to]!), `${from} and ${to}`).toBe(true);
+    }
+    // Prometheus scrapes every service its configuration names.
+    const scrape = parse(fs.readFileSync(path.join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml'), 'utf8')) as {
+      scrape_configs: { dns_sd_configs?: { names: string[] }[] }[];
+    };
+    const targets = scrape.scrape_configs.flatMap((job) => (job.dns_sd_configs ?? []).flatMap((sd) => sd.names));
+    expect(targets).toEqual(expect.arrayContaining(['api', 'worker-workflows', 'worker-cog']));
+    for (const target of targets) expect(sharesNetwork(services.prometheus!, services[target]!), `prometheus and ${target}`).toBe(true);
+    for (const [name, service] of Object.entries(services)) {
+      if ((service.ports ?? []).length > 0) expect(networksOf(service).some((n) => !internal(n)), name).toBe(true);
+    }
+  });
+
+  it('builds the image with every npm workspace in place before npm ci', () => {
+    const dockerfile = fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    const workspaces = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
+    const npmCi = dockerfile.indexOf('RUN npm ci');
+    expect(npmCi).toBeGreaterThan(0);
+    for (const workspace of workspaces) {
+      const copy = dockerfile.indexOf(`COPY ${workspace}/package.json ${workspace}/`);
+      expect(copy, workspace).toBeGreaterThan(0);
+      expect(copy, workspace).toBeLessThan(npmCi);
+    }
   });
 });
