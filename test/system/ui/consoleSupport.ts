@@ -17,11 +17,22 @@ export const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output', 'console');
 /** Share of pixels that may differ from the baseline (anti-aliasing, a scrollbar). */
 const MAX_DIFF_RATIO = 0.02;
 
-export function launchChromium(): Promise<Browser> {
+/**
+ * Where the browser runs, for the screenshots: this machine, or one far east of UTC (another date than UTC's for
+ * most of the day) with another language, as a fresh machine elsewhere may be. A page must look the same on both.
+ */
+export const MACHINES = {
+  here: {},
+  elsewhere: { TZ: 'Pacific/Kiritimati', LANG: 'de_DE.UTF-8', LANGUAGE: 'de' },
+} satisfies Record<string, NodeJS.ProcessEnv>;
+export type Machine = keyof typeof MACHINES;
+
+export function launchChromium(machine: Machine = 'here'): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--font-render-hinting=none'],
+    env: { ...process.env, ...MACHINES[machine] },
   });
 }
 
@@ -31,11 +42,23 @@ export interface ConsolePage {
   errors: string[];
 }
 
-/** Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's accounts. */
-export async function openConsole(browser: Browser, baseUrl: string, apiKey: string | null, width: Width = 'desktop', landing = 'Models'): Promise<ConsolePage> {
+/**
+ * Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's
+ * accounts. With `clock`, the page's clock stands still at that instant (what it computes from "now", such as the
+ * last 30 days of a chart, is the same on any day).
+ */
+export async function openConsole(
+  browser: Browser,
+  baseUrl: string,
+  apiKey: string | null,
+  width: Width = 'desktop',
+  landing = 'Models',
+  options: { clock?: Date } = {},
+): Promise<ConsolePage> {
   // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
   const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
   const page = await context.newPage();
+  if (options.clock) await page.clock.setFixedTime(options.clock);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
@@ -77,12 +100,14 @@ export async function dropFile(page: Page, dropzone: Locator, name: string, type
  * under test-output/console, and returns the share of pixels that differ from the committed baseline. A missing
  * baseline is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise.
  */
-export async function compareWithBaseline(page: Page, name: string, mask: Locator[]): Promise<number> {
+export async function compareWithBaseline(page: Page, name: string, mask: Locator[], machine: Machine = 'here'): Promise<number> {
   fs.mkdirSync(OUTPUT_DIR, { recursive: true });
   const shot = await page.screenshot({ fullPage: true, mask, maskColor: '#ff00ff', animations: 'disabled', caret: 'hide' });
-  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
+  const output = machine === 'here' ? name : `${name}.${machine}`;
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${output}.png`), shot);
   const baselineFile = path.join(BASELINES, `${name}.png`);
-  if (process.env.UPDATE_BASELINES === '1') {
+  // Written from this machine's browser only; the other machine's shots are compared with it.
+  if (process.env.UPDATE_BASELINES === '1' && machine === 'here') {
     fs.mkdirSync(BASELINES, { recursive: true });
     fs.writeFileSync(baselineFile, shot);
     return 0;
@@ -97,7 +122,7 @@ export async function compareWithBaseline(page: Page, name: string, mask: Locato
   const crop = (png: PNG) => png.data.subarray(0, width * height * 4);
   const diff = new PNG({ width, height });
   const differing = pixelmatch(crop(actual), crop(expected), diff.data, width, height, { threshold: 0.1 });
-  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.diff.png`), PNG.sync.write(diff));
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${output}.diff.png`), PNG.sync.write(diff));
   const extra = Math.abs(actual.height - expected.height) * width;
   return (differing + extra) / (width * Math.max(actual.height, expected.height));
 }
