@@ -15,12 +15,15 @@ import {
   compareWithBaseline,
   dropFile,
   launchChromium,
+  MACHINES,
   MAX_DIFF_RATIO,
   openConsole,
   seriousAccessibilityViolations,
   WIDTHS,
+  type Machine,
   type Width,
 } from './consoleSupport';
+import { pinAccountTimes } from './pinnedTimes';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 const ELEMENTS_VIDEO = 'motionworks/reel-2/image-to-video-elements';
@@ -44,6 +47,9 @@ let stack: E2eStack;
 let browser: Browser;
 let account: TestAccount;
 const jobs: { image?: string; video?: string } = {};
+/** The screenshots show the account's history as if written on this day (its times pinned), and read that afternoon. */
+const SHOWN_WRITTEN_AT = new Date('2026-03-14T09:26:00Z');
+const SHOWN_READ_AT = new Date('2026-03-14T15:00:00Z');
 
 beforeAll(async () => {
   // Loopback webhook receivers are allowed, so a job can have a (failing) delivery log.
@@ -271,29 +277,38 @@ describe('what people see', () => {
     ['account', () => '/console/account'],
   ];
 
-  for (const width of Object.keys(WIDTHS) as Width[]) {
-    it.each(pages)(`%s at ${width} width matches its baseline and has no serious accessibility violation`, async (name, pathOf) => {
-      const { page, errors } = await openConsole(browser, stack.url, account.apiKey, width);
-      await page.goto(`${stack.url}${pathOf()}`);
-      await page.locator('main h1').first().waitFor();
-      await page.waitForLoadState('networkidle');
-      if (name.startsWith('job')) await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor();
-      // Whatever differs from run to run: ids, times, amounts, generated media, the chart.
-      const mask = [
-        page.locator('code'),
-        page.locator('.facts dd'),
-        page.locator('.gallery img, .gallery video'),
-        page.locator('.balance, .stats dd, .spend-chart, .ledger td, .limits td'),
-        page.locator('[data-testid="estimate-total"]'),
-      ];
-      const difference = await compareWithBaseline(page, `${name}-${width}`, mask);
-      expect(difference, `${name}-${width}: see test-output/console`).toBeLessThanOrEqual(MAX_DIFF_RATIO);
-      expect(await seriousAccessibilityViolations(page)).toEqual([]);
-      // Nothing wider than the window: usable at a phone's width without sideways scrolling.
-      expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS[width]);
-      expect(errors).toEqual([]);
-    }, 60_000);
-  }
+  const browsers = new Map<Machine, Browser>();
+
+  beforeAll(async () => {
+    // Whatever day this runs, the account shows the history it had on SHOWN_WRITTEN_AT.
+    await pinAccountTimes(stack.prisma, account.accountId, SHOWN_WRITTEN_AT);
+    browsers.set('here', browser);
+    browsers.set('elsewhere', await launchChromium('elsewhere'));
+  });
+  afterAll(async () => {
+    await browsers.get('elsewhere')?.close();
+  });
+
+  const shots = (Object.keys(MACHINES) as Machine[]).flatMap((machine) =>
+    (Object.keys(WIDTHS) as Width[]).flatMap((width) => pages.map(([name, pathOf]) => ({ name, pathOf, width, machine }))),
+  );
+
+  it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
+    const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, account.apiKey, width, 'Models', { clock: SHOWN_READ_AT });
+    await page.goto(`${stack.url}${pathOf()}`);
+    await page.locator('main h1').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    if (name.startsWith('job')) await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor();
+    // Whatever differs from run to run: ids, generated media, the estimate (it may still be on its way), and the
+    // spend per day, whose 30 days end on the server's today.
+    const mask = [page.locator('code'), page.locator('.gallery img, .gallery video'), page.locator('[data-testid="estimate-total"]'), page.locator('.spend-chart')];
+    const difference = await compareWithBaseline(page, `${name}-${width}`, mask, { machine });
+    expect(difference, `${name}-${width} in a browser ${machine}: see test-output/console`).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    // Nothing wider than the window: usable at a phone's width without sideways scrolling.
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS[width]);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });
 
 describe('spend limits', () => {

@@ -17,11 +17,30 @@ export const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output', 'console');
 /** Share of pixels that may differ from the baseline (anti-aliasing, a scrollbar). */
 const MAX_DIFF_RATIO = 0.02;
 
-export function launchChromium(): Promise<Browser> {
+/**
+ * Where the browser runs, for the screenshots: this machine, or one far east of UTC (another date than UTC's for
+ * most of the day) with another language, as a fresh machine elsewhere may be. A page must look the same on both.
+ */
+export const MACHINES = {
+  here: { env: {}, args: [] },
+  elsewhere: { env: { TZ: 'Pacific/Kiritimati', LANG: 'de_DE.UTF-8', LANGUAGE: 'de' }, args: ['--lang=de-DE'] },
+} satisfies Record<string, { env: NodeJS.ProcessEnv; args: string[] }>;
+export type Machine = keyof typeof MACHINES;
+
+export function launchChromium(machine: Machine = 'here'): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--font-render-hinting=none'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--font-render-hinting=none',
+      ...MACHINES[machine].args,
+    ],
+    env: { ...process.env, ...MACHINES[machine].env },
   });
 }
 
@@ -31,11 +50,30 @@ export interface ConsolePage {
   errors: string[];
 }
 
-/** Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's accounts. */
-export async function openConsole(browser: Browser, baseUrl: string, apiKey: string | null, width: Width = 'desktop', landing = 'Models'): Promise<ConsolePage> {
-  // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
-  const context = await browser.newContext({ viewport: { width: WIDTHS[width], height: 900 }, reducedMotion: 'reduce', bypassCSP: true });
+/**
+ * Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's
+ * accounts. With `clock`, the page's clock stands still at that instant (what it computes from "now", such as the
+ * last 30 days of a chart, is the same on any day).
+ */
+export async function openConsole(
+  browser: Browser,
+  baseUrl: string,
+  apiKey: string | null,
+  width: Width = 'desktop',
+  landing = 'Models',
+  options: { clock?: Date } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({
+    viewport: { width: WIDTHS[width], height: 900 },
+    reducedMotion: 'reduce',
+    // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
+    bypassCSP: true,
+    // Times and dates as on any machine: not the zone and language of the one the tests run on.
+    timezoneId: 'UTC',
+    locale: 'en-US',
+  });
   const page = await context.newPage();
+  if (options.clock) await page.clock.setFixedTime(options.clock);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
@@ -73,16 +111,39 @@ export async function dropFile(page: Page, dropzone: Locator, name: string, type
 }
 
 /**
- * Screenshots the page with what changes from run to run masked (ids, times, money, generated media), keeps it
- * under test-output/console, and returns the share of pixels that differ from the committed baseline. A missing
- * baseline is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise.
+ * Text that differs from run to run with nothing the test can fix (what the server reckons from its own clock, such
+ * as when a spend limit resets): shown as `text` instead, so its width cannot move what is beside it, and masked.
  */
-export async function compareWithBaseline(page: Page, name: string, mask: Locator[]): Promise<number> {
+export interface StandIn {
+  locator: Locator;
+  text: string;
+}
+
+/**
+ * Screenshots the page with what changes from run to run masked (ids, generated media, stand-ins), keeps it under
+ * test-output/console, and returns the share of pixels that differ from the committed baseline. A missing baseline
+ * is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise. The shots of a browser on another
+ * machine are kept beside this machine's (`<name>.<machine>.png`) and compared with the same baseline.
+ */
+export async function compareWithBaseline(page: Page, name: string, mask: Locator[], options: { standIns?: StandIn[]; machine?: Machine } = {}): Promise<number> {
+  const { standIns = [], machine = 'here' } = options;
+  for (const { locator, text } of standIns) {
+    // The text nodes change, not the elements, so the page's own script still finds what it rendered.
+    await locator.evaluateAll((elements, replacement) => {
+      const textNodes = (node: unknown): { nodeValue: string | null }[] => {
+        const n = node as { nodeType: number; childNodes: ArrayLike<unknown>; nodeValue: string | null };
+        return n.nodeType === 3 ? [n] : Array.from(n.childNodes).flatMap(textNodes);
+      };
+      for (const element of elements) textNodes(element).forEach((text, i) => (text.nodeValue = i === 0 ? replacement : ''));
+    }, text);
+  }
   fs.mkdirSync(OUTPUT_DIR, { recursive: true });
-  const shot = await page.screenshot({ fullPage: true, mask, maskColor: '#ff00ff', animations: 'disabled', caret: 'hide' });
-  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.png`), shot);
+  const shot = await page.screenshot({ fullPage: true, mask: [...mask, ...standIns.map((s) => s.locator)], maskColor: '#ff00ff', animations: 'disabled', caret: 'hide' });
+  const output = machine === 'here' ? name : `${name}.${machine}`;
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${output}.png`), shot);
   const baselineFile = path.join(BASELINES, `${name}.png`);
-  if (process.env.UPDATE_BASELINES === '1') {
+  // Written from this machine's browser only; the other machine's shots are compared with it.
+  if (process.env.UPDATE_BASELINES === '1' && machine === 'here') {
     fs.mkdirSync(BASELINES, { recursive: true });
     fs.writeFileSync(baselineFile, shot);
     return 0;
@@ -97,7 +158,7 @@ export async function compareWithBaseline(page: Page, name: string, mask: Locato
   const crop = (png: PNG) => png.data.subarray(0, width * height * 4);
   const diff = new PNG({ width, height });
   const differing = pixelmatch(crop(actual), crop(expected), diff.data, width, height, { threshold: 0.1 });
-  fs.writeFileSync(path.join(OUTPUT_DIR, `${name}.diff.png`), PNG.sync.write(diff));
+  fs.writeFileSync(path.join(OUTPUT_DIR, `${output}.diff.png`), PNG.sync.write(diff));
   const extra = Math.abs(actual.height - expected.height) * width;
   return (differing + extra) / (width * Math.max(actual.height, expected.height));
 }

@@ -11,9 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
 import { createApiKey } from '../../../src/accounts/service';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
-import { get, post } from '../../support/api';
+import { bearer, get, post, request } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';
-import { compareWithBaseline, launchChromium, MAX_DIFF_RATIO, openConsole, seriousAccessibilityViolations, WIDTHS, type Width } from './consoleSupport';
+import {
+  compareWithBaseline,
+  launchChromium,
+  MACHINES,
+  MAX_DIFF_RATIO,
+  openConsole,
+  seriousAccessibilityViolations,
+  WIDTHS,
+  type Machine,
+  type Width,
+} from './consoleSupport';
+import { pinAccountTimes } from './pinnedTimes';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 const ONE_IMAGE_MICRO_CENTS = 45_000;
@@ -28,6 +39,9 @@ let adminKey: string;
 let client: TestAccount;
 /** An account made through the API with a fixed history, for the screenshots. */
 let shown: { accountId: string };
+/** The screenshots' account as written on this day (its times pinned), and the page read on the same day. */
+const SHOWN_WRITTEN_AT = new Date('2026-03-14T09:26:00Z');
+const SHOWN_READ_AT = new Date('2026-03-14T15:00:00Z');
 
 const admin = (path: string) => `${stack.url}/v1/admin${path}`;
 
@@ -37,13 +51,27 @@ async function createAccountThroughApi(name: string, extra: Record<string, unkno
   return created.body.accountId as string;
 }
 
+/**
+ * Another operator's day with another tenant, as other test files write into the shared database: an account with
+ * credits, a key, a job and changed limits, so the audit log and the ledger hold entries that are not the test's.
+ */
+async function writeUnrelatedHistory(label: string): Promise<void> {
+  const accountId = await createAccountThroughApi(`Unrelated ${label} ${Date.now().toString(36)}`, { plan: 'standard' });
+  await post(admin(`/accounts/${accountId}/credits`), adminKey, { amountMicroCents: 1_234_567, reason: 'payment', reference: `pi_${label}` });
+  const key = await post(admin(`/accounts/${accountId}/keys`), adminKey, { name: `unrelated ${label}`, scopes: ['submit_job'] });
+  expect((await post(`${stack.url}/v1/jobs/submit`, key.body.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: label } })).status).toBe(201);
+  expect((await request(admin(`/accounts/${accountId}`), { method: 'PATCH', headers: bearer(adminKey, { 'content-type': 'application/json' }), body: JSON.stringify({ maxConcurrentJobs: 7 }) })).status).toBe(200);
+}
+
 beforeAll(async () => {
   stack = await startTestStack();
   // As `genmedia admin keys create --scopes admin` does on the host: the admin scope alone.
   adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
   client = await createTestAccount(stack.prisma, { name: 'Client Studio' });
 
+  await writeUnrelatedHistory('before');
   const accountId = await createAccountThroughApi('Screenshot Studio', { plan: 'business', maxConcurrentJobs: 4, spendLimits: { dailyMicroCents: 2_000_000 } });
+  await writeUnrelatedHistory('between');
   await post(admin(`/accounts/${accountId}/credits`), adminKey, { amountMicroCents: 5_000_000, reason: 'payment', reference: 'pi_shot' }, { 'idempotency-key': 'pi_shot' });
   const key = await post(admin(`/accounts/${accountId}/keys`), adminKey, { name: 'backend', scopes: ['submit_job', 'check_status'] });
   expect(key.status).toBe(201);
@@ -334,21 +362,36 @@ describe('what operators see', () => {
     ['operator-account', () => `/console/admin/accounts/${shown.accountId}`],
     ['operator-audit', () => `/console/admin/audit?targetId=${shown.accountId}`],
   ];
+  const browsers = new Map<Machine, Browser>();
 
-  for (const width of Object.keys(WIDTHS) as Width[]) {
-    it.each(pages)(`%s at ${width} width matches its baseline and has no serious accessibility violation`, async (name, pathOf) => {
-      const { page, errors } = await openAsOperator(width);
-      await page.goto(`${stack.url}${pathOf()}`);
-      await page.locator('main h1').first().waitFor();
-      await page.waitForLoadState('networkidle');
-      if (name === 'operator-account') await page.locator('.usage-chart').waitFor();
-      // Whatever differs from run to run: ids (also in the audit filter), times, and the chart's bars (their day moves).
-      const mask = [page.locator('code'), page.locator('time'), page.locator('.usage-chart svg'), page.locator('input[type="search"]')];
-      const difference = await compareWithBaseline(page, `${name}-${width}`, mask);
-      expect(difference, `${name}-${width}: see test-output/console`).toBeLessThanOrEqual(MAX_DIFF_RATIO);
-      expect(await seriousAccessibilityViolations(page)).toEqual([]);
-      expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS[width]);
-      expect(errors).toEqual([]);
-    }, 60_000);
-  }
+  beforeAll(async () => {
+    // Whatever day this runs, the account shows the history it had on SHOWN_WRITTEN_AT, read that afternoon.
+    await pinAccountTimes(stack.prisma, shown.accountId, SHOWN_WRITTEN_AT);
+    await writeUnrelatedHistory('after');
+    browsers.set('here', browser);
+    browsers.set('elsewhere', await launchChromium('elsewhere'));
+  });
+  afterAll(async () => {
+    await browsers.get('elsewhere')?.close();
+  });
+
+  const shots = (Object.keys(MACHINES) as Machine[]).flatMap((machine) =>
+    (Object.keys(WIDTHS) as Width[]).flatMap((width) => pages.map(([name, pathOf]) => ({ name, pathOf, width, machine }))),
+  );
+
+  it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
+    const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, adminKey, width, 'Accounts', { clock: SHOWN_READ_AT });
+    await page.goto(`${stack.url}${pathOf()}`);
+    await page.locator('main h1').first().waitFor();
+    await page.waitForLoadState('networkidle');
+    if (name === 'operator-account') await page.locator('.usage-chart').waitFor();
+    // Ids differ from run to run (also in the audit filter), and when the daily limit resets is the server's next midnight.
+    const mask = [page.locator('code'), page.locator('input[type="search"]')];
+    const standIns = [{ locator: page.locator('.limits time'), text: 'Mar 15, 2026, 12:00:00 AM' }];
+    const difference = await compareWithBaseline(page, `${name}-${width}`, mask, { standIns, machine });
+    expect(difference, `${name}-${width} in a browser ${machine}: see test-output/console`).toBeLessThanOrEqual(MAX_DIFF_RATIO);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).document.documentElement.scrollWidth)).toBeLessThanOrEqual(WIDTHS[width]);
+    expect(errors).toEqual([]);
+  }, 60_000);
 });
