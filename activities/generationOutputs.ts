@@ -15,6 +15,7 @@ import type { UpstreamRoute } from '../src/shared/upstreams';
 
 export interface OutputStoreDeps {
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
+  /** The largest output file, downloaded or inline (UPSTREAM_MAX_OUTPUT_BYTES). */
   maxOutputBytes: number;
   /** Output URLs may be at private and loopback addresses (development and tests; INPUT_FETCH_ALLOW_PRIVATE). */
   allowPrivateOutputs: boolean;
@@ -63,6 +64,12 @@ export function createOutputStore(deps: OutputStoreDeps) {
         const target = path.join(workDir, `output-${index + 1}`);
         let contentType: string | undefined;
         if (location.kind === 'inline') {
+          // The limit a URL output meets as it downloads, and the same failure.
+          if (location.data.length > deps.maxOutputBytes) {
+            throw new ProviderError('BAD_OUTPUT', `output ${index + 1} is ${location.data.length} bytes, over the ${deps.maxOutputBytes} byte limit`, {
+              retryable: false,
+            });
+          }
           await writeFile(target, location.data);
           contentType = location.contentType ?? sniffMediaType(location.data.subarray(0, 16));
         } else {

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '@prisma/client';
+import { pruneCogPredictions } from '../src/jobs/cogStore';
 import { pruneIdempotencyRecords } from '../src/jobs/idempotency';
 import { pruneRateLimitCounters } from '../src/jobs/rateLimit';
 import { pruneUpstreamCallbacks } from '../src/jobs/upstreamStore';
@@ -14,14 +15,16 @@ export interface MaintenanceDeps {
 export function createMaintenanceActivities(deps: MaintenanceDeps) {
   return {
     /**
-     * Deletes idempotency records past their 24 h, rate-limit windows no limit can still read and upstream callbacks
-     * past their retention. Repeatable.
+     * Deletes idempotency records past their 24 h, rate-limit windows no limit can still read, upstream callbacks
+     * past their retention and Cog predictions (their webhook snapshots, outputs included) no job will read again.
+     * Repeatable.
      */
     async pruneExpiredRecords(): Promise<PruneResult> {
       return {
         idempotencyRecords: await pruneIdempotencyRecords(deps.prisma),
         rateLimitCounters: await pruneRateLimitCounters(deps.prisma),
         upstreamCallbacks: await pruneUpstreamCallbacks(deps.prisma, deps.upstreamCallbackRetentionHours),
+        cogPredictions: await pruneCogPredictions(deps.prisma),
       };
     },
   };

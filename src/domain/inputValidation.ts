@@ -6,6 +6,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { linearRegExpEngine } from './linearRegExp';
 
 export interface InputError {
   /** Location in the input: `prompt`, `elements[0].type`; empty for the input itself. */
@@ -17,9 +18,12 @@ export type InputValidationResult =
   | { ok: true; value: Record<string, unknown> }
   | { ok: false; errors: InputError[] };
 
-/** Ajv configured the way every model schema is checked: strict schemas, all errors, defaults applied. */
+/**
+ * Ajv configured the way every model schema is checked: strict schemas, all errors, defaults applied, and patterns
+ * run by a linear-time engine (linearRegExp.ts; a pattern it cannot run makes the schema fail to compile).
+ */
 export function createSchemaAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, code: { regExp: linearRegExpEngine } });
   addFormats(ajv);
   // Annotation only: the media kind a URL field needs ("image" | "video" | "audio"), read by the upload checks.
   ajv.addKeyword({ keyword: 'x-media', schemaType: ['string', 'array'] });

@@ -4,6 +4,8 @@
  * Leases: a server's slots are counted over its rows in `cog_predictions` that are neither released nor expired.
  * Taking one runs in a transaction holding a transaction-scoped advisory lock on the server, so two workers (or two
  * machines) counting at once cannot both see the last free slot. The lock is held for one count and one insert.
+ *
+ * A row lives as long as its job can read it: the maintenance schedule deletes it once the job has ended.
  */
 import { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
@@ -77,4 +79,24 @@ export function createCogPredictionStore(prisma: PrismaClient): CogPredictionSto
       await prisma.cogPrediction.updateMany({ where: { id, releasedAt: null }, data: { releasedAt: new Date() } });
     },
   };
+}
+
+/** A prediction whose lease ran out this long ago is of no use to any job: its job's deadline passed over an hour before. */
+const EXPIRED_LEASE_KEPT_MS = 3_600_000;
+
+/**
+ * Deletes the predictions no job will read again, snapshot and all: a released one whose job (or attempt's job) has
+ * ended, and any whose lease expired over an hour ago (a lease lasts until the job's deadline and ten minutes). A
+ * prediction not yet released keeps its row while its lease runs, since it still holds its server's slot. Repeatable.
+ */
+export async function pruneCogPredictions(prisma: PrismaClient): Promise<number> {
+  const expiredBefore = new Date(Date.now() - EXPIRED_LEASE_KEPT_MS);
+  return prisma.$executeRaw`
+    DELETE FROM cog_predictions p
+    WHERE p.lease_expires_at < ${expiredBefore}
+       OR (p.released_at IS NOT NULL AND (
+             EXISTS (SELECT 1 FROM jobs j
+                     WHERE j.provider_id = p.provider_id AND j.upstream_id = p.id AND j.status IN ('completed', 'failed', 'cancelled'))
+          OR EXISTS (SELECT 1 FROM job_attempts a JOIN jobs j ON j.id = a.job_id
+                     WHERE a.upstream_id = p.id AND a.provider_id = p.provider_id AND j.status IN ('completed', 'failed', 'cancelled'))))`;
 }

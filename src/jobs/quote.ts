@@ -5,7 +5,8 @@
 import type { Account, ApiKey } from '@prisma/client';
 import { canUseModel, resolveModelVersion, type ResolvedModel } from '../catalog/versionResolver';
 import type { PrismaClient } from '../db/prisma';
-import { validateInput, withDefaults } from '../domain/inputValidation';
+import { validateInput, withDefaults, type InputValidationResult } from '../domain/inputValidation';
+import { UnsupportedPatternError } from '../domain/linearRegExp';
 import { estimateCost, PricingError, type CostEstimate } from '../domain/pricing';
 import { ApiError } from '../shared/errors';
 
@@ -27,9 +28,23 @@ export async function resolveUsableModel(prisma: PrismaClient, caller: Caller, s
   return resolved;
 }
 
+/**
+ * Validates against the version's schema. A schema stored before patterns were refused at import, with one the
+ * linear-time engine cannot run, leaves the model unusable: MODEL_NOT_FOUND naming the pattern, never a 500.
+ */
+function checkAgainstSchema(resolved: ResolvedModel, input: unknown): InputValidationResult {
+  try {
+    return validateInput(resolved.version.inputSchema, input);
+  } catch (err) {
+    if (!(err instanceof UnsupportedPatternError)) throw err;
+    const slug = resolved.model.slug;
+    throw new ApiError('MODEL_NOT_FOUND', `Model ${slug} is unavailable: its input schema's ${err.message}`, { model: slug });
+  }
+}
+
 /** The input with schema defaults, or INVALID_INPUT listing every failing path. */
 export function validatedInput(resolved: ResolvedModel, input: unknown): Record<string, unknown> {
-  const result = validateInput(resolved.version.inputSchema, input);
+  const result = checkAgainstSchema(resolved, input);
   if (!result.ok) {
     throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, result.errors);
   }
@@ -38,7 +53,7 @@ export function validatedInput(resolved: ResolvedModel, input: unknown): Record<
 
 /** The input an estimate prices: defaults applied; missing required fields are fine, wrong values are not. */
 export function estimableInput(resolved: ResolvedModel, input: unknown): Record<string, unknown> {
-  const result = validateInput(resolved.version.inputSchema, input ?? {});
+  const result = checkAgainstSchema(resolved, input ?? {});
   if (!result.ok) {
     const wrong = result.errors.filter((e) => e.message !== 'is required');
     if (wrong.length > 0) throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, wrong);

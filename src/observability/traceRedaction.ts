@@ -1,11 +1,12 @@
 /**
- * File ids, events URL tokens and object keys never leave in a span, as they never reach the request log: the HTTP and fetch
- * instrumentations record paths and URLs (`/v1/files/<fileId>`, MinIO's `/<bucket>/<key>`), a failure's message can
- * name an input file's URL. Each span is redacted as it ends, before any exporter sees it.
+ * File ids, query credentials (an events URL's token, a Cog webhook's secret, a presigned URL's signature) and object
+ * keys never leave in a span, as they never reach the request log: the HTTP and fetch instrumentations record paths,
+ * queries and URLs (`/v1/files/<fileId>`, `url.query`, `url.full`, MinIO's `/<bucket>/<key>`), a failure's message
+ * can name an input file's URL. Each span is redacted as it ends, before any exporter sees it.
  */
 import type { Attributes, AttributeValue, SpanStatus } from '@opentelemetry/api';
 import type { Span, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-node';
-import { redactFileIds, redactObjectKeys, redactTokens } from './redaction';
+import { redactCredentials, redactFileIds, redactObjectKeys } from './redaction';
 
 /** The parts of a span that carry text, as the SDK's spans and the workflow sandbox's serialized spans both have them. */
 export interface RedactableSpan {
@@ -19,7 +20,7 @@ export interface RedactableSpan {
 export type Buckets = readonly string[];
 
 function redactText(text: string, buckets: Buckets): string {
-  return redactObjectKeys(redactTokens(redactFileIds(text)), buckets);
+  return redactObjectKeys(redactCredentials(redactFileIds(text)), buckets);
 }
 
 function redactValue(value: AttributeValue | undefined, buckets: Buckets): AttributeValue | undefined {

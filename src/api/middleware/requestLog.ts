@@ -1,13 +1,14 @@
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../logger';
-import { redactFileIds } from '../../observability/redaction';
+import { redactCredentials, redactFileIds } from '../../observability/redaction';
 
 /**
  * A file URL's id is its credential (anyone holding the URL reads the file), so it never reaches the logs: not in
- * `/v1/files/<fileId>`, nor in `/v1/uploads/<fileId>` (the same id).
+ * `/v1/files/<fileId>`, nor in `/v1/uploads/<fileId>` (the same id). Nor does a credential in a query (a Cog
+ * webhook's `secret`, an events URL's `token`), should a query be part of what is logged.
  */
 export function loggablePath(path: string): string {
-  return redactFileIds(path);
+  return redactCredentials(redactFileIds(path));
 }
 
 /**

@@ -8,6 +8,7 @@ export interface PruneResult {
   idempotencyRecords: number;
   rateLimitCounters: number;
   upstreamCallbacks: number;
+  cogPredictions: number;
 }
 
 export const maintenanceWorkflowContract = workflowContract<[], PruneResult>('maintenanceWorkflow');

@@ -1,10 +1,11 @@
-/** The Cog slot leases and webhook snapshots in PostgreSQL (src/jobs/cogStore.ts). */
+/** The Cog slot leases and webhook snapshots in PostgreSQL (src/jobs/cogStore.ts), and their pruning once jobs end. */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { createCogPredictionStore } from '../../../src/jobs/cogStore';
+import { createCogPredictionStore, pruneCogPredictions } from '../../../src/jobs/cogStore';
 import type { CogLease, CogPredictionStore } from '../../../src/providers/upstreams/cog/store';
+import { createTestAccount } from '../../support/accounts';
 
 let prisma: PrismaClient;
 let store: CogPredictionStore;
@@ -71,5 +72,57 @@ describe('Cog slot leases', () => {
     const again = await store.markMissing(lease.id, new Date('2026-01-01T00:05:00Z'));
     expect(first.toISOString()).toBe('2026-01-01T00:00:00.000Z');
     expect(again.toISOString()).toBe('2026-01-01T00:00:00.000Z');
+  });
+});
+
+describe('pruning Cog predictions', () => {
+  const HOUR = 3_600_000;
+
+  /** A job of the `pixelforge` provider (a catalog provider, as jobs need one) in `status`, its generation `upstreamId`. */
+  async function jobOf(status: 'processing' | 'completed' | 'failed' | 'cancelled', upstreamId?: string): Promise<string> {
+    const account = await createTestAccount(prisma);
+    const id = `job_${unique()}`;
+    await prisma.job.create({
+      data: {
+        id, accountId: account.accountId, modelSlug: 'pixelforge/forge-lite/text-to-image', modelId: 'pixelforge/forge-lite/text-to-image',
+        versionId: 'v1', providerId: 'pixelforge', status, input: {}, costMicroCents: 1n, estimatedCompletionTime: new Date(), upstreamId: upstreamId ?? null,
+      },
+    });
+    return id;
+  }
+
+  /** A prediction of the `pixelforge` provider whose completed webhook (with its output) was kept, or still running. */
+  async function prediction(options: { released: boolean; expiresInMs?: number }): Promise<string> {
+    const lease = leaseOf(`http://gpu-${unique()}.test:5000`, 1, { providerId: 'pixelforge', expiresAt: new Date(Date.now() + (options.expiresInMs ?? HOUR)) });
+    await store.lease(lease);
+    if (options.released) await store.recordWebhook(lease.id, { id: lease.id, status: 'succeeded', output: ['data:image/png;base64,iVBORw0KGgo='] }, true);
+    return lease.id;
+  }
+
+  const left = async (ids: string[]) => (await prisma.cogPrediction.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((r) => r.id).sort();
+
+  it("deletes a finished prediction once its job or its attempt's job has ended, and an old expired lease; keeps the rest", async () => {
+    const ofCompletedJob = await prediction({ released: true });
+    await jobOf('completed', ofCompletedJob);
+    const ofFailedAttempt = await prediction({ released: true });
+    const routedJob = await jobOf('failed');
+    await prisma.jobAttempt.create({ data: { id: `${routedJob}.1`, jobId: routedJob, number: 1, providerId: 'pixelforge', role: 'first', upstreamId: ofFailedAttempt } });
+    const expiredLongAgo = await prediction({ released: false, expiresInMs: -2 * HOUR });
+
+    // Its job has yet to store the output.
+    const ofRunningJob = await prediction({ released: true });
+    await jobOf('processing', ofRunningJob);
+    // Holds its server's slot while its lease runs, whatever became of the job.
+    const unreleasedOfEndedJob = await prediction({ released: false });
+    await jobOf('cancelled', unreleasedOfEndedJob);
+    const justExpired = await prediction({ released: false, expiresInMs: -60_000 });
+    // No job names it yet: a job records the id only after the server answered.
+    const notYetRecorded = await prediction({ released: true });
+
+    const all = [ofCompletedJob, ofFailedAttempt, expiredLongAgo, ofRunningJob, unreleasedOfEndedJob, justExpired, notYetRecorded];
+    expect(await left(all)).toEqual([...all].sort());
+    expect(await pruneCogPredictions(prisma)).toBeGreaterThanOrEqual(3);
+    expect(await left(all)).toEqual([ofRunningJob, unreleasedOfEndedJob, justExpired, notYetRecorded].sort());
+    expect(await store.find(ofCompletedJob)).toBeNull();
   });
 });

@@ -49,6 +49,27 @@ describe('maintenance', () => {
     expect(kept.map((c) => c.callbackId)).toEqual([`${upstreamId}:recent`]);
   });
 
+  it("prunes Cog predictions no job will read again, their kept webhooks' outputs with them", async () => {
+    const id = `pred_${randomUUID()}`;
+    const kept = { id, status: 'succeeded', output: ['data:image/png;base64,iVBORw0KGgo='] };
+    const lease = { providerId: 'maintenance-cog', serverUrl: `http://gpu-${randomUUID()}.test:5000`, secretHash: new Uint8Array(32), terminal: true, snapshot: kept };
+    const live = `pred_${randomUUID()}`;
+    await stack.prisma.cogPrediction.createMany({
+      data: [
+        { id, ...lease, leaseExpiresAt: new Date(Date.now() - 2 * HOUR), releasedAt: new Date(Date.now() - 3 * HOUR) },
+        { id: live, ...lease, snapshot: { ...kept, id: live }, leaseExpiresAt: new Date(Date.now() + HOUR), releasedAt: new Date() },
+      ],
+    });
+
+    const result = await stack.api.deps.temporal.workflow.execute(maintenanceWorkflow, {
+      taskQueue: stack.config.temporal.jobsTaskQueue,
+      workflowId: `maintenance-test-${randomUUID()}`,
+    });
+    expect(result.cogPredictions).toBeGreaterThanOrEqual(1);
+    const left = await stack.prisma.cogPrediction.findMany({ where: { id: { in: [id, live] } }, select: { id: true } });
+    expect(left.map((r) => r.id)).toEqual([live]);
+  });
+
   it('creates the hourly schedule once; a second worker start finds it', async () => {
     const client = stack.api.deps.temporal;
     const scheduleId = `maintenance-test-${randomUUID()}`;

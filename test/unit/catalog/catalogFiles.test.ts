@@ -130,6 +130,22 @@ describe('catalog validation', () => {
     expect(problems.join('\n')).toMatch(/logoUrl/);
   });
 
+  it('rejects input schema patterns the linear-time engine cannot run, and takes ones that backtrack in JavaScript', () => {
+    const problems = problemsOf(
+      brokenCopy(({ models }) => {
+        const withPromptPattern = (model: Record<string, unknown>, pattern: string) => {
+          const version = (model.versions as Record<string, unknown>[])[0];
+          const schema = JSON.parse(fs.readFileSync(path.join(DEFAULT_CATALOG_DIR, version.inputSchema as string), 'utf8'));
+          schema.properties.prompt.pattern = pattern;
+          version.inputSchema = schema;
+        };
+        withPromptPattern(models[0], '^(?!ignore)');
+        withPromptPattern(models[1], '^(a+)+$');
+      }),
+    );
+    expect(problems).toEqual([expect.stringMatching(/input schema: pattern "\^\(\?!ignore\)" cannot be checked in linear time/)]);
+  });
+
   it("rejects routes that cannot run: on an unknown provider or a maker, twice on one, an upstream's without its route", () => {
     const problems = problemsOf(
       brokenCopy(({ models }) => {

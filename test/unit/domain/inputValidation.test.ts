@@ -97,3 +97,36 @@ describe('schema annotations', () => {
     expect(validateInput(schema, { clip: 'https://example.com/a.mp4' }).ok).toBe(true);
   });
 });
+
+describe('patterns', () => {
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { prompt: { type: 'string', pattern: '^(a+)+$' }, tag: { type: 'string', pattern: '^[a-z]+$' } },
+    patternProperties: { '^x-(a+)+$': { type: 'number' } },
+  };
+  // 28 is enough: V8's backtracking takes seconds over it (and twice as long with each `a` more), RE2 microseconds.
+  const almost = `${'a'.repeat(28)}!`;
+
+  it('are checked by a linear-time engine: a value or a field name that makes ^(a+)+$ backtrack is refused at once', () => {
+    const started = performance.now();
+    const result = validateInput(schema, { prompt: almost, tag: 'ok' });
+    expect(result).toEqual({ ok: false, errors: [{ path: 'prompt', message: 'must match pattern "^(a+)+$"' }] });
+    const named = validateInput(schema, { prompt: 'aa', [`x-${almost}`]: 1 });
+    expect(named).toEqual({ ok: false, errors: [{ path: `x-${almost}`, message: 'is not an allowed field' }] });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(validateInput(schema, { prompt: 'a'.repeat(40), tag: 'ok', 'x-aaa': 1 })).toMatchObject({ ok: true });
+  });
+
+  it('each by its own expression, in properties and patternProperties', () => {
+    expect(validateInput(schema, { prompt: 'aa', tag: 'A' })).toEqual({ ok: false, errors: [{ path: 'tag', message: 'must match pattern "^[a-z]+$"' }] });
+    expect(validateInput(schema, { prompt: 'aa', 'x-aa': 'text' })).toEqual({ ok: false, errors: [{ path: 'x-aa', message: 'must be number' }] });
+  });
+
+  it('that the linear-time engine cannot run make the schema fail to compile', () => {
+    const lookahead = { type: 'object', properties: { prompt: { type: 'string', pattern: '^(?=a)a+$' } } };
+    expect(() => compileInputSchema(lookahead)).toThrow(/cannot be checked in linear time/);
+    const backreference = { type: 'object', patternProperties: { '^(a)\\1$': { type: 'string' } } };
+    expect(() => compileInputSchema(backreference)).toThrow(/cannot be checked in linear time/);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactFileIds, redactObjectKeys, redactTokens } from '../../../src/observability/redaction';
+import { isCredentialParam, redactCredentials, redactFileIds, redactObjectKeys } from '../../../src/observability/redaction';
 import { redactSpan } from '../../../src/observability/traceRedaction';
 
 const FILE_ID = 'file_3kTMd9Qx0vLw7bYz1aR5nC';
@@ -15,12 +15,46 @@ describe('redactFileIds', () => {
   });
 });
 
-describe('redactTokens', () => {
-  it("hides the token of a job's signed events URL, in a URL or a bare query", () => {
-    expect(redactTokens('/v1/jobs/job_1/events?token=1795.acc_1.c2ln&since=3')).toBe('/v1/jobs/job_1/events?token=:token&since=3');
-    expect(redactTokens('since=3&token=1795.acc_1.c2ln')).toBe('since=3&token=:token');
-    expect(redactTokens('token=1795.acc_1.c2ln')).toBe('token=:token');
-    expect(redactTokens('/v1/jobs?mytoken=x&status=failed')).toBe('/v1/jobs?mytoken=x&status=failed');
+describe('redactCredentials', () => {
+  it("hides an events URL's token, in a URL or a query alone, and keeps the other parameters", () => {
+    expect(redactCredentials('/v1/jobs/job_1/events?token=1795.acc_1.c2ln&since=3')).toBe('/v1/jobs/job_1/events?token=:redacted&since=3');
+    expect(redactCredentials('since=3&token=1795.acc_1.c2ln')).toBe('since=3&token=:redacted');
+    expect(redactCredentials('token=1795.acc_1.c2ln')).toBe('token=:redacted');
+  });
+
+  it("hides a Cog webhook's secret, as a span's url.query, url.full or http.target carries it", () => {
+    expect(redactCredentials('prediction=job_1&secret=Zm9vYmFyYmF6cXV4')).toBe('prediction=job_1&secret=:redacted');
+    expect(redactCredentials('http://api:3000/v1/upstreams/cog/callback?prediction=job_1&secret=Zm9vYmFy#x')).toBe(
+      'http://api:3000/v1/upstreams/cog/callback?prediction=job_1&secret=:redacted#x',
+    );
+    expect(redactCredentials('POST /v1/upstreams/cog/callback?secret=Zm9v-YmFy_ failed')).toBe('POST /v1/upstreams/cog/callback?secret=:redacted failed');
+  });
+
+  it('hides the credentials other services sign URLs with, whatever their case', () => {
+    const presigned = 'https://bucket.s3.example.com/a.png?X-Amz-Credential=AKIA%2F2026&X-Amz-Security-Token=tok&X-Amz-Signature=abc123&X-Amz-Expires=600';
+    expect(redactCredentials(presigned)).toBe(
+      'https://bucket.s3.example.com/a.png?X-Amz-Credential=:redacted&X-Amz-Security-Token=:redacted&X-Amz-Signature=:redacted&X-Amz-Expires=600',
+    );
+    expect(redactCredentials('https://x.blob.example.net/c/a.png?sv=2024&sig=abc%2Bdef&se=2026')).toBe('https://x.blob.example.net/c/a.png?sv=2024&sig=:redacted&se=2026');
+    expect(redactCredentials('/v1/models?key=AIza123&api_key=k&access_token=t&PASSWORD=p')).toBe('/v1/models?key=:redacted&api_key=:redacted&access_token=:redacted&PASSWORD=:redacted');
+  });
+
+  it('hides a credential of a URL that is itself a query value, percent-encoded', () => {
+    expect(redactCredentials('/hook?next=https%3A%2F%2Fa.example%2Fcb%3Fprediction%3Dp1%26secret%3DZm9v%2Bbar%26x%3D1')).toBe(
+      '/hook?next=https%3A%2F%2Fa.example%2Fcb%3Fprediction%3Dp1%26secret%3D:redacted%26x%3D1',
+    );
+  });
+
+  it('leaves names that only look alike, paths and values alone', () => {
+    expect(redactCredentials('/v1/admin/usage?keyId=key_1&monkey=1&author=a&groupBy=key')).toBe('/v1/admin/usage?keyId=key_1&monkey=1&author=a&groupBy=key');
+    expect(redactCredentials('/v1/secret/token=abc')).toBe('/v1/secret/token=abc');
+  });
+
+  it('names the credential parameters', () => {
+    for (const name of ['secret', 'token', 'key', 'signature', 'sig', 'X-Amz-Signature', 'x-goog-credential', 'apiKey', 'client_secret', 'x-api-key', 'refresh_token']) {
+      expect(isCredentialParam(name), name).toBe(true);
+    }
+    for (const name of ['prediction', 'since', 'prefix', 'keyId', 'status', 'author', 'monkey']) expect(isCredentialParam(name), name).toBe(false);
   });
 });
 
@@ -50,6 +84,7 @@ describe('redactSpan', () => {
         'http.response.status_code': 200,
         tags: [`/v1/uploads/${FILE_ID}`],
         'http.target': '/v1/jobs/job_1/events?token=1795.acc_1.c2ln',
+        'url.full': 'http://api:3000/v1/upstreams/cog/callback?prediction=job_1&secret=Zm9vYmFy',
       },
       events: [{ name: 'exception', time: [0, 0] as [number, number], attributes: { 'exception.message': `input file https://a.example/v1/files/${FILE_ID} could not be fetched` } }],
       status: { code: 2, message: `no such object genmedia-uploads/acct_1/${FILE_ID}` },
@@ -61,7 +96,8 @@ describe('redactSpan', () => {
       'url.query': ':query',
       'http.response.status_code': 200,
       tags: ['/v1/uploads/:fileId'],
-      'http.target': '/v1/jobs/job_1/events?token=:token',
+      'http.target': '/v1/jobs/job_1/events?token=:redacted',
+      'url.full': 'http://api:3000/v1/upstreams/cog/callback?prediction=job_1&secret=:redacted',
     });
     expect(span.events[0].attributes['exception.message']).toBe('input file https://a.example/v1/files/:fileId could not be fetched');
     expect(span.status.message).toBe('no such object genmedia-uploads/acct_1/:fileId');

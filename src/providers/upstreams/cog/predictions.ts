@@ -18,6 +18,30 @@ export interface CogPrediction {
 
 export const TERMINAL_STATUSES = new Set(['succeeded', 'failed', 'canceled']);
 
+/** Of a prediction's logs, the end is kept: the last progress line and the last line, all `snapshotOf` reads. */
+export const KEPT_LOG_CHARACTERS = 4_000;
+/** An error is kept to this length; a failed job's message shows its first 400 characters. */
+export const KEPT_ERROR_CHARACTERS = 2_000;
+
+/**
+ * What is kept of a webhook's prediction: what `snapshotOf` reads, and no more. Cog sends the whole prediction each
+ * time, inputs, every log line and the outputs so far (data: URIs of megabytes) included; the output is kept only from
+ * a succeeded prediction, whose job stores it, and the row goes once the job has ended (pruneCogPredictions).
+ */
+export function keptPrediction(prediction: CogPrediction): CogPrediction {
+  const kept: CogPrediction = {};
+  if (typeof prediction.id === 'string') kept.id = prediction.id;
+  if (typeof prediction.status === 'string') kept.status = prediction.status;
+  if (typeof prediction.logs === 'string') kept.logs = prediction.logs.slice(-KEPT_LOG_CHARACTERS);
+  if (prediction.error !== undefined && prediction.error !== null) {
+    const error = typeof prediction.error === 'string' ? prediction.error : JSON.stringify(prediction.error);
+    kept.error = error.slice(0, KEPT_ERROR_CHARACTERS);
+  }
+  if (typeof prediction.metrics?.predict_time === 'number') kept.metrics = { predict_time: prediction.metrics.predict_time };
+  if (prediction.status === 'succeeded' && prediction.output !== undefined) kept.output = prediction.output;
+  return kept;
+}
+
 export function isTerminal(prediction: CogPrediction): boolean {
   return typeof prediction.status === 'string' && TERMINAL_STATUSES.has(prediction.status);
 }

@@ -1,7 +1,8 @@
 /**
  * What the Cog adapter keeps in PostgreSQL (src/jobs/cogStore.ts implements it): a Cog server has no list of
  * predictions and forgets one the moment it ends, so the slots each server has given out (leases), the secret of
- * each prediction's webhook and the webhook's last snapshot live on our side.
+ * each prediction's webhook and the webhook's last snapshot live on our side, until the job has ended
+ * (`pruneCogPredictions` in src/jobs/cogStore.ts).
  */
 
 export interface CogServer {
@@ -26,7 +27,7 @@ export interface CogPredictionRecord {
   serverUrl: string;
   secretHash: Buffer;
   serverStartedAt?: string;
-  /** The last webhook body. */
+  /** What is kept of the last webhook's prediction (predictions.ts `keptPrediction`). */
   snapshot?: unknown;
   terminal: boolean;
   missingSince?: Date;

@@ -7,7 +7,7 @@
  */
 import crypto from 'node:crypto';
 import { CallbackRejected, type CallbackRequest, type VerifiedCallback } from '../types';
-import { isTerminal, progressOfLogs, snapshotOf, type CogPrediction } from './predictions';
+import { isTerminal, keptPrediction, progressOfLogs, snapshotOf, type CogPrediction } from './predictions';
 import type { CogPredictionRecord, CogPredictionStore } from './store';
 
 export const SECRET_PARAM = 'secret';
@@ -65,8 +65,9 @@ export async function admitCogWebhook(store: Pick<CogPredictionStore, 'find'>, q
 }
 
 /**
- * Checks a delivery's secret and keeps its snapshot; throws `CallbackRejected`, changing nothing, when it does not
- * match. `admitted`: the prediction `admitCogWebhook` already checked.
+ * Checks a delivery's secret and keeps what the adapter needs of its prediction (`keptPrediction`); throws
+ * `CallbackRejected`, changing nothing, when it does not match. `admitted`: the prediction `admitCogWebhook` already
+ * checked.
  */
 export function createCogWebhookVerifier(store: Pick<CogPredictionStore, 'find' | 'recordWebhook'>) {
   return async function verifyCogWebhook(request: CallbackRequest, admitted?: CogPredictionRecord): Promise<CogVerifiedCallback> {
@@ -75,9 +76,10 @@ export function createCogWebhookVerifier(store: Pick<CogPredictionStore, 'find' 
     if (prediction.id !== record.id) throw new CallbackRejected('the body is about another prediction than the URL');
     const before = record.snapshot as CogPrediction | undefined;
     const terminal = isTerminal(prediction);
-    const kept = await store.recordWebhook(prediction.id, prediction, terminal);
-    const moved = progressOfLogs(before?.logs) !== progressOfLogs(prediction.logs) || before?.status !== prediction.status;
-    const state = snapshotOf(prediction.id, prediction).state;
+    const snapshot = keptPrediction(prediction);
+    const kept = await store.recordWebhook(prediction.id, snapshot, terminal);
+    const moved = progressOfLogs(before?.logs) !== progressOfLogs(snapshot.logs) || before?.status !== snapshot.status;
+    const state = snapshotOf(prediction.id, snapshot).state;
     const callbackId = crypto.createHash('sha256').update(request.rawBody).digest('hex');
     return { upstreamId: prediction.id, callbackId, state, worthACheck: kept && (terminal || moved) };
   };

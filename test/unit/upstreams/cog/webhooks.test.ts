@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CallbackRejected } from '../../../../src/providers/upstreams/types';
 import type { CogPredictionRecord, CogPredictionStore } from '../../../../src/providers/upstreams/cog/store';
+import { KEPT_ERROR_CHARACTERS, KEPT_LOG_CHARACTERS, snapshotOf } from '../../../../src/providers/upstreams/cog/predictions';
 import { createCogWebhookVerifier, hashOf, webhookUrlWith } from '../../../../src/providers/upstreams/cog/webhooks';
 
 function memoryStore(secret: string) {
@@ -44,6 +45,31 @@ describe('Cog webhook secrets', () => {
     const late = await verify(delivery({ id: 'job_1', status: 'processing', logs: 'step 3/4\n' }, 's3cret'));
     expect(late.worthACheck).toBe(false);
     expect(record.snapshot).toMatchObject({ status: 'succeeded' });
+  });
+
+  it('keeps only what the adapter reads of a prediction: no input, no output before it succeeded, the end of its logs', async () => {
+    const { record, store } = memoryStore('s3cret');
+    const verify = createCogWebhookVerifier(store);
+    const partial = `data:image/png;base64,${'A'.repeat(100_000)}`;
+    const logs = `${'loading weights\n'.repeat(2_000)}step 3/4\n`;
+    const running = await verify(
+      delivery({ id: 'job_1', status: 'processing', input: { prompt: 'a private prompt' }, logs, output: [partial], created_at: '2026-11-27T00:00:00Z' }, 's3cret'),
+    );
+    expect(running).toMatchObject({ state: 'running', worthACheck: true });
+    expect(record.snapshot).toEqual({ id: 'job_1', status: 'processing', logs: logs.slice(-KEPT_LOG_CHARACTERS) });
+    expect(snapshotOf('job_1', record.snapshot as object)).toMatchObject({ progress: 75, stage: 'step 3/4' });
+
+    const output = 'data:image/png;base64,iVBORw0KGgo=';
+    await verify(delivery({ id: 'job_1', status: 'succeeded', input: { prompt: 'a private prompt' }, logs, output: [output], metrics: { predict_time: 1.5, other: 2 } }, 's3cret'));
+    expect(record.snapshot).toEqual({ id: 'job_1', status: 'succeeded', logs: logs.slice(-KEPT_LOG_CHARACTERS), metrics: { predict_time: 1.5 }, output: [output] });
+  });
+
+  it('keeps a failed prediction\'s error, shortened, and no output', async () => {
+    const { record, store } = memoryStore('s3cret');
+    const verify = createCogWebhookVerifier(store);
+    await verify(delivery({ id: 'job_1', status: 'failed', error: `CUDA out of memory ${'x'.repeat(10_000)}`, output: ['data:image/png;base64,AA=='] }, 's3cret'));
+    expect(record.snapshot).toEqual({ id: 'job_1', status: 'failed', error: `CUDA out of memory ${'x'.repeat(10_000)}`.slice(0, KEPT_ERROR_CHARACTERS) });
+    expect(snapshotOf('job_1', record.snapshot as object).error?.message).toMatch(/^Cog prediction job_1 failed: CUDA out of memory x+$/);
   });
 
   it('refuses a wrong, missing or other prediction\'s secret, and a body that names no prediction, changing nothing', async () => {
