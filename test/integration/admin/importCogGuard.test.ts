@@ -155,7 +155,7 @@ describe('import-cog', () => {
       const answer = await importCog(url);
       expect(answer.status).toBe(400);
       expect(answer.body.error.code).toBe('VALIDATION_ERROR');
-      expect(answer.body.error.message).toMatch(/link-local|metadata|unspecified/);
+      expect(answer.body.error.message).toMatch(/is an? (link-local|metadata|unspecified) (address|name)/);
     },
   );
 
