@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
+import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
 
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
@@ -177,6 +178,11 @@ const EnvSchema = z.object({
   COG_SLOT_WAIT_MS: z.coerce.number().int().positive().default(60_000),
   /** How long a prediction may be gone from its server with no completed webhook before the job fails (refunded). */
   COG_MISSING_GRACE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Where Cog servers may be: CIDR ranges, addresses and host names, comma-separated. Unset: loopback and the private
+   * ranges in development and tests, nothing in production. Link-local and metadata addresses never.
+   */
+  COG_ALLOWED_NETWORKS: z.string().optional(),
 
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
@@ -279,6 +285,8 @@ export interface Config {
     callbackBaseUrl: string;
     slotWaitMs: number;
     missingGraceMs: number;
+    /** The only networks (and host names) Cog servers are reached on: at import and on every request. */
+    allowedNetworks: AllowedNetworks;
   };
   jobs: {
     admissionTimeoutMs: number;
@@ -335,6 +343,16 @@ function productionProblems(e: Env): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   return problems;
+}
+
+function cogAllowedNetworks(e: Env): AllowedNetworks {
+  const setting = 'COG_ALLOWED_NETWORKS';
+  if (e.COG_ALLOWED_NETWORKS === undefined) return { setting, entries: e.NODE_ENV === 'production' ? [] : LOCAL_NETWORKS };
+  try {
+    return { setting, entries: parseAllowedNetworks(e.COG_ALLOWED_NETWORKS) };
+  } catch (err) {
+    throw new ConfigError(`Invalid environment: ${setting}: ${(err as Error).message}`);
+  }
 }
 
 function tracesExporter(e: Env): Config['observability']['traces'] {
@@ -439,6 +457,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       callbackBaseUrl: (e.COG_CALLBACK_BASE_URL ?? e.UPSTREAM_CALLBACK_BASE_URL ?? e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/+$/, ''),
       slotWaitMs: e.COG_SLOT_WAIT_MS,
       missingGraceMs: e.COG_MISSING_GRACE_MS,
+      allowedNetworks: cogAllowedNetworks(e),
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,

@@ -3,7 +3,9 @@ import type { PrismaClient } from '../db/prisma';
 import type { LedgerQuery } from '../contracts/http/account';
 import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../contracts/http/admin';
 import { CogImportError, importCogModel, serverOrigin } from '../catalog/cogImport';
+import type { AllowedNetworks } from '../net/allowedNetworks';
 import { createCogTransport } from '../providers/upstreams/cog/transport';
+import { checkOutboundUrl } from '../webhooks/addressGuard';
 import { rotateWebhookSecret } from '../accounts/service';
 import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatus';
 import { joinTransaction } from '../db/joinTransaction';
@@ -26,6 +28,8 @@ export interface AdminServiceDeps {
   clock: Clock;
   /** Where a job's workflow is shown: `${uiUrl}/namespaces/${namespace}/workflows/<workflow id>`. */
   workflowUrl: (jobId: string) => string;
+  /** The networks Cog servers may be on (COG_ALLOWED_NETWORKS): import-cog reaches and registers no other. */
+  cogAllowedNetworks: AllowedNetworks;
 }
 
 export function createAdminService(deps: AdminServiceDeps) {
@@ -80,7 +84,8 @@ export function createAdminService(deps: AdminServiceDeps) {
      */
     async importCog(actor: Actor, body: ImportCogRequest) {
       const { schema, ...options } = body;
-      const document = schema ?? (await readCogSchema(body.url));
+      const server = await allowedCogServer(body.url, deps.cogAllowedNetworks);
+      const document = schema ?? (await readCogSchema(server, deps.cogAllowedNetworks));
       try {
         return await prisma.$transaction(
           async (tx) => {
@@ -123,19 +128,35 @@ export function createAdminService(deps: AdminServiceDeps) {
 
 export type AdminService = ReturnType<typeof createAdminService>;
 
-const COG_SCHEMA_TIMEOUT_MS = 30_000;
+/** The whole schema answer, or the import gives up: a server that never finishes holds nothing for long. */
+const COG_SCHEMA_TIMEOUT_MS = 10_000;
 /** An import writes the catalog's categories and groups with the model, as a seed does (src/catalog/seed.ts). */
 const IMPORT_TRANSACTION_TIMEOUT_MS = 60_000;
 
-async function readCogSchema(url: string): Promise<Record<string, unknown>> {
+/** The server's base URL, when it is one and its address is on an allowed network; else a 400 saying why. */
+async function allowedCogServer(url: string, allowedNetworks: AllowedNetworks): Promise<string> {
+  let server: string;
+  try {
+    server = serverOrigin(url);
+  } catch (err) {
+    if (!(err instanceof CogImportError)) throw err;
+    throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'url', message: 'not a server base URL' }]);
+  }
+  const check = await checkOutboundUrl(server, { allowPrivate: false, allowedNetworks, schemes: ['http:', 'https:'], what: 'Cog server' });
+  if (!check.ok) throw new ApiError('VALIDATION_ERROR', `${url} cannot be used: ${check.reason}`, [{ path: 'url', message: 'not on an allowed network' }]);
+  return server;
+}
+
+/** The server's OpenAPI document. A failure says what went wrong, never what the server sent. */
+async function readCogSchema(server: string, allowedNetworks: AllowedNetworks): Promise<Record<string, unknown>> {
   let document: Record<string, unknown> | undefined;
   try {
-    document = await createCogTransport({ timeoutMs: COG_SCHEMA_TIMEOUT_MS }).openapi(url.replace(/\/+$/, ''), AbortSignal.timeout(COG_SCHEMA_TIMEOUT_MS));
+    document = await createCogTransport({ timeoutMs: COG_SCHEMA_TIMEOUT_MS, allowedNetworks }).openapi(server, AbortSignal.timeout(COG_SCHEMA_TIMEOUT_MS + 1_000));
   } catch (err) {
-    throw new ApiError('VALIDATION_ERROR', `Could not read ${url}/openapi.json: ${err instanceof Error ? err.message : String(err)}`, [{ path: 'url', message: 'unreachable' }]);
+    throw new ApiError('VALIDATION_ERROR', `Could not read ${server}/openapi.json: ${err instanceof Error ? err.message : String(err)}`, [{ path: 'url', message: 'unreadable' }]);
   }
   if (!document) {
-    throw new ApiError('VALIDATION_ERROR', `${url} serves no OpenAPI document (it has no .cog/openapi_schema.json): send its schema in "schema"`, [
+    throw new ApiError('VALIDATION_ERROR', `${server} serves no OpenAPI document (it has no .cog/openapi_schema.json): send its schema in "schema"`, [
       { path: 'schema', message: 'required for this server' },
     ]);
   }

@@ -45,6 +45,7 @@ export function createServices(deps: ApiDeps): ApiServices {
       cursorSecret: config.jobs.cursorSecret,
       clock: systemClock,
       workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
+      cogAllowedNetworks: config.cog.allowedNetworks,
     }),
   };
 }

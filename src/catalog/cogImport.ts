@@ -13,6 +13,8 @@ import { loadCatalog, checkCatalog, DEFAULT_CATALOG_DIR, DEFAULT_ROUTING, type C
 import { seedCatalog } from './seed';
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
+import { MEDIA_KINDS } from '../uploads/media';
+import { MEDIA_ANNOTATION, kindsFromFieldName } from '../uploads/mediaFields';
 
 export class CogImportError extends Error {
   constructor(message: string) {
@@ -52,13 +54,36 @@ function plainProperty(prop: Schema, components: Schema): Schema {
   const out: Schema = {};
   for (const [key, value] of Object.entries(merged)) {
     if (key.startsWith('x-') || DROPPED_KEYS.has(key)) continue;
-    // Cog's "An enumeration." says nothing; its format "password" and "uri" are not checked by the server either.
+    // Cog's "An enumeration." says nothing; its format "password" is not checked by the server either. "uri" marks a
+    // file (Cog's Path and File): kept, see fileField.
     if (key === 'description' && value === 'An enumeration.') continue;
-    if (key === 'format' && (value === 'password' || value === 'uri')) continue;
+    if (key === 'format' && value === 'password') continue;
     if (key === 'default' && value === null) continue;
     out[key] = key === 'items' && isObject(value) ? plainProperty(value, components) : value;
   }
   return out;
+}
+
+/** The longest file URL taken, as for the catalog's own file fields. */
+const MAX_FILE_URL_LENGTH = 2048;
+
+/**
+ * A file of Cog's (`format: uri`: a Path or File, or a list of them) as the catalog's file fields are: a media URL,
+ * https or an upload of ours (checked at submit), of the kinds its name says (`image`, `video`, `audio`) or any of
+ * them. The Cog adapter hands the file over itself; the server never gets the URL.
+ */
+function fileField(name: string, prop: Schema): Schema {
+  const kinds = kindsFromFieldName(name) ?? [...MEDIA_KINDS];
+  const asFile = (schema: Schema): Schema =>
+    schema.format === 'uri'
+      ? { ...schema, pattern: '^https?://', maxLength: Math.min(Number(schema.maxLength ?? MAX_FILE_URL_LENGTH), MAX_FILE_URL_LENGTH), [MEDIA_ANNOTATION]: kinds.length === 1 ? kinds[0] : kinds }
+      : schema;
+  return isObject(prop.items) ? { ...asFile(prop), items: asFile(prop.items) } : asFile(prop);
+}
+
+/** Whether a field of our input schema (as inputSchemaFromCog made it) is a file, or a list of files. */
+export function isFileField(prop: unknown): boolean {
+  return isObject(prop) && (prop[MEDIA_ANNOTATION] !== undefined || (isObject(prop.items) && prop.items[MEDIA_ANNOTATION] !== undefined));
 }
 
 /** Cog's OpenAPI document (or its `Input` schema alone) → our input schema, fields in the server's `x-order`. */
@@ -69,7 +94,7 @@ export function inputSchemaFromCog(document: Schema): Schema {
   const entries = Object.entries(input.properties).filter((entry): entry is [string, Schema] => isObject(entry[1]));
   entries.sort(([, a], [, b]) => Number(a['x-order'] ?? 0) - Number(b['x-order'] ?? 0));
   const properties: Schema = {};
-  for (const [name, prop] of entries) properties[name] = plainProperty(prop, components);
+  for (const [name, prop] of entries) properties[name] = fileField(name, plainProperty(prop, components));
   const required = Array.isArray(input.required) ? input.required.filter((name) => typeof name === 'string' && name in properties) : [];
   return { type: 'object', additionalProperties: false, ...(required.length ? { required } : {}), properties };
 }
@@ -109,7 +134,11 @@ const CATEGORY_OF_CAPABILITY: Record<string, string> = {
   'image-to-video-elements': 'video',
 };
 
-/** Our origin form of a server URL: no trailing slash, no path beyond the server's own. */
+/**
+ * Our origin form of a server URL: no trailing slash, no path beyond the server's own. A query, a fragment (even an
+ * empty one: `…/docs#` would turn `…/openapi.json` into a fragment) or credentials make it something else than a
+ * server's base URL: refused.
+ */
 export function serverOrigin(url: string): string {
   let parsed: URL;
   try {
@@ -118,6 +147,9 @@ export function serverOrigin(url: string): string {
     throw new CogImportError(`--url ${url} is not a URL`);
   }
   if (!/^https?:$/.test(parsed.protocol)) throw new CogImportError(`--url ${url} is not an http(s) URL`);
+  if (parsed.href.includes('?') || parsed.href.includes('#') || parsed.username !== '' || parsed.password !== '') {
+    throw new CogImportError(`--url ${url} must be the server's base URL, without a query, a fragment or credentials`);
+  }
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
@@ -126,8 +158,10 @@ export function cogModelDef(options: CogImportOptions, inputSchema: Schema, outp
   if (!providerId || !modelName || !capability) throw new CogImportError(`--slug must be <maker>/<model>/<capability>, not ${options.slug}`);
   const category = CATEGORY_OF_CAPABILITY[capability];
   if (!category) throw new CogImportError(`unknown capability ${capability}: one of ${Object.keys(CATEGORY_OF_CAPABILITY).join(', ')}`);
-  const fields = Object.keys(inputSchema.properties as Schema);
-  const upstream = { model: serverOrigin(options.url), input: Object.fromEntries(fields.map((f) => [f, `$${f}`])), outputs: ['.'] };
+  const properties = inputSchema.properties as Schema;
+  // Files are marked so the generation activity hands them to the adapter, which resolves them (never the server).
+  const input = Object.fromEntries(Object.keys(properties).map((f) => [f, isFileField(properties[f]) ? { from: f, file: true } : `$${f}`]));
+  const upstream = { model: serverOrigin(options.url), input, outputs: ['.'] };
   const pricing: PricingRule = { baseMicroCents: options.priceMicroCents, unit: 'per_generation' };
   return {
     slug: options.slug,

@@ -1,11 +1,13 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { networkMatcher, type AllowedNetworks } from '../net/allowedNetworks';
 
 /**
- * Server-side request forgery guard for every URL a client gives us to fetch or call (webhooks, input files): every
- * address the host resolves to must be a public unicast address. Webhooks take only `https://`. The check runs at
- * submit and again before each connection, which then goes to the checked address (see `pinnedLookup`).
+ * Server-side request forgery guard for every URL we are given to fetch or call: a client's (webhooks, input files),
+ * where every address the host resolves to must be a public unicast address, and an operator's (Cog servers), where
+ * every address must lie in the networks the operator allows. Webhooks take only `https://`. The check runs when the
+ * URL is given and again before each connection, which then goes to the checked address (see `pinnedLookup`).
  */
 
 export type AddressCategory =
@@ -42,8 +44,16 @@ export const systemResolver: Resolver = async (hostname) => {
 export interface AddressGuardOptions {
   /** Allow private, loopback and other non-public addresses (local development and tests). */
   allowPrivate: boolean;
+  /**
+   * For servers an operator names: only these networks and host names may be reached, public addresses included, and
+   * `allowPrivate` is not consulted. Link-local, metadata, unspecified and multicast addresses never may.
+   */
+  allowedNetworks?: AllowedNetworks;
   resolve?: Resolver;
 }
+
+/** Addresses no allowed network opens: instance metadata lives on link-local, and 0.0.0.0 reaches this very host. */
+const NEVER_ALLOWED = new Set<AddressCategory>(['link-local', 'metadata', 'unspecified', 'multicast']);
 
 export type UrlCheck =
   | { ok: true; url: URL; hostname: string; address: ResolvedAddress; addresses: ResolvedAddress[] }
@@ -77,7 +87,7 @@ export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptio
   const { url } = syntax;
   const hostname = bareHostname(url);
 
-  if (!options.allowPrivate || METADATA_HOSTNAMES.has(hostname)) {
+  if ((!options.allowPrivate && !options.allowedNetworks) || METADATA_HOSTNAMES.has(hostname)) {
     const byName = classifyHostname(hostname);
     if (byName) {
       return { ok: false, kind: 'blocked_address', reason: `${what} host ${hostname} is a ${byName} name` };
@@ -101,10 +111,15 @@ export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptio
   }
 
   for (const { address } of addresses) {
+    const via = literalFamily !== 0 ? '' : ` (${hostname} resolves to it)`;
+    if (options.allowedNetworks) {
+      const refusal = allowListRefusal(options.allowedNetworks, hostname, address);
+      if (refusal) return { ok: false, kind: 'blocked_address', reason: `${what} address ${address}${via} ${refusal}` };
+      continue;
+    }
     const category = classifyAddress(address);
     if (category === null) continue;
     if (options.allowPrivate && category !== 'metadata') continue;
-    const via = literalFamily !== 0 ? '' : ` (${hostname} resolves to it)`;
     return {
       ok: false,
       kind: 'blocked_address',
@@ -112,6 +127,22 @@ export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptio
     };
   }
   return { ok: true, url, hostname, address: addresses[0], addresses };
+}
+
+/** Why an operator-named server's address may not be reached, or null when it may. */
+function allowListRefusal(allowed: AllowedNetworks, hostname: string, address: string): string | null {
+  const category = classifyAddress(withoutIPv4Mapping(address));
+  if (category !== null && NEVER_ALLOWED.has(category)) return `is a ${category} address, which is never reachable`;
+  const matcher = networkMatcher(allowed);
+  if (matcher.hasHost(hostname) || matcher.hasAddress(address)) return null;
+  if (allowed.entries.length === 0) return `is not reachable: ${allowed.setting} is empty; list the networks or host names of your servers in it`;
+  return `is not in ${allowed.setting} (${allowed.entries.join(', ')})`;
+}
+
+/** `::ffff:a.b.c.d` (in any spelling) as `a.b.c.d`; any other address as it is. */
+function withoutIPv4Mapping(address: string): string {
+  if (classifyAddress(address) !== 'ipv4-mapped') return address;
+  return embeddedV4(parseIPv6(address), 6).join('.');
 }
 
 /** The checks that need no DNS: length, URL syntax, `https:` scheme, no credentials. */

@@ -76,6 +76,8 @@ export async function adapterForProvider(deps: Pick<ProviderWorkerDeps, 'prisma'
       requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
       slotWaitMs: deps.config.cog.slotWaitMs,
       missingGraceMs: deps.config.cog.missingGraceMs,
+      allowedNetworks: deps.config.cog.allowedNetworks,
+      tenantUrls: { allowPrivate: deps.config.providers.inputFetchAllowPrivate },
     });
   }
   throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);

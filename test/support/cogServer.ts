@@ -34,12 +34,13 @@ export function cogPython(): string {
   return python;
 }
 
-export async function startCogServer(options: { slots?: number; stepSeconds?: number } = {}): Promise<CogServerProcess> {
+/** `dir`: another predictor than examples/cog, with its `predict.py` and `.cog/openapi_schema.json`. */
+export async function startCogServer(options: { slots?: number; stepSeconds?: number; dir?: string } = {}): Promise<CogServerProcess> {
   const python = cogPython();
   const port = await freeLoopbackPort();
   const runLog = path.join(mkdtempSync(path.join(os.tmpdir(), 'genmedia-cog-')), 'runs.txt');
   const child = spawn(python, ['-m', 'cog.server.http'], {
-    cwd: EXAMPLE_DIR,
+    cwd: options.dir ?? EXAMPLE_DIR,
     detached: true,
     stdio: ['ignore', 'ignore', 'ignore'],
     env: {

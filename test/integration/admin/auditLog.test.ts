@@ -50,7 +50,7 @@ async function auditOf(targetId: string): Promise<AuditEntry[]> {
 
 function importCog(slug: string, extra: Record<string, unknown> = {}) {
   return post(admin('/models/import-cog'), adminKey, {
-    url: 'http://gpu-audit.example:5000',
+    url: 'http://10.77.0.5:5000',
     slug,
     priceMicroCents: 3_000,
     slots: 1,

@@ -30,7 +30,7 @@ export function uniqueProvider(prefix: string): string {
 /** Registers examples/cog as `<provider>/painter/text-to-image` on these servers (the first one's schema). */
 export async function importPainter(stack: TestStack, providerId: string, servers: string[], priceMicroCents = 20_000): Promise<string> {
   const slug = `${providerId}/painter/text-to-image`;
-  const document = await createCogTransport({ timeoutMs: 10_000 }).openapi(servers[0], AbortSignal.timeout(10_000));
+  const document = await createCogTransport({ timeoutMs: 10_000, allowedNetworks: stack.config.cog.allowedNetworks }).openapi(servers[0], AbortSignal.timeout(10_000));
   if (!document) throw new Error(`${servers[0]} serves no OpenAPI document`);
   for (const url of servers) {
     const visibility = { visibility: 'segment' as const, segments: [COG_TEST_SEGMENT] };

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cogModelDef, CogImportError, inputSchemaFromCog, serverOrigin } from '../../../src/catalog/cogImport';
+import { mediaRequirement } from '../../../src/uploads/mediaFields';
 import { checkCatalog, loadCatalog } from '../../../src/catalog/catalogFiles';
 import { createSchemaAjv } from '../../../src/domain/inputValidation';
 import { REPO_ROOT } from '../../../src/config';
@@ -51,6 +52,48 @@ describe('a Cog server\'s input schema as ours', () => {
     expect(() => createSchemaAjv().compile(schema)).not.toThrow();
   });
 
+  it("keeps Cog's files (Path, File, lists of them: format uri) as the catalog's file fields: media URLs of the kinds their names say", () => {
+    const document = {
+      components: {
+        schemas: {
+          Input: {
+            type: 'object',
+            required: ['image'],
+            properties: {
+              image: { type: 'string', format: 'uri', title: 'Image', description: 'Start frame', 'x-order': 0 },
+              source: { type: 'string', format: 'uri', title: 'Source', 'x-order': 1 },
+              reference_videos: { type: 'array', items: { type: 'string', format: 'uri' }, 'x-order': 2, 'x-cog-array-type': 'iterator' },
+              caption: { type: 'string', 'x-order': 3 },
+            },
+          },
+        },
+      },
+    };
+    const schema = inputSchemaFromCog(document);
+    expect(schema.properties).toEqual({
+      image: { type: 'string', format: 'uri', description: 'Start frame', pattern: '^https?://', maxLength: 2048, 'x-media': 'image' },
+      source: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, 'x-media': ['image', 'video', 'audio'] },
+      reference_videos: { type: 'array', items: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048, 'x-media': 'video' } },
+      caption: { type: 'string' },
+    });
+    const properties = schema.properties as Record<string, { items?: unknown }>;
+    // The upload checks at submit see them as files: an upload of ours or an https URL, of the right kind.
+    expect(mediaRequirement(properties.image, 'image')).toEqual({ kinds: ['image'], annotated: true });
+    expect(mediaRequirement(properties.reference_videos.items, 'reference_videos')).toEqual({ kinds: ['video'], annotated: true });
+    expect(mediaRequirement(properties.caption, 'caption')).toBeNull();
+    const validate = createSchemaAjv().compile(schema);
+    expect(validate({ image: 'https://cdn.example/a.png', reference_videos: ['https://cdn.example/v.mp4'] })).toBe(true);
+    expect(validate({ image: 'data:image/png;base64,AAAA' })).toBe(false);
+
+    const model = cogModelDef({ url: 'http://gpu:5000', slug: 'mygpu/i2v/image-to-video', priceMicroCents: 1, slots: 1, versionId: 'v1', processingSeconds: 1 }, schema, {});
+    expect(model.versions[0].upstream?.input).toEqual({
+      image: { from: 'image', file: true },
+      source: { from: 'source', file: true },
+      reference_videos: { from: 'reference_videos', file: true },
+      caption: '$caption',
+    });
+  });
+
   it('accepts an Input schema alone, and refuses a document without one or with a dangling reference', () => {
     const input = (example.components as { schemas: { Input: Record<string, unknown> } }).schemas.Input;
     expect(inputSchemaFromCog(input).required).toEqual(['prompt']);
@@ -87,5 +130,12 @@ describe('the model import-cog registers', () => {
     expect(() => cogModelDef({ ...base, slug: 'mygpu/flux/text-to-speech' }, schema, {})).toThrow(/unknown capability/);
     expect(() => serverOrigin('ftp://gpu')).toThrow(CogImportError);
     expect(serverOrigin('http://gpu:5000/')).toBe('http://gpu:5000');
+    expect(serverOrigin('https://gpu.lan/cog/')).toBe('https://gpu.lan/cog');
+  });
+
+  it("refuses a URL that is not a server's base URL: a query or fragment (even empty), credentials", () => {
+    for (const url of ['http://127.0.0.1:3000/docs#', 'http://gpu:5000/#x', 'http://gpu:5000/?', 'http://gpu:5000/?a=1', 'http://user:pw@gpu:5000']) {
+      expect(() => serverOrigin(url), url).toThrow(/base URL, without a query, a fragment or credentials/);
+    }
   });
 });

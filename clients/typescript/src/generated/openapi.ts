@@ -327,7 +327,7 @@ export interface paths {
         put?: never;
         /**
          * Register a model from a Cog server
-         * @description Reads the server's input schema from its /openapi.json (or `schema`), creates the catalog model and version (fields passed through under their own names, the price per generation), creates the provider with the cog adapter when missing and adds the server with its slots to its pool. Audited. See docs/self-hosted.md. Scope: `admin`.
+         * @description Reads the server's input schema from its /openapi.json (or `schema`), creates the catalog model and version (fields passed through under their own names, the price per generation), creates the provider with the cog adapter when missing and adds the server with its slots to its pool. The server must be on a network COG_ALLOWED_NETWORKS allows and `url` be its base URL (no query, fragment or credentials); the schema is read without following a redirect, within 1 MiB and 10 s, and a failure says why without repeating what the server sent. File inputs (format uri) stay files. Audited. See docs/self-hosted.md. Scope: `admin`.
          */
         post: operations["adminImportCogModel"];
         delete?: never;

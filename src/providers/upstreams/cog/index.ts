@@ -16,11 +16,16 @@
  * cancel: `POST /predictions/{id}/cancel`, and the slot is freed.
  * outputs: whatever the prediction returned (data URLs, or URLs where the server uploads with --upload-url); the
  *   generation activities decode or download them into our storage.
+ * files: a server never gets a tenant's URL. Each file input is handed over as a data: URI (prepareFile), and any
+ *   other URL in the input must be one the address guard would fetch (inputFiles.ts). Every request to a server goes
+ *   through the guard too, to the networks COG_ALLOWED_NETWORKS allows and without following redirects.
  */
 import { ProviderError, type GenerationSnapshot, type ProviderAdapter } from '../../types';
 import { failureRule } from '../../../shared/failureCodes';
 import { predictionIdOf } from './ids';
 import { isTerminal, snapshotOf, type CogPrediction } from './predictions';
+import type { AllowedNetworks } from '../../../net/allowedNetworks';
+import { cogFileOf, refuseUnguardedUrls, type TenantUrlRules } from './inputFiles';
 import type { CogPredictionStore, CogServer } from './store';
 import { createCogTransport, type CogTransport } from './transport';
 import { createCogWebhookVerifier, hashOf, newWebhookSecret, webhookUrlWith } from './webhooks';
@@ -32,8 +37,8 @@ export { createCogWebhookVerifier } from './webhooks';
 export type { CogPredictionStore, CogServer } from './store';
 
 const WEBHOOK_EVENTS = ['start', 'output', 'logs', 'completed'];
-/** Health states in which a server's predictions are gone for good. */
-const BROKEN = new Set(['SETUP_FAILED', 'DEFUNCT', 'UNHEALTHY']);
+/** Health states in which a server's predictions are gone for good (or, REFUSED, out of our reach by policy). */
+const BROKEN = new Set(['SETUP_FAILED', 'DEFUNCT', 'UNHEALTHY', 'REFUSED']);
 
 export interface CogAdapterOptions {
   providerId: string;
@@ -47,8 +52,12 @@ export interface CogAdapterOptions {
   leaseMarginMs?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** The networks the servers may be on (COG_ALLOWED_NETWORKS); needed unless `transport` is given. */
+  allowedNetworks?: AllowedNetworks;
   /** The HTTP calls (tests give their own). */
   transport?: CogTransport;
+  /** Which URLs left in an input (outside its file fields) may go to a server: those the guard would fetch. */
+  tenantUrls?: TenantUrlRules;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -57,20 +66,31 @@ function lost(id: string, why: string): GenerationSnapshot {
   return { id, state: 'failed', stage: 'lost', error: new ProviderError('PROVIDER_UNAVAILABLE', `Cog prediction ${id} ${why}`, { retryable: false }) };
 }
 
+function transportFor(options: CogAdapterOptions): CogTransport {
+  if (!options.allowedNetworks) throw new Error('a Cog adapter needs the networks its servers may be on (allowedNetworks)');
+  return createCogTransport({ timeoutMs: options.requestTimeoutMs ?? 30_000, allowedNetworks: options.allowedNetworks });
+}
+
 export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
   const { store, providerId } = options;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const transport = options.transport ?? createCogTransport({ timeoutMs: options.requestTimeoutMs ?? 30_000 });
+  const transport = options.transport ?? transportFor(options);
+  const tenantUrls = options.tenantUrls ?? { allowPrivate: false };
   const slotWaitMs = options.slotWaitMs ?? 60_000;
   const missingGraceMs = options.missingGraceMs ?? 60_000;
   const leaseMarginMs = options.leaseMarginMs ?? 10 * 60_000;
   const verifyWebhook = createCogWebhookVerifier(store);
 
-  /** Tries each ready server with a free slot once; the prediction's first snapshot, or undefined when none took it. */
+  /**
+   * Tries each ready server with a free slot once; the prediction's first snapshot, `refused` when the guard refuses
+   * every server's address, or undefined when none took it.
+   */
   async function tryServers(servers: CogServer[], id: string, body: Record<string, unknown>, secretHash: Buffer, deadline: Date, signal: AbortSignal) {
+    let refused = 0;
     for (const server of servers) {
       const health = await transport.health(server.url, signal);
+      if (health?.status === 'REFUSED') refused += 1;
       if (health?.status !== 'READY') continue;
       const leased = await store.lease({
         id,
@@ -97,11 +117,13 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
       }
       return snapshotOf(id, answer);
     }
-    return undefined;
+    return refused === servers.length ? ('refused' as const) : undefined;
   }
 
   return {
     id: providerId,
+
+    prepareFile: (file, signal) => cogFileOf(file, signal),
 
     async submit(submission, signal) {
       if (!submission.callbackUrl) {
@@ -109,6 +131,7 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
           retryable: false,
         });
       }
+      await refuseUnguardedUrls(submission.input, tenantUrls);
       const id = predictionIdOf(submission.attemptId ?? submission.jobId);
       const secret = newWebhookSecret();
       const body = { input: submission.input, webhook: webhookUrlWith(submission.callbackUrl, id, secret), webhook_events_filter: WEBHOOK_EVENTS };
@@ -119,6 +142,11 @@ export function createCogAdapter(options: CogAdapterOptions): ProviderAdapter {
           throw new ProviderError('PROVIDER_UNAVAILABLE', `provider ${providerId} has no Cog server attached`, { retryable: false });
         }
         const started = await tryServers(servers, id, body, hashOf(secret), submission.deadline, signal);
+        if (started === 'refused') {
+          throw new ProviderError('PROVIDER_UNAVAILABLE', `every Cog server of provider ${providerId} is on a network COG_ALLOWED_NETWORKS does not allow`, {
+            retryable: false,
+          });
+        }
         if (started) return started;
         if (now() >= giveUpAt) {
           throw new ProviderError('PROVIDER_RATE_LIMITED', `every slot of provider ${providerId}'s Cog servers is taken, or none is ready`, {
