@@ -12,9 +12,14 @@ import type { FeedPosition } from '../../jobs/events/feed';
 import { jobSequenceAfter, startPosition } from '../../jobs/events/read';
 import type { JobEventRow } from '../../jobs/events/rows';
 import type { JobEventService } from '../../jobs/events/service';
+import type { VerifiedEventsUrl } from '../../jobs/events/eventsUrl';
+import type { KeyHolder } from '../keyStanding';
+import { endEventsUrlStream } from '../eventsUrlStreamWatch';
 
 const HEARTBEAT_MS = 15_000;
 const RECONNECT_HINT_MS = 2_000;
+/** With the key cache off, events URL streams still re-check no more than once a second each. */
+const MIN_EVENTS_URL_RECHECK_MS = 1_000;
 const security = [{ [bearerAuth.name]: [] }];
 
 // JSON first: generated clients take the first media type as the answer they parse.
@@ -84,11 +89,20 @@ function wantsStream(req: Request): boolean {
  * Streams the feed as Server-Sent Events until it ends, the client leaves or the process stops. The heartbeat is
  * ours, not better-sse's: its timer then lives exactly as long as this function, whenever the client leaves.
  */
-async function streamFeed(req: Request, res: Response, events: JobEventService, position: FeedPosition, idOf: (row: JobEventRow) => string) {
+async function streamFeed(
+  req: Request,
+  res: Response,
+  events: JobEventService,
+  position: FeedPosition,
+  idOf: (row: JobEventRow) => string,
+  /** Something else that may end the stream early: given the function that ends it, returns the one that stops watching. */
+  endEarly?: (end: () => void) => () => void,
+) {
   const departure = clientDeparture(res);
   const feed = await events.openFeed(position);
   const closeFeed = () => feed.close();
   departure.addEventListener('abort', closeFeed, { once: true });
+  const stopWatching = endEarly?.(closeFeed);
   let heartbeat: NodeJS.Timeout | undefined;
   try {
     if (departure.aborted) return;
@@ -102,6 +116,7 @@ async function streamFeed(req: Request, res: Response, events: JobEventService, 
     }
   } finally {
     clearInterval(heartbeat);
+    stopWatching?.();
     departure.removeEventListener('abort', closeFeed);
     feed.close();
     res.end();
@@ -116,9 +131,22 @@ export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router 
   const jobEventsAccess: RequestHandler = (req, res, next) => {
     const { token } = parseWith(JobEventsAccessQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
     if (token === undefined) return statusScope(req, res, next);
-    res.locals.eventsUrlAccountId = events.verifyEventsUrl(String(req.params.jobId), token);
+    res.locals.eventsUrl = events.verifyEventsUrl(String(req.params.jobId), token);
     next();
   };
+
+  /** A stream opened with an events URL lasts until its token expires, or until the URL would be refused. */
+  const recheckMs = Math.max(deps.config.api.keyCacheTtlMs, MIN_EVENTS_URL_RECHECK_MS);
+  const untilEventsUrlLapses = (eventsUrl: VerifiedEventsUrl, submittedBy: KeyHolder) => (end: () => void) =>
+    endEventsUrlStream(
+      {
+        expiresAt: eventsUrl.expiresAt,
+        recheckMs,
+        stillAllowed: () => deps.keys.checkStanding(submittedBy),
+        onCheckFailed: (err) => deps.logger.warn({ err, accountId: submittedBy.accountId }, 'could not re-check an events URL stream'),
+      },
+      end,
+    );
 
   const positionOf = (req: Request) => {
     const query = parseWith(JobEventsQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
@@ -143,10 +171,15 @@ export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router 
   router.get('/v1/jobs/:jobId/events', jobEventsAccess, async (req, res) => {
     const { given, limit } = positionOf(req);
     const after = given ?? 0n;
-    const accountId = (res.locals.eventsUrlAccountId as string | undefined) ?? getAuth(res).account.id;
+    const eventsUrl = res.locals.eventsUrl as VerifiedEventsUrl | undefined;
+    const accountId = eventsUrl?.accountId ?? getAuth(res).account.id;
+    const jobId = String(req.params.jobId);
     const stream = wantsStream(req);
-    if (stream) deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
-    const job = await events.findJob(accountId, String(req.params.jobId));
+    if (stream && eventsUrl) deps.openStreams.holdForEventsUrlUntil(clientDeparture(res), jobId);
+    else if (stream) deps.openStreams.holdUntil(clientDeparture(res), accountId, 'events');
+    const job = await events.findJob(accountId, jobId);
+    // The URL stands in for the key that submitted the job: refused whenever that key would be.
+    if (eventsUrl) await deps.keys.checkStanding(job.submittedBy);
     if (!stream) {
       res.json(await events.jobPage(job.jobId, after, limit));
       return;
@@ -156,7 +189,8 @@ export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router 
       res.status(204).end();
       return;
     }
-    await streamFeed(req, res, events, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence));
+    const endEarly = eventsUrl && untilEventsUrlLapses(eventsUrl, job.submittedBy);
+    await streamFeed(req, res, events, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence), endEarly);
   });
 
   return router;
