@@ -39,6 +39,11 @@ const eventStreamResponse = {
 };
 
 const streamsExceeded = errorResponse(429, 'Too many event streams and `Prefer: wait` requests open (RATE_LIMIT_EXCEEDED, per account or per API process); retry after Retry-After');
+const jobStreamsExceeded = errorResponse(
+  429,
+  'Too many event streams open (RATE_LIMIT_EXCEEDED): per account or per API process, or, with the `eventsUrl` token, ' +
+    'per job (OPEN_STREAMS_PER_EVENTS_URL, apart from the account\'s); retry after Retry-After',
+);
 
 const streamHeaders = z.object({
   'Last-Event-ID': LastEventIdSchema.optional().openapi({ description: 'Resume after this position; wins over `since`' }),
@@ -55,14 +60,23 @@ registry.registerPath({
     'then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` ' +
     '(or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which ' +
     "tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`; or no key at all with the " +
-    "job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`.",
+    "job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`. The token " +
+    'opens the events only while the key that submitted the job and its account may be used (401 once that key is ' +
+    'revoked or expired, 403 ACCOUNT_SUSPENDED while the account is suspended); a stream opened with it ends within ' +
+    'seconds of either, and when the token expires.',
   security: [...security, {}],
   request: { params: JobIdParamsSchema, query: JobEventsAccessQuerySchema, headers: streamHeaders },
   responses: {
     200: eventStreamResponse,
     204: { description: 'Stream requested and the job has no events after the given position: it is over' },
     ...errorResponses(400, 401, 403, 404),
-    429: streamsExceeded,
+    401: errorResponse(
+      401,
+      'Missing, unknown, revoked or expired API key; or a `token` that is forged, expired, for another job, or whose ' +
+        'job was submitted with a key since revoked or expired (UNAUTHORIZED)',
+    ),
+    403: errorResponse(403, 'The key lacks `check_status` (INSUFFICIENT_SCOPE), or the account is suspended (ACCOUNT_SUSPENDED)'),
+    429: jobStreamsExceeded,
   },
 });
 
