@@ -9,11 +9,10 @@ import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi'
 import { JobEventPageSchema, JobEventsAccessQuerySchema, JobEventsQuerySchema, JobIdParamsSchema, LastEventIdSchema } from '../../contracts/http/jobs';
 import { parseWith } from '../validate';
 import type { FeedPosition } from '../../jobs/events/feed';
-import { jobSequenceAfter, startPosition } from '../../jobs/events/read';
+import { jobSequenceAfter, startPosition, type StreamableJob } from '../../jobs/events/read';
 import type { JobEventRow } from '../../jobs/events/rows';
 import type { JobEventService } from '../../jobs/events/service';
 import type { VerifiedEventsUrl } from '../../jobs/events/eventsUrl';
-import type { KeyHolder } from '../keyStanding';
 import { endEventsUrlStream } from '../eventsUrlStreamWatch';
 
 const HEARTBEAT_MS = 15_000;
@@ -151,13 +150,13 @@ export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router 
 
   /** A stream opened with an events URL lasts until its token expires, or until the URL would be refused. */
   const recheckMs = Math.max(deps.config.api.keyCacheTtlMs, MIN_EVENTS_URL_RECHECK_MS);
-  const untilEventsUrlLapses = (eventsUrl: VerifiedEventsUrl, submittedBy: KeyHolder) => (end: () => void) =>
+  const untilEventsUrlLapses = (eventsUrl: VerifiedEventsUrl, job: StreamableJob, requestId: unknown) => (end: () => void) =>
     endEventsUrlStream(
       {
         expiresAt: eventsUrl.expiresAt,
         recheckMs,
-        stillAllowed: () => deps.keys.checkStanding(submittedBy),
-        onCheckFailed: (err) => deps.logger.warn({ err, accountId: submittedBy.accountId }, 'could not re-check an events URL stream'),
+        stillAllowed: () => deps.keys.checkStanding(job.submittedBy),
+        onCheckFailed: (err) => deps.logger.warn({ err, jobId: job.jobId, requestId }, 'could not re-check an events URL stream; it stays open until the next check'),
       },
       end,
     );
@@ -203,7 +202,7 @@ export function jobEventsRouter(deps: ApiDeps, events: JobEventService): Router 
       res.status(204).end();
       return;
     }
-    const endEarly = eventsUrl && untilEventsUrlLapses(eventsUrl, job.submittedBy);
+    const endEarly = eventsUrl && untilEventsUrlLapses(eventsUrl, job, res.locals.requestId);
     await streamFeed(req, res, events, { accountId, jobId: job.jobId, afterSequence }, (row) => String(row.sequence), endEarly);
   });
 
