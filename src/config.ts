@@ -104,6 +104,8 @@ const EnvSchema = z.object({
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2_000),
   /** Event streams and `Prefer: wait` requests one account may hold open on one API process at once. */
   OPEN_STREAMS_PER_ACCOUNT: z.coerce.number().int().positive().default(100),
+  /** Event streams one job's signed `eventsUrl` may hold open on one API process at once (apart from its account's). */
+  OPEN_STREAMS_PER_EVENTS_URL: z.coerce.number().int().positive().default(5),
   /** Event streams and `Prefer: wait` requests one API process holds open at once, all accounts together. */
   OPEN_STREAMS_TOTAL: z.coerce.number().int().positive().default(5_000),
   /** Client request bodies one API process buffers at once, all accounts together: past it, 503 with Retry-After. */
@@ -225,7 +227,7 @@ export interface Config {
     publicBaseUrl: string;
     keepAliveTimeoutMs: number;
     keyCacheTtlMs: number;
-    openStreams: { perAccount: number; total: number };
+    openStreams: { perAccount: number; perEventsUrl: number; total: number };
     requestBodies: { maxBufferedBytes: number; maxBufferedBytesPerAccount: number; maxBufferedCallbackBytes: number; bodyTimeoutMs: number };
     corsOrigins: string[];
   };
@@ -387,7 +389,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${apiHost}:${e.PORT}`).replace(/\/$/, ''),
       keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
       keyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
-      openStreams: { perAccount: e.OPEN_STREAMS_PER_ACCOUNT, total: e.OPEN_STREAMS_TOTAL },
+      openStreams: { perAccount: e.OPEN_STREAMS_PER_ACCOUNT, perEventsUrl: e.OPEN_STREAMS_PER_EVENTS_URL, total: e.OPEN_STREAMS_TOTAL },
       requestBodies: {
         maxBufferedBytes: e.MAX_BUFFERED_BODY_BYTES,
         maxBufferedBytesPerAccount: e.MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT,

@@ -3,6 +3,7 @@ import type { Account, ApiKey } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { hashApiKey, type Scope } from '../accounts/apiKeys';
 import { ApiError } from '../shared/errors';
+import { createKeyStanding, type KeyHolder } from './keyStanding';
 
 export type Credential = 'bearer' | 'x-api-key';
 
@@ -33,6 +34,11 @@ function presentedKey(req: Request, credential: Credential): string | undefined 
 export interface KeyAuthenticator {
   /** The key's row and account; UNAUTHORIZED for an unknown or revoked key. */
   authenticate(key: string): Promise<AuthContext>;
+  /**
+   * For what stands on a key without presenting it (a job's signed events URL): resolves while the key with this id
+   * and its account may still be used, and refuses as `authenticate` would refuse the key. Cached for the same TTL.
+   */
+  checkStanding(holder: KeyHolder): Promise<void>;
 }
 
 const MAX_CACHED_KEYS = 10_000;
@@ -49,7 +55,9 @@ const MAX_CACHED_KEYS = 10_000;
 export function createKeyAuthenticator(prisma: PrismaClient, options: { ttlMs: number; clock?: () => number }): KeyAuthenticator {
   const clock = options.clock ?? Date.now;
   const cache = new Map<string, { auth: AuthContext; expiresAt: number }>();
+  const standing = createKeyStanding(prisma, options);
   return {
+    checkStanding: (holder) => standing.check(holder),
     async authenticate(key) {
       const now = clock();
       // Entries are made in the order they expire: the spent ones are at the front.

@@ -17,10 +17,12 @@ export interface SseStream {
   abort(): void;
 }
 
-export async function openSse(url: string, apiKey: string, headers: Record<string, string> = {}): Promise<SseStream> {
+/** Opens `url` as a stream, with `apiKey` as its Bearer key, or with no key (a signed events URL) when it is undefined. */
+export async function openSse(url: string, apiKey: string | undefined, headers: Record<string, string> = {}): Promise<SseStream> {
   const controller = new AbortController();
+  const credential: Record<string, string> = apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
   const res = await fetch(url, {
-    headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream', ...headers },
+    headers: { ...credential, accept: 'text/event-stream', ...headers },
     signal: controller.signal,
   });
   const stream: SseStream = {

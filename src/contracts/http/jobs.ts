@@ -73,6 +73,15 @@ export const SubmitJobRequestSchema = z
   })
   .openapi('SubmitJobRequest');
 
+const eventsUrl = z.string().url().openapi({
+  description:
+    "Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with " +
+    '`new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the ' +
+    'key that submitted the job and its account may still be used: once that key is revoked or expired, or the account ' +
+    'suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it ' +
+    'expires: read the job again for a fresh one (with `since` to resume)',
+});
+
 export const SubmitJobResponseSchema = z
   .object({
     jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }),
@@ -80,7 +89,7 @@ export const SubmitJobResponseSchema = z
     status: z.literal('pending'),
     estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
     costMicroCents: z.number().int(),
-  eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
+  eventsUrl,
   })
   .openapi('SubmitJobResponse');
 
@@ -191,7 +200,7 @@ export const JobDetailSchema = JobListEntrySchema.extend({
       'Each route the job was tried on, oldest first: one for a job that ran where it started, more after a failover (docs/routing.md). ' +
       'Empty until a worker takes the job, and for jobs from before routing.',
   }),
-  eventsUrl: z.string().url().openapi({ description: 'Signed, read-only URL of this job\'s events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one' }),
+  eventsUrl,
 }).openapi('JobDetail');
 
 export const SubmittedJobSchema = JobDetailSchema.extend({ requestId: z.string() }).openapi('SubmittedJob');
@@ -254,7 +263,11 @@ export const JobEventsAccessQuerySchema = JobEventsQuerySchema.extend({
   token: z
     .string()
     .optional()
-    .openapi({ description: "The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource)" }),
+    .openapi({
+      description:
+        "The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource), " +
+        'until it expires and while the key that submitted the job and its account may still be used',
+    }),
 });
 
 export const LastEventIdSchema = eventPosition;

@@ -1,7 +1,8 @@
 /**
  * Signed, read-only URLs of one job's events, for a browser's `EventSource`, which cannot send `Authorization`: a
  * customer's page follows a job without holding an API key. The token binds the job and its account until it
- * expires, and opens that job's events and nothing else.
+ * expires, and opens that job's events and nothing else; the API also refuses it once the key that submitted the
+ * job, or its account, would be refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../shared/errors';
@@ -14,10 +15,16 @@ export interface EventsUrl {
   expiresAt: Date;
 }
 
+/** What a valid token says: whose job it opens, and until when. */
+export interface VerifiedEventsUrl {
+  accountId: string;
+  expiresAt: Date;
+}
+
 export interface EventsUrlSigner {
   urlFor(job: { jobId: string; accountId: string }, now?: Date): EventsUrl;
-  /** The account of the job the token opens; UNAUTHORIZED when it is forged, for another job, or expired. */
-  verify(jobId: string, token: string, now?: Date): string;
+  /** The account of the job the token opens, and its expiry; UNAUTHORIZED when it is forged, for another job, or expired. */
+  verify(jobId: string, token: string, now?: Date): VerifiedEventsUrl;
 }
 
 export function createEventsUrlSigner(options: { secret: string; publicBaseUrl: string; ttlSeconds: number }): EventsUrlSigner {
@@ -46,10 +53,11 @@ export function createEventsUrlSigner(options: { secret: string; publicBaseUrl: 
       if (parts.length < 3 || expected.length === 0 || expected.length !== given.length || !timingSafeEqual(expected, given)) {
         throw new ApiError('UNAUTHORIZED', 'This events URL is not valid for this job');
       }
-      if (expires * 1000 <= now.getTime()) {
-        throw new ApiError('UNAUTHORIZED', 'This events URL has expired; read the job again for a fresh eventsUrl', { expiredAt: new Date(expires * 1000).toISOString() });
+      const expiresAt = new Date(expires * 1000);
+      if (expiresAt.getTime() <= now.getTime()) {
+        throw new ApiError('UNAUTHORIZED', 'This events URL has expired; read the job again for a fresh eventsUrl', { expiredAt: expiresAt.toISOString() });
       }
-      return accountId;
+      return { accountId, expiresAt };
     },
   };
 }

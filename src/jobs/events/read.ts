@@ -9,16 +9,18 @@ import { toEventView } from './view';
 
 export interface StreamableJob {
   jobId: string;
+  /** The job's account and the key that submitted it (null on jobs from before keys were recorded). */
+  submittedBy: { accountId: string; apiKeyId: string | null };
   /** The job is terminal and the reader has seen its last event: nothing will ever follow. */
   finishedFor(afterSequence: number): boolean;
 }
 
 /** Another account's job answers exactly like a missing one. */
 export async function findStreamableJob(prisma: PrismaClient, accountId: string, jobId: string): Promise<StreamableJob> {
-  const job = await prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, status: true, eventSequence: true } });
+  const job = await prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, apiKeyId: true, status: true, eventSequence: true } });
   if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   const terminal = TERMINAL_JOB_STATUSES.includes(job.status);
-  return { jobId, finishedFor: (after) => terminal && after >= job.eventSequence };
+  return { jobId, submittedBy: { accountId, apiKeyId: job.apiKeyId }, finishedFor: (after) => terminal && after >= job.eventSequence };
 }
 
 /** `Last-Event-ID` wins over `since`: a reconnecting EventSource sends the header and repeats the first URL. */

@@ -23,7 +23,7 @@ export function createJobEventService(deps: { config: Config; prisma: PrismaClie
     openFeed: (position: FeedPosition) => openJobEventFeed(deps.events, deps.prisma, position),
     /** An event as clients see it (output URLs signed now). */
     view: (row: JobEventRow) => toEventView(row, signUrl),
-    /** The account an events URL token was signed for; refused when it is not valid for this job. */
+    /** The account an events URL token was signed for, and its expiry; refused when it is not valid for this job. */
     verifyEventsUrl: (jobId: string, token: string) => eventsUrls.verify(jobId, token),
   };
 }

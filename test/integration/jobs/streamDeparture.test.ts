@@ -14,6 +14,8 @@ import { imageJob, post } from './helpers';
 let stack: TestStack;
 let account: TestAccount;
 let runningJobId: string;
+/** The running job's signed events URL, as a path: its streams are counted and watched apart from the account's. */
+let runningEventsUrlPath: string;
 
 beforeAll(async () => {
   // Slow enough that the job is still running while every request below comes and goes.
@@ -22,6 +24,8 @@ beforeAll(async () => {
   const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, imageJob());
   expect(submitted.status).toBe(201);
   runningJobId = submitted.body.jobId;
+  const eventsUrl = new URL(submitted.body.eventsUrl);
+  runningEventsUrlPath = `${eventsUrl.pathname}${eventsUrl.search}`;
 });
 
 afterAll(async () => {
@@ -63,6 +67,7 @@ describe('clients that leave early', () => {
       { path: '/v1/jobs/events', headers: stream },
       { path: '/v1/jobs/events', headers: { ...stream, 'last-event-id': '0' } },
       { path: `/v1/jobs/${runningJobId}`, headers: { prefer: 'wait=60' } },
+      { path: runningEventsUrlPath, headers: stream },
     ];
     const total = 4_000;
     const parallel = 200;

@@ -11,7 +11,7 @@ describe('signed events URLs', () => {
     const { url, expiresAt } = signer.urlFor(job, now);
     expect(url).toMatch(/^https:\/\/api\.example\/v1\/jobs\/job_abc\/events\?token=/);
     expect(expiresAt.toISOString()).toBe('2026-01-01T00:10:00.000Z');
-    expect(signer.verify('job_abc', tokenOf(url), new Date(now.getTime() + 599_000))).toBe('acc_1');
+    expect(signer.verify('job_abc', tokenOf(url), new Date(now.getTime() + 599_000))).toEqual({ accountId: 'acc_1', expiresAt });
   });
 
   it('are refused once expired, for another job, tampered with, malformed, or signed with another secret', () => {

@@ -502,7 +502,7 @@ export interface paths {
         };
         /**
          * Follow one job's events
-         * @description Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` (or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`; or no key at all with the job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`.
+         * @description Every change of the job in order: `job.created`, `job.processing`, `job.progress` (at most about one a second), then `job.completed`, `job.failed` or `job.cancelled`. The stream sends every event after `Last-Event-ID` (or `since`), then live ones, and closes after the terminal event; a reconnect after that answers 204, which tells an EventSource to stop. Ids are the job's `sequence`. Scope: `check_status`; or no key at all with the job's signed `eventsUrl` (its `token`), which a browser page opens with `new EventSource(eventsUrl)`. The token opens the events only while the key that submitted the job and its account may be used (401 once that key is revoked or expired, 403 ACCOUNT_SUSPENDED while the account is suspended); a stream opened with it ends within seconds of either, and when the token expires.
          */
         get: operations["listJobEvents"];
         put?: never;
@@ -886,7 +886,7 @@ export interface components {
             attempts: components["schemas"]["JobAttempt"][];
             /**
              * Format: uri
-             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
              */
             eventsUrl: string;
         };
@@ -1582,7 +1582,7 @@ export interface components {
             costMicroCents: number;
             /**
              * Format: uri
-             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default): read the job again for a fresh one
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
              */
             eventsUrl: string;
         };
@@ -4259,7 +4259,7 @@ export interface operations {
                 since?: string;
                 /** @description JSON answers only: events per page, 1-1000 */
                 limit?: number;
-                /** @description The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource) */
+                /** @description The token of the job's signed `eventsUrl`: reads this job's events without an API key (for a browser's EventSource), until it expires and while the key that submitted the job and its account may still be used */
                 token?: string;
             };
             header?: {
@@ -4305,7 +4305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            /** @description Missing, unknown, revoked or expired API key; or a `token` that is forged, expired, for another job, or whose job was submitted with a key since revoked or expired (UNAUTHORIZED) */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4316,7 +4316,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            /** @description The key lacks `check_status` (INSUFFICIENT_SCOPE), or the account is suspended (ACCOUNT_SUSPENDED) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4338,7 +4338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many event streams and `Prefer: wait` requests open (RATE_LIMIT_EXCEEDED, per account or per API process); retry after Retry-After */
+            /** @description Too many event streams open (RATE_LIMIT_EXCEEDED): per account or per API process, or, with the `eventsUrl` token, per job (OPEN_STREAMS_PER_EVENTS_URL, apart from the account's); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
