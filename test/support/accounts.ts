@@ -1,6 +1,7 @@
 import type { PrismaClient } from '../../src/db/prisma';
 import { CLIENT_SCOPES, type Scope } from '../../src/accounts/apiKeys';
 import { createAccount, createApiKey, type NewAccount } from '../../src/accounts/service';
+import { ensureOperatorsAccount } from '../../src/accounts/devAccount';
 
 export interface TestAccount {
   accountId: string;
@@ -22,4 +23,9 @@ export async function createTestAccount(
   });
   const key = await createApiKey(prisma, { accountId, scopes, allowedModels: keyModels });
   return { accountId, apiKey: key.apiKey, keyId: key.keyId, webhookSecret };
+}
+
+/** An admin key of the Operators account, made in the database as `genmedia admin keys create --scopes admin` does on the host. */
+export async function createAdminKey(prisma: PrismaClient): Promise<string> {
+  return (await createApiKey(prisma, { accountId: await ensureOperatorsAccount(prisma), scopes: ['admin'] })).apiKey;
 }

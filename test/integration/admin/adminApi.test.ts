@@ -5,11 +5,10 @@
  * `pending`; cancelling one refunds it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { buildOpenApiDocument } from '../../../src/api/openapi';
 import { bearer, get, post, request } from '../../support/api';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
+import { createAdminKey } from '../../support/accounts';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 const ONE_IMAGE = 45_000;
@@ -20,8 +19,7 @@ let adminKey: string;
 beforeAll(async () => {
   stack = await startTestStack();
   // As `genmedia admin keys create --scopes admin` does on the host.
-  const operators = await ensureOperatorsAccount(stack.prisma);
-  adminKey = (await createApiKey(stack.prisma, { accountId: operators, scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 });
 
 afterAll(async () => {

@@ -8,11 +8,10 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { REPO_ROOT } from '../../../src/config';
 import { bearer, get, post, request } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';
+import { createAdminKey } from '../../support/accounts';
 
 const COG_SCHEMA = JSON.parse(readFileSync(path.join(REPO_ROOT, 'examples', 'cog', '.cog', 'openapi_schema.json'), 'utf8')) as Record<string, unknown>;
 
@@ -21,8 +20,7 @@ let adminKey: string;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  const operators = await ensureOperatorsAccount(stack.prisma);
-  adminKey = (await createApiKey(stack.prisma, { accountId: operators, scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 });
 
 afterAll(async () => {

@@ -9,11 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { REPO_ROOT } from '../../../src/config';
 import { post, startTestApi } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';
+import { createAdminKey } from '../../support/accounts';
 
 /** Text no error may repeat: it stands for whatever an internal page holds. */
 const SECRET = 'internal-page-secret-7f3a9c';
@@ -57,7 +56,7 @@ async function server(handler: Parameters<typeof startServer>[0]): Promise<Recor
 
 beforeAll(async () => {
   stack = await startTestStack({ workflowWorker: false });
-  adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 }, 60_000);
 
 afterAll(async () => {

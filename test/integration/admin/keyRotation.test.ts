@@ -5,10 +5,9 @@
  * stay `pending`; cancelling one refunds it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { get, post, type JsonResponse } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';
+import { createAdminKey } from '../../support/accounts';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 const ONE_IMAGE = 45_000;
@@ -18,8 +17,7 @@ let adminKey: string;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  const operators = await ensureOperatorsAccount(stack.prisma);
-  adminKey = (await createApiKey(stack.prisma, { accountId: operators, scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 });
 
 afterAll(async () => {

@@ -8,9 +8,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { startTestStack, type TestStack } from '../../support/stack';
+import { createAdminKey } from '../../support/accounts';
 
 const run = promisify(execFile);
 let stack: TestStack;
@@ -31,7 +30,7 @@ function walkthrough(): string {
 }
 
 it("runs docs/operators.md's curl walkthrough as written: sign-up, key, one credit per payment, the daily limit, usage, revoke, audit", async () => {
-  const adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+  const adminKey = await createAdminKey(stack.prisma);
   const { stdout } = await run('bash', ['-eo', 'pipefail', '-c', walkthrough()], {
     env: { PATH: process.env.PATH, GENMEDIA_BASE_URL: stack.url, GENMEDIA_ADMIN_KEY: adminKey },
   });

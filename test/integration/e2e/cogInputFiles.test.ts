@@ -12,10 +12,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { REPO_ROOT } from '../../../src/config';
-import { createTestAccount } from '../../support/accounts';
+import { createAdminKey, createTestAccount } from '../../support/accounts';
 import { generateTestCertificates, type TestCertificates } from '../../support/httpsReceiver';
 import { workerProcessEnv } from '../../support/stack';
 import { samplePng } from '../../support/upstreams/media';
@@ -110,7 +108,7 @@ beforeAll(async () => {
   internal = await startFileServer(certs, { '/secret.png': png });
   external = await startFileServer(certs, { '/dog.png': dog });
   stack = await startE2eStack({ env: { UPSTREAM_POLL_INTERVAL_MS: '300', UPSTREAM_SAFETY_NET_POLL_MS: '1000' } });
-  adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 }, 90_000);
 
 afterAll(async () => {

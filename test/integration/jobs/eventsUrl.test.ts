@@ -5,13 +5,13 @@
  * their own per job, apart from the account's, so a page holding it cannot take the tenant's own streams away.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
 import { createApiKey } from '../../../src/accounts/service';
 import type { RunningApi } from '../../../src/api/server';
 import { bearer, get, post, request, startTestApi } from '../../support/api';
 import { collectSse, openSse, type SseStream } from '../../support/sse';
 import { createTestAccount, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
 import { imageJob } from './helpers';
+import { createAdminKey } from '../../support/accounts';
 
 let stack: TestStack;
 let adminKey: string;
@@ -19,8 +19,7 @@ let adminKey: string;
 beforeAll(async () => {
   // Slow enough that every job below is still running while its streams are open.
   stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '30' } });
-  const operators = await ensureOperatorsAccount(stack.prisma);
-  adminKey = (await createApiKey(stack.prisma, { accountId: operators, scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
 });
 
 afterAll(async () => {

@@ -8,12 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, request, waitForFinal } from '../../support/api';
 import { runCli } from '../../support/cli';
 import { REPO_ROOT } from '../../../src/config';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { balanceOf, killWorkerProcess, ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
 import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogProvidersWorkerProcess, startCogWorkerProcess, uniqueProvider } from './cogSupport';
+import { createAdminKey } from '../../support/accounts';
 
 let stack: E2eStack;
 const servers: CogServerProcess[] = [];
@@ -193,7 +192,7 @@ describe('a pool of Cog servers', () => {
 describe('genmedia admin models import-cog', () => {
   let adminKey: string | undefined;
   async function genmediaKey(): Promise<string> {
-    adminKey ??= (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+    adminKey ??= await createAdminKey(stack.prisma);
     return adminKey;
   }
 

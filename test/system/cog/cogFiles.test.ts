@@ -6,12 +6,11 @@
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { samplePng } from '../../support/upstreams/media';
 import { ledgerOf, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from '../../integration/e2e/e2eStack';
 import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, uniqueProvider } from './cogSupport';
+import { createAdminKey } from '../../support/accounts';
 
 let stack: E2eStack;
 let cog: CogServerProcess;
@@ -30,7 +29,7 @@ beforeAll(async () => {
   internalUrl = `https://127.0.0.1:${(internal.address() as net.AddressInfo).port}/secret.png`;
   cog = await startCogServer({ dir: path.join(__dirname, 'fixtures', 'redraw') });
   stack = await startE2eStack({ env: { ...COG_TEST_ENV, INPUT_FETCH_ALLOW_PRIVATE: '0' } });
-  const adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+  const adminKey = await createAdminKey(stack.prisma);
   const provider = uniqueProvider('cogfiles');
   model = `${provider}/redraw/text-to-image`;
   const imported = await post(`${stack.url}/v1/admin/models/import-cog`, adminKey, {

@@ -8,9 +8,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { formatDollars } from '@genmedia/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureOperatorsAccount } from '../../../src/accounts/devAccount';
-import { createApiKey } from '../../../src/accounts/service';
-import { createTestAccount, type TestAccount } from '../../support/accounts';
+import { createAdminKey, createTestAccount, type TestAccount } from '../../support/accounts';
 import { bearer, get, post, request } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';
 import {
@@ -66,7 +64,7 @@ async function writeUnrelatedHistory(label: string): Promise<void> {
 beforeAll(async () => {
   stack = await startTestStack();
   // As `genmedia admin keys create --scopes admin` does on the host: the admin scope alone.
-  adminKey = (await createApiKey(stack.prisma, { accountId: await ensureOperatorsAccount(stack.prisma), scopes: ['admin'] })).apiKey;
+  adminKey = await createAdminKey(stack.prisma);
   client = await createTestAccount(stack.prisma, { name: 'Client Studio' });
 
   await writeUnrelatedHistory('before');
