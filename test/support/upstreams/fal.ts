@@ -79,6 +79,8 @@ export interface FalFake extends FakeUpstream {
    * result a 500): fal failing on its side while the same prompt succeeds elsewhere.
    */
   failAll: boolean;
+  /** While true, every output file answers 503: the generations succeed but their files cannot be fetched. */
+  outputsDown: boolean;
 }
 
 const QUEUED_MS = 250;
@@ -149,6 +151,7 @@ export async function startFalFake(): Promise<FalFake> {
     queuedMs: QUEUED_MS as number | (() => number),
     rateLimitAll: false,
     failAll: false,
+    outputsDown: false,
     paidSubmissions: () => counts.paid,
     cancellations: () => counts.cancels,
     jwksFetches: () => counts.jwks,
@@ -320,6 +323,7 @@ export async function startFalFake(): Promise<FalFake> {
     if (upload) return sendBytes(res, upload.contentType, upload.data);
     const output = /^\/files\/([^/]+)\/(.+)$/.exec(path);
     if (!output || !queue.has(output[1])) return sendJson(res, 404, { detail: 'Not Found' });
+    if (fake.outputsDown) return sendJson(res, 503, { detail: 'Service Unavailable' });
     return output[2].endsWith('.mp4') ? sendBytes(res, 'video/mp4', await sampleMp4()) : sendBytes(res, 'image/png', await samplePng());
   }
 

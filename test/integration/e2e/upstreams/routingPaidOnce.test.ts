@@ -1,17 +1,20 @@
 /**
  * Each route is paid at most once per job, and every paid request is on one of the job's attempts, whatever becomes
- * of the outputs: `black-forest-labs/flux-dev/text-to-image` on the fal and Replicate fakes, fal polled (no
- * `FAL_USER_ID`), Replicate calling back. First with every output download refused (the fakes are on loopback and
- * INPUT_FETCH_ALLOW_PRIVATE is off): both routes up, fal's queue held so that the Replicate hedge wins, fal failing so
- * that the job fails over; then with downloads allowed but an output over the size limit.
+ * of the outputs: the routed `kling/kling-v2.1/image-to-video` (fal, then Replicate; no other test runs it, so the
+ * route health and times to start that order and hedge its routes are this file's own) on the fal and Replicate
+ * fakes, fal polled (no `FAL_USER_ID`), Replicate calling back. With fal's output files unreachable past every check
+ * of its generation, the job fails over to Replicate, whose outputs it keeps; with every output download refused (the
+ * fakes are on loopback and INPUT_FETCH_ALLOW_PRIVATE is off): both routes up, fal's queue held so that the Replicate
+ * hedge finishes first, fal failing so that the job fails over; and with an output over the size limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestAccount, type TestAccount } from '../../../support/stack';
 import { startFalFake, type FalFake } from '../../../support/upstreams/fal';
 import { startReplicateFake, type ReplicateFake } from '../../../support/upstreams/replicate';
-import { ledgerOf, post, startE2eStack, waitForFinal, type E2eStack } from '../e2eStack';
+import { samplePng } from '../../../support/upstreams/media';
+import { ledgerOf, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
 
-const FLUX = 'black-forest-labs/flux-dev/text-to-image';
+const KLING = 'kling/kling-v2.1/image-to-video';
 
 interface Attempt {
   number: number;
@@ -30,7 +33,7 @@ interface Upstreams {
 /** The fakes and a stack on them: fal without FAL_USER_ID (polled), Replicate's callbacks taken. */
 function routedStack(env: NodeJS.ProcessEnv) {
   const saved: Record<string, string | undefined> = {};
-  const state = {} as Upstreams & { stack: E2eStack; account: TestAccount };
+  const state = {} as Upstreams & { stack: E2eStack; account: TestAccount; imageUrl: string };
 
   beforeAll(async () => {
     const [fal, replicate] = await Promise.all([startFalFake(), startReplicateFake()]);
@@ -47,7 +50,8 @@ function routedStack(env: NodeJS.ProcessEnv) {
     await stack.workers.startProviderWorker('fal');
     await stack.workers.startProviderWorker('replicate');
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
-    Object.assign(state, { fal, replicate, stack, account });
+    const imageUrl = await uploadFile(stack, account.apiKey, 'scene.png', 'image/png', await samplePng());
+    Object.assign(state, { fal, replicate, stack, account, imageUrl });
   }, 120_000);
 
   afterAll(async () => {
@@ -65,12 +69,13 @@ function routedStack(env: NodeJS.ProcessEnv) {
 let serial = 0;
 
 /** Submits a job whose prompt names it, waits until it ends, and lets any request still on its way arrive. */
-async function runJob(s: ReturnType<typeof routedStack>, prompt: string, providers?: string[]) {
+async function runJob(s: ReturnType<typeof routedStack>, prompt: string, options: { providers?: string[]; timeoutMs?: number } = {}) {
+  const { providers, timeoutMs = 150_000 } = options;
   const tag = `[job ${++serial}-${Date.now()}]`;
-  const res = await post(`${s.stack.url}/v1/jobs/submit`, s.account.apiKey, { model: FLUX, input: { prompt: `${prompt} ${tag}` }, ...(providers ? { providers } : {}) });
+  const res = await post(`${s.stack.url}/v1/jobs/submit`, s.account.apiKey, { model: KLING, input: { prompt: `${prompt} ${tag}`, image_url: s.imageUrl }, ...(providers ? { providers } : {}) });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const { jobId, costMicroCents } = res.body as { jobId: string; costMicroCents: number };
-  await waitForFinal(s.stack, s.account.apiKey, jobId, 150_000);
+  await waitForFinal(s.stack, s.account.apiKey, jobId, timeoutMs);
   // A retried activity would submit after the job's end: what reaches the fakes in the next seconds is the job's too.
   await new Promise((resolve) => setTimeout(resolve, 6_000));
   const job = (await waitForFinal(s.stack, s.account.apiKey, jobId)) as { status: string; error?: { code: string }; attempts: Attempt[]; refundedMicroCents: number };
@@ -106,6 +111,28 @@ async function expectPaidOnce(s: ReturnType<typeof routedStack>, run: Awaited<Re
   return paid;
 }
 
+// First, while no time to start has been seen for fal: no hedge.
+describe("fal's output files unreachable, fal polled", () => {
+  const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1', UPSTREAM_TIMEOUT_SECONDS: '600' });
+
+  it("completes on Replicate, whose outputs are the job's, while fal's generation cannot be fetched", async () => {
+    s.fal.outputsDown = true;
+    try {
+      // The check of fal's generation is retried 10 times over about 5 minutes, then the job fails over.
+      const run = await runJob(s, 'a lighthouse whose first picture never arrives', { timeoutMs: 540_000 });
+      expect(run.job, JSON.stringify(run.job)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
+      expect(run.job.attempts.map((a) => [a.provider, a.role, a.status, a.error?.code ?? null])).toEqual([
+        ['fal', 'first', 'failed', 'PROVIDER_UNAVAILABLE'],
+        ['replicate', 'failover', 'succeeded', null],
+      ]);
+      const paid = await expectPaidOnce(s, run);
+      expect(paid).toMatchObject({ fal: [expect.any(String)], replicate: [expect.any(String)] });
+    } finally {
+      s.fal.outputsDown = false;
+    }
+  }, 600_000);
+});
+
 describe('output downloads refused (fakes on loopback, INPUT_FETCH_ALLOW_PRIVATE off), fal polled', () => {
   const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '0' });
 
@@ -135,7 +162,7 @@ describe('output downloads refused (fakes on loopback, INPUT_FETCH_ALLOW_PRIVATE
   it("fal's queue held: the Replicate hedge finishes first, each route paid once, fal cancelled", async () => {
     // Hedging needs fal's observed time to start: a job on fal alone, long enough for a status check to see it run.
     s.fal.slowMs = 3_000;
-    const warmUp = await runJob(s, 'a lighthouse warming up [upstream:slow]', ['fal']);
+    const warmUp = await runJob(s, 'a lighthouse warming up [upstream:slow]', { providers: ['fal'] });
     expect(warmUp.job.attempts.map((a) => a.provider)).toEqual(['fal']);
     await expectPaidOnce(s, warmUp);
 
@@ -158,7 +185,7 @@ describe('output downloads refused (fakes on loopback, INPUT_FETCH_ALLOW_PRIVATE
 });
 
 describe('an output over the size limit, fal polled', () => {
-  // The fakes' PNGs are a few hundred bytes.
+  // The fakes' videos are a few kilobytes.
   const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1', UPSTREAM_MAX_OUTPUT_BYTES: '64' });
 
   it('fails BAD_OUTPUT on fal, paid once there, never at Replicate', async () => {
