@@ -20,7 +20,7 @@ import { routeOutageFor, stripFailureTokens } from '../src/providers/local/failu
 import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderAdapter, type Submission } from '../src/providers/types';
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
 import { failureRule } from '../src/shared/failureCodes';
-import { PROVIDER_MAX_ATTEMPTS, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
+import { PROVIDER_MAX_ATTEMPTS, type JobOutput, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
 import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamJobInput, type UpstreamRoute } from '../src/shared/upstreams';
 import { createOutputStore } from './generationOutputs';
 import { estimateCompletion, progressOf } from './generationProgress';
@@ -153,14 +153,34 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     if (snapshot.upstreamCostMicroCents !== undefined) await upstreamStore.recordCost(key, snapshot.upstreamCostMicroCents);
   }
 
+  /**
+   * Stores the outputs of a generation that succeeded under the job's claim on them, taken first; null when another
+   * attempt holds it. Outputs that could not be stored (refused, or a download that failed) leave the claim free: a
+   * retry of this attempt takes it again, and otherwise the attempt that would store them next (a hedge still
+   * running, the next route) can.
+   */
+  async function storeClaimed(key: AttemptKey, store: () => Promise<JobOutput[]>): Promise<JobOutput[] | null> {
+    if (!(await upstreamStore.claimOutputs(key))) return null;
+    try {
+      return await store();
+    } catch (err) {
+      try {
+        await upstreamStore.releaseOutputs(key);
+      } catch (error) {
+        Context.current().log.warn('could not release the claim on the outputs', { jobId: key.jobId, error: String(error) });
+      }
+      throw err;
+    }
+  }
+
   /** Records where an upstream generation stands and says what the workflow does next. */
   async function follow(input: GenerationStart | GenerationCheck, snapshot: GenerationSnapshot, startedAt: Date, signal: AbortSignal): Promise<GenerationProgress> {
     const upstreamId = snapshot.id;
     const key = keyOf(input);
     switch (snapshot.state) {
       case 'succeeded': {
-        if (!(await upstreamStore.claimOutputs(key))) return outputsTaken(upstreamId);
-        const stored = await outputs.store(input.jobId, input.route, snapshot, signal);
+        const stored = await storeClaimed(key, () => outputs.store(input.jobId, input.route, snapshot, signal));
+        if (!stored) return outputsTaken(upstreamId);
         await upstreamStore.recordSnapshot(key, {
           running: true,
           progress: 99,
@@ -234,8 +254,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         const submission = await submissionOf(input, signal);
         const snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
         if (snapshot.state !== 'succeeded') return follow(input, snapshot, startedAt, signal);
-        if (!(await upstreamStore.claimOutputs(keyOf(input)))) return outputsTaken(snapshot.id);
-        return { outcome: 'completed', outputs: await outputs.storeFiles(input.jobId, snapshot.files ?? [], () => ctx.heartbeat()) };
+        const stored = await storeClaimed(keyOf(input), () => outputs.storeFiles(input.jobId, snapshot.files ?? [], () => ctx.heartbeat()));
+        return stored ? { outcome: 'completed', outputs: stored } : outputsTaken(snapshot.id);
       } finally {
         await rm(workDir, { recursive: true, force: true });
       }

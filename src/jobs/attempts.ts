@@ -23,7 +23,8 @@ export interface AttemptIdentity {
 export interface AttemptStore {
   /**
    * Records how an attempt ended, once: a later call (a retried activity) changes nothing. With `identity`, an attempt
-   * whose row its start never wrote gets one.
+   * whose row its start never wrote gets one. An attempt that ended without producing the outputs gives up its claim on
+   * them, so the route tried next can store its own.
    */
   end(attemptId: string, end: { status: AttemptEnd; error?: JobError; producedOutputs: boolean }, identity?: AttemptIdentity): Promise<void>;
   /** The attempts of jobs, oldest first per job. */
@@ -101,6 +102,12 @@ export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserv
         RETURNING provider_id, role, started_at, running_at`;
       for (const row of ended) {
         onEnded?.({ providerId: row.provider_id, role: row.role as AttemptView['role'], status, startedAt: row.started_at, runningAt: row.running_at });
+      }
+      // It claimed them before it failed to store them (an output it could not download): they are no longer its.
+      if (!producedOutputs) {
+        await prisma.$executeRaw`
+          UPDATE jobs SET winning_attempt = NULL, updated_at = now()
+          WHERE id = (SELECT job_id FROM job_attempts WHERE id = ${attemptId}) AND winning_attempt = ${attemptId}`;
       }
     },
 

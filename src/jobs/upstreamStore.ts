@@ -37,6 +37,8 @@ export interface UpstreamJobStore {
    * and its outputs must not be stored. Always true for a job without attempts.
    */
   claimOutputs(key: AttemptKey): Promise<boolean>;
+  /** Gives up this attempt's claim on the job's outputs (it could not store them), so another attempt may claim them. */
+  releaseOutputs(key: AttemptKey): Promise<void>;
   state(key: AttemptKey): Promise<UpstreamJobState>;
   /** Marks the paid request as under way; false when an earlier attempt already did (its outcome is unknown). */
   markSubmitting(key: AttemptKey): Promise<boolean>;
@@ -78,6 +80,11 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
         UPDATE jobs SET winning_attempt = ${attemptId}, updated_at = now()
         WHERE id = ${jobId} AND (winning_attempt IS NULL OR winning_attempt = ${attemptId})`;
       return claimed > 0;
+    },
+
+    async releaseOutputs({ jobId, attemptId }) {
+      if (!attemptId) return;
+      await prisma.$executeRaw`UPDATE jobs SET winning_attempt = NULL, updated_at = now() WHERE id = ${jobId} AND winning_attempt = ${attemptId}`;
     },
 
     async state({ jobId, attemptId }) {

@@ -1,4 +1,7 @@
-/** A job's attempts in PostgreSQL: how each ended, recorded once, also for an attempt whose start never ran. */
+/**
+ * A job's attempts in PostgreSQL: how each ended, recorded once, also for an attempt whose start never ran; an attempt
+ * that ended without its outputs leaves them to the next.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAttemptStore } from '../../../src/jobs/attempts';
 import { createUpstreamJobStore } from '../../../src/jobs/upstreamStore';
@@ -51,6 +54,34 @@ describe('the attempt store', () => {
     const [attempt] = (await store.listFor([jobId])).get(jobId)!;
     expect(attempt).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE' }, producedOutputs: false });
     expect(ended).toEqual(['failed']);
+  });
+
+  it('leaves the outputs to the next route when the attempt that claimed them ended without them (its download failed)', async () => {
+    const jobId = await routedJob();
+    const upstream = createUpstreamJobStore(api.deps.prisma);
+    const store = createAttemptStore(api.deps.prisma);
+    const first = { jobId, attemptId: `${jobId}.1` };
+    const next = { jobId, attemptId: `${jobId}.2` };
+    await upstream.beginAttempt(first, 1, 'pixelforge', 'first');
+    expect(await upstream.claimOutputs(first)).toBe(true);
+    await store.end(first.attemptId, { status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE', message: 'output download failed: GET answered 503' }, producedOutputs: false });
+    await upstream.beginAttempt(next, 2, 'lumina', 'failover');
+    expect(await upstream.claimOutputs(next)).toBe(true);
+    // A retried end of the first attempt takes nothing from the attempt that holds the outputs now.
+    await store.end(first.attemptId, { status: 'failed', producedOutputs: false });
+    expect(await upstream.claimOutputs(first)).toBe(false);
+    expect((await api.deps.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).winningAttempt).toBe(next.attemptId);
+  });
+
+  it('keeps the outputs with the attempt that produced them', async () => {
+    const jobId = await routedJob();
+    const upstream = createUpstreamJobStore(api.deps.prisma);
+    const store = createAttemptStore(api.deps.prisma);
+    const winner = { jobId, attemptId: `${jobId}.1` };
+    await upstream.beginAttempt(winner, 1, 'pixelforge', 'first');
+    expect(await upstream.claimOutputs(winner)).toBe(true);
+    await store.end(winner.attemptId, { status: 'succeeded', producedOutputs: true });
+    expect(await upstream.claimOutputs({ jobId, attemptId: `${jobId}.2` })).toBe(false);
   });
 
   it('finds nothing sent for an attempt whose start never ran (no row): nothing to cancel', async () => {

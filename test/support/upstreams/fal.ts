@@ -74,6 +74,13 @@ export interface FalFake extends FakeUpstream {
   queuedMs: number | (() => number);
   /** While true, every submit is refused with the 429 of `[upstream:rate-limit]` (throttled past any retry). */
   rateLimitAll: boolean;
+  /**
+   * While true, every generation accepted from now on fails as `[upstream:fail]` makes it (`runner_server_error`, its
+   * result a 500): fal failing on its side while the same prompt succeeds elsewhere.
+   */
+  failAll: boolean;
+  /** While true, every output file answers 503: the generations succeed but their files cannot be fetched. */
+  outputsDown: boolean;
 }
 
 const QUEUED_MS = 250;
@@ -143,6 +150,8 @@ export async function startFalFake(): Promise<FalFake> {
     dropCallbacks: false,
     queuedMs: QUEUED_MS as number | (() => number),
     rateLimitAll: false,
+    failAll: false,
+    outputsDown: false,
     paidSubmissions: () => counts.paid,
     cancellations: () => counts.cancels,
     jwksFetches: () => counts.jwks,
@@ -243,6 +252,7 @@ export async function startFalFake(): Promise<FalFake> {
     const problems = scenario.has('invalid') ? [missing('prompt')] : validate(kind, input);
     if (problems.length > 0) return sendJson(res, 422, { detail: problems }, { 'x-fal-retryable': 'false' });
     counts.paid += 1;
+    if (fake.failAll) scenario.add('fail');
     const webhook = url.searchParams.get('fal_webhook');
     const queuedMs = typeof fake.queuedMs === 'function' ? fake.queuedMs() : fake.queuedMs;
     const r: FalFakeRequest = { id: randomUUID(), endpoint, kind, input, headers: req.headers, createdAt: Date.now(), queuedMs, scenario, cancelled: false, ...(webhook ? { webhook } : {}) };
@@ -313,6 +323,7 @@ export async function startFalFake(): Promise<FalFake> {
     if (upload) return sendBytes(res, upload.contentType, upload.data);
     const output = /^\/files\/([^/]+)\/(.+)$/.exec(path);
     if (!output || !queue.has(output[1])) return sendJson(res, 404, { detail: 'Not Found' });
+    if (fake.outputsDown) return sendJson(res, 503, { detail: 'Service Unavailable' });
     return output[2].endsWith('.mp4') ? sendBytes(res, 'video/mp4', await sampleMp4()) : sendBytes(res, 'image/png', await samplePng());
   }
 

@@ -86,6 +86,7 @@ const upstreamStore = {
   state: async () => ({ upstreamId: 'op-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
   recordSnapshot: async () => undefined,
   claimOutputs: async () => true,
+  releaseOutputs: async () => undefined,
 } as unknown as UpstreamJobStore;
 
 async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
