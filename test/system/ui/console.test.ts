@@ -15,13 +15,12 @@ import {
   compareWithBaseline,
   dropFile,
   launchChromium,
-  MACHINES,
   MAX_DIFF_RATIO,
   openConsole,
+  screenshotsOf,
   seriousAccessibilityViolations,
   WIDTHS,
   type Machine,
-  type Width,
 } from './consoleSupport';
 import { pinAccountTimes } from './pinnedTimes';
 
@@ -289,9 +288,7 @@ describe('what people see', () => {
     await browsers.get('elsewhere')?.close();
   });
 
-  const shots = (Object.keys(MACHINES) as Machine[]).flatMap((machine) =>
-    (Object.keys(WIDTHS) as Width[]).flatMap((width) => pages.map(([name, pathOf]) => ({ name, pathOf, width, machine }))),
-  );
+  const shots = screenshotsOf(pages);
 
   it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
     const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, account.apiKey, width, 'Models', { clock: SHOWN_READ_AT });

@@ -44,6 +44,13 @@ export function launchChromium(machine: Machine = 'here'): Promise<Browser> {
   });
 }
 
+/** Each page at each width in each machine's browser: the screenshots of a baseline test. */
+export function screenshotsOf<T>(pages: ReadonlyArray<readonly [string, T]>): Array<{ name: string; pathOf: T; width: Width; machine: Machine }> {
+  return (Object.keys(MACHINES) as Machine[]).flatMap((machine) =>
+    (Object.keys(WIDTHS) as Width[]).flatMap((width) => pages.map(([name, pathOf]) => ({ name, pathOf, width, machine }))),
+  );
+}
+
 export interface ConsolePage {
   page: Page;
   /** Errors the page printed or threw, less the failed requests the test caused on purpose. */

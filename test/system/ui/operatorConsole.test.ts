@@ -14,9 +14,9 @@ import { startTestStack, type TestStack } from '../../support/stack';
 import {
   compareWithBaseline,
   launchChromium,
-  MACHINES,
   MAX_DIFF_RATIO,
   openConsole,
+  screenshotsOf,
   seriousAccessibilityViolations,
   WIDTHS,
   type Machine,
@@ -373,9 +373,7 @@ describe('what operators see', () => {
     await browsers.get('elsewhere')?.close();
   });
 
-  const shots = (Object.keys(MACHINES) as Machine[]).flatMap((machine) =>
-    (Object.keys(WIDTHS) as Width[]).flatMap((width) => pages.map(([name, pathOf]) => ({ name, pathOf, width, machine }))),
-  );
+  const shots = screenshotsOf(pages);
 
   it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
     const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, adminKey, width, 'Accounts', { clock: SHOWN_READ_AT });
