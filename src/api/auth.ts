@@ -3,6 +3,7 @@ import type { Account, ApiKey } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { hashApiKey, type Scope } from '../accounts/apiKeys';
 import { ApiError } from '../shared/errors';
+import { createExpiringCache } from '../lib/expiringCache';
 import { createKeyStanding, type KeyHolder } from './keyStanding';
 
 export type Credential = 'bearer' | 'x-api-key';
@@ -54,31 +55,21 @@ const MAX_CACHED_KEYS = 10_000;
  */
 export function createKeyAuthenticator(prisma: PrismaClient, options: { ttlMs: number; clock?: () => number }): KeyAuthenticator {
   const clock = options.clock ?? Date.now;
-  const cache = new Map<string, { auth: AuthContext; expiresAt: number }>();
+  const cache = createExpiringCache<AuthContext>({ ttlMs: options.ttlMs, maxEntries: MAX_CACHED_KEYS });
   const standing = createKeyStanding(prisma, options);
   return {
     checkStanding: (holder) => standing.check(holder),
     async authenticate(key) {
       const now = clock();
-      // Entries are made in the order they expire: the spent ones are at the front.
-      for (const [cached, entry] of cache) {
-        if (entry.expiresAt > now) break;
-        cache.delete(cached);
-      }
-      const hit = cache.get(key);
-      if (hit && hit.expiresAt > now) return usable(hit.auth, now);
-      cache.delete(key);
+      const hit = cache.get(key, now);
+      if (hit) return usable(hit, now);
       const hash = hashApiKey(key);
       const apiKey = await prisma.apiKey.findUnique({ where: { hash }, include: { account: true } });
       if (!apiKey) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
       if (apiKey.revokedAt) throw new ApiError('UNAUTHORIZED', 'This API key has been revoked');
       const { account, ...keyRow } = apiKey;
       const auth = usable({ account, apiKey: keyRow }, now);
-      if (options.ttlMs > 0) {
-        cache.set(key, { auth, expiresAt: clock() + options.ttlMs });
-        // Oldest first out: a Map iterates in insertion order.
-        if (cache.size > MAX_CACHED_KEYS) cache.delete(cache.keys().next().value as string);
-      }
+      cache.set(key, auth, clock());
       return auth;
     },
   };

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/prisma';
+import { createExpiringCache } from '../lib/expiringCache';
 import { ApiError } from '../shared/errors';
 
 /** The key a job was submitted with (null on jobs from before keys were recorded) and the job's account. */
@@ -61,29 +62,21 @@ function refuse(standing: Standing, now: number): void {
 export function createKeyStanding(prisma: PrismaClient, options: { ttlMs: number; clock?: () => number }): KeyStanding {
   const clock = options.clock ?? Date.now;
   // Pending lookups are cached too, so streams of one key that re-check at once share one query.
-  const cache = new Map<string, { standing: Promise<Standing>; expiresAt: number }>();
+  const cache = createExpiringCache<Promise<Standing>>({ ttlMs: options.ttlMs, maxEntries: MAX_CACHED });
   return {
     async check(holder) {
       const now = clock();
-      // Entries are made in the order they expire: the spent ones are at the front.
-      for (const [cached, entry] of cache) {
-        if (entry.expiresAt > now) break;
-        cache.delete(cached);
-      }
       const id = `${holder.accountId}\n${holder.apiKeyId ?? ''}`;
-      let entry = cache.get(id);
-      if (!entry) {
-        entry = { standing: readStanding(prisma, holder), expiresAt: now + options.ttlMs };
-        if (options.ttlMs > 0) {
-          cache.set(id, entry);
-          const made = entry;
-          made.standing.catch(() => {
-            if (cache.get(id) === made) cache.delete(id);
-          });
-          if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string);
-        }
+      let standing = cache.get(id, now);
+      if (!standing) {
+        const read = readStanding(prisma, holder);
+        standing = read;
+        cache.set(id, read, now);
+        read.catch(() => {
+          if (cache.get(id, clock()) === read) cache.delete(id);
+        });
       }
-      refuse(await entry.standing, clock());
+      refuse(await standing, clock());
     },
   };
 }
