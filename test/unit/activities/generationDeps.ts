@@ -1,4 +1,6 @@
 /** The generation activities over stand-in stores and an upstream adapter, for unit tests of one behaviour each. */
+import { ApplicationFailure } from '@temporalio/common';
+import { expect } from 'vitest';
 import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
 import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
@@ -23,4 +25,14 @@ export function generationActivitiesWith(
     allowPrivateOutputs: false,
     timeScale: 1,
   });
+}
+
+/** The failure an activity call ends with; fails the test when it resolves or throws anything else. */
+export async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApplicationFailure);
+  return error as ApplicationFailure;
 }

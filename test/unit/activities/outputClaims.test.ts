@@ -3,7 +3,6 @@
  * output refused, a download or a write that failed), so that the attempt storing them next (a hedge still running,
  * the next route) is not refused them; one that stored them keeps it. The job stores and the adapter are stand-ins.
  */
-import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import type { AttemptKey, UpstreamJobStore } from '../../../src/jobs/upstreamSto
 import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import { failureOf } from './generationDeps';
 
 const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamRoute;
 let pngDataUri: string;
@@ -75,15 +75,6 @@ async function check(url: string, upstreamStore: UpstreamJobStore, putOutput: Ge
     upstreamId: 'req-1',
     expectedProcessingSeconds: 10,
   });
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApplicationFailure);
-  return error as ApplicationFailure;
 }
 
 describe('the claim on a job\'s outputs', () => {

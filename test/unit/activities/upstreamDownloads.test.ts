@@ -5,7 +5,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import { failureOf } from './generationDeps';
 
 const KEY = 'AIza-test-key';
 
@@ -118,15 +118,6 @@ async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
     expectedProcessingSeconds: 10,
   });
   return { outcome, stored };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApplicationFailure);
-  return error as ApplicationFailure;
 }
 
 describe('upstream output downloads', () => {
