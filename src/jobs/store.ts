@@ -282,7 +282,10 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
     async complete(jobId, outputs) {
       const moved = await prisma.$queryRaw<FinishedRow[]>`
         UPDATE jobs SET status = 'completed', progress = 100, completed_at = now(), estimated_completion_time = now(),
-               outputs = ${JSON.stringify(outputs)}::jsonb, updated_at = now()
+               outputs = ${JSON.stringify(outputs)}::jsonb, updated_at = now(),
+               stored_output_bytes = ${outputs.reduce((sum, output) => sum + output.sizeBytes, 0)},
+               stored_output_count = ${outputs.length},
+               outputs_retained_until = now() + retention_seconds * interval '1 second'
         WHERE id = ${jobId} AND status IN ('pending', 'processing')
         RETURNING ${FINISHED_COLUMNS}`;
       if (moved.length > 0) {

@@ -49,6 +49,11 @@ export interface Storage {
   listObjects(bucket: string, prefix: string): AsyncIterable<ListedObject>;
   /** Deletes the object; succeeds when it is already gone. */
   remove(bucket: string, key: string): Promise<void>;
+  /**
+   * Deletes the named objects, up to 1,000 a request; keys already gone count as deleted. Throws when the storage
+   * refuses any of them.
+   */
+  removeMany(bucket: string, keys: readonly string[]): Promise<void>;
   /** Deletes every object under `prefix`; returns how many were deleted. */
   removePrefix(bucket: string, prefix: string): Promise<number>;
   /** The object's bytes, or null when it does not exist. */
@@ -97,6 +102,14 @@ export function createStorage(config: StorageConfig): Storage {
     const stream = client.listObjectsV2(bucket, prefix, true);
     for await (const item of stream as AsyncIterable<Minio.BucketItem>) {
       if (item.name) yield { key: item.name, size: item.size, etag: item.etag ?? '' };
+    }
+  }
+
+  async function removeMany(bucket: string, keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 1000) {
+      const results = await client.removeObjects(bucket, keys.slice(i, i + 1000));
+      const refused = results.find((result) => result?.Error && !NOT_FOUND_CODES.has(result.Error.Code ?? ''));
+      if (refused?.Error) throw new Error(`storage refused to delete ${refused.Error.Key}: ${refused.Error.Code} ${refused.Error.Message ?? ''}`.trim());
     }
   }
 
@@ -182,9 +195,11 @@ export function createStorage(config: StorageConfig): Storage {
     async removePrefix(bucket, prefix) {
       if (!prefix) throw new Error('removePrefix needs a non-empty prefix');
       const keys = await listKeys(bucket, prefix);
-      for (let i = 0; i < keys.length; i += 1000) await client.removeObjects(bucket, keys.slice(i, i + 1000));
+      await removeMany(bucket, keys);
       return keys.length;
     },
+
+    removeMany,
 
     async getStream(bucket, key) {
       try {
