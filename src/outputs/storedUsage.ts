@@ -1,8 +1,11 @@
 /**
  * What accounts keep in our storage now: the outputs of completed jobs not yet deleted (`jobs.stored_output_bytes`
  * and `stored_output_count`, set on completion and zeroed when the outputs are deleted) and the uploaded files not yet
- * expired (`uploads` with status `uploaded`). Summed in SQL over the indexes that hold exactly those rows
- * (`jobs_stored_outputs_idx`, `uploads_stored_idx`), so the cost follows what is stored, not how many jobs ran.
+ * expired (`uploads` with status `uploaded`). Summed in SQL by index-only ranges over what is still stored
+ * (`jobs_stored_outputs_idx` leads with the count, so all jobs whose outputs are gone sit before the range;
+ * `uploads_stored_idx` with the status), so the cost follows what retention keeps, not how many jobs ever ran. One
+ * account's sum ranges over every account's stored jobs, narrowed to the account inside the index: cheaper than
+ * reading the account's whole history, and bounded by retention.
  */
 import { Prisma } from '@prisma/client';
 import { toNumber } from '../shared/money';
@@ -31,15 +34,35 @@ function only(accountIds: readonly string[] | undefined): Prisma.Sql {
   return accountIds ? Prisma.sql`AND account_id = ANY(${[...accountIds]}::text[])` : Prisma.empty;
 }
 
+/** The stored outputs' bytes and count per account (all accounts, or those of `accountIds`). */
+export function storedOutputsByAccountSql(accountIds?: readonly string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT account_id, SUM(stored_output_bytes)::bigint AS bytes, SUM(stored_output_count)::bigint AS objects
+    FROM jobs WHERE stored_output_count > 0 ${only(accountIds)} GROUP BY account_id`;
+}
+
+/** The stored uploads' bytes and count per account. */
+export function storedUploadsByAccountSql(accountIds?: readonly string[]): Prisma.Sql {
+  return Prisma.sql`
+    SELECT account_id, COALESCE(SUM(size_bytes), 0)::bigint AS bytes, COUNT(*)::bigint AS objects
+    FROM uploads WHERE status = 'uploaded' ${only(accountIds)} GROUP BY account_id`;
+}
+
+/** Every account's stored outputs and uploads: one aggregate per table. */
+export function storedTotalSql(): Prisma.Sql {
+  return Prisma.sql`
+    SELECT o.bytes AS output_bytes, o.objects AS output_objects, u.bytes AS upload_bytes, u.objects AS upload_objects
+    FROM (SELECT COALESCE(SUM(stored_output_bytes), 0)::bigint AS bytes, COALESCE(SUM(stored_output_count), 0)::bigint AS objects
+            FROM jobs WHERE stored_output_count > 0) o,
+         (SELECT COALESCE(SUM(size_bytes), 0)::bigint AS bytes, COUNT(*)::bigint AS objects
+            FROM uploads WHERE status = 'uploaded') u`;
+}
+
 /** Per account with anything stored (all accounts, or those of `accountIds`); an account without is absent. */
 export async function storedUsageByAccount(db: Db, accountIds?: readonly string[]): Promise<Map<string, StoredUsage>> {
   if (accountIds?.length === 0) return new Map();
-  const outputs = await db.$queryRaw<SumRow[]>`
-    SELECT account_id, SUM(stored_output_bytes)::bigint AS bytes, SUM(stored_output_count)::bigint AS objects
-    FROM jobs WHERE stored_output_count > 0 ${only(accountIds)} GROUP BY account_id`;
-  const uploads = await db.$queryRaw<SumRow[]>`
-    SELECT account_id, COALESCE(SUM(size_bytes), 0)::bigint AS bytes, COUNT(*)::bigint AS objects
-    FROM uploads WHERE status = 'uploaded' ${only(accountIds)} GROUP BY account_id`;
+  const outputs = await db.$queryRaw<SumRow[]>(storedOutputsByAccountSql(accountIds));
+  const uploads = await db.$queryRaw<SumRow[]>(storedUploadsByAccountSql(accountIds));
   const usage = new Map<string, StoredUsage>();
   const entry = (accountId: string) => usage.get(accountId) ?? usage.set(accountId, { ...NOTHING_STORED }).get(accountId)!;
   for (const row of outputs) Object.assign(entry(row.account_id), { outputBytes: toNumber(row.bytes), outputObjects: toNumber(row.objects) });
@@ -55,11 +78,7 @@ export async function storedUsageOf(db: Db, accountId: string): Promise<StoredUs
 
 /** Every account's together. */
 export async function storedUsageTotal(db: Db): Promise<StoredUsage> {
-  const [row] = await db.$queryRaw<{ output_bytes: bigint; output_objects: bigint; upload_bytes: bigint; upload_objects: bigint }[]>`
-    SELECT (SELECT COALESCE(SUM(stored_output_bytes), 0)::bigint FROM jobs WHERE stored_output_count > 0) AS output_bytes,
-           (SELECT COALESCE(SUM(stored_output_count), 0)::bigint FROM jobs WHERE stored_output_count > 0) AS output_objects,
-           (SELECT COALESCE(SUM(size_bytes), 0)::bigint FROM uploads WHERE status = 'uploaded') AS upload_bytes,
-           (SELECT COUNT(*)::bigint FROM uploads WHERE status = 'uploaded') AS upload_objects`;
+  const [row] = await db.$queryRaw<{ output_bytes: bigint; output_objects: bigint; upload_bytes: bigint; upload_objects: bigint }[]>(storedTotalSql());
   const outputBytes = toNumber(row!.output_bytes);
   const outputObjects = toNumber(row!.output_objects);
   const uploadBytes = toNumber(row!.upload_bytes);
