@@ -12,6 +12,7 @@ const { Supervisor } = require('./lib/supervisor');
 const { startInfrastructure } = require('./lib/infrastructure');
 const { freePort } = require('./lib/ports');
 const { REPO_ROOT } = require('./lib/paths');
+const temporalRetention = require('./lib/temporalRetention');
 const { delay, groupAlive, signalGroup } = require('./lib/proc');
 const app = require('./lib/app');
 const postgres = require('./lib/postgres');
@@ -52,6 +53,8 @@ function baseTestEnv(binaries) {
     LOG_LEVEL: process.env.LOG_LEVEL || 'error',
     PROVIDER_TIME_SCALE: '0.01',
     ...(binaries.temporalCli ? { TEMPORAL_CLI_PATH: binaries.temporalCli } : {}),
+    // The retention the stack's Temporal was given, for the tests that check it and the dev servers tests start.
+    [temporalRetention.VARIABLE]: temporalRetention.namespaceRetention().text,
   };
 }
 

@@ -139,6 +139,8 @@ const EnvSchema = z.object({
   METRICS_BEARER_TOKEN: z.string().min(16).optional(),
   /** How long a sampled task-queue backlog is reused before Temporal is asked again. */
   TASK_QUEUE_BACKLOG_SAMPLE_MS: z.coerce.number().int().positive().default(10_000),
+  /** How long the sampled bytes and objects in storage are reused before PostgreSQL is asked again. */
+  STORED_USAGE_SAMPLE_MS: z.coerce.number().int().positive().default(60_000),
   /** Tracing is on when one of these is set (the OpenTelemetry SDK's own variables). */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
@@ -306,6 +308,7 @@ export interface Config {
     apiMetricsHost: string;
     metricsBearerToken: string | undefined;
     backlogSampleMs: number;
+    storedUsageSampleMs: number;
     /** Where spans go; `off` unless an OTLP endpoint or the console exporter is configured. */
     traces: 'off' | 'otlp' | 'console';
     serviceName: string | undefined;
@@ -476,6 +479,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       apiMetricsHost: e.API_METRICS_HOST,
       metricsBearerToken: e.METRICS_BEARER_TOKEN,
       backlogSampleMs: e.TASK_QUEUE_BACKLOG_SAMPLE_MS,
+      storedUsageSampleMs: e.STORED_USAGE_SAMPLE_MS,
       traces: tracesExporter(e),
       serviceName: e.OTEL_SERVICE_NAME,
     },

@@ -42,7 +42,8 @@ async function startInfrastructure(supervisor, plan) {
         await temporal.waitReady({ binary: t.binary, address, uiPort: t.uiPort, service });
         const created = temporal.ensureSearchAttributes({ binary: t.binary, address, namespace: t.namespace });
         if (created.length > 0) log.info(`temporal: created search attributes ${created.join(', ')}`);
-        log.ok(`temporal ready on ${address}, search attributes ${temporal.SEARCH_ATTRIBUTES.join(', ')}`);
+        const retention = temporal.ensureNamespaceRetention({ binary: t.binary, address, namespace: t.namespace });
+        log.ok(`temporal ready on ${address}, search attributes ${temporal.SEARCH_ATTRIBUTES.join(', ')}, namespace retention ${retention}`);
       })(),
     );
   }

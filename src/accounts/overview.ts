@@ -1,11 +1,12 @@
 /**
- * GET /v1/account: the caller's account as its owner sees it: balance, plan, jobs in flight, the key of the request
- * and the money moved per UTC day. The shapes are the response schemas of src/contracts/http/account.ts.
+ * GET /v1/account: the caller's account as its owner sees it: balance, plan, jobs in flight, the key of the request,
+ * the money moved per UTC day and what it has in our storage. The shapes are the response schemas of src/contracts/http/account.ts.
  */
 import type { ApiKey, Prisma } from '@prisma/client';
 import { SPEND_DAYS, type AccountView, type SpendDay } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
 import { countJobsInFlight } from '../jobs/store';
+import { storedUsageOf } from '../outputs/storedUsage';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
@@ -43,7 +44,7 @@ async function spendPerDay(tx: Tx, accountId: string): Promise<SpendDay[]> {
 }
 
 /**
- * The account of `apiKey`. Balance, jobs in flight and spend are read from one snapshot (repeatable read), so the
+ * The account of `apiKey`. Balance, jobs in flight, spend and storage are read from one snapshot (repeatable read), so the
  * balance agrees with the ledger the days are summed from.
  */
 export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, now = new Date()): Promise<AccountView> {
@@ -57,6 +58,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
       const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id }, include: { budgetKey: true } })) ?? { ...apiKey, budgetKey: null };
       const concurrentJobs = await countJobsInFlight(tx, account.id);
       const days = await spendPerDay(tx, account.id);
+      const storage = await storedUsageOf(tx, account.id);
       return {
         accountId: account.id,
         name: account.name,
@@ -76,6 +78,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
         createdAt: account.createdAt.toISOString(),
         spendLimits: { account: spendLimitsView('account', account, now), key: spendLimitsView('key', keySpendRow(key), now) },
         spendPerDay: days,
+        storage,
       };
     },
     { isolationLevel: 'RepeatableRead' },

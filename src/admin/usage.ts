@@ -3,10 +3,15 @@
  * UTC day, account, key, model and provider, summed in SQL straight from the ledger (so it agrees with it to the
  * micro-cent). Charges and refunds count where their ledger entry falls: a job charged on the 1st and refunded on the
  * 2nd shows on both days. Key, model and provider are the job's (the provider of its first route).
+ *
+ * Beside the money, what accounts keep in our storage now (src/outputs/storedUsage.ts): in the totals always, and on
+ * each row when the report is grouped by account alone (stored bytes are an account's, and do not divide by day, key,
+ * model or provider). An account with files stored but no ledger entry in the range gets a row of its own.
  */
 import { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { MAX_USAGE_RANGE_DAYS, USAGE_GROUPS, type UsageGroup, type UsageQuery, type UsageReport, type UsageRow } from '../contracts/http/admin';
+import { storedUsageByAccount, storedUsageOf, storedUsageTotal, NOTHING_STORED, type StoredUsage } from '../outputs/storedUsage';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 
@@ -70,17 +75,45 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery, now: 
     groupBy.forEach((g, i) => Object.assign(out, { [GROUP_COLUMNS[g].field]: row[`g${i}`] ?? null }));
     return out;
   });
-  const totals = report.reduce(
+  const stored = byAccountAlone(groupBy) ? await addStoredPerAccount(prisma, report, query.accountId) : await storedOverall(prisma, query.accountId);
+  const totals = report.reduce<UsageReport['totals']>(
     (acc, r) => ({
+      ...acc,
       chargedMicroCents: acc.chargedMicroCents + r.chargedMicroCents,
       refundedMicroCents: acc.refundedMicroCents + r.refundedMicroCents,
       netMicroCents: acc.netMicroCents + r.netMicroCents,
       jobs: acc.jobs + r.jobs,
       refundedJobs: acc.refundedJobs + r.refundedJobs,
     }),
-    { chargedMicroCents: 0, refundedMicroCents: 0, netMicroCents: 0, jobs: 0, refundedJobs: 0 },
+    { chargedMicroCents: 0, refundedMicroCents: 0, netMicroCents: 0, jobs: 0, refundedJobs: 0, storedBytes: stored.bytes, storedObjects: stored.objects },
   );
   return { from: from.toISOString(), to: to.toISOString(), groupBy, rows: groupBy.length ? report : [], totals };
+}
+
+function byAccountAlone(groupBy: readonly UsageGroup[]): boolean {
+  return groupBy.length === 1 && groupBy[0] === 'account';
+}
+
+async function storedOverall(prisma: PrismaClient, accountId: string | undefined): Promise<StoredUsage> {
+  return accountId ? storedUsageOf(prisma, accountId) : storedUsageTotal(prisma);
+}
+
+/**
+ * Puts each account's stored bytes and objects on its row, adds a row for each account with something stored but no
+ * ledger entry in the range, orders the rows by account id, and returns the sum.
+ */
+async function addStoredPerAccount(prisma: PrismaClient, report: UsageRow[], accountId: string | undefined): Promise<StoredUsage> {
+  const stored = await storedUsageByAccount(prisma, accountId ? [accountId] : undefined);
+  const listed = new Set(report.map((row) => row.accountId));
+  for (const id of stored.keys()) {
+    if (!listed.has(id)) report.push({ accountId: id, chargedMicroCents: 0, refundedMicroCents: 0, netMicroCents: 0, jobs: 0, refundedJobs: 0 });
+  }
+  for (const row of report) {
+    const usage = stored.get(row.accountId!) ?? NOTHING_STORED;
+    Object.assign(row, { storedBytes: usage.bytes, storedObjects: usage.objects });
+  }
+  report.sort((a, b) => (a.accountId! < b.accountId! ? -1 : a.accountId! > b.accountId! ? 1 : 0));
+  return [...stored.values()].reduce((sum, u) => ({ ...sum, bytes: sum.bytes + u.bytes, objects: sum.objects + u.objects }), { ...NOTHING_STORED });
 }
 
 function sums(row: SumRow): UsageRow {
@@ -90,6 +123,7 @@ function sums(row: SumRow): UsageRow {
 }
 
 const CSV_AMOUNTS = ['chargedMicroCents', 'refundedMicroCents', 'netMicroCents', 'jobs', 'refundedJobs'] as const;
+const CSV_STORED = ['storedBytes', 'storedObjects'] as const;
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
 function csvField(value: unknown): string {
@@ -97,9 +131,13 @@ function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** The report as CSV: a header row, then one row per group (or the totals when not grouped). */
+/**
+ * The report as CSV: a header row, then one row per group (or the totals when not grouped). Stored bytes and objects
+ * are columns when the rows carry them: not grouped, or grouped by account alone.
+ */
 export function usageCsv(report: UsageReport): string {
-  const columns = [...report.groupBy.map((g) => GROUP_COLUMNS[g].field), ...CSV_AMOUNTS];
+  const stored = report.groupBy.length === 0 || byAccountAlone(report.groupBy) ? CSV_STORED : [];
+  const columns = [...report.groupBy.map((g) => GROUP_COLUMNS[g].field), ...CSV_AMOUNTS, ...stored];
   const rows: Array<Record<string, unknown>> = report.groupBy.length ? report.rows : [report.totals];
   const lines = [columns.join(','), ...rows.map((row) => columns.map((c) => csvField(row[c])).join(','))];
   return lines.join('\r\n') + '\r\n';

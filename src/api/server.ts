@@ -14,7 +14,7 @@ import { createStorage } from '../storage/storage';
 import { watchNewUploads } from '../uploads/newObjectWatcher';
 import { createApp } from './app';
 import { createKeyAuthenticator } from './auth';
-import { apiBacklogSampler } from './backlogSampler';
+import { apiScrapeSamplers } from './scrapeSamplers';
 import { createOpenStreams } from './openStreams';
 import type { ApiDeps } from './deps';
 
@@ -67,8 +67,8 @@ export async function listen(server: http.Server, port: number, host: string): P
 async function startApiMetricsServer(deps: ApiDeps): Promise<MetricsServer | undefined> {
   const { apiMetricsPort: port, apiMetricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
   if (port === undefined) return undefined;
-  const backlog = apiBacklogSampler(deps);
-  return startMetricsServer({ registry: deps.metrics.registry, host, port, bearerToken, beforeScrape: () => backlog.refresh() }).catch(
+  const samplers = apiScrapeSamplers(deps);
+  return startMetricsServer({ registry: deps.metrics.registry, host, port, bearerToken, beforeScrape: () => samplers.refresh() }).catch(
     (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EADDRINUSE') throw err;
       throw new Error(`API_METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);

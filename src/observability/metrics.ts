@@ -97,6 +97,26 @@ export function createApiMetrics(registry: Registry = newRegistry()) {
       labelNames: ['task_queue', 'kind'] as const,
       registers: [registry],
     }),
+    storedOutputBytes: new Gauge({
+      name: 'genmedia_stored_output_bytes',
+      help: 'Bytes of job outputs in our storage (completed jobs whose outputs are not deleted yet), all accounts (sampled)',
+      registers: [registry],
+    }),
+    storedOutputObjects: new Gauge({
+      name: 'genmedia_stored_output_objects',
+      help: 'Job outputs in our storage, all accounts (sampled)',
+      registers: [registry],
+    }),
+    storedUploadBytes: new Gauge({
+      name: 'genmedia_stored_upload_bytes',
+      help: 'Bytes of uploaded files in our storage (uploaded, not expired yet), all accounts (sampled)',
+      registers: [registry],
+    }),
+    storedUploadObjects: new Gauge({
+      name: 'genmedia_stored_upload_objects',
+      help: 'Uploaded files in our storage, all accounts (sampled)',
+      registers: [registry],
+    }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
 import type { ApiMetrics } from './metrics';
+import { throttledSampler } from './throttledSampler';
 
 export interface SampledQueue {
   taskQueue: string;
@@ -12,9 +13,6 @@ export interface SampledQueue {
  * (every API process answers scrapes, so the sample is shared and Temporal is not asked per scrape).
  */
 export function taskQueueBacklogSampler(deps: { temporal: Client; namespace: string; metrics: ApiMetrics; maxAgeMs: number; queues: () => Promise<SampledQueue[]> }) {
-  let sampledAt = 0;
-  let running: Promise<void> | undefined;
-
   async function sample(): Promise<void> {
     const queues = await deps.queues();
     deps.metrics.taskQueueBacklog.reset();
@@ -36,17 +34,6 @@ export function taskQueueBacklogSampler(deps: { temporal: Client; namespace: str
     );
   }
 
-  return {
-    /** Brings the gauges up to date unless the last sample is recent; a failed sample leaves them empty. */
-    async refresh(now = Date.now()): Promise<void> {
-      if (now - sampledAt < deps.maxAgeMs) return;
-      running ??= sample()
-        .catch(() => undefined)
-        .finally(() => {
-          sampledAt = Date.now();
-          running = undefined;
-        });
-      await running;
-    },
-  };
+  // A failed sample leaves the gauges empty (they are reset before Temporal is asked).
+  return throttledSampler(deps.maxAgeMs, sample);
 }

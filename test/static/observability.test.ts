@@ -59,6 +59,11 @@ describe('Grafana dashboard', () => {
     expect(queries.some((q) => q.includes('sum by (provider)') && q.includes('genmedia_jobs_failed_total'))).toBe(true);
   });
 
+  it('shows the bytes in storage, once across the API processes that all report them', () => {
+    expect(queries).toContain('max(genmedia_stored_output_bytes)');
+    expect(queries).toContain('max(genmedia_stored_upload_bytes)');
+  });
+
   it('queries only metrics the service exports', async () => {
     const exported = await exportedNames();
     const unknown = queries.flatMap(metricNames).filter((name) => !exported.has(name));

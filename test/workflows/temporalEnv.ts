@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { msNumberToTs } from '@temporalio/common/lib/time';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { JOB_SEARCH_ATTRIBUTES } from '../../src/contracts/workflows/job';
@@ -8,12 +9,20 @@ import { JOB_SEARCH_ATTRIBUTES } from '../../src/contracts/workflows/job';
 export const TEMPORAL_CLI_PATH =
   process.env.TEMPORAL_CLI_PATH ?? path.join(os.homedir(), '.cache/genmedia/bin/temporal-1.9.1/temporal');
 
+const requireScript = createRequire(__filename);
 /** The dynamic configuration that turns task-queue fairness on, as every Temporal of the project has it. */
-const { devServerArgs } = createRequire(__filename)('../../scripts/lib/temporalFairness.js') as { devServerArgs(): string[] };
+const { devServerArgs } = requireScript('../../scripts/lib/temporalFairness.js') as { devServerArgs(): string[] };
+/** The namespace retention every Temporal of the project is given. */
+export const { namespaceRetention } = requireScript('../../scripts/lib/temporalRetention.js') as {
+  namespaceRetention(env?: NodeJS.ProcessEnv): { text: string; seconds: number };
+};
 
-/** A local dev server on a free port with the job search attributes registered and fairness on. */
-export function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
+/**
+ * A local dev server on a free port with the job search attributes registered, fairness on and the project's
+ * namespace retention (the dev server creates its namespace with one of its own).
+ */
+export async function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: TEMPORAL_CLI_PATH },
       searchAttributes: Object.values(JOB_SEARCH_ATTRIBUTES),
@@ -21,6 +30,11 @@ export function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
       extraArgs: devServerArgs(),
     },
   });
+  await env.connection.workflowService.updateNamespace({
+    namespace: env.namespace ?? 'default',
+    config: { workflowExecutionRetentionTtl: msNumberToTs(namespaceRetention().seconds * 1000) },
+  });
+  return env;
 }
 
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {

@@ -1,19 +1,20 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps';
-import { apiBacklogSampler } from '../backlogSampler';
+import { apiScrapeSamplers } from '../scrapeSamplers';
 import { mayScrapeMetrics } from '../../observability/metricsAccess';
 
 /**
  * GET /metrics on the client port: Prometheus exposition of this API process, with the task-queue backlog sampled
- * from Temporal. Absent when the metrics have a port of their own (API_METRICS_PORT). In production a reverse proxy
- * forwards clients to this port from a loopback or private address, so there only the bearer token admits a scraper.
+ * from Temporal and the bytes in storage from PostgreSQL. Absent when the metrics have a port of their own
+ * (API_METRICS_PORT). In production a reverse proxy forwards clients to this port from a loopback or private address,
+ * so there only the bearer token admits a scraper.
  */
 export function metricsRouter(deps: ApiDeps): Router {
   const router = Router();
   const { observability } = deps.config;
   if (observability.apiMetricsPort !== undefined) return router;
   const policy = { bearerToken: observability.metricsBearerToken, privateNetworks: deps.config.env !== 'production' };
-  const backlog = apiBacklogSampler(deps);
+  const samplers = apiScrapeSamplers(deps);
 
   router.get('/metrics', async (req, res) => {
     if (!mayScrapeMetrics(policy, req.get('authorization'), req.ip)) {
@@ -21,7 +22,7 @@ export function metricsRouter(deps: ApiDeps): Router {
       res.status(403).type('text/plain').send(`Forbidden: /metrics is for ${how}\n`);
       return;
     }
-    await backlog.refresh();
+    await samplers.refresh();
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
   });
   return router;

@@ -13,7 +13,10 @@ function describeUsage(report: UsageReport): string {
   const groups = report.groupBy as string[];
   const label = (row: Record<string, unknown>) =>
     groups.map((g) => String(row[{ day: 'day', account: 'accountId', key: 'keyId', model: 'model', provider: 'providerId' }[g] ?? g] ?? '-')).join('  ');
-  const line = (row: UsageReport['totals']) => `charged ${row.chargedMicroCents}  refunded ${row.refundedMicroCents}  net ${row.netMicroCents}  jobs ${row.jobs}`;
+  const stored = (row: { storedBytes?: number; storedObjects?: number }) =>
+    row.storedBytes === undefined ? '' : `  stored ${row.storedBytes} bytes in ${row.storedObjects ?? 0} objects`;
+  const line = (row: UsageReport['rows'][number]) =>
+    `charged ${row.chargedMicroCents}  refunded ${row.refundedMicroCents}  net ${row.netMicroCents}  jobs ${row.jobs}${stored(row)}`;
   return [
     `usage ${report.from} .. ${report.to}`,
     ...report.rows.map((row) => `${label(row)}  ${line(row)}`),

@@ -46,6 +46,19 @@ export const SpendLimitsSchema = z
   })
   .openapi('SpendLimits');
 
+const count = (description: string) => z.number().int().min(0).openapi({ description });
+
+export const StoredUsageSchema = z
+  .object({
+    bytes: count('Bytes the account has in our storage now: `outputBytes` + `uploadBytes`'),
+    objects: count('Objects the account has in our storage now: `outputObjects` + `uploadObjects`'),
+    outputBytes: count('Bytes of the outputs of completed jobs not deleted yet (by retention or erasure)'),
+    outputObjects: count('Outputs of completed jobs not deleted yet'),
+    uploadBytes: count('Bytes of uploaded files not expired yet'),
+    uploadObjects: count('Uploaded files not expired yet'),
+  })
+  .openapi('StoredUsage');
+
 export const AccountSchema = z
   .object({
     accountId: z.string().openapi({ example: 'acc_3kTMd9Qx0vLw7bYz1aR5nC' }),
@@ -64,6 +77,7 @@ export const AccountSchema = z
     spendPerDay: z.array(SpendDaySchema).openapi({
       description: `The last ${SPEND_DAYS} UTC days, oldest first, today last; every day is present, days without money moved show 0`,
     }),
+    storage: StoredUsageSchema.openapi({ description: 'What the account has in our storage now: outputs not deleted and uploaded files not expired' }),
   })
   .openapi('Account');
 
@@ -91,6 +105,7 @@ export const ListLedgerQuerySchema = z.object({
 });
 
 export type AccountView = z.infer<typeof AccountSchema>;
+export type StoredUsageView = z.infer<typeof StoredUsageSchema>;
 export type SpendDay = z.infer<typeof SpendDaySchema>;
 export type SpendLimitsView = z.infer<typeof SpendLimitsSchema>;
 export type LedgerEntryView = z.infer<typeof LedgerEntrySchema>;

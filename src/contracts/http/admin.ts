@@ -212,6 +212,15 @@ export const UsageRowSchema = z
     netMicroCents: microCents('Charged less refunded'),
     jobs: z.number().int().openapi({ description: 'Jobs charged' }),
     refundedJobs: z.number().int().openapi({ description: 'Jobs refunded' }),
+    storedBytes: z
+      .number()
+      .int()
+      .optional()
+      .openapi({
+        description:
+          'Bytes in our storage now (outputs not deleted and uploaded files not expired), measured when the report is made, not over the range; on rows only when grouped by `account` alone',
+      }),
+    storedObjects: z.number().int().optional().openapi({ description: 'Objects in our storage now, as `storedBytes`' }),
   })
   .openapi('UsageRow');
 
@@ -221,7 +230,10 @@ export const UsageReportSchema = z
     to: isoInstant('End, exclusive'),
     groupBy: z.array(z.enum(USAGE_GROUPS)),
     rows: z.array(UsageRowSchema),
-    totals: UsageRowSchema.pick({ chargedMicroCents: true, refundedMicroCents: true, netMicroCents: true, jobs: true, refundedJobs: true }),
+    totals: UsageRowSchema.pick({ chargedMicroCents: true, refundedMicroCents: true, netMicroCents: true, jobs: true, refundedJobs: true }).extend({
+      storedBytes: z.number().int().openapi({ description: 'Bytes in our storage now, of every account (or of `accountId`)' }),
+      storedObjects: z.number().int().openapi({ description: 'Objects in our storage now, of every account (or of `accountId`)' }),
+    }),
   })
   .openapi('UsageReport');
 

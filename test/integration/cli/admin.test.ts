@@ -134,7 +134,7 @@ describe('genmedia admin CLI', () => {
 
     const usage = await genmedia('admin', 'usage', '--group-by', 'account', '--account', account.accountId, '--csv');
     expect(usage.code).toBe(0);
-    expect(usage.stdout.split(/\r?\n/)[0]).toBe('accountId,chargedMicroCents,refundedMicroCents,netMicroCents,jobs,refundedJobs');
+    expect(usage.stdout.split(/\r?\n/)[0]).toBe('accountId,chargedMicroCents,refundedMicroCents,netMicroCents,jobs,refundedJobs,storedBytes,storedObjects');
 
     const audit = onlyJson((await genmedia('admin', 'audit', '--target', account.accountId, '--json')).stdout);
     expect(audit.entries.map((e: { action: string }) => e.action)).toEqual(['account.update', 'credits.grant', 'credits.grant', 'account.create']);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lateTenantScenario } from '../../support/fairShare';
+import { configuredRetention, describedRetentionSeconds } from '../../support/namespaceRetention';
 import { startTemporalServer, type TemporalServer } from '../../support/temporalServer';
 
 let server: TemporalServer;
@@ -23,4 +24,8 @@ describe('fair share on the Temporal server on PostgreSQL', () => {
     expect(fair.aBeforeBsLast).toBeLessThanOrEqual(10);
     expect(fair.aAfterBsLast).toBeGreaterThanOrEqual(fair.aBacklogAtB - 15);
   }, 240_000);
+
+  it('registers the namespace with the configured retention, as `npm run cluster` does', async () => {
+    expect(await describedRetentionSeconds(server.address, 'default')).toBe(configuredRetention().seconds);
+  });
 });

@@ -990,6 +990,7 @@ export interface components {
             };
             /** @description The last 30 UTC days, oldest first, today last; every day is present, days without money moved show 0 */
             spendPerDay: components["schemas"]["SpendDay"][];
+            storage: components["schemas"]["StoredUsage"];
         };
         /** @description The key of this request */
         AccountKey: {
@@ -1044,6 +1045,21 @@ export interface components {
             chargedMicroCents: number;
             /** @description Refunded that day for failed and cancelled jobs (0 or more) */
             refundedMicroCents: number;
+        };
+        /** @description What the account has in our storage now: outputs not deleted and uploaded files not expired */
+        StoredUsage: {
+            /** @description Bytes the account has in our storage now: `outputBytes` + `uploadBytes` */
+            bytes: number;
+            /** @description Objects the account has in our storage now: `outputObjects` + `uploadObjects` */
+            objects: number;
+            /** @description Bytes of the outputs of completed jobs not deleted yet (by retention or erasure) */
+            outputBytes: number;
+            /** @description Outputs of completed jobs not deleted yet */
+            outputObjects: number;
+            /** @description Bytes of uploaded files not expired yet */
+            uploadBytes: number;
+            /** @description Uploaded files not expired yet */
+            uploadObjects: number;
         };
         LedgerPage: {
             entries: components["schemas"]["LedgerEntry"][];
@@ -1240,6 +1256,10 @@ export interface components {
                 jobs: number;
                 /** @description Jobs refunded */
                 refundedJobs: number;
+                /** @description Bytes in our storage now, of every account (or of `accountId`) */
+                storedBytes: number;
+                /** @description Objects in our storage now, of every account (or of `accountId`) */
+                storedObjects: number;
             };
         };
         UsageRow: {
@@ -1262,6 +1282,10 @@ export interface components {
             jobs: number;
             /** @description Jobs refunded */
             refundedJobs: number;
+            /** @description Bytes in our storage now (outputs not deleted and uploaded files not expired), measured when the report is made, not over the range; on rows only when grouped by `account` alone */
+            storedBytes?: number;
+            /** @description Objects in our storage now, as `storedBytes` */
+            storedObjects?: number;
         };
         AuditPage: {
             entries: components["schemas"]["AuditEntry"][];

@@ -1,6 +1,7 @@
 import type { ApiDeps } from './deps';
 import { taskQueueBacklogSampler } from '../observability/taskQueueBacklog';
 import { providerTaskQueue } from '../shared/temporal';
+import { storedUsageSampler } from '../observability/storedUsageGauges';
 
 /** The task-queue backlog of the jobs queue and every active provider's queue, sampled into the API's metrics. */
 export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'metrics' | 'prisma'>) {
@@ -18,4 +19,15 @@ export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'm
       ];
     },
   });
+}
+
+/** Everything the API's metrics sample before a scrape: the task-queue backlog and the bytes in storage. */
+export function apiScrapeSamplers(deps: Pick<ApiDeps, 'config' | 'temporal' | 'metrics' | 'prisma'>) {
+  const backlog = apiBacklogSampler(deps);
+  const stored = storedUsageSampler({ prisma: deps.prisma, metrics: deps.metrics, maxAgeMs: deps.config.observability.storedUsageSampleMs });
+  return {
+    async refresh(): Promise<void> {
+      await Promise.all([backlog.refresh(), stored.refresh()]);
+    },
+  };
 }
