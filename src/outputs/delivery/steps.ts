@@ -12,7 +12,7 @@ import type { OutputDeliveryAttemptInput, OutputDeliveryAttemptResult, PreparedO
 import { subscribedWebhookEvents } from '../../jobs/views';
 import { copyJobOutputs, OutputMissingError } from './copy';
 import type { DeliveryDestinations } from './destinations';
-import type { DeliveryStore } from './store';
+import { OUTPUTS_DELETED_REASON, type DeliveryStore } from './store';
 
 export interface OutputDeliveryDeps {
   prisma: PrismaClient;
@@ -74,7 +74,7 @@ export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
       if (delivery.status !== 'pending') return { outcome: delivery.status === 'delivered' ? 'delivered' : 'failed', reason: delivery.reason ?? undefined };
       const job = await deps.prisma.job.findUnique({ where: { id: jobId } });
       if (!job || job.status !== 'completed') return settle(jobId, { status: 'failed', reason: 'the job is not completed' });
-      if (job.outputsDeletedAt) return settle(jobId, { status: 'failed', reason: "the job's outputs were deleted before they were delivered" });
+      if (job.outputsDeletedAt) return settle(jobId, { status: 'failed', reason: OUTPUTS_DELETED_REASON });
 
       let keys: string[];
       try {

@@ -49,6 +49,20 @@ export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
   };
 }
 
+/** Why a delivery is given up when the job's outputs go before they were copied. */
+export const OUTPUTS_DELETED_REASON = "the job's outputs were deleted before they were delivered";
+
+/**
+ * Gives up the pending deliveries of jobs whose outputs were just deleted (erased): they can never be copied now.
+ * The retention sweep never deletes outputs whose delivery is pending (NOT_AWAITING_DELIVERY).
+ */
+export async function giveUpPendingDeliveries(prisma: Pick<PrismaClient, '$executeRaw'>, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await prisma.$executeRaw`
+    UPDATE job_deliveries SET status = 'failed', reason = ${OUTPUTS_DELETED_REASON}, updated_at = now()
+    WHERE job_id = ANY(${[...jobIds]}::text[]) AND status = 'pending'`;
+}
+
 /** The delivery as the job record shows it. */
 export function toDeliveryView(row: Pick<JobDelivery, 'status' | 'reason' | 'keys' | 'deliveredAt'> | null): JobDeliveryView | null {
   if (!row) return null;

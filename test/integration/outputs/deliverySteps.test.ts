@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
+import { deleteJobOutputs } from '../../../src/outputs/deleteOutputs';
 import { createOutputDelivery } from '../../../src/outputs/delivery/steps';
 import { createDeliveryStore } from '../../../src/outputs/delivery/store';
 import { createStorage, type Storage } from '../../../src/storage/storage';
@@ -133,6 +134,18 @@ describe('output delivery steps', () => {
     await removed.steps.begin(orphan);
     expect(await removed.steps.attempt({ jobId: orphan, attempt: 1, final: false })).toEqual({ outcome: 'failed', reason: 'the account no longer has a destination' });
     expect([...settled, ...removed.settled]).toEqual(['failed', 'failed']);
+  });
+
+  it('give up a pending delivery when the outputs are deleted through deleteJobOutputs (an erasure)', async () => {
+    const { steps } = delivery();
+    const jobId = await completedJob();
+    await steps.begin(jobId);
+    expect(await deleteJobOutputs({ prisma, storage }, [jobId], 'client')).toHaveLength(1);
+    expect(await prisma.jobDelivery.findUniqueOrThrow({ where: { jobId } })).toMatchObject({
+      status: 'failed',
+      reason: "the job's outputs were deleted before they were delivered",
+    });
+    expect(await steps.attempt({ jobId, attempt: 1, final: false })).toMatchObject({ outcome: 'failed' });
   });
 
   it('deliver, and answer delivered again without writing when asked once more', async () => {
