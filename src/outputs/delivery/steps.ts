@@ -38,7 +38,8 @@ const MAX_REASON_LENGTH = 500;
 function reasonOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
-  const text = typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+  // A refused connection to several addresses is an AggregateError with a code and no message.
+  const text = typeof code === 'string' && !message.includes(code) ? (message ? `${code}: ${message}` : code) : message || 'unknown error';
   return text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text;
 }
 

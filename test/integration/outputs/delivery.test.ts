@@ -180,6 +180,7 @@ describe('delivery to the customer’s own bucket', () => {
         return row && row.attempts >= 2 && row.reason ? row : undefined;
       }, 30_000);
       expect(waiting.status).toBe('pending');
+      expect(waiting.reason).toMatch(/ECONNREFUSED/);
       expect((await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey)).body.delivery).toMatchObject({ status: 'pending', reason: waiting.reason });
       expect(await awaitingDelivery(jobId)).toBe(true);
 
