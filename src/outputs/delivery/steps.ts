@@ -22,8 +22,6 @@ export interface OutputDeliveryDeps {
   config: Config['outputDelivery'];
   /** Hears of each delivery once it is settled (metrics). */
   onSettled?: (outcome: 'delivered' | 'failed') => void;
-  /** Hears of each failed attempt that will be tried again (logs). */
-  onRetry?: (jobId: string, reason: string) => void;
 }
 
 export interface OutputDelivery {
@@ -98,7 +96,6 @@ export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
         const reason = reasonOf(err);
         if (err instanceof OutputMissingError || final) return settle(jobId, { status: 'failed', reason });
         await store.recordRetry(jobId, reason);
-        deps.onRetry?.(jobId, reason);
         return { outcome: 'retry', reason };
       }
       return settle(jobId, { status: 'delivered', keys });
