@@ -11,6 +11,10 @@ import { readRouteStats } from '../src/jobs/routeStats';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
+import { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
+import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/outputs/delivery/destinations';
+import { createOutputDelivery } from '../src/outputs/delivery/steps';
+import { createDeliveryStore, toDeliveryView } from '../src/outputs/delivery/store';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createReconcileActivities, type ReconcileActivities } from './reconcile';
@@ -36,6 +40,8 @@ export interface ActivityDeps {
   webhookCa?: string;
   /** Where job outcomes, money and webhook attempts are counted. */
   metrics?: WorkerMetrics;
+  /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: none. */
+  destinations?: DeliveryDestinations;
 }
 
 export type WorkflowQueueActivities = JobActivities &
@@ -43,13 +49,15 @@ export type WorkflowQueueActivities = JobActivities &
   WebhookActivities &
   MaintenanceActivities &
   ReconcileActivities &
-  JobEventRelayActivities;
+  JobEventRelayActivities &
+  OutputDeliveryActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPresenter {
   const ttl = config.jobs.outputUrlTtlSeconds;
   const eventsUrls = eventsUrlSignerFor(config);
   const attempts = createAttemptStore(prisma);
+  const deliveries = createDeliveryStore(prisma);
   return async (job) =>
     toDetail(
       job,
@@ -57,6 +65,7 @@ function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPrese
       ttl,
       eventsUrls.urlFor({ jobId: job.id, accountId: job.accountId }).url,
       (await attempts.listFor([job.id])).get(job.id) ?? [],
+      toDeliveryView(await deliveries.find(job.id)),
     );
 }
 
@@ -65,13 +74,23 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
   const discardOutputs = async (jobId: string) => {
     await deps.storage.removePrefix(deps.storage.outputsBucket, `${jobId}/`);
   };
+  const delivery = createOutputDelivery({
+    prisma: deps.prisma,
+    store: createDeliveryStore(deps.prisma),
+    storage: deps.storage,
+    destinations: deps.destinations ?? NO_DESTINATIONS,
+    config: deps.config.outputDelivery,
+    onSettled: deps.metrics ? (outcome) => deps.metrics!.outputDeliveries.inc({ outcome }) : undefined,
+  });
   return {
     ...createJobActivities({
       jobStore,
       attempts: createAttemptStore(deps.prisma, deps.metrics ? attemptMetricsObserver(deps.metrics) : undefined),
       routeStats: (modelSlug, providerIds, windowSeconds) => readRouteStats(deps.prisma, modelSlug, providerIds, windowSeconds),
       discardOutputs,
+      beginDelivery: delivery.begin,
     }),
+    ...createOutputDeliveryActivities(delivery),
     ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
@@ -92,4 +111,5 @@ export { createJobActivities, type JobActivities, type JobActivityDeps } from '.
 export { createUploadActivities, type UploadActivities } from './uploads';
 export { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 export { createWebhookActivities, type WebhookActivities } from './webhooks';
+export { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
 export { createGenerationActivities, type GenerationActivities, type GenerationActivityDeps } from './generation';

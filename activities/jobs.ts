@@ -17,12 +17,22 @@ export interface JobActivityDeps {
   routeStats(modelSlug: string, providerIds: string[], healthWindowSeconds: number): Promise<Map<string, RouteStats>>;
   /** Deletes whatever outputs a failed job left behind; outputs of failed jobs are not kept. */
   discardOutputs?: (jobId: string) => Promise<void>;
+  /**
+   * At completion: records the delivery of the job's outputs to its account's own bucket when the account has one, and
+   * says whether it did. Absent: no job is delivered.
+   */
+  beginDelivery?: (jobId: string) => Promise<boolean>;
+}
+
+/** What completion tells the job workflow: whether to start the delivery of the outputs to the customer's bucket. */
+export interface JobCompletion {
+  deliverOutputs: boolean;
 }
 
 export interface JobActivities {
   admitJob(input: JobWorkflowInput): Promise<AdmissionResult>;
   cancelPendingJob(args: { jobId: string }): Promise<{ refundedMicroCents: number }>;
-  completeJob(args: { jobId: string; outputs: JobOutput[] }): Promise<void>;
+  completeJob(args: { jobId: string; outputs: JobOutput[] }): Promise<JobCompletion>;
   failJob(args: { jobId: string; error: JobError }): Promise<{ refundedMicroCents: number }>;
   /** The job's status and refund as PostgreSQL has them (read only). */
   readJobOutcome(args: { jobId: string }): Promise<{ status: JobStatus; refundedMicroCents: number }>;
@@ -52,7 +62,10 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
   return {
     admitJob: (input) => withRuleFailures(() => jobStore.admit(input)),
     cancelPendingJob: ({ jobId }) => withRuleFailures(() => jobStore.cancelPending(jobId)),
-    completeJob: ({ jobId, outputs }) => withRuleFailures(() => jobStore.complete(jobId, outputs)),
+    async completeJob({ jobId, outputs }) {
+      await withRuleFailures(() => jobStore.complete(jobId, outputs));
+      return { deliverOutputs: (await deps.beginDelivery?.(jobId)) ?? false };
+    },
     async failJob({ jobId, error }) {
       // The client gets the code's plain text; what the failure really said is for our logs.
       const shown = publicJobError(error);

@@ -215,6 +215,15 @@ const EnvSchema = z.object({
   WEBHOOK_MAX_PAYLOAD_BYTES: z.coerce.number().int().min(2048).default(20 * 1024),
   /** Minimum time between two `job.progress` webhooks of one job. */
   WEBHOOK_PROGRESS_INTERVAL_SECONDS: z.coerce.number().int().min(1).default(5),
+
+  // Delivery of outputs to an account's own bucket
+  /** How long after a job's completion its delivery is retried before it is given up as failed. */
+  OUTPUT_DELIVERY_RETRY_SECONDS: z.coerce.number().int().min(1).default(24 * 60 * 60),
+  /** The wait before the second attempt; it doubles after each failed attempt up to the maximum. */
+  OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS: z.coerce.number().positive().default(5),
+  OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS: z.coerce.number().positive().default(10 * 60),
+  /** Time one attempt (every output and the manifest) may take before it counts as failed and is tried again. */
+  OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).default(30 * 60),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -321,6 +330,12 @@ export interface Config {
     maxResponseBytes: number;
     maxPayloadBytes: number;
     progressIntervalSeconds: number;
+  };
+  outputDelivery: {
+    retrySeconds: number;
+    firstBackoffSeconds: number;
+    maxBackoffSeconds: number;
+    attemptTimeoutSeconds: number;
   };
 }
 
@@ -491,6 +506,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
       maxPayloadBytes: e.WEBHOOK_MAX_PAYLOAD_BYTES,
       progressIntervalSeconds: e.WEBHOOK_PROGRESS_INTERVAL_SECONDS,
+    },
+    outputDelivery: {
+      retrySeconds: e.OUTPUT_DELIVERY_RETRY_SECONDS,
+      firstBackoffSeconds: e.OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS,
+      maxBackoffSeconds: Math.max(e.OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS, e.OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS),
+      attemptTimeoutSeconds: e.OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS,
     },
   };
 }

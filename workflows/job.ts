@@ -29,8 +29,10 @@ import { providerTaskQueue } from '../src/shared/temporal';
 import { upstreamCallbackSignal } from '../src/contracts/workflows/job';
 import { DEFAULT_PROGRESS_INTERVAL_SECONDS, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
 import { jobEventWebhooksWorkflowId } from '../src/contracts/workflows/jobEventWebhooks';
+import { outputDeliveryWorkflowId } from '../src/contracts/workflows/outputDelivery';
 import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
+import { outputDeliveryWorkflow } from './outputDelivery';
 import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';
 import { runProviderStep, type CallbackCursor } from './providerStep';
 import { runRoutes } from './routes';
@@ -81,6 +83,9 @@ const BOOKKEEPING_AS_LOCAL_ACTIVITIES = 'bookkeeping-local-activities';
 
 /** Marks histories whose provider step is the one path of every provider (older ones replay their own steps). */
 const ONE_PROVIDER_STEP = 'one-provider-step';
+
+/** Marks histories whose completion may start the delivery of the outputs to the customer's bucket. */
+const OUTPUT_DELIVERY = 'output-delivery';
 
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   let status: JobWorkflowStatus = 'admitting';
@@ -180,10 +185,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   if (outcome?.outcome === 'completed') {
     const outputs: JobOutput[] = outcome.outputs;
     const book = patched(BOOKKEEPING_AS_LOCAL_ACTIVITIES) ? localBookkeeping : bookkeeping;
-    await book.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
+    const completion = await book.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
     setStatus('completed');
     await condition(allHandlersFinished);
     await onJobTerminal({ input, status: 'completed' });
+    if (patched(OUTPUT_DELIVERY) && completion?.deliverOutputs) await startOutputDelivery(input.jobId);
     return { jobId: input.jobId, status: 'completed', outputs };
   }
 
@@ -226,6 +232,19 @@ async function startEventRelay(input: JobWorkflowInput): Promise<void> {
     await startChild(jobEventWebhooksWorkflow, {
       workflowId: jobEventWebhooksWorkflowId(input.jobId),
       args: [{ jobId: input.jobId, events, progressIntervalSeconds: input.webhookProgressIntervalSeconds ?? DEFAULT_PROGRESS_INTERVAL_SECONDS }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** Starts the delivery of the outputs to the customer's bucket as an abandoned child: the job never waits for it. */
+async function startOutputDelivery(jobId: string): Promise<void> {
+  try {
+    await startChild(outputDeliveryWorkflow, {
+      workflowId: outputDeliveryWorkflowId(jobId),
+      args: [{ jobId }],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });
   } catch (err) {

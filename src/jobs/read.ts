@@ -5,6 +5,7 @@ import type { Storage } from '../storage/storage';
 import type { EventsUrlSigner } from './events/eventsUrl';
 import { createAttemptStore } from './attempts';
 import { toDetail, type JobDetail } from './views';
+import { toDeliveryView } from '../outputs/delivery/store';
 
 /** Another account's job answers exactly like a missing one, so job ids do not leak. */
 export async function getJob(
@@ -12,7 +13,7 @@ export async function getJob(
   accountId: string,
   jobId: string,
 ): Promise<JobDetail> {
-  const job = await deps.prisma.job.findUnique({ where: { id: jobId } });
+  const job = await deps.prisma.job.findUnique({ where: { id: jobId }, include: { delivery: true } });
   if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   const { storage, outputUrlTtlSeconds } = deps;
   const attempts = await createAttemptStore(deps.prisma).listFor([job.id]);
@@ -22,5 +23,6 @@ export async function getJob(
     outputUrlTtlSeconds,
     deps.eventsUrls.urlFor({ jobId: job.id, accountId }).url,
     attempts.get(job.id) ?? [],
+    toDeliveryView(job.delivery),
   );
 }

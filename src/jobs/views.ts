@@ -6,6 +6,7 @@ import type { Job } from '@prisma/client';
 import type { JobDetail, JobListEntry, JobOutputView } from '../contracts/http/jobs';
 import type { JobOutput } from '../shared/jobs';
 import type { AttemptView } from './attempts';
+import type { JobDeliveryView } from '../shared/outputDelivery';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
 
@@ -57,6 +58,7 @@ export async function toDetail(
   urlTtlSeconds: number,
   eventsUrl: string,
   attempts: AttemptView[],
+  delivery: JobDeliveryView | null = null,
   now = new Date(),
 ): Promise<JobDetail> {
   const stored = job.status === 'completed' ? ((job.outputs ?? []) as unknown as JobOutput[]) : [];
@@ -76,6 +78,7 @@ export async function toDetail(
     outputsExpireAt: outputs.length > 0 ? new Date(now.getTime() + urlTtlSeconds * 1000).toISOString() : null,
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
     attempts,
+    delivery,
     eventsUrl,
   };
 }

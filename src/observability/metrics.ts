@@ -206,6 +206,12 @@ export function createWorkerMetrics(registry: Registry = newRegistry()) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    outputDeliveries: new Counter({
+      name: 'genmedia_output_deliveries_total',
+      help: "Deliveries of jobs' outputs to their accounts' own buckets, settled, by outcome (delivered, failed: given up)",
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     webhookAttemptDuration: new Histogram({
       name: 'genmedia_webhook_attempt_duration_seconds',
       help: 'Duration of webhook HTTP attempts',

@@ -6,6 +6,7 @@
 import type { PrismaClient } from '@prisma/client';
 import type { Storage } from '../storage/storage';
 import type { JobOutput } from '../shared/jobs';
+import { giveUpPendingDeliveries } from './delivery/store';
 
 export const OUTPUTS_DELETED_REASONS = ['retention', 'client', 'operator'] as const;
 export type OutputsDeletedReason = (typeof OUTPUTS_DELETED_REASONS)[number];
@@ -57,5 +58,6 @@ export async function deleteJobOutputs(deps: DeleteOutputsDeps, jobIds: readonly
            stored_output_bytes = 0, stored_output_count = 0, updated_at = now()
     FROM gone WHERE j.id = gone.id
     RETURNING j.id, j.account_id, gone.stored_output_bytes AS bytes, gone.stored_output_count AS objects`;
+  await giveUpPendingDeliveries(deps.prisma, marked.map((row) => row.id));
   return marked.map((row) => ({ jobId: row.id, accountId: row.account_id, bytes: BigInt(row.bytes), objects: Number(row.objects) }));
 }

@@ -11,6 +11,7 @@ import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
 import type { WorkerMetrics } from '../observability/metrics';
+import type { DeliveryDestinations } from '../outputs/delivery/destinations';
 import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
 import { BUNDLE_SCRIPT, PREBUILT_BUNDLES, RUNNING_BUILT } from './workflowPaths';
 
@@ -57,6 +58,8 @@ export interface WorkflowWorkerDeps {
   webhookCa?: string;
   metrics?: WorkerMetrics;
   tracing?: Tracing;
+  /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: none. */
+  destinations?: DeliveryDestinations;
 }
 
 /** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
@@ -71,7 +74,7 @@ export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Wo
     sinks: tracing.workerSinks,
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.
     maxCachedWorkflows: deps.config.temporal.workflowCacheSize,
-    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics, destinations: deps.destinations }),
     shutdownGraceTime: '30 seconds',
   });
 }

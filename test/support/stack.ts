@@ -11,6 +11,7 @@ import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
 import type { Storage } from '../../src/storage/storage';
+import type { DeliveryDestinations } from '../../src/outputs/delivery/destinations';
 import { createProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
@@ -67,7 +68,7 @@ export interface WorkerStarter {
   storage: Storage;
   /** What the workers started here count (one registry for all of them). */
   metrics: WorkerMetrics;
-  startWorkflowWorker(options?: { webhookCa?: string }): Promise<RunningWorker>;
+  startWorkflowWorker(options?: { webhookCa?: string; destinations?: DeliveryDestinations }): Promise<RunningWorker>;
   startProviderWorker(providerId: string, options?: { adapter?: ProviderAdapter; maxConcurrentJobs?: number }): Promise<RunningWorker>;
   close(): Promise<void>;
 }
@@ -104,6 +105,7 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing): Pr
         storage,
         workflowBundle: tracing?.enabled ? await testWorkflowBundle(WORKFLOW_TRACING_MODULES) : await testWorkflowBundle(),
         webhookCa: options.webhookCa,
+        destinations: options.destinations,
         metrics,
         tracing,
       });

@@ -73,6 +73,7 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
     },
     async completeJob() {
       calls.push('completeJob');
+      return { deliverOutputs: false };
     },
     async failJob({ error }) {
       calls.push(`failJob:${error.code}`);

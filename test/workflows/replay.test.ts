@@ -1,6 +1,6 @@
 /**
  * Every recorded history of a long-lived workflow (the job workflow, webhook delivery, the job event relay, upload
- * expiry) must replay against the current workflow code without nondeterminism: a change that breaks one needs
+ * expiry, output delivery) must replay against the current workflow code without nondeterminism: a change that breaks one needs
  * `patched()` (see docs/jobs.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -40,6 +40,9 @@ describe('workflow replay', () => {
         'webhook-delivery-gone.v1.json',
         'job-event-webhooks-continued.v1.json',
         'upload-expiry.v1.json',
+        'job-completed-delivery.v12.json',
+        'output-delivery-retried.v1.json',
+        'output-delivery-failed.v1.json',
         ...['v3', 'v4', 'v5'].flatMap((release) =>
           ['cancelled', 'completed', 'failed', 'processing', 'rejected', 'upstream-completed', 'upstream-timeout'].map((name) => `job-${name}.${release}.json`),
         ),

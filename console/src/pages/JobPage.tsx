@@ -12,7 +12,12 @@ import { WebhookLog } from './WebhookLog';
 export function JobPage() {
   const { jobId = '' } = useParams();
   const { client } = useSession();
-  const job = useQuery({ queryKey: ['job', jobId], queryFn: ({ signal }) => client.getJob(jobId, { signal }) });
+  const job = useQuery({
+    queryKey: ['job', jobId],
+    queryFn: ({ signal }) => client.getJob(jobId, { signal }),
+    // A delivery to the account's bucket settles after the job: read the job again until it does.
+    refetchInterval: (query) => (query.state.data?.delivery?.status === 'pending' ? 2000 : false),
+  });
   if (job.error) return <div className="page"><ErrorNotice error={job.error} context={`Job ${jobId}`} /></div>;
   if (job.isPending) return <div className="page"><p aria-busy="true">Loading {jobId}…</p></div>;
   return <JobView job={job.data} refetch={() => void job.refetch()} />;
@@ -89,8 +94,45 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
 
       {job.attempts.length > 1 && <Attempts attempts={job.attempts} />}
       {job.outputs.length > 0 && <Outputs outputs={job.outputs} />}
+      {job.delivery && <Delivery delivery={job.delivery} />}
       {job.webhookUrl && <WebhookLog jobId={job.jobId} />}
     </div>
+  );
+}
+
+const DELIVERY_STATUS = { pending: 'Being copied', delivered: 'Delivered', failed: 'Not delivered' } as const;
+
+/** The copy of the outputs to the account's own bucket, when the account has one. */
+function Delivery({ delivery }: { delivery: NonNullable<Job['delivery']> }) {
+  return (
+    <section aria-labelledby="delivery-title">
+      <h2 id="delivery-title">Your bucket</h2>
+      <dl className="facts">
+        <dt>Delivery</dt>
+        <dd data-testid="delivery-status">{DELIVERY_STATUS[delivery.status]}</dd>
+        {delivery.deliveredAt && (
+          <>
+            <dt>Delivered</dt>
+            <dd>{formatTime(delivery.deliveredAt)}</dd>
+          </>
+        )}
+        {delivery.reason && (
+          <>
+            <dt>{delivery.status === 'failed' ? 'Reason' : 'Last attempt'}</dt>
+            <dd>{delivery.reason}</dd>
+          </>
+        )}
+      </dl>
+      {delivery.keys.length > 0 && (
+        <ul className="delivery-keys">
+          {delivery.keys.map((key) => (
+            <li key={key}>
+              <code>{key}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
 

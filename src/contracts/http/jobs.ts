@@ -1,6 +1,7 @@
 import { z } from './zod';
 import { JOB_STATUSES } from '../../shared/jobs';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
+import { JOB_DELIVERY_STATUSES } from '../../shared/outputDelivery';
 import { JOB_PRIORITIES } from '../../shared/jobPriority';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -42,7 +43,8 @@ export const SubmitJobRequestSchema = z
       .openapi({
         description:
           'Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; ' +
-          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default). Requires webhookUrl.',
+          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.delivered` when the copy of the ' +
+          "outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.",
         example: ['job.processing', 'job.progress', 'job.completed', 'job.failed'],
       }),
     providers: z
@@ -175,6 +177,16 @@ export const JobAttemptSchema = z
   })
   .openapi('JobAttempt');
 
+// Not a named component, for the same reason as JobErrorSchema: the record's `delivery` is nullable.
+const JobDeliverySchema = z.object({
+  status: z.enum(JOB_DELIVERY_STATUSES).openapi({
+    description: '`pending` until every output and the manifest are copied and verified; `failed` once retries ran out (24 h by default) or delivery became impossible',
+  }),
+  reason: z.string().nullable().openapi({ description: 'Why the last attempt failed while pending, or why delivery was given up; null once delivered' }),
+  keys: z.array(z.string()).openapi({ description: "The keys written in the bucket, each output's then the manifest's; empty until delivered" }),
+  deliveredAt: z.string().nullable().openapi({ format: 'date-time' }),
+});
+
 export const JobDetailSchema = JobListEntrySchema.extend({
   version: z.string(),
   input: inputObject,
@@ -199,6 +211,10 @@ export const JobDetailSchema = JobListEntrySchema.extend({
     description:
       'Each route the job was tried on, oldest first: one for a job that ran where it started, more after a failover (docs/routing.md). ' +
       'Empty until a worker takes the job, and for jobs from before routing.',
+  }),
+  delivery: JobDeliverySchema.nullable().openapi({
+    description:
+      "The copy of the outputs to the account's own bucket (docs/outputs.md); null when the account had no destination when the job completed",
   }),
   eventsUrl,
 }).openapi('JobDetail');

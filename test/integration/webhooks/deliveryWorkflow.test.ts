@@ -58,7 +58,9 @@ const jobActivities: JobActivities = {
   async cancelPendingJob() {
     return { refundedMicroCents: 0 };
   },
-  async completeJob() {},
+  async completeJob() {
+    return { deliverOutputs: false };
+  },
   async failJob() {
     return { refundedMicroCents: 0 };
   },

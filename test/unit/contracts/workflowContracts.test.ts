@@ -7,6 +7,7 @@ import * as workflows from '../../../workflows';
 import type { WorkflowOf } from '../../../src/contracts/workflows/define';
 import { jobEventWebhooksWorkflowContract } from '../../../src/contracts/workflows/jobEventWebhooks';
 import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
+import { outputDeliveryWorkflowContract } from '../../../src/contracts/workflows/outputDelivery';
 import { maintenanceWorkflowContract } from '../../../src/contracts/workflows/maintenance';
 import { reconcileJobsWorkflowContract } from '../../../src/contracts/workflows/reconcile';
 import { uploadExpiryWorkflowContract } from '../../../src/contracts/workflows/uploadExpiry';
@@ -19,6 +20,7 @@ const contracts = [
   uploadExpiryWorkflowContract,
   maintenanceWorkflowContract,
   reconcileJobsWorkflowContract,
+  outputDeliveryWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -35,5 +37,6 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.uploadExpiryWorkflow).toEqualTypeOf<WorkflowOf<typeof uploadExpiryWorkflowContract>>();
     expectTypeOf(workflows.maintenanceWorkflow).toEqualTypeOf<WorkflowOf<typeof maintenanceWorkflowContract>>();
     expectTypeOf(workflows.reconcileJobsWorkflow).toEqualTypeOf<WorkflowOf<typeof reconcileJobsWorkflowContract>>();
+    expectTypeOf(workflows.outputDeliveryWorkflow).toEqualTypeOf<WorkflowOf<typeof outputDeliveryWorkflowContract>>();
   });
 });

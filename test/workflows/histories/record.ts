@@ -1,6 +1,7 @@
 /**
  * Records workflow histories for the replay test: the job workflow and the other long-lived workflows (webhook
- * delivery, which lives up to three days; the job event relay, which continues as new; upload expiry). Run after a released workflow change only when the
+ * delivery, which lives up to three days; the job event relay, which continues as new; upload expiry; the delivery of
+ * outputs to a customer's bucket, which lives up to a day). Run after a released workflow change only when the
  * change is meant to keep old histories replayable (then commit the new files next to the old ones):
  *   npx tsx test/workflows/histories/record.ts
  * Files that exist already are kept: they are the histories of earlier releases.
@@ -14,6 +15,7 @@ import type { GenerationActivities } from '../../../activities/generation';
 import type { JobEventRelayActivities } from '../../../activities/jobEventRelay';
 import type { UploadActivities } from '../../../activities/uploads';
 import type { WebhookActivities } from '../../../activities/webhooks';
+import type { OutputDeliveryActivities } from '../../../activities/outputDelivery';
 import {
   admitUpdate,
   cancelUpdate,
@@ -25,6 +27,7 @@ import {
   type JobWorkflowInput,
 } from '../../../src/contracts/workflows/job';
 import { jobEventWebhooksWorkflowContract, jobEventWebhooksWorkflowId } from '../../../src/contracts/workflows/jobEventWebhooks';
+import { outputDeliveryWorkflowContract, outputDeliveryWorkflowId } from '../../../src/contracts/workflows/outputDelivery';
 import { uploadExpiryWorkflowContract, uploadWorkflowId } from '../../../src/contracts/workflows/uploadExpiry';
 import { webhookDeliveryWorkflowContract, webhookWorkflowId } from '../../../src/contracts/workflows/webhookDelivery';
 import { startWorkflow, withStartOperation } from '../../../src/temporal/workflows';
@@ -104,7 +107,9 @@ async function main() {
     async cancelPendingJob() {
       return { refundedMicroCents: 45_000 };
     },
-    async completeJob() {},
+    async completeJob({ jobId }) {
+      return { deliverOutputs: jobId === 'job_rec_delivered' };
+    },
     async failJob() {
       return { refundedMicroCents: 45_000 };
     },
@@ -175,6 +180,18 @@ async function main() {
       return { events: [{ sequence: afterSequence + 1, type: 'job.completed' }], finished: true };
     },
   };
+  // Output delivery: the completed job's first attempt finds the bucket away, the second delivers; another delivery
+  // fails until its retry period ends. Both send job.delivered.
+  const deliveries: OutputDeliveryActivities = {
+    async prepareOutputDelivery({ jobId }) {
+      const retryFor = jobId === 'job_rec_delivery_failed' ? 1500 : 60_000;
+      return { firstAttempt: 1, giveUpAt: new Date(Date.now() + retryFor).toISOString(), firstBackoffSeconds: 0.5, maxBackoffSeconds: 1, attemptTimeoutSeconds: 60, notify: true };
+    },
+    async attemptOutputDelivery({ jobId, attempt, final }) {
+      if (jobId === 'job_rec_delivered' && attempt > 1) return { outcome: 'delivered' };
+      return final ? { outcome: 'failed', reason: 'connect ECONNREFUSED 127.0.0.1:9' } : { outcome: 'retry', reason: 'connect ECONNREFUSED 127.0.0.1:9' };
+    },
+  };
   const uploads: Pick<UploadActivities, 'expireUpload'> = {
     async expireUpload() {
       return { found: true };
@@ -186,7 +203,7 @@ async function main() {
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: bundle,
-    activities: { ...jobs, ...webhooks, ...relay, ...uploads },
+    activities: { ...jobs, ...webhooks, ...relay, ...uploads, ...deliveries },
   });
   const providerWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: PROVIDER_QUEUE, activities: provider });
 
@@ -235,6 +252,9 @@ async function main() {
       await start(jobEventWebhooksWorkflowContract, jobEventWebhooksWorkflowId('job_rec_relay'), [
         { jobId: 'job_rec_relay', events: ['job.processing', 'job.progress', 'job.attempt'], progressIntervalSeconds: 5, afterSequence: 2, lastProgressSentAtMs: 0 },
       ]);
+      await (await admit('job_rec_delivered')).result();
+      await env.client.workflow.getHandle(outputDeliveryWorkflowId('job_rec_delivered')).result();
+      await start(outputDeliveryWorkflowContract, outputDeliveryWorkflowId('job_rec_delivery_failed'), [{ jobId: 'job_rec_delivery_failed' }]);
       await start(uploadExpiryWorkflowContract, uploadWorkflowId('file_rec_upload'), [{ fileId: 'file_rec_upload', expiresAt: new Date(Date.now() + 1000).toISOString() }]);
     })),
   );
@@ -257,6 +277,8 @@ async function main() {
     ['job_rec_routed_hedged_v10', 'job-routed-hedged.v10.json'],
     // v11: the hedge decided at the first attempt's next status check after the delay.
     ['job_rec_routed_hedged_v11', 'job-routed-hedged.v11.json'],
+    // v12: completion starts the delivery of the outputs to the customer's bucket.
+    ['job_rec_delivered', 'job-completed-delivery.v12.json'],
   ];
   const workflowRecordings = [
     ...recordings.map(([jobId, file]) => [jobWorkflowId(jobId), file]),
@@ -265,6 +287,8 @@ async function main() {
     [webhookWorkflowId('job_rec_gone', 'job.failed'), 'webhook-delivery-gone.v1.json'],
     [jobEventWebhooksWorkflowId('job_rec_relay'), 'job-event-webhooks-continued.v1.json'],
     [uploadWorkflowId('file_rec_upload'), 'upload-expiry.v1.json'],
+    [outputDeliveryWorkflowId('job_rec_delivered'), 'output-delivery-retried.v1.json'],
+    [outputDeliveryWorkflowId('job_rec_delivery_failed'), 'output-delivery-failed.v1.json'],
   ];
   for (const [workflowId, file] of workflowRecordings) {
     const target = path.join(__dirname, file);

@@ -840,7 +840,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
             /** @enum {string} */
             version: "v1";
             /**
@@ -860,7 +860,7 @@ export interface components {
             };
             webhookUrl: string | null;
             /** @description The events sent to webhookUrl; empty without one */
-            webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled")[];
+            webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered")[];
             costMicroCents: number;
             refundedMicroCents: number;
             /** Format: date-time */
@@ -884,6 +884,20 @@ export interface components {
             } | null;
             /** @description Each route the job was tried on, oldest first: one for a job that ran where it started, more after a failover (docs/routing.md). Empty until a worker takes the job, and for jobs from before routing. */
             attempts: components["schemas"]["JobAttempt"][];
+            /** @description The copy of the outputs to the account's own bucket (docs/outputs.md); null when the account had no destination when the job completed */
+            delivery: {
+                /**
+                 * @description `pending` until every output and the manifest are copied and verified; `failed` once retries ran out (24 h by default) or delivery became impossible
+                 * @enum {string}
+                 */
+                status: "pending" | "delivered" | "failed";
+                /** @description Why the last attempt failed while pending, or why delivery was given up; null once delivered */
+                reason: string | null;
+                /** @description The keys written in the bucket, each output's then the manifest's; empty until delivered */
+                keys: string[];
+                /** Format: date-time */
+                deliveredAt: string | null;
+            } | null;
             /**
              * Format: uri
              * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
@@ -1634,7 +1648,7 @@ export interface components {
              */
             webhookUrl?: string;
             /**
-             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default). Requires webhookUrl.
+             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.delivered` when the copy of the outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.
              * @example [
              *       "job.processing",
              *       "job.progress",
@@ -1642,7 +1656,7 @@ export interface components {
              *       "job.failed"
              *     ]
              */
-            webhookEvents?: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled")[];
+            webhookEvents?: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered")[];
             /**
              * @description Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's order. Narrows the routes, never widens them; a job with one provider left does not fail over.
              * @example [
@@ -1866,7 +1880,7 @@ export interface components {
              */
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
             url: string;
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after 410 Gone or the last attempt
@@ -1896,7 +1910,7 @@ export interface components {
             jobId: string;
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
             /** @enum {string} */
             status: "pending";
         };

@@ -1,0 +1,97 @@
+/**
+ * Copies a completed job's outputs from our outputs bucket to the customer's bucket, then the manifest, verifying each
+ * object the bucket then holds by its size and its MD5 (the ETag of an object written in one PUT). Repeatable: every
+ * run writes every object again, with the same bytes and keys.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { DestinationBucket } from '../../destinations/bucket';
+import type { Storage } from '../../storage/storage';
+import type { JobOutput } from '../../shared/jobs';
+import { deliveredOutputKey, manifestKey } from './keys';
+import { buildManifest, manifestBytes, type DeliveredJobFacts, type ManifestOutput } from './manifest';
+
+export interface JobToDeliver extends DeliveredJobFacts {
+  outputs: JobOutput[];
+}
+
+/** One of the job's outputs is no longer in our storage: no later attempt can deliver it. */
+export class OutputMissingError extends Error {
+  constructor(readonly key: string) {
+    super(`output ${key} is no longer in storage`);
+    this.name = 'OutputMissingError';
+  }
+}
+
+/** What the customer's bucket holds after a write is not what was written. */
+export class CopyVerificationError extends Error {
+  constructor(key: string, problem: string) {
+    super(`the copy of ${key} does not verify: ${problem}`);
+    this.name = 'CopyVerificationError';
+  }
+}
+
+/** Counts the bytes that pass and hashes them (SHA-256 for the manifest, MD5 for the ETag check). */
+class Digest extends Transform {
+  readonly sha256: Hash = createHash('sha256');
+  readonly md5: Hash = createHash('md5');
+  bytes = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.sha256.update(chunk);
+    this.md5.update(chunk);
+    this.bytes += chunk.length;
+    done(null, chunk);
+  }
+}
+
+export interface CopyDeps {
+  source: Pick<Storage, 'outputsBucket' | 'getStream'>;
+  bucket: DestinationBucket;
+}
+
+/** Delivers every output and then the manifest; returns the keys written, the manifest's last. */
+export async function copyJobOutputs({ source, bucket }: CopyDeps, job: JobToDeliver): Promise<string[]> {
+  const delivered: ManifestOutput[] = [];
+  for (const [index, output] of job.outputs.entries()) {
+    const key = deliveredOutputKey(bucket.prefix, job.jobId, index + 1, output.key);
+    const body = await source.getStream(source.outputsBucket, output.key);
+    if (!body) throw new OutputMissingError(output.key);
+    const digest = await streamTo(bucket, key, body, output);
+    if (digest.bytes !== output.sizeBytes) {
+      throw new CopyVerificationError(key, `read ${digest.bytes} bytes of our copy, which has ${output.sizeBytes}`);
+    }
+    const md5 = digest.md5.digest('hex');
+    await verifyCopy(bucket, key, output.sizeBytes, md5);
+    delivered.push({ key, contentType: output.contentType, sizeBytes: output.sizeBytes, sha256: digest.sha256.digest('hex') });
+  }
+  const manifest = manifestBytes(buildManifest(job, delivered));
+  const manifestAt = manifestKey(bucket.prefix, job.jobId);
+  await bucket.put(manifestAt, manifest, manifest.length, 'application/json');
+  await verifyCopy(bucket, manifestAt, manifest.length, createHash('md5').update(manifest).digest('hex'));
+  return [...delivered.map((output) => output.key), manifestAt];
+}
+
+/** Streams our object into the bucket through a digest; a failure on either side ends both. */
+async function streamTo(bucket: DestinationBucket, key: string, body: Readable, output: JobOutput): Promise<Digest> {
+  const digest = new Digest();
+  const read = pipeline(body, digest);
+  try {
+    await bucket.put(key, digest, output.sizeBytes, output.contentType);
+  } catch (err) {
+    digest.destroy();
+    await read.catch(() => undefined);
+    throw err;
+  }
+  await read;
+  return digest;
+}
+
+async function verifyCopy(bucket: DestinationBucket, key: string, sizeBytes: number, md5: string): Promise<void> {
+  const stored = await bucket.stat(key);
+  if (!stored) throw new CopyVerificationError(key, 'the bucket does not have it after the write');
+  if (stored.sizeBytes !== sizeBytes) throw new CopyVerificationError(key, `the bucket has ${stored.sizeBytes} bytes, ${sizeBytes} were written`);
+  const etag = stored.etag.replace(/"/g, '').toLowerCase();
+  if (etag !== md5) throw new CopyVerificationError(key, `its ETag ${etag} is not the MD5 ${md5} of the bytes written`);
+}

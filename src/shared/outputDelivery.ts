@@ -1,0 +1,48 @@
+/**
+ * Delivery of a job's outputs to its account's own bucket, as the API, the activities and the delivery workflow see
+ * it. Pure: the workflow bundle imports it.
+ */
+
+export const JOB_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type JobDeliveryStatus = (typeof JOB_DELIVERY_STATUSES)[number];
+
+/** `delivery` on the job record. */
+export interface JobDeliveryView {
+  status: JobDeliveryStatus;
+  reason: string | null;
+  keys: string[];
+  deliveredAt: string | null;
+}
+
+/** What the prepare step settles before the first attempt; recorded in the workflow's history. */
+export interface PreparedOutputDelivery {
+  /** Number of this run's first attempt (after the attempts of earlier runs). */
+  firstAttempt: number;
+  /** ISO 8601: no attempt starts after this instant; a failure then gives the delivery up. */
+  giveUpAt: string;
+  firstBackoffSeconds: number;
+  maxBackoffSeconds: number;
+  attemptTimeoutSeconds: number;
+  /** The job's client asked for the `job.delivered` webhook. */
+  notify: boolean;
+}
+
+export interface OutputDeliveryAttemptInput {
+  jobId: string;
+  attempt: number;
+  /** No attempt follows this one: a failure gives the delivery up. */
+  final: boolean;
+}
+
+export interface OutputDeliveryAttemptResult {
+  outcome: 'delivered' | 'retry' | 'failed';
+  reason?: string;
+}
+
+/**
+ * Seconds to wait after failed attempt `attempt` (1-based): the first backoff, doubled after each failure up to the
+ * maximum.
+ */
+export function deliveryBackoffSeconds(attempt: number, plan: Pick<PreparedOutputDelivery, 'firstBackoffSeconds' | 'maxBackoffSeconds'>): number {
+  return Math.min(plan.maxBackoffSeconds, plan.firstBackoffSeconds * 2 ** Math.min(attempt - 1, 30));
+}
