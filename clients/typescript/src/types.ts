@@ -36,6 +36,8 @@ export type SpendDay = Schemas['SpendDay'];
 export type LedgerEntry = Schemas['LedgerEntry'];
 export type LedgerEntryKind = LedgerEntry['kind'];
 export type LedgerPage = Schemas['LedgerPage'];
+export type Destination = Schemas['Destination'];
+export type PutDestinationRequest = Schemas['PutDestinationRequest'];
 
 export type SpendLimits = Schemas['SpendLimits'];
 export type SpendLimitState = Schemas['SpendLimitState'];

@@ -1,0 +1,192 @@
+/**
+ * An account's own bucket, configured through the API against the real MinIO of the test stack: a MinIO user of its
+ * own whose policy allows only its own bucket (made with MinIO's admin API, as `mc admin user add` does). A correct
+ * configuration passes the probe and leaves nothing behind; a wrong secret, a bucket the user's policy denies, a
+ * missing bucket, a closed port and a loopback or metadata endpoint are each refused with their own code, and nothing
+ * is saved. The saved destination opens as the DestinationBucket delivery writes to.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningApi } from '../../../src/api/server';
+import { openDestinationBucketFor } from '../../../src/destinations/open';
+import { createStorage, type Storage } from '../../../src/storage/storage';
+import { bearer, request, startTestApi } from '../../support/api';
+import { createTestAccount, type TestAccount } from '../../support/accounts';
+import { addUserWithPolicy, ownBucketPolicy, removeUserAndPolicy, type MinioRoot } from '../../support/minioAdmin';
+import { freeLoopbackPort } from '../../../src/lib/freePort';
+
+const suffix = randomBytes(4).toString('hex');
+const ownBucket = `dest-own-${suffix}`;
+const foreignBucket = `dest-foreign-${suffix}`;
+const user = { accessKey: `dest-user-${suffix}`, secretKey: `dest-secret-${randomBytes(12).toString('hex')}` };
+
+let api: RunningApi;
+let guardedApi: RunningApi;
+let root: Storage;
+let minioRoot: MinioRoot;
+
+function destinationUrl(on: RunningApi = api) {
+  return `${on.url}/v1/account/destination`;
+}
+
+function put(account: TestAccount, body: unknown, on: RunningApi = api) {
+  return request(destinationUrl(on), { method: 'PUT', headers: bearer(account.apiKey), body: JSON.stringify(body) });
+}
+
+function settings(overrides: Record<string, string> = {}) {
+  return {
+    endpoint: minioRoot.endpoint,
+    region: minioRoot.region,
+    bucket: ownBucket,
+    prefix: 'renders',
+    accessKeyId: user.accessKey,
+    secretAccessKey: user.secretKey,
+    ...overrides,
+  };
+}
+
+async function keysIn(bucket: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const object of root.listObjects(bucket, '')) keys.push(object.key);
+  return keys;
+}
+
+beforeAll(async () => {
+  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' });
+  guardedApi = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '0' });
+  const { minio } = api.deps.config;
+  minioRoot = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: minio.region };
+  root = createStorage(minio);
+  for (const bucket of [ownBucket, foreignBucket]) await root.client.makeBucket(bucket, minio.region);
+  await addUserWithPolicy(minioRoot, user, ownBucketPolicy(ownBucket));
+}, 60_000);
+
+afterAll(async () => {
+  await removeUserAndPolicy(minioRoot, user.accessKey);
+  for (const bucket of [ownBucket, foreignBucket]) {
+    await root?.removePrefix(bucket, '').catch(() => undefined);
+    await root?.client.removeBucket(bucket).catch(() => undefined);
+  }
+  await api?.stop();
+  await guardedApi?.stop();
+});
+
+describe('PUT /v1/account/destination', () => {
+  it('saves a bucket its user can write: the probe passes and leaves no object; the secret is never shown', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    const saved = await put(account, settings());
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    expect(saved.body).toEqual({
+      endpoint: minioRoot.endpoint,
+      region: minioRoot.region,
+      bucket: ownBucket,
+      prefix: 'renders/',
+      accessKeyId: user.accessKey,
+      secretSet: true,
+      configuredAt: expect.any(String),
+    });
+    expect(await keysIn(ownBucket)).toEqual([]);
+
+    const shown = await request(destinationUrl(), { headers: bearer(account.apiKey) });
+    expect(shown.status).toBe(200);
+    expect(shown.body).toEqual(saved.body);
+    expect(JSON.stringify([saved, shown].map((r) => r.body))).not.toContain(user.secretKey);
+
+    // At rest the secret is sealed: no column holds it.
+    const row = await api.deps.prisma.accountDestination.findUniqueOrThrow({ where: { accountId: account.accountId } });
+    expect(Buffer.from(row.secretCiphertext).includes(Buffer.from(user.secretKey))).toBe(false);
+    expect(JSON.stringify({ ...row, secretCiphertext: Buffer.from(row.secretCiphertext).toString('latin1') })).not.toContain(user.secretKey);
+  });
+
+  it('refuses a wrong secret with DESTINATION_CREDENTIALS_REFUSED and saves nothing', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    const refused = await put(account, settings({ secretAccessKey: `${user.secretKey}-wrong` }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'DESTINATION_CREDENTIALS_REFUSED', details: { operation: 'write', s3Code: 'SignatureDoesNotMatch' } });
+    expect(JSON.stringify(refused.body)).not.toContain(user.secretKey);
+    expect((await request(destinationUrl(), { headers: bearer(account.apiKey) })).body.error.code).toBe('DESTINATION_NOT_FOUND');
+  });
+
+  it("refuses a bucket the user's policy denies with DESTINATION_ACCESS_DENIED, and a missing bucket with DESTINATION_BUCKET_NOT_FOUND", async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    const denied = await put(account, settings({ bucket: foreignBucket }));
+    expect(denied.status).toBe(422);
+    expect(denied.body.error).toMatchObject({ code: 'DESTINATION_ACCESS_DENIED', details: { operation: 'write', s3Code: 'AccessDenied' } });
+    expect(await keysIn(foreignBucket)).toEqual([]);
+
+    // With credentials that may write any bucket, only the bucket's existence is left to fail.
+    const missing = await put(account, settings({ bucket: `dest-missing-${suffix}`, accessKeyId: minioRoot.accessKey, secretAccessKey: minioRoot.secretKey }));
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.code).toBe('DESTINATION_BUCKET_NOT_FOUND');
+    expect((await request(destinationUrl(), { headers: bearer(account.apiKey) })).status).toBe(404);
+  });
+
+  it('refuses an endpoint nothing answers on with DESTINATION_UNREACHABLE', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    const refused = await put(account, settings({ endpoint: `http://127.0.0.1:${await freeLoopbackPort()}` }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('DESTINATION_UNREACHABLE');
+  });
+
+  it('refuses loopback and metadata endpoints when private addresses are not allowed, metadata always', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    for (const endpoint of [minioRoot.endpoint, 'http://localhost:9000', 'http://169.254.169.254', 'http://[::1]:9000']) {
+      const refused = await put(account, settings({ endpoint }), guardedApi);
+      expect([endpoint, refused.status, refused.body.error.code]).toEqual([endpoint, 400, 'DESTINATION_ADDRESS_REFUSED']);
+    }
+    const metadata = await put(account, settings({ endpoint: 'http://169.254.169.254' }));
+    expect(metadata.body.error.code).toBe('DESTINATION_ADDRESS_REFUSED');
+    expect((await request(destinationUrl(), { headers: bearer(account.apiKey) })).status).toBe(404);
+  });
+
+  it('refuses malformed settings with VALIDATION_ERROR', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    for (const overrides of [{ endpoint: 'ftp://example.com' } as Record<string, string>, { endpoint: `${minioRoot.endpoint}/path` }, { bucket: 'Not_A_Bucket' }, { prefix: '/abs' }, { prefix: 'a/../b' }]) {
+      const refused = await put(account, settings(overrides));
+      expect([overrides, refused.status, refused.body.error.code]).toEqual([overrides, 400, 'VALIDATION_ERROR']);
+    }
+    const { secretAccessKey: _omitted, ...withoutSecret } = settings();
+    expect((await put(account, withoutSecret)).body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('needs the submit_job scope to change the destination and check_status to read it', async () => {
+    const reader = await createTestAccount(api.deps.prisma, { scopes: ['check_status'] });
+    expect((await put(reader, settings())).body.error.code).toBe('INSUFFICIENT_SCOPE');
+    expect((await request(destinationUrl(), { method: 'DELETE', headers: bearer(reader.apiKey) })).body.error.code).toBe('INSUFFICIENT_SCOPE');
+    expect((await request(destinationUrl(), { headers: bearer(reader.apiKey) })).body.error.code).toBe('DESTINATION_NOT_FOUND');
+  });
+});
+
+describe('DELETE /v1/account/destination', () => {
+  it('removes the destination and its secret; a second DELETE is answered the same', async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    expect((await put(account, settings())).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await request(destinationUrl(), { method: 'DELETE', headers: bearer(account.apiKey) })).status).toBe(204);
+    expect((await request(destinationUrl(), { headers: bearer(account.apiKey) })).status).toBe(404);
+    expect(await api.deps.prisma.accountDestination.count({ where: { accountId: account.accountId } })).toBe(0);
+  });
+});
+
+describe('OpenDestinationBucket', () => {
+  it("opens the account's bucket: put and stat under its prefix, null for an account without one", async () => {
+    const account = await createTestAccount(api.deps.prisma);
+    expect((await put(account, settings({ prefix: 'deliveries/' }))).status).toBe(200);
+    const open = openDestinationBucketFor(api.deps.config, api.deps.prisma);
+
+    expect(await open((await createTestAccount(api.deps.prisma)).accountId)).toBeNull();
+    const bucket = (await open(account.accountId))!;
+    expect(bucket.prefix).toBe('deliveries/');
+
+    const bytes = randomBytes(50_000);
+    await bucket.put('deliveries/job_1/1.png', bytes, bytes.length, 'image/png');
+    await bucket.put('deliveries/job_1/2.png', Readable.from([bytes.subarray(0, 20_000), bytes.subarray(20_000)]), bytes.length, 'image/png');
+    const md5 = createHash('md5').update(bytes).digest('hex');
+    expect(await bucket.stat('deliveries/job_1/1.png')).toEqual({ sizeBytes: bytes.length, etag: md5 });
+    expect(await bucket.stat('deliveries/job_1/2.png')).toEqual({ sizeBytes: bytes.length, etag: md5 });
+    expect(await bucket.stat('deliveries/job_1/3.png')).toBeNull();
+    expect((await root.stat(ownBucket, 'deliveries/job_1/1.png'))?.contentType).toBe('image/png');
+    await expect(bucket.put('elsewhere/x.png', bytes, bytes.length, 'image/png')).rejects.toThrow(/not under the prefix/);
+    await root.removePrefix(ownBucket, 'deliveries/');
+  });
+});
