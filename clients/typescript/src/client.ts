@@ -232,7 +232,9 @@ export class Genmedia {
    * throws a GenmediaError whose code says why (`DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, ...).
    */
   setDestination(destination: PutDestinationRequest, options: RequestOptions = {}): Promise<Destination> {
-    return unwrap(this.api.PUT('/v1/account/destination', { body: destination, signal: options.signal }));
+    // The server fills in the fields left out; the generated type marks every field with a default as present.
+    const body = destination as Required<PutDestinationRequest>;
+    return unwrap(this.api.PUT('/v1/account/destination', { body, signal: options.signal }));
   }
 
   /** Removes the account's destination bucket; succeeds when there is none. */
