@@ -13,6 +13,8 @@ export interface GuardOptions {
   /** Private and loopback addresses too (development and tests); metadata addresses never. */
   allowPrivate: boolean;
   resolve?: Resolver;
+  /** Certificate authorities trusted instead of the system's (tests with an endpoint of their own). */
+  ca?: string;
 }
 
 export type GuardedS3 =
@@ -29,7 +31,7 @@ export async function openGuardedS3(settings: DestinationSettings, options: Guar
   if (!check.ok) return check;
   const useSSL = check.url.protocol === 'https:';
   const agentOptions = { keepAlive: false, lookup: pinnedLookup(check.address) as never };
-  const agent = useSSL ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  const agent = useSSL ? new https.Agent({ ...agentOptions, ...(options.ca ? { ca: options.ca } : {}) }) : new http.Agent(agentOptions);
   const client = new Minio.Client({
     endPoint: check.hostname,
     port: check.url.port ? Number(check.url.port) : useSSL ? 443 : 80,

@@ -6,13 +6,20 @@
  * is saved. The saved destination opens as the DestinationBucket delivery writes to.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
-import { openDestinationBucketFor } from '../../../src/destinations/open';
+import { createOpenDestinationBucket, openDestinationBucketFor } from '../../../src/destinations/open';
+import { createSecretBox } from '../../../src/destinations/secretBox';
+import { createDestinationStore } from '../../../src/destinations/store';
 import { createStorage, type Storage } from '../../../src/storage/storage';
 import { bearer, request, startTestApi } from '../../support/api';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
+import { generateTestCertificates } from '../../support/httpsReceiver';
 import { addUserWithPolicy, ownBucketPolicy, removeUserAndPolicy, type MinioRoot } from '../../support/minioAdmin';
 import { freeLoopbackPort } from '../../../src/lib/freePort';
 
@@ -190,3 +197,55 @@ describe('OpenDestinationBucket', () => {
     await root.removePrefix(ownBucket, 'deliveries/');
   });
 });
+
+describe('a destination over HTTPS', () => {
+  it('streams a put in one request (its ETag the MD5 of the bytes) through TLS to the checked address', async () => {
+    const certificates = generateTestCertificates();
+    const minio = new URL(minioRoot.endpoint);
+    // TLS in front of the test MinIO: requests pass through unchanged, so their signatures still hold.
+    const seen: { method: string; url: string; length?: string; sha256?: string }[] = [];
+    const proxy = https.createServer({ cert: certificates.certPem, key: certificates.keyPem }, (req, res) => {
+      seen.push({ method: req.method!, url: req.url!, length: req.headers['content-length'], sha256: req.headers['x-amz-content-sha256'] as string });
+      const upstream = http.request({ host: minio.hostname, port: minio.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const account = await createTestAccount(api.deps.prisma);
+      const endpoint = `https://localhost:${(proxy.address() as AddressInfo).port}`;
+      await api.deps.prisma.accountDestination.create({
+        data: {
+          accountId: account.accountId,
+          endpoint,
+          region: minioRoot.region,
+          bucket: ownBucket,
+          prefix: 'tls/',
+          accessKeyId: user.accessKey,
+          ...sealedSecret(account.accountId),
+          configuredAt: new Date(),
+        },
+      });
+      const open = createOpenDestinationBucket({
+        store: createDestinationStore(api.deps.prisma, createSecretBox(api.deps.config.destinations.secretKey!)),
+        guard: { allowPrivate: true, ca: certificates.caPem },
+      });
+      const bucket = (await open(account.accountId))!;
+      const bytes = randomBytes(300_000);
+      await bucket.put('tls/job_1/1.mp4', Readable.from([bytes.subarray(0, 100_000), bytes.subarray(100_000)]), bytes.length, 'video/mp4');
+      expect(await bucket.stat('tls/job_1/1.mp4')).toEqual({ sizeBytes: bytes.length, etag: createHash('md5').update(bytes).digest('hex') });
+      expect(seen.filter((r) => r.method === 'PUT')).toEqual([{ method: 'PUT', url: `/${ownBucket}/tls/job_1/1.mp4`, length: String(bytes.length), sha256: 'UNSIGNED-PAYLOAD' }]);
+      await root.remove(ownBucket, 'tls/job_1/1.mp4');
+    } finally {
+      proxy.close();
+      rmSync(certificates.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function sealedSecret(accountId: string) {
+  const box = createSecretBox(api.deps.config.destinations.secretKey!);
+  return { secretCiphertext: new Uint8Array(box.seal(user.secretKey, accountId)), secretKeyId: box.keyId };
+}
