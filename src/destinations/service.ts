@@ -56,25 +56,37 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
   };
 }
 
+/** The guard's check and the probe, together within probeTimeoutMs: a host whose DNS never answers counts as unreachable too. */
 async function probe(settings: DestinationSettings, deps: DestinationServiceDeps): Promise<ProbeResult> {
-  const opened = await openGuardedS3(settings, deps.guard);
-  if (!opened.ok) {
-    if (opened.kind === 'blocked_address') throw new ApiError('DESTINATION_ADDRESS_REFUSED', `The destination was not saved: ${opened.reason}`);
-    if (opened.kind === 'unresolvable') return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: opened.reason };
-    throw new ApiError('VALIDATION_ERROR', `Invalid request: endpoint: ${opened.reason}`, [{ path: 'endpoint', message: opened.reason }]);
-  }
   let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
   const deadline = new Promise<ProbeResult>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: `the endpoint did not answer within ${deps.probeTimeoutMs} ms` }),
-      deps.probeTimeoutMs,
-    );
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve({ ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: `the endpoint did not answer within ${deps.probeTimeoutMs} ms` });
+    }, deps.probeTimeoutMs);
   });
+  let close: (() => void) | undefined;
+  const checkedAndProbed = async (): Promise<ProbeResult> => {
+    const opened = await openGuardedS3(settings, deps.guard);
+    if (!opened.ok) {
+      if (opened.kind === 'blocked_address') throw new ApiError('DESTINATION_ADDRESS_REFUSED', `The destination was not saved: ${opened.reason}`);
+      if (opened.kind === 'unresolvable') return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: opened.reason };
+      throw new ApiError('VALIDATION_ERROR', `Invalid request: endpoint: ${opened.reason}`, [{ path: 'endpoint', message: opened.reason }]);
+    }
+    // A check that answered after the deadline probes nothing.
+    if (timedOut) {
+      opened.close();
+      return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: 'too late' };
+    }
+    close = opened.close;
+    return probeDestination(opened.client, settings.bucket, settings.prefix);
+  };
   try {
-    return await Promise.race([probeDestination(opened.client, settings.bucket, settings.prefix), deadline]);
+    return await Promise.race([checkedAndProbed(), deadline]);
   } finally {
     clearTimeout(timer);
     // Ends any request still waiting past the deadline.
-    opened.close();
+    close?.();
   }
 }

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
@@ -60,7 +60,7 @@ async function keysIn(bucket: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' });
+  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1', DESTINATION_PROBE_TIMEOUT_MS: '2000' });
   guardedApi = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '0' });
   const { minio } = api.deps.config;
   minioRoot = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: minio.region };
@@ -134,6 +134,21 @@ describe('PUT /v1/account/destination', () => {
     const refused = await put(account, settings({ endpoint: `http://127.0.0.1:${await freeLoopbackPort()}` }));
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('DESTINATION_UNREACHABLE');
+  });
+
+  it('gives up on an endpoint that takes the connection but never answers, within DESTINATION_PROBE_TIMEOUT_MS', async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const account = await createTestAccount(api.deps.prisma);
+      const started = Date.now();
+      const refused = await put(account, settings({ endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}` }));
+      expect([refused.status, refused.body.error.code]).toEqual([422, 'DESTINATION_UNREACHABLE']);
+      expect(refused.body.error.message).toContain('did not answer within 2000 ms');
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      silent.close();
+    }
   });
 
   it('refuses loopback and metadata endpoints when private addresses are not allowed, metadata always', async () => {
