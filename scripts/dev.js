@@ -21,6 +21,7 @@ const clusterInfra = require('./lib/clusterInfra');
 const { builtProcessEnv, ensureBuilt } = require('./lib/build');
 const { REPO_ROOT } = require('./lib/paths');
 const cogExample = require('./lib/cogExample');
+const { destinationSecretKey } = require('./lib/devSecrets');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
 function planFrom(config, binaries) {
@@ -70,6 +71,7 @@ function childEnv(config, { cluster }) {
     MINIO_ENDPOINT: config.minio.endpoint,
     MINIO_ROOT_USER: config.minio.accessKey,
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
+    DESTINATION_SECRET_KEY: destinationSecretKey(config.dataDir),
     // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
     CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
     // The cluster's processes run as the image runs them (see the Dockerfile).

@@ -2,6 +2,7 @@
 // `npm test`: bootstrap, a throw-away stack on free ports, vitest against it, teardown whatever happens. A run of
 // projects that need no services (`npm run test:unit`) bootstraps only what they need and starts nothing.
 
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -52,6 +53,8 @@ function baseTestEnv(binaries) {
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL || 'error',
     PROVIDER_TIME_SCALE: '0.01',
+    // Each run encrypts destination secrets under a key of its own.
+    DESTINATION_SECRET_KEY: process.env.DESTINATION_SECRET_KEY || crypto.randomBytes(32).toString('base64'),
     ...(binaries.temporalCli ? { TEMPORAL_CLI_PATH: binaries.temporalCli } : {}),
     // The retention the stack's Temporal was given, for the tests that check it and the dev servers tests start.
     [temporalRetention.VARIABLE]: temporalRetention.namespaceRetention().text,

@@ -188,6 +188,17 @@ const EnvSchema = z.object({
    */
   COG_ALLOWED_NETWORKS: z.string().optional(),
 
+  // Account destinations (customers' own buckets, docs/outputs.md)
+  /**
+   * The key that encrypts destination secrets at rest (AES-256-GCM): 32 random bytes, base64 or hex. `npm run dev`
+   * generates one into the data directory; production refuses to start without it.
+   */
+  DESTINATION_SECRET_KEY: z.string().optional(),
+  /** Allow destination endpoints on private and loopback addresses; unset: on in development or with INPUT_FETCH_ALLOW_PRIVATE. */
+  DESTINATION_ALLOW_PRIVATE: bool.optional(),
+  /** The longest the probe of a destination (write, read back, delete) may take before it counts as unreachable. */
+  DESTINATION_PROBE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+
   // Jobs
   /** How long a submit waits for the job's admission before giving up (and voiding it). */
   JOB_ADMISSION_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
@@ -301,6 +312,12 @@ export interface Config {
     /** The only networks (and host names) Cog servers are reached on: at import and on every request. */
     allowedNetworks: AllowedNetworks;
   };
+  destinations: {
+    /** The 32-byte key destination secrets are encrypted with; undefined outside production when it is not set. */
+    secretKey: Buffer | undefined;
+    allowPrivate: boolean;
+    probeTimeoutMs: number;
+  };
   jobs: {
     admissionTimeoutMs: number;
     admissionMinTimeoutMs: number;
@@ -362,6 +379,7 @@ function productionProblems(e: Env): string[] {
   if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(e.MINIO_SECRET_KEY ?? e.MINIO_ROOT_PASSWORD)) {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
+  if (e.DESTINATION_SECRET_KEY === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
   return problems;
 }
 
@@ -373,6 +391,17 @@ function cogAllowedNetworks(e: Env): AllowedNetworks {
   } catch (err) {
     throw new ConfigError(`Invalid environment: ${setting}: ${(err as Error).message}`);
   }
+}
+
+/** DESTINATION_SECRET_KEY as 32 bytes: base64 (44 characters) or hex (64). */
+function destinationSecretKey(raw: string | undefined): Buffer | undefined {
+  if (raw === undefined) return undefined;
+  const text = raw.trim();
+  const key = /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(text) && key.toString('base64') !== text)) {
+    throw new ConfigError('Invalid environment: DESTINATION_SECRET_KEY must be 32 bytes, base64 (openssl rand -base64 32) or 64 hex digits');
+  }
+  return key;
 }
 
 function tracesExporter(e: Env): Config['observability']['traces'] {
@@ -478,6 +507,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       slotWaitMs: e.COG_SLOT_WAIT_MS,
       missingGraceMs: e.COG_MISSING_GRACE_MS,
       allowedNetworks: cogAllowedNetworks(e),
+    },
+    destinations: {
+      secretKey: destinationSecretKey(e.DESTINATION_SECRET_KEY),
+      allowPrivate: e.DESTINATION_ALLOW_PRIVATE ?? (e.NODE_ENV === 'development' || e.INPUT_FETCH_ALLOW_PRIVATE),
+      probeTimeoutMs: e.DESTINATION_PROBE_TIMEOUT_MS,
     },
     jobs: {
       admissionTimeoutMs: e.JOB_ADMISSION_TIMEOUT_MS,

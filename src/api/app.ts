@@ -15,6 +15,7 @@ import { accountRouter } from './routes/account';
 import { adminRouter } from './routes/admin';
 import { catalogRouter } from './routes/catalog';
 import { consoleRouter } from './routes/console';
+import { destinationRouter } from './routes/destination';
 import { docsRouter } from './routes/docs';
 import { filesRouter } from './routes/files';
 import { healthRouter } from './routes/health';
@@ -71,6 +72,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
       [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
       [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
+      [['/v1/account/destination'], destinationRouter(deps, services.destinations, bodies)],
       [['/v1/account'], accountRouter(deps, services.accounts)],
       [['/v1/files'], filesRouter(services.uploads)],
       [['/v1/admin'], adminRouter(deps, services.admin, bodies)],

@@ -74,6 +74,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state',
   408: 'The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed',
   413: 'Request body over the limit of this route (PAYLOAD_TOO_LARGE)',
+  422: 'The request is well formed but what it names does not work (DESTINATION_UNREACHABLE, ...)',
   429: 'Limit reached; see Retry-After',
   500: 'Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs',
   503: 'Temporarily unavailable; retry after Retry-After',

@@ -4,6 +4,8 @@
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { createAdminService, type AdminService } from '../admin/service';
+import { destinationServiceFor } from '../destinations/open';
+import type { DestinationService } from '../destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
 import { cogCallbackDepsOver, createCogCallbackService, type CogCallbackService } from '../jobs/cogCallbacks';
@@ -25,6 +27,7 @@ export interface ApiServices {
   accounts: AccountService;
   catalog: CatalogReader;
   admin: AdminService;
+  destinations: DestinationService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -47,5 +50,6 @@ export function createServices(deps: ApiDeps): ApiServices {
       workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
       cogAllowedNetworks: config.cog.allowedNetworks,
     }),
+    destinations: destinationServiceFor(config, prisma),
   };
 }

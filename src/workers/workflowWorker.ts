@@ -12,6 +12,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
 import type { WorkerMetrics } from '../observability/metrics';
 import type { DeliveryDestinations } from '../outputs/delivery/destinations';
+import { deliveryDestinationsFor } from '../destinations/open';
 import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
 import { BUNDLE_SCRIPT, PREBUILT_BUNDLES, RUNNING_BUILT } from './workflowPaths';
 
@@ -58,7 +59,7 @@ export interface WorkflowWorkerDeps {
   webhookCa?: string;
   metrics?: WorkerMetrics;
   tracing?: Tracing;
-  /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: none. */
+  /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: those the accounts configured. */
   destinations?: DeliveryDestinations;
 }
 
@@ -74,7 +75,7 @@ export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Wo
     sinks: tracing.workerSinks,
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.
     maxCachedWorkflows: deps.config.temporal.workflowCacheSize,
-    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics, destinations: deps.destinations }),
+    activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics, destinations: deps.destinations ?? deliveryDestinationsFor(deps.config, deps.prisma) }),
     shutdownGraceTime: '30 seconds',
   });
 }

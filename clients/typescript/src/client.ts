@@ -11,6 +11,7 @@ import type {
   CatalogModel,
   CatalogProvider,
   CostEstimate,
+  Destination,
   EstimateRequest,
   Job,
   JobEvent,
@@ -23,6 +24,7 @@ import type {
   ModelListEntry,
   PresignedUpload,
   Provider,
+  PutDestinationRequest,
   SubmitJobRequest,
   SubmitJobResponse,
   UploadContentType,
@@ -213,6 +215,31 @@ export class Genmedia {
   /** Every ledger entry, newest first, fetching pages as the loop asks for them. */
   ledger(query: Omit<ListLedgerQuery, 'cursor'> = {}, options: RequestOptions = {}): AsyncGenerator<LedgerEntry> {
     return followCursor((cursor) => this.listLedger({ ...query, cursor }, options), (page) => page.entries);
+  }
+
+  /** The account's destination bucket (never its secret), or null when none is configured. */
+  async getDestination(options: RequestOptions = {}): Promise<Destination | null> {
+    try {
+      return await unwrap(this.api.GET('/v1/account/destination', { signal: options.signal }));
+    } catch (err) {
+      if (err instanceof GenmediaError && err.code === 'DESTINATION_NOT_FOUND') return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Sets the account's destination bucket once a probe object was written, read back and deleted there; a refusal
+   * throws a GenmediaError whose code says why (`DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, ...).
+   */
+  setDestination(destination: PutDestinationRequest, options: RequestOptions = {}): Promise<Destination> {
+    // The server fills in the fields left out; the generated type marks every field with a default as present.
+    const body = destination as Required<PutDestinationRequest>;
+    return unwrap(this.api.PUT('/v1/account/destination', { body, signal: options.signal }));
+  }
+
+  /** Removes the account's destination bucket; succeeds when there is none. */
+  async deleteDestination(options: RequestOptions = {}): Promise<void> {
+    await unwrap(this.api.DELETE('/v1/account/destination', { signal: options.signal }));
   }
 
   /** The job's webhook events and every delivery attempt. */

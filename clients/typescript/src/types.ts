@@ -36,6 +36,9 @@ export type SpendDay = Schemas['SpendDay'];
 export type LedgerEntry = Schemas['LedgerEntry'];
 export type LedgerEntryKind = LedgerEntry['kind'];
 export type LedgerPage = Schemas['LedgerPage'];
+export type Destination = Schemas['Destination'];
+/** `region` (default `us-east-1`) and `prefix` (default: the bucket root) may be left out. */
+export type PutDestinationRequest = Omit<Schemas['PutDestinationRequest'], 'region' | 'prefix'> & Partial<Pick<Schemas['PutDestinationRequest'], 'region' | 'prefix'>>;
 
 export type SpendLimits = Schemas['SpendLimits'];
 export type SpendLimitState = Schemas['SpendLimitState'];

@@ -5,6 +5,7 @@ import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { SpendChart } from '../components/SpendChart';
 import { SpendLimitTable } from '../components/SpendLimitTable';
 import { LedgerTable } from '../components/LedgerTable';
+import { DestinationSection } from './DestinationSection';
 import { SCOPES, useSession } from '../session';
 
 export function AccountPage() {
@@ -58,6 +59,7 @@ export function AccountPage() {
         <h3>This key</h3>
         <SpendLimitTable limits={account.spendLimits.key} />
       </section>
+      <DestinationSection />
       <section aria-labelledby="spend-title">
         <h2 id="spend-title">Spend per day, last 30 days</h2>
         <SpendChart days={account.spendPerDay} />

@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
+import { registerDestinationCommands } from './commands/destination';
 import { registerUploadCommand } from './commands/files';
 import { registerUserJobCommands } from './commands/jobs';
 import { registerLoginCommands } from './commands/login';
 import { registerUserModelCommands } from './commands/models';
 import { registerRunCommands } from './commands/run';
 
-/** The commands of an API user, on the SDK: run, estimate, jobs, models, upload, login. */
+/** The commands of an API user, on the SDK: run, estimate, jobs, models, upload, destination, login. */
 export function registerUserCommands(program: Command): void {
   registerRunCommands(program);
   registerUserJobCommands(program);
   registerUserModelCommands(program);
   registerUploadCommand(program);
+  registerDestinationCommands(program);
   registerLoginCommands(program);
 }

@@ -58,6 +58,7 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
   const [command, prefix] = hasDocker ? composeCommand() : ['', []];
   const secrets = {
     JOBS_CURSOR_SECRET: 'cursor-secret-for-the-compose-test',
+    DESTINATION_SECRET_KEY: 'ZGVzdGluYXRpb24ta2V5LWZvci1jb21wb3NlLXRlc3Q=',
     MINIO_ROOT_PASSWORD: 'minio-password-for-the-compose-test',
     MINIO_APP_PASSWORD: 'minio-app-password-for-the-compose-test',
     GRAFANA_ADMIN_PASSWORD: 'grafana-password-for-the-compose-test',

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 
-const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password' };
+const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password' };
 
 describe('NODE_ENV=production', () => {
   it('refuses the built-in cursor secret and public MinIO passwords, naming what to set', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JOBS_CURSOR_SECRET.*MINIO_ROOT_PASSWORD/);
     expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, MINIO_ROOT_PASSWORD: 'minioadmin' })).toThrow(/MINIO_ROOT_PASSWORD/);
     expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, JOBS_CURSOR_SECRET: undefined })).toThrow(/JOBS_CURSOR_SECRET/);
+    expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, DESTINATION_SECRET_KEY: undefined })).toThrow(/DESTINATION_SECRET_KEY/);
   });
 
   it('starts with its own secrets; development keeps its defaults', () => {

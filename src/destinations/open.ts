@@ -1,0 +1,103 @@
+/**
+ * The destinations of one process, built once from its configuration: the API's configuration service and the
+ * workers' `OpenDestinationBucket`, both over the same store and secret key.
+ */
+import type { Readable } from 'node:stream';
+import type * as Minio from 'minio';
+import type { Config } from '../config';
+import type { PrismaClient } from '../db/prisma';
+import { systemClock } from '../lib/clock';
+import type { DeliveryDestinations } from '../outputs/delivery/destinations';
+import type { DestinationBucket, OpenDestinationBucket } from './bucket';
+import { openGuardedS3, type GuardOptions } from './guardedS3';
+import { createSecretBox } from './secretBox';
+import { createDestinationService, type DestinationService } from './service';
+import { createDestinationStore, type DestinationStore } from './store';
+
+function storeFor(config: Config, prisma: PrismaClient): DestinationStore {
+  const key = config.destinations.secretKey;
+  return createDestinationStore(prisma, key ? createSecretBox(key) : undefined);
+}
+
+export function destinationServiceFor(config: Config, prisma: PrismaClient): DestinationService {
+  return createDestinationService({
+    store: storeFor(config, prisma),
+    guard: { allowPrivate: config.destinations.allowPrivate },
+    probeTimeoutMs: config.destinations.probeTimeoutMs,
+    clock: systemClock,
+    canSeal: config.destinations.secretKey !== undefined,
+  });
+}
+
+/**
+ * What output delivery is given to reach an account's bucket: reads the account's destination, opens its secret and
+ * returns a bucket whose connections go to the endpoint's address as checked by the address guard at this open (a
+ * destination whose endpoint now resolves to a refused address throws, and delivery retries later). Null when the
+ * account has no destination.
+ */
+export function createOpenDestinationBucket(deps: { store: DestinationStore; guard: GuardOptions }): OpenDestinationBucket {
+  return async (accountId) => {
+    const destination = await deps.store.open(accountId);
+    if (!destination) return null;
+    const opened = await openGuardedS3(destination, deps.guard);
+    if (!opened.ok) throw new Error(`account ${accountId}'s destination cannot be reached: ${opened.reason}`);
+    const { client, secure } = opened;
+    const { bucket, prefix } = destination;
+    const under = (key: string) => {
+      if (!key.startsWith(prefix) || key.length === prefix.length) throw new Error(`destination key ${key} is not under the prefix "${prefix}"`);
+      return key;
+    };
+    const destinationBucket: DestinationBucket = {
+      prefix,
+      async put(key, body, sizeBytes, contentType) {
+        await putInOneRequest(client, secure, destination.region, bucket, under(key), body, sizeBytes, contentType);
+      },
+      async stat(key) {
+        try {
+          const stat = await client.statObject(bucket, under(key));
+          return { sizeBytes: stat.size, etag: stat.etag.replace(/"/g, '') };
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code === 'NotFound' || code === 'NoSuchKey') return null;
+          throw err;
+        }
+      },
+    };
+    return destinationBucket;
+  };
+}
+
+/**
+ * One PUT of exactly `sizeBytes`, never a multipart upload (whose ETag is no digest of the bytes). Over HTTPS the body
+ * streams through unsigned (`UNSIGNED-PAYLOAD`, the TLS channel protects it); over plain HTTP, allowed for private
+ * endpoints in development and tests only, SigV4 signs the payload's SHA-256, so the body is read into memory first.
+ */
+async function putInOneRequest(client: Minio.Client, secure: boolean, region: string, bucket: string, key: string, body: Buffer | Readable, sizeBytes: number, contentType: string) {
+  const headers = { 'Content-Type': contentType };
+  if (Buffer.isBuffer(body) || !secure) {
+    await client.putObject(bucket, key, body, sizeBytes, headers);
+    return;
+  }
+  const response = await client.makeRequestStreamAsync(
+    { method: 'PUT', bucketName: bucket, objectName: key, headers: { ...headers, 'Content-Length': String(sizeBytes) } },
+    body,
+    '',
+    [200],
+    region,
+  );
+  response.resume();
+}
+
+/** The `OpenDestinationBucket` of a worker process: built once at start and injected into delivery's activities. */
+export function openDestinationBucketFor(config: Config, prisma: PrismaClient): OpenDestinationBucket {
+  return createOpenDestinationBucket({ store: storeFor(config, prisma), guard: { allowPrivate: config.destinations.allowPrivate } });
+}
+
+/** What a worker's output delivery is given: whether an account has a destination (PostgreSQL only) and its bucket. */
+export function deliveryDestinationsFor(config: Config, prisma: PrismaClient): DeliveryDestinations {
+  const store = storeFor(config, prisma);
+  return {
+    hasDestination: async (accountId) => (await store.find(accountId)) !== null,
+    open: createOpenDestinationBucket({ store, guard: { allowPrivate: config.destinations.allowPrivate } }),
+  };
+}

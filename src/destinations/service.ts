@@ -1,0 +1,92 @@
+/**
+ * Configuring an account's destination: the endpoint through the address guard, then the probe on a connection pinned
+ * to the checked address; saved only when the probe passed. The secret goes nowhere but the probe's client and the
+ * sealed column: it is in no answer, error message or log line.
+ */
+import type { DestinationView } from '../contracts/http/destination';
+import type { Clock } from '../lib/clock';
+import { ApiError } from '../shared/errors';
+import { openGuardedS3, type GuardOptions } from './guardedS3';
+import { probeDestination, type ProbeResult } from './probe';
+import type { DestinationSettings } from './settings';
+import type { DestinationStore, StoredDestination } from './store';
+
+export interface DestinationService {
+  get(accountId: string): Promise<DestinationView | null>;
+  /** Probes, then saves (replacing any earlier destination); throws ApiError with the probe's code when it fails. */
+  configure(accountId: string, settings: DestinationSettings): Promise<DestinationView>;
+  /** Whether there was one to remove. */
+  remove(accountId: string): Promise<boolean>;
+}
+
+export interface DestinationServiceDeps {
+  store: DestinationStore;
+  guard: GuardOptions;
+  probeTimeoutMs: number;
+  clock: Clock;
+  /** False when this deployment has no DESTINATION_SECRET_KEY (outside production only). */
+  canSeal: boolean;
+}
+
+export function viewOf(stored: StoredDestination): DestinationView {
+  const { endpoint, region, bucket, prefix, accessKeyId, configuredAt } = stored;
+  return { endpoint, region, bucket, prefix, accessKeyId, secretSet: true, configuredAt: configuredAt.toISOString() };
+}
+
+export function createDestinationService(deps: DestinationServiceDeps): DestinationService {
+  return {
+    async get(accountId) {
+      const stored = await deps.store.find(accountId);
+      return stored ? viewOf(stored) : null;
+    },
+    async configure(accountId, settings) {
+      if (!deps.canSeal) {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'Destinations cannot be configured on this deployment: DESTINATION_SECRET_KEY is not set');
+      }
+      const result = await probe(settings, deps);
+      if (!result.ok) {
+        throw new ApiError(result.problem, `The destination was not saved: ${result.reason}`, {
+          operation: result.operation,
+          ...(result.s3Code ? { s3Code: result.s3Code } : {}),
+        });
+      }
+      return viewOf(await deps.store.save(accountId, settings, new Date(deps.clock.now())));
+    },
+    remove: (accountId) => deps.store.remove(accountId),
+  };
+}
+
+/** The guard's check and the probe, together within probeTimeoutMs: a host whose DNS never answers counts as unreachable too. */
+async function probe(settings: DestinationSettings, deps: DestinationServiceDeps): Promise<ProbeResult> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const deadline = new Promise<ProbeResult>((resolve) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve({ ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: `the endpoint did not answer within ${deps.probeTimeoutMs} ms` });
+    }, deps.probeTimeoutMs);
+  });
+  let close: (() => void) | undefined;
+  const checkedAndProbed = async (): Promise<ProbeResult> => {
+    const opened = await openGuardedS3(settings, deps.guard);
+    if (!opened.ok) {
+      if (opened.kind === 'blocked_address') throw new ApiError('DESTINATION_ADDRESS_REFUSED', `The destination was not saved: ${opened.reason}`);
+      if (opened.kind === 'unresolvable') return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: opened.reason };
+      throw new ApiError('VALIDATION_ERROR', `Invalid request: endpoint: ${opened.reason}`, [{ path: 'endpoint', message: opened.reason }]);
+    }
+    // A check that answered after the deadline probes nothing.
+    if (timedOut) {
+      opened.close();
+      return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: 'too late' };
+    }
+    close = opened.close;
+    return probeDestination(opened.client, settings.bucket, settings.prefix);
+  };
+  try {
+    return await Promise.race([checkedAndProbed(), deadline]);
+  } finally {
+    clearTimeout(timer);
+    // Ends any request still waiting past the deadline.
+    close?.();
+  }
+}

@@ -1,0 +1,51 @@
+/** account_destinations: one destination per account, its secret sealed by the SecretBox. */
+import type { PrismaClient } from '../db/prisma';
+import type { SecretBox } from './secretBox';
+import type { DestinationSettings } from './settings';
+
+export interface StoredDestination extends Omit<DestinationSettings, 'secretAccessKey'> {
+  configuredAt: Date;
+}
+
+export interface DestinationStore {
+  /** The destination without its secret, or null. */
+  find(accountId: string): Promise<StoredDestination | null>;
+  /** The destination with its secret opened, or null; throws when the secret was sealed under another key. */
+  open(accountId: string): Promise<(StoredDestination & { secretAccessKey: string }) | null>;
+  save(accountId: string, settings: DestinationSettings, configuredAt: Date): Promise<StoredDestination>;
+  /** Whether there was one to remove. */
+  remove(accountId: string): Promise<boolean>;
+}
+
+const WITHOUT_SECRET = { endpoint: true, region: true, bucket: true, prefix: true, accessKeyId: true, configuredAt: true } as const;
+
+export function createDestinationStore(prisma: PrismaClient, box: SecretBox | undefined): DestinationStore {
+  return {
+    find: (accountId) => prisma.accountDestination.findUnique({ where: { accountId }, select: WITHOUT_SECRET }),
+    async open(accountId) {
+      const row = await prisma.accountDestination.findUnique({ where: { accountId } });
+      if (!row) return null;
+      if (!box) throw new Error('DESTINATION_SECRET_KEY is not set: the destination secret cannot be opened');
+      if (row.secretKeyId !== box.keyId) {
+        throw new Error(`the destination secret was sealed under another DESTINATION_SECRET_KEY (key id ${row.secretKeyId}, this one is ${box.keyId})`);
+      }
+      const { endpoint, region, bucket, prefix, accessKeyId, configuredAt } = row;
+      return { endpoint, region, bucket, prefix, accessKeyId, configuredAt, secretAccessKey: box.open(row.secretCiphertext, accountId) };
+    },
+    async save(accountId, settings, configuredAt) {
+      if (!box) throw new Error('DESTINATION_SECRET_KEY is not set: a destination secret cannot be stored');
+      const { secretAccessKey, ...visible } = settings;
+      const sealed = { secretCiphertext: new Uint8Array(box.seal(secretAccessKey, accountId)), secretKeyId: box.keyId };
+      return prisma.accountDestination.upsert({
+        where: { accountId },
+        create: { accountId, ...visible, ...sealed, configuredAt },
+        update: { ...visible, ...sealed, configuredAt },
+        select: WITHOUT_SECRET,
+      });
+    },
+    async remove(accountId) {
+      const { count } = await prisma.accountDestination.deleteMany({ where: { accountId } });
+      return count > 0;
+    },
+  };
+}
