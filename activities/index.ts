@@ -14,6 +14,7 @@ import { createJobEventRelayActivities, type JobEventRelayActivities } from './j
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createReconcileActivities, type ReconcileActivities } from './reconcile';
+import { createRetentionActivities, type RetentionActivities } from './retention';
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/deliverySteps';
 import { toDetail } from '../src/jobs/views';
@@ -43,6 +44,7 @@ export type WorkflowQueueActivities = JobActivities &
   WebhookActivities &
   MaintenanceActivities &
   ReconcileActivities &
+  RetentionActivities &
   JobEventRelayActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
@@ -76,6 +78,14 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),
+    ...createRetentionActivities({
+      prisma: deps.prisma,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      taskQueue: deps.config.temporal.jobsTaskQueue,
+      metrics: deps.metrics,
+      batchSize: deps.config.outputs.retentionSweepBatch,
+    }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),

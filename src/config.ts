@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
+import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
 
@@ -200,6 +201,14 @@ const EnvSchema = z.object({
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
+  // Outputs (docs/outputs.md)
+  /** The shortest `retentionSeconds` a submit may ask for; lower it for tests and development only. */
+  OUTPUT_RETENTION_MIN_SECONDS: z.coerce.number().int().positive().default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS),
+  /** How often the retention sweep deletes the outputs whose retention has passed (a Temporal schedule). */
+  OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().positive().max(600).default(60),
+  /** Jobs whose outputs one step of the sweep deletes together (one DeleteObjects request per 1,000 objects). */
+  OUTPUT_RETENTION_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** Comma-separated delays in seconds between delivery attempts (Standard Webhooks schedule). */
@@ -297,6 +306,11 @@ export interface Config {
     cursorSecret: string;
     outputUrlTtlSeconds: number;
     eventsUrlTtlSeconds: number;
+  };
+  outputs: {
+    retentionMinSeconds: number;
+    retentionSweepIntervalSeconds: number;
+    retentionSweepBatch: number;
   };
   observability: {
     workerMetricsPort: number;
@@ -468,6 +482,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
       eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
+    },
+    outputs: {
+      retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,
+      retentionSweepIntervalSeconds: e.OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS,
+      retentionSweepBatch: e.OUTPUT_RETENTION_SWEEP_BATCH,
     },
     observability: {
       workerMetricsPort: e.WORKER_METRICS_PORT,

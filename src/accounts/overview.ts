@@ -9,6 +9,7 @@ import { countJobsInFlight } from '../jobs/store';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
+import { accountRetention } from './retention';
 import { keySpendRow, spendLimitsView } from './spendView';
 
 /** Days in `spendPerDay`, today (UTC) included. */
@@ -65,6 +66,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
         discountPercent: account.discountPercent,
         balanceMicroCents: toNumber(account.balanceMicroCents),
         maxConcurrentJobs: account.maxConcurrentJobs,
+        outputRetentionSeconds: accountRetention(account).seconds,
         concurrentJobs,
         apiKey: {
           keyId: apiKey.id,

@@ -7,8 +7,9 @@ import type { PrismaClient } from '@prisma/client';
 import type { Storage } from '../storage/storage';
 import type { JobOutput } from '../shared/jobs';
 
-export const OUTPUTS_DELETED_REASONS = ['retention', 'client', 'operator'] as const;
-export type OutputsDeletedReason = (typeof OUTPUTS_DELETED_REASONS)[number];
+import type { OutputsDeletedReason } from '../shared/retention';
+
+export { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
 
 export interface DeleteOutputsDeps {
   prisma: PrismaClient;

@@ -1,6 +1,14 @@
 /** Webhook event types and the types shared by the API, the workflows and the activities. */
 
-export const WEBHOOK_EVENT_TYPES = ['job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'job.processing',
+  'job.progress',
+  'job.attempt',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+  'job.outputs_deleted',
+] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

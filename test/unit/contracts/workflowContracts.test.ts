@@ -9,6 +9,7 @@ import { jobEventWebhooksWorkflowContract } from '../../../src/contracts/workflo
 import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
 import { maintenanceWorkflowContract } from '../../../src/contracts/workflows/maintenance';
 import { reconcileJobsWorkflowContract } from '../../../src/contracts/workflows/reconcile';
+import { retentionSweepWorkflowContract } from '../../../src/contracts/workflows/retention';
 import { uploadExpiryWorkflowContract } from '../../../src/contracts/workflows/uploadExpiry';
 import { webhookDeliveryWorkflowContract } from '../../../src/contracts/workflows/webhookDelivery';
 
@@ -19,6 +20,7 @@ const contracts = [
   uploadExpiryWorkflowContract,
   maintenanceWorkflowContract,
   reconcileJobsWorkflowContract,
+  retentionSweepWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -35,5 +37,6 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.uploadExpiryWorkflow).toEqualTypeOf<WorkflowOf<typeof uploadExpiryWorkflowContract>>();
     expectTypeOf(workflows.maintenanceWorkflow).toEqualTypeOf<WorkflowOf<typeof maintenanceWorkflowContract>>();
     expectTypeOf(workflows.reconcileJobsWorkflow).toEqualTypeOf<WorkflowOf<typeof reconcileJobsWorkflowContract>>();
+    expectTypeOf(workflows.retentionSweepWorkflow).toEqualTypeOf<WorkflowOf<typeof retentionSweepWorkflowContract>>();
   });
 });

@@ -1,0 +1,27 @@
+/** The retention sweep's activities (workflows/retention.ts). Each is repeatable: a retried step finds less to do. */
+import type { RetentionSweepStep } from '../src/contracts/workflows/retention';
+import { startMissedOutputsDeletedWebhooks } from '../src/outputs/reportOutputsDeleted';
+import { sweepExpiredOutputs, type RetentionSweepDeps } from '../src/outputs/retentionSweep';
+
+/** How far back the sweep looks for deletions whose webhook a crash kept from starting. */
+const MISSED_WEBHOOK_WINDOW_SECONDS = 3600;
+
+export interface RetentionDeps extends RetentionSweepDeps {
+  /** OUTPUT_RETENTION_SWEEP_BATCH: jobs per step. */
+  batchSize: number;
+}
+
+export function createRetentionActivities(deps: RetentionDeps) {
+  return {
+    /** Deletes the outputs of one batch of jobs whose retention has passed. */
+    sweepExpiredOutputs(): Promise<RetentionSweepStep> {
+      return sweepExpiredOutputs(deps, deps.batchSize);
+    },
+    /** Starts the `job.outputs_deleted` webhooks of the last hour's deletions that have none yet. */
+    startMissedOutputsDeletedWebhooks(): Promise<number> {
+      return startMissedOutputsDeletedWebhooks(deps, MISSED_WEBHOOK_WINDOW_SECONDS);
+    },
+  };
+}
+
+export type RetentionActivities = ReturnType<typeof createRetentionActivities>;
