@@ -85,6 +85,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       taskQueue: deps.config.temporal.jobsTaskQueue,
       metrics: deps.metrics,
       batchSize: deps.config.outputs.retentionSweepBatch,
+      concurrency: deps.config.outputs.retentionSweepConcurrency,
     }),
     ...createWebhookActivities(
       createWebhookDelivery({

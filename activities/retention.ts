@@ -7,15 +7,17 @@ import { sweepExpiredOutputs, type RetentionSweepDeps } from '../src/outputs/ret
 const MISSED_WEBHOOK_WINDOW_SECONDS = 3600;
 
 export interface RetentionDeps extends RetentionSweepDeps {
-  /** OUTPUT_RETENTION_SWEEP_BATCH: jobs per step. */
+  /** OUTPUT_RETENTION_SWEEP_BATCH: jobs per batch. */
   batchSize: number;
+  /** OUTPUT_RETENTION_SWEEP_CONCURRENCY: batches deleted side by side in one step. */
+  concurrency: number;
 }
 
 export function createRetentionActivities(deps: RetentionDeps) {
   return {
-    /** Deletes the outputs of one batch of jobs whose retention has passed. */
+    /** Deletes the outputs of a few batches of jobs whose retention has passed. */
     sweepExpiredOutputs(): Promise<RetentionSweepStep> {
-      return sweepExpiredOutputs(deps, deps.batchSize);
+      return sweepExpiredOutputs(deps, deps.batchSize, deps.concurrency);
     },
     /** Starts the `job.outputs_deleted` webhooks of the last hour's deletions that have none yet. */
     startMissedOutputsDeletedWebhooks(): Promise<number> {

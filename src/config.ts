@@ -208,6 +208,8 @@ const EnvSchema = z.object({
   OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().positive().max(600).default(60),
   /** Jobs whose outputs one step of the sweep deletes together (one DeleteObjects request per 1,000 objects). */
   OUTPUT_RETENTION_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Batches one step of the sweep deletes side by side. */
+  OUTPUT_RETENTION_SWEEP_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
 
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
@@ -311,6 +313,7 @@ export interface Config {
     retentionMinSeconds: number;
     retentionSweepIntervalSeconds: number;
     retentionSweepBatch: number;
+    retentionSweepConcurrency: number;
   };
   observability: {
     workerMetricsPort: number;
@@ -487,6 +490,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,
       retentionSweepIntervalSeconds: e.OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS,
       retentionSweepBatch: e.OUTPUT_RETENTION_SWEEP_BATCH,
+      retentionSweepConcurrency: e.OUTPUT_RETENTION_SWEEP_CONCURRENCY,
     },
     observability: {
       workerMetricsPort: e.WORKER_METRICS_PORT,

@@ -21,14 +21,20 @@ async function expiredJobIds(prisma: PrismaClient, limit: number): Promise<strin
   return rows.map((row) => row.id);
 }
 
-export async function sweepExpiredOutputs(deps: RetentionSweepDeps, limit: number): Promise<RetentionSweepStep> {
-  const jobIds = await expiredJobIds(deps.prisma, limit);
-  const deleted = await deleteJobOutputs(deps, jobIds, 'retention');
+/**
+ * Deletes the outputs of up to `limit` × `concurrency` expired jobs: `concurrency` batches of `limit` side by side,
+ * as storage deletes faster with several requests in flight than with one after the other.
+ */
+export async function sweepExpiredOutputs(deps: RetentionSweepDeps, limit: number, concurrency = 1): Promise<RetentionSweepStep> {
+  const jobIds = await expiredJobIds(deps.prisma, limit * concurrency);
+  const batches: string[][] = [];
+  for (let first = 0; first < jobIds.length; first += limit) batches.push(jobIds.slice(first, first + limit));
+  const deleted = (await Promise.all(batches.map((batch) => deleteJobOutputs(deps, batch, 'retention')))).flat();
   await reportOutputsDeleted(deps, deleted, 'retention');
   return {
     jobs: deleted.length,
     objects: deleted.reduce((sum, job) => sum + job.objects, 0),
     bytes: Number(deleted.reduce((sum, job) => sum + job.bytes, 0n)),
-    more: jobIds.length === limit,
+    more: jobIds.length === limit * concurrency,
   };
 }

@@ -43,7 +43,8 @@ export function RetentionSection({ account }: { account: AdminAccount }) {
     <section aria-labelledby="retention-title" className="panel">
       <h2 id="retention-title">Output retention</h2>
       <p data-testid="account-retention">
-        Outputs are kept <strong>{formatDuration(account.outputRetentionSeconds)}</strong> after a job completes (
+        Outputs are kept <strong>{formatDuration(account.outputRetentionSeconds)}</strong>
+        {account.outputRetentionSeconds === null ? '' : ' after a job completes'} (
         {account.outputRetentionSource === 'plan' ? `the ${account.plan} plan's default` : 'set for this account'}).
       </p>
       <form onSubmit={submit} noValidate className="admin-form" aria-label="Edit output retention">
