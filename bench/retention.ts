@@ -3,14 +3,17 @@
  * API while it works. The jobs are inserted in a few statements; their objects (a few bytes each) arrive in four
  * tars that MinIO unpacks into separate objects (its "snowball" upload). Then, in one run: submit throughput and the
  * first page of GET /v1/jobs (on the very account being swept) without the sweep, while the sweep works (one run of
- * retentionSweepWorkflow, through its activity, in this process like the API), and without it again; and the
- * sweep's objects per second.
+ * retentionSweepWorkflow), and without it again; and the sweep's objects per second. The API runs in this process,
+ * the workflow worker (admissions and the sweep) in one of its own, as they run in production.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { retentionSweepWorkflowContract } from '../src/contracts/workflows/retention';
+import path from 'node:path';
+import { REPO_ROOT } from '../src/config';
+import { RETENTION_SCHEDULE_ID, retentionSweepWorkflowContract } from '../src/contracts/workflows/retention';
 import { startWorkflow } from '../src/temporal/workflows';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
-import { startTestStack, type TestStack } from '../test/support/stack';
+import { eventually, startTestStack, workerProcessEnv, type TestStack } from '../test/support/stack';
 import { fmt, headline, printTable, runConcurrently, summarize, timed, type Headline } from './stats';
 
 const OUTPUTS = 100_000;
@@ -84,18 +87,30 @@ async function countObjects(stack: TestStack, prefix: string): Promise<number> {
 interface Round {
   submitMs: number;
   listingMs: number[];
+  /** Submits answered 503 and sent again. */
+  shed: number;
 }
 
 async function measureRound(stack: TestStack, clients: TestAccount[], swept: TestAccount, offset: number): Promise<Round> {
+  const shed = { count: 0 };
   const submitMs = await runConcurrently(SUBMITS_PER_ROUND, SUBMIT_CONCURRENCY, async (i) => {
     const account = clients[(offset + i) % clients.length];
-    const res = await fetch(`${stack.url}/v1/jobs/submit`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: SUBMIT_MODEL, input: { prompt: `bench ${offset + i}` } }),
-    });
-    if (res.status !== 201) throw new Error(`submit answered ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
+    // As a client does: a submit shed with 503 (nothing charged) is sent again after its Retry-After.
+    for (;;) {
+      const res = await fetch(`${stack.url}/v1/jobs/submit`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: SUBMIT_MODEL, input: { prompt: `bench ${offset + i}` } }),
+      });
+      if (res.status === 201) {
+        await res.arrayBuffer();
+        return;
+      }
+      if (res.status !== 503) throw new Error(`submit answered ${res.status}: ${await res.text()}`);
+      shed.count += 1;
+      await res.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, Number(res.headers.get('retry-after') ?? '1') * 1000));
+    }
   });
   const listingMs: number[] = [];
   for (let i = 0; i < LISTINGS_PER_ROUND; i++) {
@@ -106,17 +121,32 @@ async function measureRound(stack: TestStack, clients: TestAccount[], swept: Tes
     });
     listingMs.push(ms);
   }
-  return { submitMs, listingMs };
+  return { submitMs, listingMs, shed: shed.count };
 }
 
 function figures(rounds: Round[]) {
   const submitMs = rounds.reduce((sum, r) => sum + r.submitMs, 0);
-  return { rounds: rounds.length, submitRate: (rounds.length * SUBMITS_PER_ROUND) / (submitMs / 1000), listingP50: summarize(rounds.flatMap((r) => r.listingMs)).p50 };
+  return { rounds: rounds.length, shed: rounds.reduce((sum, r) => sum + r.shed, 0), submitRate: (rounds.length * SUBMITS_PER_ROUND) / (submitMs / 1000), listingP50: summarize(rounds.flatMap((r) => r.listingMs)).p50 };
+}
+
+/** The workflow worker in a process of its own, once it serves the jobs queue; its own schedule of the sweep paused. */
+async function startWorkflowWorkerProcess(stack: TestStack): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+    cwd: REPO_ROOT,
+    env: { ...workerProcessEnv(stack.config), OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: '600' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const schedule = stack.api.deps.temporal.schedule.getHandle(RETENTION_SCHEDULE_ID);
+  await eventually(() => schedule.describe().then(() => true, () => undefined), 180_000, 500, 'the worker process');
+  await schedule.pause('the benchmark starts its own sweep');
+  return child;
 }
 
 export async function retentionBench(): Promise<Headline[]> {
-  const stack = await startTestStack({ env: { LOG_LEVEL: 'error', OUTPUT_RETENTION_SWEEP_BATCH: '1000' } });
+  const stack = await startTestStack({ workflowWorker: false, env: { LOG_LEVEL: 'error' } });
+  let worker: ChildProcess | undefined;
   try {
+    worker = await startWorkflowWorkerProcess(stack);
     const swept = await createTestAccount(stack.prisma, { name: 'retention bench' });
     const clients: TestAccount[] = [];
     for (let i = 0; i < SUBMIT_CONCURRENCY; i++) {
@@ -171,7 +201,9 @@ export async function retentionBench(): Promise<Headline[]> {
         `${(beside.submitRate / without.submitRate).toFixed(2)}x`,
       ],
       [`first page of GET /v1/jobs, limit 20 (p50)`, fmt(without.listingP50), fmt(beside.listingP50), `${(beside.listingP50 / without.listingP50).toFixed(2)}x`],
+      ['submits shed with 503 and sent again', String(without.shed), String(beside.shed), ''],
     ]);
+    console.log(`retention: batches of ${stack.config.outputs.retentionSweepBatch}, ${stack.config.outputs.retentionSweepConcurrency} side by side`);
     if (beside.rounds === 0) console.log('retention: the sweep ended before one round beside it finished: no figure while it works');
     return [
       headline('retention sweep, objects deleted per second', rate, 1000, 'at least', ' objects/s'),
@@ -179,6 +211,11 @@ export async function retentionBench(): Promise<Headline[]> {
       headline('first listing page p50 while the sweep works vs without', beside.listingP50 / without.listingP50, 1.1, 'at most'),
     ];
   } finally {
+    if (worker && worker.exitCode === null) {
+      const exited = new Promise((resolve) => worker!.once('exit', resolve));
+      worker.kill('SIGTERM');
+      await exited;
+    }
     await stack.stop();
   }
 }

@@ -136,6 +136,15 @@ describe('output retention', () => {
     expect(completion).toMatchObject({ outputs: [], outputsRetainedUntil: completed.outputsRetainedUntil });
     expect(events.at(-1)).toMatchObject({ type: 'job.outputs_deleted', outputsDeletedAt: deleted.outputsDeletedAt, outputsDeletedReason: 'retention' });
 
+    // A stream opened after the deletion sends it and closes, like one opened after the terminal event.
+    const stream = await fetch(`${stack.url}/v1/jobs/${a.body.jobId}/events?since=${completion.sequence}`, {
+      headers: { ...bearer(account.apiKey), accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    const sent = await stream.text();
+    expect(sent).toContain('event: job.outputs_deleted');
+    expect(sent).not.toContain('event: job.completed');
+
     const hook = await eventually(async () => hooksAt(optedIn, account).find((h) => h.type === 'job.outputs_deleted'), 30_000, 250, 'the webhook');
     expect(hook.data).toMatchObject({ jobId: a.body.jobId, outputs: [], outputsDeletedAt: deleted.outputsDeletedAt, outputsDeletedReason: 'retention' });
 
