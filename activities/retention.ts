@@ -3,6 +3,9 @@ import type { RetentionSweepStep } from '../src/contracts/workflows/retention';
 import { startMissedOutputsDeletedWebhooks } from '../src/outputs/reportOutputsDeleted';
 import { sweepExpiredOutputs, type RetentionSweepDeps } from '../src/outputs/retentionSweep';
 
+/** Batches per lane in one step: an activity of a few seconds to a minute, so a crash repeats little. */
+const BATCHES_PER_LANE = 5;
+
 /** How far back the sweep looks for deletions whose webhook a crash kept from starting. */
 const MISSED_WEBHOOK_WINDOW_SECONDS = 3600;
 
@@ -15,9 +18,9 @@ export interface RetentionDeps extends RetentionSweepDeps {
 
 export function createRetentionActivities(deps: RetentionDeps) {
   return {
-    /** Deletes the outputs of a few batches of jobs whose retention has passed. */
+    /** Deletes the outputs of a few batches of jobs whose retention has passed, several in flight at once. */
     sweepExpiredOutputs(): Promise<RetentionSweepStep> {
-      return sweepExpiredOutputs(deps, deps.batchSize, deps.concurrency);
+      return sweepExpiredOutputs(deps, { batchSize: deps.batchSize, concurrency: deps.concurrency, maxBatches: deps.concurrency * BATCHES_PER_LANE });
     },
     /** Starts the `job.outputs_deleted` webhooks of the last hour's deletions that have none yet. */
     startMissedOutputsDeletedWebhooks(): Promise<number> {

@@ -142,8 +142,8 @@ describe('output retention', () => {
       signal: AbortSignal.timeout(10_000),
     });
     const sent = await stream.text();
-    expect(sent).toContain('event: job.outputs_deleted');
-    expect(sent).not.toContain('event: job.completed');
+    expect(sent).toContain('event:job.outputs_deleted');
+    expect(sent).not.toContain('event:job.completed');
 
     const hook = await eventually(async () => hooksAt(optedIn, account).find((h) => h.type === 'job.outputs_deleted'), 30_000, 250, 'the webhook');
     expect(hook.data).toMatchObject({ jobId: a.body.jobId, outputs: [], outputsDeletedAt: deleted.outputsDeletedAt, outputsDeletedReason: 'retention' });
