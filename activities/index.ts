@@ -18,6 +18,7 @@ import { createDeliveryStore, toDeliveryView } from '../src/outputs/delivery/sto
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createReconcileActivities, type ReconcileActivities } from './reconcile';
+import { createRetentionActivities, type RetentionActivities } from './retention';
 import { createUploadActivities, type UploadActivities } from './uploads';
 import { createWebhookDelivery } from '../src/webhooks/deliverySteps';
 import { toDetail } from '../src/jobs/views';
@@ -49,6 +50,7 @@ export type WorkflowQueueActivities = JobActivities &
   WebhookActivities &
   MaintenanceActivities &
   ReconcileActivities &
+  RetentionActivities &
   JobEventRelayActivities &
   OutputDeliveryActivities;
 
@@ -95,6 +97,15 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),
+    ...createRetentionActivities({
+      prisma: deps.prisma,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      taskQueue: deps.config.temporal.jobsTaskQueue,
+      metrics: deps.metrics,
+      batchSize: deps.config.outputs.retentionSweepBatch,
+      concurrency: deps.config.outputs.retentionSweepConcurrency,
+    }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),

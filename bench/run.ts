@@ -12,6 +12,7 @@ import { memoryBench } from './memory';
 import { routingBench } from './routing';
 import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
+import { retentionBench } from './retention';
 import { printTable, type Headline } from './stats';
 import { submitBench } from './submit';
 
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   listing: listingBench,
   memory: memoryBench,
   routing: routingBench,
+  retention: retentionBench,
   'scale-out': scaleOutBench,
   sse: sseFanoutBench,
   submit: submitBench,

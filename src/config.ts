@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
+import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
 
@@ -213,6 +214,16 @@ const EnvSchema = z.object({
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
+  // Outputs (docs/outputs.md)
+  /** The shortest `retentionSeconds` a submit may ask for; lower it for tests and development only. */
+  OUTPUT_RETENTION_MIN_SECONDS: z.coerce.number().int().positive().default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS),
+  /** How often the retention sweep deletes the outputs whose retention has passed (a Temporal schedule). */
+  OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().positive().max(600).default(60),
+  /** Jobs whose outputs one step of the sweep deletes together (one DeleteObjects request per 1,000 objects). */
+  OUTPUT_RETENTION_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** Batches one step of the sweep deletes side by side. */
+  OUTPUT_RETENTION_SWEEP_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
+
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** Comma-separated delays in seconds between delivery attempts (Standard Webhooks schedule). */
@@ -325,6 +336,12 @@ export interface Config {
     cursorSecret: string;
     outputUrlTtlSeconds: number;
     eventsUrlTtlSeconds: number;
+  };
+  outputs: {
+    retentionMinSeconds: number;
+    retentionSweepIntervalSeconds: number;
+    retentionSweepBatch: number;
+    retentionSweepConcurrency: number;
   };
   observability: {
     workerMetricsPort: number;
@@ -520,6 +537,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
       eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
+    },
+    outputs: {
+      retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,
+      retentionSweepIntervalSeconds: e.OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS,
+      retentionSweepBatch: e.OUTPUT_RETENTION_SWEEP_BATCH,
+      retentionSweepConcurrency: e.OUTPUT_RETENTION_SWEEP_CONCURRENCY,
     },
     observability: {
       workerMetricsPort: e.WORKER_METRICS_PORT,

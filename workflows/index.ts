@@ -6,3 +6,4 @@ export { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 export { maintenanceWorkflow } from './maintenance';
 export { reconcileJobsWorkflow } from './reconcile';
 export { outputDeliveryWorkflow } from './outputDelivery';
+export { retentionSweepWorkflow } from './retention';

@@ -27,6 +27,16 @@ export function formatEta(iso: string | null | undefined, now = Date.now()): str
   return `in ${Math.round(seconds / 60)} min`;
 }
 
+/** A retention as people read it: "forever", "7 days", "1 hour", "90 s". */
+export function formatDuration(seconds: number | null): string {
+  if (seconds === null) return 'forever';
+  const units: [number, string][] = [[86_400, 'day'], [3_600, 'hour'], [60, 'minute']];
+  for (const [size, name] of units) {
+    if (seconds >= size && seconds % size === 0) return `${seconds / size} ${name}${seconds === size ? '' : 's'}`;
+  }
+  return `${seconds} s`;
+}
+
 export function formatBytes(bytes: number): string {
   if (bytes < 1_000) return `${bytes} B`;
   if (bytes < 1_000_000) return `${(bytes / 1_000).toFixed(1)} kB`;

@@ -10,6 +10,7 @@ import { storedUsageOf } from '../outputs/storedUsage';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from './apiKeys';
+import { accountRetention } from './retention';
 import { keySpendRow, spendLimitsView } from './spendView';
 
 /** Days in `spendPerDay`, today (UTC) included. */
@@ -67,6 +68,7 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
         discountPercent: account.discountPercent,
         balanceMicroCents: toNumber(account.balanceMicroCents),
         maxConcurrentJobs: account.maxConcurrentJobs,
+        outputRetentionSeconds: accountRetention(account).seconds,
         concurrentJobs,
         apiKey: {
           keyId: apiKey.id,

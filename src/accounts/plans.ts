@@ -1,5 +1,6 @@
 /**
- * Plans as data (catalog/plans.json): each plan's job priority and its weight in the fair share of the task queues.
+ * Plans as data (catalog/plans.json): each plan's job priority, its weight in the fair share of the task queues and
+ * how long its accounts' outputs are kept.
  * An account's `plan` names one of them; a name that is not (left from before plans were data, or a plan since
  * removed) gets the `standard` plan's policy, so such an account keeps running as it did.
  */
@@ -8,6 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { findRepoRoot } from '../lib/repoRoot';
 import { JOB_PRIORITIES, type JobPriority } from '../shared/jobPriority';
+import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
 
 export { JOB_PRIORITIES, type JobPriority };
 
@@ -21,6 +23,8 @@ export interface PlanPolicy {
   priority: JobPriority;
   /** The account's share of a busy task queue against accounts of the same priority (weight 3 gets 3 tasks to 1's one). */
   fairnessWeight: number;
+  /** How long the outputs of the plan's accounts are kept after a job completes, in seconds; null keeps them forever. */
+  outputRetentionSeconds: number | null;
 }
 
 /**
@@ -50,6 +54,7 @@ const PlanFile = z
       priority: z.enum(JOB_PRIORITIES),
       // Temporal clamps weights to [0.001, 1000].
       fairnessWeight: z.number().min(0.001).max(1000),
+      outputRetentionSeconds: z.number().int().min(1).max(MAX_OUTPUT_RETENTION_SECONDS).nullable(),
     }),
   )
   .min(1)

@@ -8,6 +8,7 @@ import { PLAN_NAMES } from '../accounts/plans';
 import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
 import { decodeCursor, encodeCursor, keysetPage } from '../jobs/cursor';
 import { ApiError } from '../shared/errors';
+import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
 import { recordAudit, type Actor } from './audit';
 import { adminAccountView } from './views';
 
@@ -38,7 +39,17 @@ function auditedAccount(account: Account) {
     dailyLimitMicroCents: account.dailyLimitMicroCents === null ? null : Number(account.dailyLimitMicroCents),
     monthlyLimitMicroCents: account.monthlyLimitMicroCents === null ? null : Number(account.monthlyLimitMicroCents),
     suspended: account.suspendedAt !== null,
+    outputRetention: account.outputRetentionOverridden ? { seconds: account.outputRetentionSeconds } : 'plan',
   };
+}
+
+/** An operator's retention is refused below the minimum a submit may ask for, naming the allowed range. */
+function checkRetention(seconds: number | null | undefined, minSeconds: number): void {
+  if (seconds === undefined || seconds === null || seconds >= minSeconds) return;
+  const message = `outputRetentionSeconds must be between ${minSeconds} and ${MAX_OUTPUT_RETENTION_SECONDS} seconds, or null to keep outputs forever`;
+  throw new ApiError('VALIDATION_ERROR', `Invalid request: ${message}`, [
+    { path: 'outputRetentionSeconds', message, minimum: minSeconds, maximum: MAX_OUTPUT_RETENTION_SECONDS },
+  ]);
 }
 
 /** The limits' columns to write: `undefined` leaves one as it is, null removes it. */
@@ -57,7 +68,7 @@ async function jobsInFlightOf(db: Pick<Tx, 'job'>, accountIds: string[]): Promis
   return new Map(counts.map((c) => [c.accountId, c._count._all]));
 }
 
-export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: string; now: () => Date }) {
+export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: string; now: () => Date; retentionMinSeconds: number }) {
   const { prisma } = deps;
 
   async function view(db: Pick<Tx, 'job'>, account: Account) {
@@ -113,18 +124,20 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
 
     async update(actor: Actor, accountId: string, body: UpdateAccountRequest) {
       checkPlan(body.plan);
+      checkRetention(body.outputRetentionSeconds, deps.retentionMinSeconds);
       return prisma.$transaction(async (tx) => {
         // The row lock orders this change with admissions and credits of the account.
         const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
         if (locked.length === 0) throw accountNotFound(accountId);
         const before = await tx.account.findUniqueOrThrow({ where: { id: accountId } });
-        const { spendLimits, suspended, ...fields } = body;
+        const { spendLimits, suspended, outputRetentionSeconds, ...fields } = body;
         const after = await tx.account.update({
           where: { id: accountId },
           data: {
             ...fields,
             ...spendLimitColumns(spendLimits),
             ...(suspended === undefined ? {} : { suspendedAt: suspended ? (before.suspendedAt ?? new Date()) : null }),
+            ...(outputRetentionSeconds === undefined ? {} : { outputRetentionSeconds, outputRetentionOverridden: true }),
           },
         });
         await recordAudit(tx, actor, {

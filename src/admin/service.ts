@@ -30,12 +30,14 @@ export interface AdminServiceDeps {
   workflowUrl: (jobId: string) => string;
   /** The networks Cog servers may be on (COG_ALLOWED_NETWORKS): import-cog reaches and registers no other. */
   cogAllowedNetworks: AllowedNetworks;
+  /** OUTPUT_RETENTION_MIN_SECONDS: the shortest output retention an operator may give an account. */
+  retentionMinSeconds: number;
 }
 
 export function createAdminService(deps: AdminServiceDeps) {
   const { prisma, cursorSecret } = deps;
   const now = () => new Date(deps.clock.now());
-  const accounts = createAdminAccounts({ prisma, cursorSecret, now });
+  const accounts = createAdminAccounts({ prisma, cursorSecret, now, retentionMinSeconds: deps.retentionMinSeconds });
   return {
     accounts,
     keys: createAdminKeys({ prisma, now }),

@@ -4,8 +4,14 @@ import type { AdminAccount, AdminKey } from '../contracts/http/admin';
 import { isScope } from '../accounts/apiKeys';
 import { keySpendRow, spendLimitsView } from '../accounts/spendView';
 import { toNumber } from '../shared/money';
+import { accountRetention } from '../accounts/retention';
 
 const iso = (at: Date | null) => at?.toISOString() ?? null;
+
+function retentionOf(account: Account): Pick<AdminAccount, 'outputRetentionSeconds' | 'outputRetentionSource'> {
+  const { seconds, source } = accountRetention(account);
+  return { outputRetentionSeconds: seconds, outputRetentionSource: source };
+}
 
 export function adminAccountView(account: Account, concurrentJobs: number, now: Date): AdminAccount {
   return {
@@ -19,6 +25,7 @@ export function adminAccountView(account: Account, concurrentJobs: number, now: 
     allowedModels: account.allowedModels,
     discountPercent: account.discountPercent,
     spendLimits: spendLimitsView('account', account, now),
+    ...retentionOf(account),
     suspended: account.suspendedAt !== null,
     suspendedAt: iso(account.suspendedAt),
     createdAt: account.createdAt.toISOString(),

@@ -49,6 +49,7 @@ export function createServices(deps: ApiDeps): ApiServices {
       clock: systemClock,
       workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
       cogAllowedNetworks: config.cog.allowedNetworks,
+      retentionMinSeconds: config.outputs.retentionMinSeconds,
     }),
     destinations: destinationServiceFor(config, prisma),
   };

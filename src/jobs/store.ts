@@ -11,6 +11,7 @@ import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
 import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
 import { budgetExceededDetails, budgetExceededMessage, exceededLimit, type SpendHolder } from '../accounts/spendLimits';
+import { accountRetention } from '../accounts/retention';
 import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
 import { cannotCancelMessage, type JobRuleCode } from '../shared/jobRules';
 
@@ -44,6 +45,9 @@ interface AdmissionState extends SpendColumns<'account'>, SpendColumns<'key'> {
   created_at: Date | null;
   voided: boolean;
   active: number;
+  plan: string;
+  output_retention_seconds: number | null;
+  output_retention_overridden: boolean;
 }
 
 /** A holder's spend limits and counters as admission reads them (the key's are null without a key). */
@@ -140,6 +144,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
             EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
             (SELECT count(*)::int FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])) AS active,
+            a.plan, a.output_retention_seconds, a.output_retention_overridden,
             a.daily_limit_micro_cents AS account_daily_limit, a.monthly_limit_micro_cents AS account_monthly_limit,
             a.spend_day AS account_spend_day, a.spent_day_micro_cents AS account_spent_day,
             a.spend_month AS account_spend_month, a.spent_month_micro_cents AS account_spent_month,
@@ -185,14 +190,19 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
         // One statement: the pending job, its charge in the ledger, the balance and the spend counters (`now()` is the
         // transaction's time, the account lock's `now`).
         const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
+        const retentionSeconds =
+          input.retentionSeconds !== undefined
+            ? input.retentionSeconds
+            : accountRetention({ plan: state.plan, outputRetentionSeconds: state.output_retention_seconds, outputRetentionOverridden: state.output_retention_overridden }).seconds;
         const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
           WITH job AS (
             INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
                               webhook_url, webhook_events, cost_micro_cents, estimated_completion_time, request_id,
-                              created_at, updated_at)
+                              retention_seconds, created_at, updated_at)
             VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
                     ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[],
-                    ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId}, now(), now())
+                    ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId},
+                    ${retentionSeconds}::int, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at
           ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
           SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;

@@ -28,6 +28,7 @@ import type { AdmissionOutcome, SubmissionTracker } from '../observability/submi
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 import type { JobPriority } from '../accounts/plans';
 import { jobScheduling, type JobScheduling } from './scheduling';
+import { jobRetentionSeconds } from '../accounts/retention';
 
 export interface SubmitDeps {
   config: Config;
@@ -49,6 +50,8 @@ export interface SubmitRequest {
   providers?: string[];
   /** At most the plan's priority; absent: the plan's. */
   priority?: JobPriority;
+  /** Shorter than the account's output retention; absent: the account's. */
+  retentionSeconds?: number;
 }
 
 /** The answer as stored for idempotent replays; the route adds a freshly signed `eventsUrl` to each answer. */
@@ -171,6 +174,7 @@ async function admitNewJob(
   const { requestId, tracker } = context;
   const { account, apiKey } = caller;
   const scheduling = jobScheduling(account, request.priority);
+  const retentionSeconds = jobRetentionSeconds(account, request.retentionSeconds, deps.config.outputs.retentionMinSeconds);
   const resolved = await deps.store.resolveModel(caller, request.model, request.version);
   const input = validatedInput(resolved, request.input);
   const routes = routePlans(resolved, input, request.providers, deps.config);
@@ -213,6 +217,7 @@ async function admitNewJob(
     routes,
     failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
     routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
+    retentionSeconds,
   };
   let admission: AdmissionResult;
   try {

@@ -9,6 +9,11 @@ import type { AttemptView } from './attempts';
 import type { JobDeliveryView } from '../shared/outputDelivery';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
+import { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
+
+export function isOutputsDeletedReason(value: string | null): value is OutputsDeletedReason {
+  return (OUTPUTS_DELETED_REASONS as readonly (string | null)[]).includes(value);
+}
 
 /** The webhook events the job sends; rows from before the choice existed hold none and send the terminal ones. */
 export function subscribedWebhookEvents(job: Pick<Job, 'webhookUrl' | 'webhookEvents'>): WebhookEventType[] {
@@ -52,6 +57,18 @@ export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promis
   );
 }
 
+/** How long the job's outputs are kept, and when and why they were deleted. */
+export function retentionView(
+  job: Pick<Job, 'retentionSeconds' | 'outputsRetainedUntil' | 'outputsDeletedAt' | 'outputsDeletedReason'>,
+): Pick<JobDetail, 'retentionSeconds' | 'outputsRetainedUntil' | 'outputsDeletedAt' | 'outputsDeletedReason'> {
+  return {
+    retentionSeconds: job.retentionSeconds,
+    outputsRetainedUntil: job.outputsRetainedUntil?.toISOString() ?? null,
+    outputsDeletedAt: job.outputsDeletedAt?.toISOString() ?? null,
+    outputsDeletedReason: isOutputsDeletedReason(job.outputsDeletedReason) ? job.outputsDeletedReason : null,
+  };
+}
+
 export async function toDetail(
   job: Job,
   signUrl: SignOutputUrl,
@@ -76,6 +93,7 @@ export async function toDetail(
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     outputs,
     outputsExpireAt: outputs.length > 0 ? new Date(now.getTime() + urlTtlSeconds * 1000).toISOString() : null,
+    ...retentionView(job),
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
     attempts,
     delivery,

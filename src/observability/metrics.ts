@@ -212,6 +212,12 @@ export function createWorkerMetrics(registry: Registry = newRegistry()) {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    outputBytesDeleted: new Counter({
+      name: 'genmedia_output_bytes_deleted_total',
+      help: 'Bytes of job outputs deleted from storage, by reason (retention, client, operator)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     webhookAttemptDuration: new Histogram({
       name: 'genmedia_webhook_attempt_duration_seconds',
       help: 'Duration of webhook HTTP attempts',

@@ -8,8 +8,9 @@ import type { Storage } from '../storage/storage';
 import type { JobOutput } from '../shared/jobs';
 import { giveUpPendingDeliveries } from './delivery/store';
 
-export const OUTPUTS_DELETED_REASONS = ['retention', 'client', 'operator'] as const;
-export type OutputsDeletedReason = (typeof OUTPUTS_DELETED_REASONS)[number];
+import type { OutputsDeletedReason } from '../shared/retention';
+
+export { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
 
 export interface DeleteOutputsDeps {
   prisma: PrismaClient;
@@ -23,6 +24,9 @@ export interface DeletedJobOutputs {
   bytes: bigint;
   objects: number;
 }
+
+/** The longest the rows of one call may take to be marked, waiting for other deletions of the same account included. */
+const MARK_TIMEOUT_MS = 120_000;
 
 interface PendingRow {
   id: string;
@@ -48,16 +52,26 @@ export async function deleteJobOutputs(deps: DeleteOutputsDeps, jobIds: readonly
   if (pending.length === 0) return [];
   const keys = pending.flatMap((row) => (Array.isArray(row.outputs) ? row.outputs.map((output) => output.key) : []));
   await deps.storage.removeMany(deps.storage.outputsBucket, keys);
-  const marked = await deps.prisma.$queryRaw<MarkedRow[]>`
-    WITH gone AS (
-      SELECT id, stored_output_bytes, stored_output_count FROM jobs
-      WHERE id = ANY(${pending.map((row) => row.id)}::text[]) AND outputs_deleted_at IS NULL
-      FOR UPDATE
-    )
-    UPDATE jobs j SET outputs = '[]'::jsonb, outputs_deleted_at = now(), outputs_deleted_reason = ${reason},
-           stored_output_bytes = 0, stored_output_count = 0, updated_at = now()
-    FROM gone WHERE j.id = gone.id
-    RETURNING j.id, j.account_id, gone.stored_output_bytes AS bytes, gone.stored_output_count AS objects`;
+  const ids = pending.map((row) => row.id);
+  const marked = await deps.prisma.$transaction(async (tx) => {
+    // The job event each row's change writes takes its account's event counter. Taken here first, in one order, they
+    // keep deletions running side by side (the sweep's batches, an erasure) from waiting on each other in a cycle.
+    await tx.$queryRaw`
+      SELECT 1 FROM account_event_sequences
+      WHERE account_id IN (SELECT account_id FROM jobs WHERE id = ANY(${ids}::text[]))
+      ORDER BY account_id FOR UPDATE`;
+    return tx.$queryRaw<MarkedRow[]>`
+      WITH gone AS (
+        SELECT id, stored_output_bytes, stored_output_count FROM jobs
+        WHERE id = ANY(${ids}::text[]) AND outputs_deleted_at IS NULL
+        FOR UPDATE
+      )
+      UPDATE jobs j SET outputs = '[]'::jsonb, outputs_deleted_at = now(), outputs_deleted_reason = ${reason},
+             stored_output_bytes = 0, stored_output_count = 0, updated_at = now()
+      FROM gone WHERE j.id = gone.id
+      RETURNING j.id, j.account_id, gone.stored_output_bytes AS bytes, gone.stored_output_count AS objects`;
+    // A batch may wait for others of the same account to commit before it writes its own events.
+  }, { timeout: MARK_TIMEOUT_MS });
   await giveUpPendingDeliveries(deps.prisma, marked.map((row) => row.id));
   return marked.map((row) => ({ jobId: row.id, accountId: row.account_id, bytes: BigInt(row.bytes), objects: Number(row.objects) }));
 }

@@ -1,6 +1,15 @@
 /** Webhook event types and the types shared by the API, the workflows and the activities. */
 
-export const WEBHOOK_EVENT_TYPES = ['job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled', 'job.delivered'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'job.processing',
+  'job.progress',
+  'job.attempt',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+  'job.outputs_deleted',
+  'job.delivered',
+] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -15,7 +15,7 @@ import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { openWorkerConnections } from './connections';
-import { ensureMaintenanceSchedule, ensureReconcileSchedule } from './maintenanceSchedule';
+import { ensureMaintenanceSchedule, ensureReconcileSchedule, ensureRetentionSchedule } from './maintenanceSchedule';
 import { installTemporalRuntime } from './temporalRuntime';
 import { freeLoopbackPort } from '../lib/freePort';
 import { createWorkerMetrics } from '../observability/metrics';
@@ -75,6 +75,7 @@ async function runWorkers(options: Options): Promise<void> {
   if (options.workflows) {
     await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
     await ensureReconcileSchedule(client, config.temporal.jobsTaskQueue);
+    await ensureRetentionSchedule(client, config.temporal.jobsTaskQueue, config.outputs.retentionSweepIntervalSeconds);
   }
   const providerWorkers: Worker[] = [];
   const createWorker = async (providerId: string) =>

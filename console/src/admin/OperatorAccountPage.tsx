@@ -10,6 +10,7 @@ import { adminApi } from './api';
 import { GrantCreditsForm } from './GrantCreditsForm';
 import { KeysSection } from './KeysSection';
 import { LimitsSection } from './LimitsSection';
+import { RetentionSection } from './RetentionSection';
 import { UsageByModel } from './UsageByModel';
 
 /** One tenant as an operator sees it: balance, limits, keys, credits, usage and ledger. */
@@ -79,6 +80,7 @@ export function OperatorAccountPage() {
         <LimitsSection account={data} />
         <GrantCreditsForm accountId={data.accountId} />
       </div>
+      <RetentionSection account={data} />
       <KeysSection accountId={data.accountId} />
       <UsageByModel accountId={data.accountId} />
       <AccountLedger accountId={data.accountId} />

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { StatusBadge } from '../components/StatusBadge';
-import { formatEta, formatTime } from '../format';
+import { formatDuration, formatEta, formatTime } from '../format';
 import { useSession } from '../session';
 import { useJobEvents } from './useJobEvents';
 import { WebhookLog } from './WebhookLog';
@@ -72,6 +72,7 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
         <dd>{formatTime(job.createdAt)}</dd>
         <dt>Finished</dt>
         <dd>{formatTime(job.completedAt)}</dd>
+        <OutputRetention job={job} />
       </dl>
 
       {status === 'pending' && (
@@ -133,6 +134,44 @@ function Delivery({ delivery }: { delivery: NonNullable<Job['delivery']> }) {
         </ul>
       )}
     </section>
+  );
+}
+
+const DELETION_REASONS: Record<NonNullable<Job['outputsDeletedReason']>, string> = {
+  retention: 'retention passed',
+  client: 'job deleted',
+  operator: 'account erased',
+};
+
+/** How long the outputs are kept, or when and why they were deleted. */
+function OutputRetention({ job }: { job: Job }) {
+  if (job.outputsDeletedAt) {
+    const reason = job.outputsDeletedReason ? DELETION_REASONS[job.outputsDeletedReason] : 'deleted';
+    return (
+      <>
+        <dt>Outputs</dt>
+        <dd data-testid="output-retention">
+          deleted <time dateTime={job.outputsDeletedAt}>{formatTime(job.outputsDeletedAt)}</time> ({reason})
+        </dd>
+      </>
+    );
+  }
+  if (job.status !== 'completed' && job.status !== 'pending' && job.status !== 'processing') return null;
+  return (
+    <>
+      <dt>Outputs</dt>
+      <dd data-testid="output-retention">
+        {job.outputsRetainedUntil ? (
+          <>
+            kept until <time dateTime={job.outputsRetainedUntil}>{formatTime(job.outputsRetainedUntil)}</time>
+          </>
+        ) : job.retentionSeconds === null ? (
+          'kept until deleted'
+        ) : (
+          `kept ${formatDuration(job.retentionSeconds)} after completion`
+        )}
+      </dd>
+    </>
   );
 }
 

@@ -10,6 +10,20 @@ function parsePercent(value: string): number {
   return n;
 }
 
+/** `--output-retention`: seconds, or `forever` to keep outputs until deleted otherwise. */
+function parseRetention(value: string): number | 'forever' {
+  if (value === 'forever') return 'forever';
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) === 0) {
+    throw new InvalidArgumentError('expected a number of seconds, or forever');
+  }
+  return Number(value);
+}
+
+function describeRetention(a: AdminAccount): string {
+  const kept = a.outputRetentionSeconds === null ? 'forever' : `${a.outputRetentionSeconds} s`;
+  return `outputs kept ${kept} (${a.outputRetentionSource === 'plan' ? "the plan's default" : 'set for the account'})`;
+}
+
 /** The settings `create` and `update` both take; a limit of `none` removes it. */
 function withAccountSettings(command: Command): Command {
   return command
@@ -31,6 +45,7 @@ export function describeAccount(a: AdminAccount): string {
     `segments ${a.segments.join(', ') || '-'}; discount ${a.discountPercent}%`,
     `spent today ${a.spendLimits.spentTodayMicroCents} (limit ${limit(a.spendLimits.dailyMicroCents)}), ` +
       `this month ${a.spendLimits.spentThisMonthMicroCents} (limit ${limit(a.spendLimits.monthlyMicroCents)}) micro-cents`,
+    describeRetention(a),
   ].join('\n');
 }
 
@@ -94,11 +109,12 @@ export function registerAccountCommands(admin: Command): void {
   withAccountSettings(
     accounts
       .command('update <accountId>')
-      .description('Change an account: plan, limits, segments, discount, suspension')
+      .description('Change an account: plan, limits, segments, discount, suspension, output retention')
       .option('--name <name>', 'account name'),
   )
     .option('--suspend', 'refuse every key of the account')
     .option('--unsuspend', 'lift the suspension')
+    .option('--output-retention <seconds>', "how long the account's outputs are kept after completion, in seconds, or forever", parseRetention)
     .option('--json', 'print one JSON object')
     .action((accountId: string, opts, command: Command) =>
       runAdmin(
@@ -113,6 +129,7 @@ export function registerAccountCommands(admin: Command): void {
             allowedModels: opts.allowedModels,
             spendLimits: spendLimitOptions(opts),
             suspended: opts.suspend ? true : opts.unsuspend ? false : undefined,
+            outputRetentionSeconds: opts.outputRetention === 'forever' ? null : opts.outputRetention,
           }),
         describeAccount,
       ),

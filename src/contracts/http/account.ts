@@ -68,6 +68,9 @@ export const AccountSchema = z
     discountPercent: z.number().int().openapi({ description: 'Discount on every charge and estimate, 0-100' }),
     balanceMicroCents: microCents('Credits left, in micro-cents'),
     maxConcurrentJobs: z.number().int().openapi({ description: 'How many jobs may be `pending` or `processing` at once' }),
+    outputRetentionSeconds: z.number().int().nullable().openapi({
+      description: "How long the outputs of the account's jobs are kept after completion, in seconds (null: forever); a submit may ask for less (`retentionSeconds`)",
+    }),
     concurrentJobs: z.number().int().openapi({ description: 'Jobs `pending` or `processing` now, counted as admission counts them' }),
     apiKey: AccountKeySchema.openapi({ description: 'The key of this request' }),
     createdAt: z.string().openapi({ format: 'date-time' }),

@@ -7,6 +7,7 @@ import { SCOPES } from '../../accounts/apiKeys';
 import { VERSION_STATUSES } from '../../catalog/catalogFiles';
 import { LedgerEntrySchema, ListLedgerQuerySchema, SpendLimitsSchema } from './account';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
+import { MAX_OUTPUT_RETENTION_SECONDS } from '../../shared/retention';
 
 /** The largest amount an operator may set or grant at once: $1,000,000 (exact as a JSON number). */
 export const MAX_ADMIN_MICRO_CENTS = 1_000_000_000_000_000;
@@ -47,6 +48,12 @@ export const AdminAccountSchema = z
     allowedModels: z.array(z.string()).openapi({ description: 'Private model slugs the account may see and use' }),
     discountPercent: z.number().int(),
     spendLimits: SpendLimitsSchema,
+    outputRetentionSeconds: z.number().int().nullable().openapi({
+      description: "How long the outputs of the account's jobs are kept after completion, in seconds (null: forever): the plan's default or the account's own",
+    }),
+    outputRetentionSource: z.enum(['plan', 'account']).openapi({
+      description: '`plan`: the default of the account\'s plan (catalog/plans.json); `account`: set for this account with `outputRetentionSeconds`',
+    }),
     suspended: z.boolean(),
     suspendedAt: z.string().nullable().openapi({ format: 'date-time' }),
     createdAt: isoInstant('When the account was created'),
@@ -80,6 +87,17 @@ export const UpdateAccountRequestSchema = z
     discountPercent: z.number().int().min(0).max(100).optional(),
     spendLimits: SpendLimitsInputSchema.optional(),
     suspended: z.boolean().optional().openapi({ description: 'true refuses every key of the account (within 2 s); false lifts it' }),
+    outputRetentionSeconds: z
+      .number({ error: 'outputRetentionSeconds is a whole number of seconds, or null to keep outputs forever' })
+      .int('outputRetentionSeconds is a whole number of seconds')
+      .max(MAX_OUTPUT_RETENTION_SECONDS, `outputRetentionSeconds must be at most ${MAX_OUTPUT_RETENTION_SECONDS} (ten years); null keeps outputs forever`)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, " +
+          'OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on.',
+      }),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field to change' })
   .openapi('UpdateAccountRequest');

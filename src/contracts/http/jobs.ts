@@ -3,6 +3,7 @@ import { JOB_STATUSES } from '../../shared/jobs';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
 import { JOB_DELIVERY_STATUSES } from '../../shared/outputDelivery';
 import { JOB_PRIORITIES } from '../../shared/jobPriority';
+import { OUTPUTS_DELETED_REASONS } from '../../shared/retention';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -43,7 +44,8 @@ export const SubmitJobRequestSchema = z
       .openapi({
         description:
           'Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; ' +
-          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.delivered` when the copy of the ' +
+          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.outputs_deleted` when the ' +
+          'outputs are deleted from storage (their retention passed, or the job or account was erased); `job.delivered` when the copy of the ' +
           "outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.",
         example: ['job.processing', 'job.progress', 'job.completed', 'job.failed'],
       }),
@@ -67,6 +69,17 @@ export const SubmitJobRequestSchema = z
           "priority. A lower one is allowed (for batch work that may wait); a higher one is refused with VALIDATION_ERROR, whose details give the plan's " +
           'priority (`planPriority`) and the values allowed (`allowed`).',
         example: 'low',
+      }),
+    retentionSeconds: z
+      .number({ error: 'retentionSeconds must be a whole number of seconds' })
+      .int('retentionSeconds must be a whole number of seconds')
+      .optional()
+      .openapi({
+        description:
+          "How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, " +
+          '`outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: ' +
+          'VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account\'s retention (`accountRetentionSeconds`, null for forever).',
+        example: 86400,
       }),
   })
   .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, {
@@ -198,7 +211,16 @@ export const JobDetailSchema = JobListEntrySchema.extend({
   startedAt: z.string().nullable().openapi({ format: 'date-time' }),
   error: JobErrorSchema.nullable(),
   outputs: z.array(JobOutputSchema),
-  outputsExpireAt: z.string().nullable().openapi({ format: 'date-time' }),
+  outputsExpireAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the signed URLs of `outputs` stop working' }),
+  retentionSeconds: z.number().int().nullable().openapi({ description: 'How long the outputs are kept after completion, fixed at submit; null: until deleted' }),
+  outputsRetainedUntil: z.string().nullable().openapi({
+    format: 'date-time',
+    description: 'When the outputs are deleted from storage (completion plus `retentionSeconds`); null before completion and when they are kept forever',
+  }),
+  outputsDeletedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the outputs were deleted; `outputs` is empty from then on' }),
+  outputsDeletedReason: z.enum(OUTPUTS_DELETED_REASONS).nullable().openapi({
+    description: 'Why: `retention` (their retention passed), `client` (the job was deleted), `operator` (the account was erased)',
+  }),
   upstream: z
     .object({
       id: z.string().openapi({ description: "The upstream's generation id (fal request, Replicate prediction, Runway task, Google operation)" }),
@@ -227,7 +249,16 @@ export const CancelJobResponseSchema = z
   .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
   .openapi('CancelJobResponse');
 
-export const JOB_EVENT_TYPES = ['job.created', 'job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled'] as const;
+export const JOB_EVENT_TYPES = [
+  'job.created',
+  'job.processing',
+  'job.progress',
+  'job.attempt',
+  'job.completed',
+  'job.failed',
+  'job.cancelled',
+  'job.outputs_deleted',
+] as const;
 
 export const JobEventSchema = z
   .object({
@@ -247,6 +278,12 @@ export const JobEventSchema = z
     }),
     error: JobErrorSchema.optional().openapi({ description: 'On `job.failed`' }),
     refundedMicroCents: z.number().int().optional().openapi({ description: 'On `job.failed` and `job.cancelled`' }),
+    outputsRetainedUntil: z.string().nullable().optional().openapi({
+      format: 'date-time',
+      description: 'On `job.completed`: when the outputs are deleted from storage; null when they are kept forever',
+    }),
+    outputsDeletedAt: z.string().optional().openapi({ format: 'date-time', description: 'On `job.outputs_deleted`: when the outputs were deleted' }),
+    outputsDeletedReason: z.enum(OUTPUTS_DELETED_REASONS).optional().openapi({ description: 'On `job.outputs_deleted`: `retention`, `client` or `operator`' }),
   })
   .openapi('JobEvent');
 

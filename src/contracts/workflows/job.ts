@@ -56,6 +56,11 @@ export interface JobWorkflowInput {
   failoverOnContentPolicy?: boolean;
   /** How the routes are ordered before the first attempt (the version's setting); absent: as listed. */
   routePolicy?: RoutePolicy;
+  /**
+   * How long the outputs are kept after completion, in seconds (null: forever), decided at submit. Absent in
+   * workflows started before retention: admission takes the account's.
+   */
+  retentionSeconds?: number | null;
 }
 
 /** How a routed job orders its routes: by the catalog, list price or observed speed, unhealthy ones last. */

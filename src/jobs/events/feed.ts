@@ -1,10 +1,11 @@
 /**
  * One client's view of job events: everything after the position it gives (catch-up from PostgreSQL), then live
- * events from the process's hub, each exactly once and in order. A job's feed ends after the job's terminal event.
+ * events from the process's hub, each exactly once and in order. A job's feed ends after the job's terminal event,
+ * or after the last event it has when it opens (the deletion of its outputs follows the terminal one).
  */
 import type { PrismaClient } from '../../db/prisma';
 import type { JobEventHub } from './hub';
-import { isTerminalEvent, readAccountEvents, readJobEvents, type JobEventRow } from './rows';
+import { closesJobFeed, readAccountEvents, readJobEvents, type JobEventRow } from './rows';
 
 export type FeedPosition =
   /** All of an account's jobs, after an account sequence (the SSE id of the account stream), or from now on. */
@@ -56,16 +57,18 @@ export async function openJobEventFeed(hub: JobEventHub, prisma: PrismaClient, p
 
   async function* events(): AsyncGenerator<JobEventRow> {
     try {
+      let ended = false;
       for await (const row of catchUp()) {
         if (closed) return;
         yield row;
-        if (jobId !== null && isTerminalEvent(row)) return;
+        if (jobId !== null && closesJobFeed(row)) ended = true;
       }
+      if (ended) return;
       while (!closed) {
         const row = live.shift();
         if (row) {
           yield row;
-          if (jobId !== null && isTerminalEvent(row)) return;
+          if (jobId !== null && closesJobFeed(row)) return;
           continue;
         }
         await new Promise<void>((resolve) => {

@@ -10,6 +10,11 @@ export function isTerminalEvent(row: Pick<JobEventRow, 'type'>): boolean {
   return TERMINAL_EVENT_TYPES.includes(row.type);
 }
 
+/** Whether a job's events end with this one, so far: its terminal event, or the deletion of its outputs after it. */
+export function closesJobFeed(row: Pick<JobEventRow, 'type'>): boolean {
+  return isTerminalEvent(row) || row.type === 'job.outputs_deleted';
+}
+
 const DEFAULT_BATCH = 500;
 
 /** An account's events after an account sequence, oldest first, optionally only up to (and including) `upTo`. */

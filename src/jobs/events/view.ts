@@ -3,7 +3,7 @@ import type { JobEventView } from '../../contracts/http/jobs';
 import type { JobOutput } from '../../shared/jobs';
 import { toNumber } from '../../shared/money';
 import { attemptViewsOfEvent } from '../attempts';
-import { signOutputs, type SignOutputUrl } from '../views';
+import { isOutputsDeletedReason, signOutputs, type SignOutputUrl } from '../views';
 import type { JobEventRow } from './rows';
 
 export async function toEventView(row: JobEventRow, signUrl: SignOutputUrl): Promise<JobEventView> {
@@ -19,7 +19,14 @@ export async function toEventView(row: JobEventRow, signUrl: SignOutputUrl): Pro
     queuePosition: row.queuePosition,
     estimatedCompletionTime: row.estimatedCompletionTime?.toISOString() ?? null,
   };
-  if (row.type === 'job.completed') view.outputs = await signOutputs((row.outputs ?? []) as unknown as JobOutput[], signUrl);
+  if (row.type === 'job.completed') {
+    view.outputs = await signOutputs((row.outputs ?? []) as unknown as JobOutput[], signUrl);
+    view.outputsRetainedUntil = row.outputsRetainedUntil?.toISOString() ?? null;
+  }
+  if (row.type === 'job.outputs_deleted') {
+    view.outputsDeletedAt = (row.outputsDeletedAt ?? row.createdAt).toISOString();
+    view.outputsDeletedReason = isOutputsDeletedReason(row.outputsDeletedReason) ? row.outputsDeletedReason : 'retention';
+  }
   if (row.type === 'job.attempt') view.attempts = attemptViewsOfEvent(row.attempts);
   if (row.errorCode) view.error = { code: row.errorCode, message: row.errorMessage ?? '' };
   if (row.status === 'failed' || row.status === 'cancelled') view.refundedMicroCents = toNumber(row.refundedMicroCents);

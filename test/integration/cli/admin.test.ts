@@ -131,13 +131,18 @@ describe('genmedia admin CLI', () => {
 
     const updated = onlyJson((await genmedia('admin', 'accounts', 'update', account.accountId, '--daily-limit', 'none', '--monthly-limit', '1000000', '--suspend', '--json')).stdout);
     expect(updated).toMatchObject({ suspended: true, spendLimits: { dailyMicroCents: null, monthlyMicroCents: 1_000_000 } });
+    const retained = await genmedia('admin', 'accounts', 'update', account.accountId, '--output-retention', '86400');
+    expect(retained.stdout).toContain("outputs kept 86400 s (set for the account)");
+    const forever = onlyJson((await genmedia('admin', 'accounts', 'update', account.accountId, '--output-retention', 'forever', '--json')).stdout);
+    expect(forever).toMatchObject({ outputRetentionSeconds: null, outputRetentionSource: 'account' });
+    expect((await genmedia('admin', 'accounts', 'update', account.accountId, '--output-retention', 'a week')).code).not.toBe(0);
 
     const usage = await genmedia('admin', 'usage', '--group-by', 'account', '--account', account.accountId, '--csv');
     expect(usage.code).toBe(0);
     expect(usage.stdout.split(/\r?\n/)[0]).toBe('accountId,chargedMicroCents,refundedMicroCents,netMicroCents,jobs,refundedJobs,storedBytes,storedObjects');
 
     const audit = onlyJson((await genmedia('admin', 'audit', '--target', account.accountId, '--json')).stdout);
-    expect(audit.entries.map((e: { action: string }) => e.action)).toEqual(['account.update', 'credits.grant', 'credits.grant', 'account.create']);
+    expect(audit.entries.map((e: { action: string }) => e.action)).toEqual(['account.update', 'account.update', 'account.update', 'credits.grant', 'credits.grant', 'account.create']);
   });
 });
 

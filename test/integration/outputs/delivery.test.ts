@@ -97,7 +97,7 @@ async function expectArrivedIdentical(bucket: string, jobId: string): Promise<Ar
 
 async function awaitingDelivery(jobId: string): Promise<boolean> {
   const [row] = await stack.prisma.$queryRaw<{ held: boolean }[]>(
-    Prisma.sql`SELECT NOT (${NOT_AWAITING_DELIVERY}) AS held FROM jobs WHERE id = ${jobId}`,
+    Prisma.sql`SELECT NOT (${NOT_AWAITING_DELIVERY}) AS held FROM jobs j WHERE j.id = ${jobId}`,
   );
   return row.held;
 }

@@ -61,6 +61,8 @@ export async function pinAccountTimes(prisma: PrismaClient, accountId: string, s
           startedAt: job.startedAt && later(at, STARTED_AFTER_MS),
           completedAt: job.completedAt && later(at, FINISHED_AFTER_MS),
           updatedAt: job.completedAt ? later(at, FINISHED_AFTER_MS) : at,
+          // Its retention counts from the pinned completion, as it did from the real one.
+          outputsRetainedUntil: job.outputsRetainedUntil && job.retentionSeconds !== null ? later(at, FINISHED_AFTER_MS + job.retentionSeconds * 1000) : null,
         },
       }),
     ),

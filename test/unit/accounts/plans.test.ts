@@ -12,6 +12,10 @@ describe('plans', () => {
     expect(planPolicy('enterprise')).toMatchObject({ priority: 'high', fairnessWeight: 3 });
   });
 
+  it('gives each plan a default output retention: a day, a week, thirty days, forever', () => {
+    expect(PLAN_NAMES.map((name) => planPolicy(name).outputRetentionSeconds)).toEqual([86_400, 604_800, 2_592_000, null]);
+  });
+
   it("gives an account whose plan is no plan the standard plan's policy", () => {
     expect(planPolicy('gold-2019')).toEqual(planPolicy('standard'));
     expect(planPolicy('')).toEqual(planPolicy('standard'));
@@ -31,11 +35,14 @@ describe('plans', () => {
     expect(badFields).toThrow(/0\.fairnessWeight/);
     const badList = () =>
       parsePlans([
-        { name: 'free', description: '', priority: 'low', fairnessWeight: 1 },
-        { name: 'free', description: '', priority: 'low', fairnessWeight: 2 },
+        { name: 'free', description: '', priority: 'low', fairnessWeight: 1, outputRetentionSeconds: 3600 },
+        { name: 'free', description: '', priority: 'low', fairnessWeight: 2, outputRetentionSeconds: null },
       ]);
     expect(badList).toThrow(/plan free is listed twice/);
     expect(badList).toThrow(/the standard plan is missing/);
-    expect(() => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, extra: true }])).toThrow(/extra/);
+    expect(() => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, outputRetentionSeconds: null, extra: true }])).toThrow(/extra/);
+    const badRetention = () => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, outputRetentionSeconds: 0 }]);
+    expect(badRetention).toThrow(/0\.outputRetentionSeconds/);
+    expect(() => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1 }])).toThrow(/0\.outputRetentionSeconds/);
   });
 });

@@ -10,6 +10,7 @@ import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
 import { outputDeliveryWorkflowContract } from '../../../src/contracts/workflows/outputDelivery';
 import { maintenanceWorkflowContract } from '../../../src/contracts/workflows/maintenance';
 import { reconcileJobsWorkflowContract } from '../../../src/contracts/workflows/reconcile';
+import { retentionSweepWorkflowContract } from '../../../src/contracts/workflows/retention';
 import { uploadExpiryWorkflowContract } from '../../../src/contracts/workflows/uploadExpiry';
 import { webhookDeliveryWorkflowContract } from '../../../src/contracts/workflows/webhookDelivery';
 
@@ -21,6 +22,7 @@ const contracts = [
   maintenanceWorkflowContract,
   reconcileJobsWorkflowContract,
   outputDeliveryWorkflowContract,
+  retentionSweepWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -38,5 +40,6 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.maintenanceWorkflow).toEqualTypeOf<WorkflowOf<typeof maintenanceWorkflowContract>>();
     expectTypeOf(workflows.reconcileJobsWorkflow).toEqualTypeOf<WorkflowOf<typeof reconcileJobsWorkflowContract>>();
     expectTypeOf(workflows.outputDeliveryWorkflow).toEqualTypeOf<WorkflowOf<typeof outputDeliveryWorkflowContract>>();
+    expectTypeOf(workflows.retentionSweepWorkflow).toEqualTypeOf<WorkflowOf<typeof retentionSweepWorkflowContract>>();
   });
 });

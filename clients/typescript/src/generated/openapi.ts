@@ -868,7 +868,7 @@ export interface components {
     schemas: {
         WebhookPayload: {
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered";
             /** @enum {string} */
             version: "v1";
             /**
@@ -888,7 +888,7 @@ export interface components {
             };
             webhookUrl: string | null;
             /** @description The events sent to webhookUrl; empty without one */
-            webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered")[];
+            webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered")[];
             costMicroCents: number;
             refundedMicroCents: number;
             /** Format: date-time */
@@ -900,8 +900,28 @@ export interface components {
                 message: string;
             } | null;
             outputs: components["schemas"]["JobOutput"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the signed URLs of `outputs` stop working
+             */
             outputsExpireAt: string | null;
+            /** @description How long the outputs are kept after completion, fixed at submit; null: until deleted */
+            retentionSeconds: number | null;
+            /**
+             * Format: date-time
+             * @description When the outputs are deleted from storage (completion plus `retentionSeconds`); null before completion and when they are kept forever
+             */
+            outputsRetainedUntil: string | null;
+            /**
+             * Format: date-time
+             * @description When the outputs were deleted; `outputs` is empty from then on
+             */
+            outputsDeletedAt: string | null;
+            /**
+             * @description Why: `retention` (their retention passed), `client` (the job was deleted), `operator` (the account was erased)
+             * @enum {string|null}
+             */
+            outputsDeletedReason: "retention" | "client" | "operator" | null;
             /** @description The generation at the real upstream that runs this job; null for built-in models and before the upstream accepted it */
             upstream: {
                 /** @description The upstream's generation id (fal request, Replicate prediction, Runway task, Google operation) */
@@ -1020,6 +1040,8 @@ export interface components {
             balanceMicroCents: number;
             /** @description How many jobs may be `pending` or `processing` at once */
             maxConcurrentJobs: number;
+            /** @description How long the outputs of the account's jobs are kept after completion, in seconds (null: forever); a submit may ask for less (`retentionSeconds`) */
+            outputRetentionSeconds: number | null;
             /** @description Jobs `pending` or `processing` now, counted as admission counts them */
             concurrentJobs: number;
             apiKey: components["schemas"]["AccountKey"];
@@ -1148,6 +1170,13 @@ export interface components {
             allowedModels: string[];
             discountPercent: number;
             spendLimits: components["schemas"]["SpendLimits"];
+            /** @description How long the outputs of the account's jobs are kept after completion, in seconds (null: forever): the plan's default or the account's own */
+            outputRetentionSeconds: number | null;
+            /**
+             * @description `plan`: the default of the account's plan (catalog/plans.json); `account`: set for this account with `outputRetentionSeconds`
+             * @enum {string}
+             */
+            outputRetentionSource: "plan" | "account";
             suspended: boolean;
             /** Format: date-time */
             suspendedAt: string | null;
@@ -1195,6 +1224,8 @@ export interface components {
             spendLimits?: components["schemas"]["SpendLimitsInput"];
             /** @description true refuses every key of the account (within 2 s); false lifts it */
             suspended?: boolean;
+            /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on. */
+            outputRetentionSeconds?: number | null;
         };
         IssuedKey: {
             key: components["schemas"]["AdminKey"];
@@ -1659,7 +1690,7 @@ export interface components {
             /** @description Position in the job's event stream, from 1: the SSE id of `GET /v1/jobs/{jobId}/events` */
             sequence: number;
             /** @enum {string} */
-            type: "job.created" | "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled";
+            type: "job.created" | "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted";
             /** Format: date-time */
             createdAt: string;
             /** @enum {string} */
@@ -1685,6 +1716,21 @@ export interface components {
             };
             /** @description On `job.failed` and `job.cancelled` */
             refundedMicroCents?: number;
+            /**
+             * Format: date-time
+             * @description On `job.completed`: when the outputs are deleted from storage; null when they are kept forever
+             */
+            outputsRetainedUntil?: string | null;
+            /**
+             * Format: date-time
+             * @description On `job.outputs_deleted`: when the outputs were deleted
+             */
+            outputsDeletedAt?: string;
+            /**
+             * @description On `job.outputs_deleted`: `retention`, `client` or `operator`
+             * @enum {string}
+             */
+            outputsDeletedReason?: "retention" | "client" | "operator";
         };
         SubmitJobResponse: {
             /** @example job_3kTMd9Qx0vLw7bYz1aR5nC */
@@ -1725,7 +1771,7 @@ export interface components {
              */
             webhookUrl?: string;
             /**
-             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.delivered` when the copy of the outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.
+             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.outputs_deleted` when the outputs are deleted from storage (their retention passed, or the job or account was erased); `job.delivered` when the copy of the outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.
              * @example [
              *       "job.processing",
              *       "job.progress",
@@ -1733,7 +1779,7 @@ export interface components {
              *       "job.failed"
              *     ]
              */
-            webhookEvents?: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered")[];
+            webhookEvents?: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered")[];
             /**
              * @description Run only on these of the version's routes (provider ids, as `GET /v1/models/{modelId}` lists them), in the version's order. Narrows the routes, never widens them; a job with one provider left does not fail over.
              * @example [
@@ -1747,6 +1793,11 @@ export interface components {
              * @enum {string}
              */
             priority?: "low" | "normal" | "high";
+            /**
+             * @description How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, `outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account's retention (`accountRetentionSeconds`, null for forever).
+             * @example 86400
+             */
+            retentionSeconds?: number;
         };
         CostEstimate: {
             /** @description Cost before discounts */
@@ -1957,7 +2008,7 @@ export interface components {
              */
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered";
             url: string;
             /**
              * @description `pending` while attempts remain, `delivered` after a 2xx, `failed` after 410 Gone or the last attempt
@@ -1987,7 +2038,7 @@ export interface components {
             jobId: string;
             webhookId: string;
             /** @enum {string} */
-            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.delivered";
+            type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered";
             /** @enum {string} */
             status: "pending";
         };
