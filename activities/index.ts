@@ -10,6 +10,7 @@ import { createAttemptStore } from '../src/jobs/attempts';
 import { readRouteStats } from '../src/jobs/routeStats';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
+import { createErasureActivities, type ErasureActivities } from './erasure';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
@@ -43,7 +44,8 @@ export type WorkflowQueueActivities = JobActivities &
   WebhookActivities &
   MaintenanceActivities &
   ReconcileActivities &
-  JobEventRelayActivities;
+  JobEventRelayActivities &
+  ErasureActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPresenter {
@@ -76,6 +78,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),
+    ...createErasureActivities({ prisma: deps.prisma, storage: deps.storage, temporal: deps.temporal, publicBaseUrl: deps.config.api.publicBaseUrl }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),

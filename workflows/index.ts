@@ -5,3 +5,4 @@ export { webhookDeliveryWorkflow } from './webhooks';
 export { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 export { maintenanceWorkflow } from './maintenance';
 export { reconcileJobsWorkflow } from './reconcile';
+export { jobErasureWorkflow, accountErasureWorkflow } from './erasure';

@@ -46,6 +46,8 @@ export function createServices(deps: ApiDeps): ApiServices {
       clock: systemClock,
       workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
       cogAllowedNetworks: config.cog.allowedNetworks,
+      temporal,
+      jobsTaskQueue: config.temporal.jobsTaskQueue,
     }),
   };
 }

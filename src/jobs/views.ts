@@ -77,6 +77,7 @@ export async function toDetail(
     upstream: job.upstreamId ? { id: job.upstreamId, stage: job.upstreamStage, queuePosition: job.upstreamQueuePosition } : null,
     attempts,
     eventsUrl,
+    contentErasedAt: job.contentErasedAt?.toISOString() ?? null,
   };
 }
 

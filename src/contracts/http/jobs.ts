@@ -201,6 +201,10 @@ export const JobDetailSchema = JobListEntrySchema.extend({
       'Empty until a worker takes the job, and for jobs from before routing.',
   }),
   eventsUrl,
+  contentErasedAt: z.string().nullable().openapi({
+    format: 'date-time',
+    description: 'When the job\'s content (input, outputs, input files, events, webhook log, workflow history) was erased by `DELETE /v1/jobs/{jobId}` or an operator; null while it is kept',
+  }),
 }).openapi('JobDetail');
 
 export const SubmittedJobSchema = JobDetailSchema.extend({ requestId: z.string() }).openapi('SubmittedJob');
@@ -210,6 +214,16 @@ export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example:
 export const CancelJobResponseSchema = z
   .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
   .openapi('CancelJobResponse');
+
+export const JobErasureSchema = z
+  .object({
+    jobId: z.string(),
+    status: JobStatusSchema.openapi({ description: 'The status the job ended with (completed, failed or cancelled)' }),
+    contentErasedAt: z.string().openapi({ format: 'date-time', description: 'When the content was erased: the first erasure\'s time, the same on every later DELETE' }),
+    outputsDeletedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the outputs were deleted from storage; null for a job that had none' }),
+    outputsDeletedReason: z.enum(['retention', 'client', 'operator']).nullable().openapi({ description: 'Why the outputs went: `client` for this erasure, `retention` when they had expired before' }),
+  })
+  .openapi('JobErasure');
 
 export const JOB_EVENT_TYPES = ['job.created', 'job.processing', 'job.progress', 'job.attempt', 'job.completed', 'job.failed', 'job.cancelled'] as const;
 
@@ -274,6 +288,7 @@ export const LastEventIdSchema = eventPosition;
 
 export type JobListEntry = z.infer<typeof JobListEntrySchema>;
 export type JobDetail = z.infer<typeof JobDetailSchema>;
+export type JobErasure = z.infer<typeof JobErasureSchema>;
 export type JobOutputView = z.infer<typeof JobOutputSchema>;
 export type JobEventView = z.infer<typeof JobEventSchema>;
 export type JobEventPage = z.infer<typeof JobEventPageSchema>;

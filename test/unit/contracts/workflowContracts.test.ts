@@ -5,6 +5,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as workflows from '../../../workflows';
 import type { WorkflowOf } from '../../../src/contracts/workflows/define';
+import { accountErasureWorkflowContract, jobErasureWorkflowContract } from '../../../src/contracts/workflows/erasure';
 import { jobEventWebhooksWorkflowContract } from '../../../src/contracts/workflows/jobEventWebhooks';
 import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
 import { maintenanceWorkflowContract } from '../../../src/contracts/workflows/maintenance';
@@ -19,6 +20,8 @@ const contracts = [
   uploadExpiryWorkflowContract,
   maintenanceWorkflowContract,
   reconcileJobsWorkflowContract,
+  jobErasureWorkflowContract,
+  accountErasureWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -35,5 +38,7 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.uploadExpiryWorkflow).toEqualTypeOf<WorkflowOf<typeof uploadExpiryWorkflowContract>>();
     expectTypeOf(workflows.maintenanceWorkflow).toEqualTypeOf<WorkflowOf<typeof maintenanceWorkflowContract>>();
     expectTypeOf(workflows.reconcileJobsWorkflow).toEqualTypeOf<WorkflowOf<typeof reconcileJobsWorkflowContract>>();
+    expectTypeOf(workflows.jobErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof jobErasureWorkflowContract>>();
+    expectTypeOf(workflows.accountErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof accountErasureWorkflowContract>>();
   });
 });
