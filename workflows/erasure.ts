@@ -3,7 +3,7 @@
  * step is an idempotent activity, so an erasure interrupted anywhere (a worker killed, a deploy) finishes where it
  * stopped, and running one again changes nothing.
  */
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ErasureActivities } from '../activities/erasure';
 import type {
   AccountErasureInput,
@@ -64,11 +64,13 @@ export async function accountErasureWorkflow(input: AccountErasureInput): Promis
       await Promise.all(next.jobIds.map((jobId) => eraseJobContent(jobId, 'operator')));
       erased += next.jobIds.length;
       erasedThisRun += next.jobIds.length;
-      if (erasedThisRun >= JOBS_PER_RUN) await continueAsNew<typeof accountErasureWorkflow>({ accountId, erasedBefore: erased });
     } else if (next.unfinished > 0) {
       await sleep(UNFINISHED_JOBS_POLL);
     } else {
       break;
+    }
+    if (erasedThisRun >= JOBS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+      await continueAsNew<typeof accountErasureWorkflow>({ accountId, erasedBefore: erased });
     }
   }
   await steps.finishAccountErasure({ accountId });
