@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { ErasureReason } from '../src/contracts/workflows/erasure';
-import { closeAccountForErasure, finishAccountErasure, jobsAwaitingErasure, type JobsAwaitingErasure } from '../src/erasure/accountErasure';
+import { closeAccountForErasure, eraseAccountUploads, finishAccountErasure, jobsAwaitingErasure, type JobsAwaitingErasure } from '../src/erasure/accountErasure';
 import { eraseJobInputFiles, eraseJobOutputs, eraseJobRecords, readErasableJob, type JobContentDeps } from '../src/erasure/jobContent';
 import { deleteJobExecutions } from '../src/erasure/workflowHistories';
 
@@ -52,6 +52,11 @@ export function createErasureActivities(deps: ErasureActivityDeps) {
     /** The next of the account's ended jobs not yet erased, and how many of its jobs have not ended. */
     async jobsAwaitingErasure({ accountId, limit }: { accountId: string; limit: number }): Promise<JobsAwaitingErasure> {
       return jobsAwaitingErasure(deps.prisma, accountId, limit);
+    },
+
+    /** Deletes every upload of the account, those no job named included; returns how many objects. */
+    async eraseAccountUploads({ accountId }: { accountId: string }): Promise<number> {
+      return eraseAccountUploads(deps, accountId);
     },
 
     /** Records that the account's erasure is complete. */

@@ -73,6 +73,7 @@ export async function accountErasureWorkflow(input: AccountErasureInput): Promis
       await continueAsNew<typeof accountErasureWorkflow>({ accountId, erasedBefore: erased });
     }
   }
+  await steps.eraseAccountUploads({ accountId });
   await steps.finishAccountErasure({ accountId });
   return { accountId, jobsErased: erased };
 }

@@ -1,11 +1,14 @@
 /**
  * An operator's erasure of a whole account: requested once (audited), carried out by the account erasure workflow
- * (every ended job erased as a client's DELETE would, with reason `operator`), its keys revoked and the account
- * suspended for good. Its progress is counted from the jobs themselves, so it is true whatever state the workflow is in.
+ * (every ended job erased as a client's DELETE would, with reason `operator`, and every upload deleted), its keys
+ * revoked and the account suspended for good. Its progress is counted from the jobs themselves, so it is true
+ * whatever state the workflow is in.
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AccountErasureView } from '../contracts/http/admin';
 import { TERMINAL_JOB_STATUSES } from '../shared/jobs';
+import type { Storage } from '../storage/storage';
+import { uploadObjectKey } from '../uploads/ids';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -41,6 +44,16 @@ export async function jobsAwaitingErasure(prisma: PrismaClient, accountId: strin
   });
   const unfinished = await prisma.job.count({ where: { accountId, status: { notIn: [...TERMINAL_JOB_STATUSES] } } });
   return { jobIds: ended.map((job) => job.id), unfinished };
+}
+
+/**
+ * Deletes every upload the account still has (its objects under `<accountId>/` in the uploads bucket, then its rows),
+ * those no job named included. Returns how many objects it deleted.
+ */
+export async function eraseAccountUploads(deps: { prisma: PrismaClient; storage: Pick<Storage, 'uploadsBucket' | 'removePrefix'> }, accountId: string): Promise<number> {
+  const removed = await deps.storage.removePrefix(deps.storage.uploadsBucket, uploadObjectKey(accountId, ''));
+  await deps.prisma.upload.deleteMany({ where: { accountId } });
+  return removed;
 }
 
 export async function finishAccountErasure(prisma: PrismaClient, accountId: string): Promise<void> {

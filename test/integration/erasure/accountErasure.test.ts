@@ -1,8 +1,8 @@
 /**
  * POST /v1/admin/accounts/{accountId}/erase: the workflow worker running the erasure is killed (SIGKILL) in the
  * middle; another worker finishes it, and the erasure completes exactly once: every job erased with reason
- * `operator`, the keys revoked, the account suspended, the ledger untouched, one audit entry, one workflow run, and a
- * second request changes nothing.
+ * `operator`, its uploads deleted, the keys revoked, the account suspended, the ledger untouched, one audit entry and
+ * one workflow run; a second request changes nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -65,6 +65,10 @@ describe('an account erased by the operator', () => {
       jobIds.push(submitted.body.jobId);
     }
     for (const jobId of jobIds) expect(await waitForFinal(stack, account.apiKey, jobId, 120_000)).toMatchObject({ status: 'completed' });
+    // An upload no job named is the account's data too.
+    const presigned = await post(`${stack.url}/v1/uploads/presign`, account.apiKey, { filename: 'passport.png', contentType: 'image/png' });
+    expect(presigned.status).toBe(200);
+    expect((await fetch(presigned.body.data.uploadUrl, { method: 'PUT', headers: { 'content-type': 'image/png' }, body: Buffer.from('not really a png') })).status).toBe(200);
     const ledgerBefore = await ledgerOf(account.accountId);
 
     expect((await erasureOf(account.accountId)).body.error.code).toBe('ERASURE_NOT_FOUND');
@@ -94,6 +98,10 @@ describe('an account erased by the operator', () => {
       expect(job).toMatchObject({ input: {}, outputs: [], outputsDeletedReason: 'operator', contentErasedAt: expect.any(Date) });
     }
     expect(await ledgerOf(account.accountId)).toEqual(ledgerBefore);
+    expect(await stack.prisma.upload.count({ where: { accountId: account.accountId } })).toBe(0);
+    const objects: string[] = [];
+    for await (const object of stack.api.deps.storage.listObjects(stack.api.deps.storage.uploadsBucket, `${account.accountId}/`)) objects.push(object.key);
+    expect(objects).toEqual([]);
     const closed = await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(closed.suspendedAt).not.toBeNull();
     expect(closed.balanceMicroCents).toBe(ledgerBefore.at(-1)!.balanceAfterMicroCents);

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
+import { Genmedia } from '@genmedia/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findJobExecutions, jobExecutionsQuery } from '../../../src/erasure/workflowHistories';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
@@ -81,6 +82,7 @@ describe('DELETE /v1/jobs/{jobId}', () => {
     expect(notTheirs.status).toBe(404);
     expect(notTheirs.body.error.code).toBe('JOB_NOT_FOUND');
     expect((await del('job_doesnotexist00000000', stranger.apiKey)).status).toBe(404);
+    await expect(new Genmedia({ apiKey: owner.apiKey, baseUrl: stack.url }).deleteJob(pending.body.jobId)).rejects.toMatchObject({ code: 'JOB_NOT_TERMINAL', status: 409 });
   });
 
   it('leaves no byte of the prompt in PostgreSQL, MinIO or Temporal, keeps the ledger, and changes nothing the second time', async () => {
@@ -175,6 +177,8 @@ describe('DELETE /v1/jobs/{jobId}', () => {
       expect(again.status).toBe(200);
       expect(again.body).toEqual(answers[i]);
     }
+    // The same through the SDK.
+    expect(await new Genmedia({ apiKey: account.apiKey, baseUrl: stack.url }).deleteJob(jobIds[0])).toEqual(answers[0]);
     expect(await stack.prisma.$queryRaw`SELECT to_jsonb(j)::text AS row FROM jobs j WHERE id = ANY(${jobIds}::text[]) ORDER BY id`).toEqual(rowsBefore);
     expect(await ledgerOf(account.accountId)).toEqual(ledgerBefore);
   }, 180_000);
