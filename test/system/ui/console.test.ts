@@ -196,11 +196,13 @@ describe('generating from the console', () => {
 describe('more of the job page', () => {
   // Accounts of their own here, so the main account's ledger (in the account screenshots) is the same every run.
   it('deletes a finished job only after a confirmation, and shows what is left of it', async () => {
-    const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: 'a sketch to forget' } });
+    // An account of its own: the shared one's ledger is in the screenshots.
+    const owner = await createTestAccount(stack.prisma);
+    const submitted = await post(`${stack.url}/v1/jobs/submit`, owner.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: 'a sketch to forget' } });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
     const jobId: string = submitted.body.jobId;
-    await waitForFinal(stack, account.apiKey, jobId);
-    const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
+    await waitForFinal(stack, owner.apiKey, jobId);
+    const { page, errors } = await openConsole(browser, stack.url, owner.apiKey);
     await page.goto(`${stack.url}/console/jobs/${jobId}`);
     await page.getByRole('img', { name: 'Output 1' }).waitFor();
 
