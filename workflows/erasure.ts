@@ -3,7 +3,7 @@
  * step is an idempotent activity, so an erasure interrupted anywhere (a worker killed, a deploy) finishes where it
  * stopped, and running one again changes nothing.
  */
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { ErasureActivities } from '../activities/erasure';
 import type {
   AccountErasureInput,
@@ -49,7 +49,13 @@ async function eraseJobContent(jobId: string, reason: ErasureReason): Promise<st
 }
 
 export async function jobErasureWorkflow(input: JobErasureInput): Promise<JobErasureResult> {
-  await steps.checkJobErasable({ jobId: input.jobId });
+  try {
+    await steps.checkJobErasable({ jobId: input.jobId });
+  } catch (err) {
+    // The refusal (JOB_NOT_TERMINAL) is the workflow's own failure, so the API reads its type.
+    if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) throw err.cause;
+    throw err;
+  }
   return { jobId: input.jobId, contentErasedAt: await eraseJobContent(input.jobId, input.reason) };
 }
 
