@@ -10,6 +10,7 @@ import { createAttemptStore } from '../src/jobs/attempts';
 import { readRouteStats } from '../src/jobs/routeStats';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
+import { createErasureActivities, type ErasureActivities } from './erasure';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
 import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/outputs/delivery/destinations';
@@ -52,7 +53,8 @@ export type WorkflowQueueActivities = JobActivities &
   ReconcileActivities &
   RetentionActivities &
   JobEventRelayActivities &
-  OutputDeliveryActivities;
+  OutputDeliveryActivities &
+  ErasureActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPresenter {
@@ -105,6 +107,13 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       metrics: deps.metrics,
       batchSize: deps.config.outputs.retentionSweepBatch,
       concurrency: deps.config.outputs.retentionSweepConcurrency,
+    }),
+    ...createErasureActivities({
+      prisma: deps.prisma,
+      storage: deps.storage,
+      temporal: deps.temporal,
+      publicBaseUrl: deps.config.api.publicBaseUrl,
+      metrics: deps.metrics,
     }),
     ...createWebhookActivities(
       createWebhookDelivery({

@@ -7,3 +7,4 @@ export { maintenanceWorkflow } from './maintenance';
 export { reconcileJobsWorkflow } from './reconcile';
 export { outputDeliveryWorkflow } from './outputDelivery';
 export { retentionSweepWorkflow } from './retention';
+export { jobErasureWorkflow, accountErasureWorkflow } from './erasure';

@@ -1,4 +1,5 @@
 /** The operator API's feature: accounts, keys, credits, usage and the audit log, built once per API process. */
+import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma';
 import type { LedgerQuery } from '../contracts/http/account';
 import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../contracts/http/admin';
@@ -21,6 +22,7 @@ import { listAudit } from './audit';
 import { createAdminCredits } from './credits';
 import { createAdminKeys } from './keys';
 import { usageReport } from './usage';
+import { accountErasureProgress, requestAccountErasure } from '../erasure/operatorErasure';
 
 export interface AdminServiceDeps {
   prisma: PrismaClient;
@@ -32,6 +34,9 @@ export interface AdminServiceDeps {
   cogAllowedNetworks: AllowedNetworks;
   /** OUTPUT_RETENTION_MIN_SECONDS: the shortest output retention an operator may give an account. */
   retentionMinSeconds: number;
+  /** Starts account erasures, on the jobs task queue. */
+  temporal: Pick<Client, 'workflow'>;
+  jobsTaskQueue: string;
 }
 
 export function createAdminService(deps: AdminServiceDeps) {
@@ -48,6 +53,9 @@ export function createAdminService(deps: AdminServiceDeps) {
     },
     usage: (query: UsageQuery) => usageReport(prisma, query, now()),
     audit: (query: AuditQuery) => listAudit(prisma, cursorSecret, query),
+    /** Erases every job of the account, revokes its keys and suspends it, as durable work (audited once). */
+    eraseAccount: (actor: Actor, accountId: string) => requestAccountErasure({ prisma, temporal: deps.temporal, taskQueue: deps.jobsTaskQueue }, actor, accountId),
+    accountErasure: (accountId: string) => accountErasureProgress(prisma, accountId),
 
     /**
      * A new webhook signing secret; the previous one keeps signing for the rotation window. Audited in the same

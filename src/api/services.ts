@@ -50,6 +50,8 @@ export function createServices(deps: ApiDeps): ApiServices {
       workflowUrl: (jobId) => temporalUiLink(config.temporal, jobId),
       cogAllowedNetworks: config.cog.allowedNetworks,
       retentionMinSeconds: config.outputs.retentionMinSeconds,
+      temporal,
+      jobsTaskQueue: config.temporal.jobsTaskQueue,
     }),
     destinations: destinationServiceFor(config, prisma),
   };

@@ -1,5 +1,5 @@
 /**
- * The jobs feature: submit, estimate, list, read, wait and cancel, assembled once over the process's stores and
+ * The jobs feature: submit, estimate, list, read, wait, cancel and erase, assembled once over the process's stores and
  * clients. The HTTP layer only translates requests into these calls.
  */
 import type { Client } from '@temporalio/client';
@@ -10,6 +10,7 @@ import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
 import type { AdmissionGate } from './admissionGate';
 import { cancelDepsOver, cancelJob } from './cancel';
+import { eraseJob, type JobErasureDeps } from '../erasure/jobErasure';
 import { estimateJob, type EstimateRequest } from './estimate';
 import { eventsUrlSignerFor } from './events/eventsUrl';
 import type { JobEventHub } from './events/hub';
@@ -37,6 +38,7 @@ export function createJobService(deps: JobServiceDeps) {
   const eventsUrls = eventsUrlSignerFor(deps.config);
   const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds, eventsUrls };
   const cancelDeps = cancelDepsOver(deps.prisma, deps.temporal, deps.clock);
+  const erasureDeps: JobErasureDeps = { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.config.temporal.jobsTaskQueue, clock: deps.clock };
   const submitDeps: SubmitDeps = {
     config: deps.config,
     store: submitStoreOver(deps.prisma, deps.storage, deps.config),
@@ -53,6 +55,8 @@ export function createJobService(deps: JobServiceDeps) {
     /** Resolves when the job is terminal, `seconds` have passed or `abort` fires. */
     waitForTerminal: (job: { accountId: string; jobId: string }, seconds: number, abort?: AbortSignal) => waitForTerminal(deps, job, seconds, abort),
     cancel: (accountId: string, jobId: string) => cancelJob(cancelDeps, accountId, jobId),
+    /** Erases a terminal job's content and answers once it is gone (DELETE /v1/jobs/{jobId}). */
+    erase: (accountId: string, jobId: string) => eraseJob(erasureDeps, accountId, jobId),
     /** A freshly signed read-only events URL of the job. */
     eventsUrl: (job: { accountId: string; jobId: string }) => eventsUrls.urlFor(job).url,
   };

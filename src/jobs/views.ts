@@ -98,6 +98,7 @@ export async function toDetail(
     attempts,
     delivery,
     eventsUrl,
+    contentErasedAt: job.contentErasedAt?.toISOString() ?? null,
   };
 }
 

@@ -3,6 +3,7 @@ import type { paths } from './generated/openapi';
 import { connect, followCursor, newIdempotencyKey, unwrap, type ConnectionOptions } from './transport';
 import type { RequestOptions } from './client';
 import type {
+  AccountErasure,
   AdminAccount,
   AdminAccountPage,
   AdminJob,
@@ -75,6 +76,19 @@ export class GenmediaAdmin {
 
   updateAccount(accountId: string, body: UpdateAccountRequest, options: RequestOptions = {}): Promise<AdminAccount> {
     return unwrap(this.api.PATCH('/v1/admin/accounts/{accountId}', { params: { path: { accountId } }, body, signal: options.signal }));
+  }
+
+  /**
+   * Erases every job of the account, revokes its keys and suspends it, as durable work; resolves with its progress at
+   * once (follow it with accountErasure). Audited once; repeating it changes nothing.
+   */
+  eraseAccount(accountId: string, options: RequestOptions = {}): Promise<AccountErasure> {
+    return unwrap(this.api.POST('/v1/admin/accounts/{accountId}/erase', { params: { path: { accountId } }, signal: options.signal }));
+  }
+
+  /** The progress of the account's erasure (ERASURE_NOT_FOUND when none was asked for). */
+  accountErasure(accountId: string, options: RequestOptions = {}): Promise<AccountErasure> {
+    return unwrap(this.api.GET('/v1/admin/accounts/{accountId}/erasure', { params: { path: { accountId } }, signal: options.signal }));
   }
 
   listLedger(accountId: string, query: LedgerQuery = {}, options: RequestOptions = {}): Promise<LedgerPage> {

@@ -6,6 +6,7 @@ import { connect, followCursor, newIdempotencyKey, unwrap, unwrapResponse, type 
 import type {
   Account,
   CancelJobResponse,
+  JobErasure,
   CapabilityGroup,
   CatalogCategory,
   CatalogModel,
@@ -112,6 +113,15 @@ export class Genmedia {
   /** Cancels a pending job and refunds it. */
   cancelJob(jobId: string, options: RequestOptions = {}): Promise<CancelJobResponse> {
     return unwrap(this.api.POST('/v1/jobs/{jobId}/cancel', { params: { path: { jobId } }, signal: options.signal }));
+  }
+
+  /**
+   * Erases a completed, failed or cancelled job's content (outputs, input files, input, events, webhook log, workflow
+   * history) and resolves once it is gone; the billing facts stay. Repeating it changes nothing. A job still running
+   * is refused with JOB_NOT_TERMINAL.
+   */
+  deleteJob(jobId: string, options: RequestOptions = {}): Promise<JobErasure> {
+    return unwrap(this.api.DELETE('/v1/jobs/{jobId}', { params: { path: { jobId } }, signal: options.signal }));
   }
 
   /** The job's events after `since`, then live ones until the terminal event; reconnects across dropped connections. */

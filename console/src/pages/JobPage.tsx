@@ -8,6 +8,7 @@ import { formatDuration, formatEta, formatTime } from '../format';
 import { useSession } from '../session';
 import { useJobEvents } from './useJobEvents';
 import { WebhookLog } from './WebhookLog';
+import { DeleteJob } from './DeleteJob';
 
 export function JobPage() {
   const { jobId = '' } = useParams();
@@ -92,6 +93,8 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
         </div>
       )}
       {job.status === 'cancelled' && <p className="notice">Cancelled; {formatDollars(job.refundedMicroCents)} refunded.</p>}
+
+      <DeleteJob job={job} onErased={refetch} />
 
       {job.attempts.length > 1 && <Attempts attempts={job.attempts} />}
       {job.outputs.length > 0 && <Outputs outputs={job.outputs} />}

@@ -7,6 +7,7 @@ import type { BodyReaders } from '../middleware/requestBodies';
 import { parseWith } from '../validate';
 import { LedgerPageSchema, ListLedgerQuerySchema } from '../../contracts/http/account';
 import {
+  AccountErasureSchema,
   AccountIdParamsSchema,
   AccountPageSchema,
   AdminJobSchema,
@@ -75,6 +76,23 @@ registry.registerPath({
   description: 'Any of name, plan, concurrent jobs, segments, private models, discount, spend limits (null removes one) and suspension. Audited with the account before and after.' + SCOPE_NOTE,
   request: { params: AccountIdParamsSchema, ...body(UpdateAccountRequestSchema) },
   responses: { 200: { description: 'The account as changed', content: json(AdminAccountSchema) }, ...errorResponses(401, 403, 404, 413) },
+});
+registry.registerPath({
+  method: 'post', path: '/v1/admin/accounts/{accountId}/erase', operationId: 'adminEraseAccount', tags, security,
+  summary: 'Erase an account',
+  description:
+    "Erases the content of every job of the account as `DELETE /v1/jobs/{jobId}` does (outputs deleted with reason `operator`), revokes its keys and suspends it for good; " +
+    'the ledger is kept. Runs as durable work that resumes after a crash: the answer is its progress, to follow with the GET of `/erasure`. ' +
+    'Audited once (`account.erase`); a repeated request changes nothing and answers the progress.' + SCOPE_NOTE,
+  request: { params: AccountIdParamsSchema },
+  responses: { 202: { description: 'The erasure, under way or complete', content: json(AccountErasureSchema) }, ...errorResponses(401, 403, 404, 503) },
+});
+registry.registerPath({
+  method: 'get', path: '/v1/admin/accounts/{accountId}/erasure', operationId: 'adminGetAccountErasure', tags, security,
+  summary: "An account's erasure progress",
+  description: 'Jobs erased and left, keys still active, and whether it is complete. 404 ERASURE_NOT_FOUND when none was requested.' + SCOPE_NOTE,
+  request: { params: AccountIdParamsSchema },
+  responses: { 200: { description: 'The erasure', content: json(AccountErasureSchema) }, ...errorResponses(401, 403, 404) },
 });
 registry.registerPath({
   method: 'get', path: '/v1/admin/accounts/{accountId}/ledger', operationId: 'adminListAccountLedger', tags, security,
@@ -227,6 +245,12 @@ export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyRead
   router.patch('/v1/admin/accounts/:accountId', auth, ...read, async (req, res) => {
     const change = parseWith(UpdateAccountRequestSchema, req.body ?? {});
     res.json(await admin.accounts.update(actorOf(res), accountIdOf(req.params), change));
+  });
+  router.post('/v1/admin/accounts/:accountId/erase', auth, async (req, res) => {
+    res.status(202).json(await admin.eraseAccount(actorOf(res), accountIdOf(req.params)));
+  });
+  router.get('/v1/admin/accounts/:accountId/erasure', auth, async (req, res) => {
+    res.json(await admin.accountErasure(accountIdOf(req.params)));
   });
   router.get('/v1/admin/accounts/:accountId/ledger', auth, async (req, res) => {
     const query = parseWith(ListLedgerQuerySchema, req.query, 'VALIDATION_ERROR', 'query');

@@ -10,6 +10,7 @@ import {
   CostEstimateSchema,
   EstimateRequestSchema,
   JobDetailSchema,
+  JobErasureSchema,
   JobIdParamsSchema,
   JobPageSchema,
   ListJobsQuerySchema,
@@ -139,6 +140,27 @@ registry.registerPath({
   },
 });
 
+registry.registerPath({
+  method: 'delete',
+  path: '/v1/jobs/{jobId}',
+  operationId: 'deleteJob',
+  tags: ['Jobs'],
+  summary: "Erase a job's content",
+  description:
+    'Erases a completed, failed or cancelled job\'s content: its outputs, the input files of ours its input names, its input (shown as `{}` afterwards), ' +
+    'the error\'s message, its events, its webhook delivery log and its workflow histories. The job id, model, version, cost, timestamps and ledger rows stay. ' +
+    'Answers once the content is gone; repeated, it changes nothing and answers the same. A job still pending or processing answers 409 JOB_NOT_TERMINAL; ' +
+    "another account's job 404 JOB_NOT_FOUND. If the erasure takes longer than 30 s, 503 with Retry-After: the erasure goes on, and a retry waits for it. Scope: `submit_job`.",
+  security,
+  request: { params: JobIdParamsSchema },
+  responses: {
+    200: { description: 'The content is erased', content: { 'application/json': { schema: JobErasureSchema } } },
+    ...errorResponses(401, 403, 404),
+    409: errorResponse(409, 'The job is still pending or processing (JOB_NOT_TERMINAL)'),
+    503: errorResponse(503, 'The erasure is under way (SERVICE_UNAVAILABLE); retry after Retry-After'),
+  },
+});
+
 /** The documented bound of a job request: the model's input, prompts and file URLs included. */
 const JOB_REQUEST_BODY_LIMIT = 1024 * 1024;
 
@@ -218,6 +240,10 @@ export function jobsRouter(deps: ApiDeps, jobs: JobService, bodies: BodyReaders)
 
   router.post('/v1/jobs/:jobId/cancel', submitScope, async (req, res) => {
     res.json(await jobs.cancel(getAuth(res).account.id, String(req.params.jobId)));
+  });
+
+  router.delete('/v1/jobs/:jobId', submitScope, async (req, res) => {
+    res.json(await jobs.erase(getAuth(res).account.id, String(req.params.jobId)));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import type { AdminAccount } from '@genmedia/client';
-import { firstItems, pageSizeFor, parseLimit, parseList, parseMicroCents, parseNonNegativeInt, spendLimitOptions } from '../context';
+import type { AccountErasure, AdminAccount } from '@genmedia/client';
+import { CliError, firstItems, pageSizeFor, parseLimit, parseList, parseMicroCents, parseNonNegativeInt, spendLimitOptions } from '../context';
 import { runAdmin } from './adminClient';
 
 function parsePercent(value: string): number {
@@ -48,6 +48,16 @@ export function describeAccount(a: AdminAccount): string {
     describeRetention(a),
   ].join('\n');
 }
+
+export function describeErasure(e: AccountErasure): string {
+  return [
+    `erasure of ${e.accountId}: ${e.status}${e.completedAt ? ` at ${e.completedAt}` : ''} (asked ${e.requestedAt})`,
+    `jobs ${e.jobs.erased}/${e.jobs.total} erased, ${e.jobs.remaining} left; ${e.activeKeys} keys still active`,
+  ].join('\n');
+}
+
+/** How often `accounts erase --wait` reads the progress. */
+const ERASURE_POLL_MS = 1_000;
 
 export function registerAccountCommands(admin: Command): void {
   const accounts = admin.command('accounts').description('Create, find, inspect and change accounts');
@@ -146,4 +156,32 @@ export function registerAccountCommands(admin: Command): void {
         (r) => `account ${r.accountId}\nnew webhook secret ${r.webhookSecret}\n(the previous secret also signs for the rotation window)`,
       ),
     );
+
+  accounts
+    .command('erase <accountId>')
+    .description("Erase every job's content, revoke the keys and suspend the account for good; the ledger stays")
+    .option('--yes', 'confirm: the erasure cannot be undone')
+    .option('--wait', 'follow the progress until the erasure completes')
+    .option('--json', 'print one JSON object')
+    .action((accountId: string, opts: { yes?: boolean; wait?: boolean }, command: Command) =>
+      runAdmin(
+        command,
+        async (client) => {
+          if (!opts.yes) throw new CliError('CONFIRMATION_REQUIRED', `erasing ${accountId} cannot be undone: add --yes to go ahead`);
+          let progress = await client.eraseAccount(accountId);
+          while (opts.wait && progress.status !== 'completed') {
+            await new Promise((resolve) => setTimeout(resolve, ERASURE_POLL_MS));
+            progress = await client.accountErasure(accountId);
+          }
+          return progress;
+        },
+        describeErasure,
+      ),
+    );
+
+  accounts
+    .command('erasure <accountId>')
+    .description("The progress of the account's erasure")
+    .option('--json', 'print one JSON object')
+    .action((accountId: string, _opts, command: Command) => runAdmin(command, (client) => client.accountErasure(accountId), describeErasure));
 }

@@ -284,6 +284,20 @@ export const AuditPageSchema = z
   .object({ entries: z.array(AuditEntrySchema), nextCursor: z.string().nullable(), hasMore: z.boolean() })
   .openapi('AuditPage');
 
+export const AccountErasureSchema = z
+  .object({
+    accountId: z.string(),
+    status: z.enum(['running', 'completed']).openapi({ description: '`completed` once every job is erased, the keys revoked and the account suspended' }),
+    requestedAt: z.string().openapi({ format: 'date-time' }),
+    completedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    jobs: z
+      .object({ total: z.number().int(), erased: z.number().int(), remaining: z.number().int() })
+      .openapi({ description: "The account's jobs, those whose content is erased and those left (jobs still running are erased once they end)" }),
+    activeKeys: z.number().int().openapi({ description: 'Keys not revoked yet (0 once the account is closed)' }),
+  })
+  .openapi('AccountErasure');
+
+export type AccountErasureView = z.infer<typeof AccountErasureSchema>;
 export type AdminAccount = z.infer<typeof AdminAccountSchema>;
 export type CreatedAccount = z.infer<typeof CreatedAccountSchema>;
 export type AdminKey = z.infer<typeof AdminKeySchema>;

@@ -239,6 +239,10 @@ export const JobDetailSchema = JobListEntrySchema.extend({
       "The copy of the outputs to the account's own bucket (docs/outputs.md); null when the account had no destination when the job completed",
   }),
   eventsUrl,
+  contentErasedAt: z.string().nullable().openapi({
+    format: 'date-time',
+    description: 'When the job\'s content (input, outputs, input files, events, webhook log, workflow history) was erased by `DELETE /v1/jobs/{jobId}` or an operator; null while it is kept',
+  }),
 }).openapi('JobDetail');
 
 export const SubmittedJobSchema = JobDetailSchema.extend({ requestId: z.string() }).openapi('SubmittedJob');
@@ -248,6 +252,16 @@ export const JobIdParamsSchema = z.object({ jobId: z.string().openapi({ example:
 export const CancelJobResponseSchema = z
   .object({ jobId: z.string(), status: z.literal('cancelled'), refundedMicroCents: z.number().int() })
   .openapi('CancelJobResponse');
+
+export const JobErasureSchema = z
+  .object({
+    jobId: z.string(),
+    status: JobStatusSchema.openapi({ description: 'The status the job ended with (completed, failed or cancelled)' }),
+    contentErasedAt: z.string().openapi({ format: 'date-time', description: 'When the content was erased: the first erasure\'s time, the same on every later DELETE' }),
+    outputsDeletedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the outputs were deleted from storage; null for a job that had none' }),
+    outputsDeletedReason: z.enum(['retention', 'client', 'operator']).nullable().openapi({ description: 'Why the outputs went: `client` for this erasure, `retention` when they had expired before' }),
+  })
+  .openapi('JobErasure');
 
 export const JOB_EVENT_TYPES = [
   'job.created',
@@ -327,6 +341,7 @@ export const LastEventIdSchema = eventPosition;
 
 export type JobListEntry = z.infer<typeof JobListEntrySchema>;
 export type JobDetail = z.infer<typeof JobDetailSchema>;
+export type JobErasure = z.infer<typeof JobErasureSchema>;
 export type JobOutputView = z.infer<typeof JobOutputSchema>;
 export type JobEventView = z.infer<typeof JobEventSchema>;
 export type JobEventPage = z.infer<typeof JobEventPageSchema>;

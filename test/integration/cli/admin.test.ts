@@ -117,6 +117,29 @@ describe('genmedia admin CLI', () => {
     expect(notAdmin.json.error.code).toBe('INSUFFICIENT_SCOPE');
   });
 
+  it('erases an account only with --yes, once, and shows the progress', async () => {
+    const created = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', 'to erase', '--json')).stdout);
+    const none = await genmedia('admin', 'accounts', 'erasure', created.accountId, '--json');
+    expect(none.code).not.toBe(0);
+    expect(onlyJson(none.stdout).error.code).toBe('ERASURE_NOT_FOUND');
+
+    const unconfirmed = await genmedia('admin', 'accounts', 'erase', created.accountId, '--json');
+    expect(unconfirmed.code).not.toBe(0);
+    expect(onlyJson(unconfirmed.stdout).error.code).toBe('CONFIRMATION_REQUIRED');
+    expect(await prisma.accountErasure.count({ where: { accountId: created.accountId } })).toBe(0);
+
+    // No worker runs here: the erasure is recorded, audited and started, and waits for one.
+    const erase = await genmedia('admin', 'accounts', 'erase', created.accountId, '--yes', '--json');
+    expect(erase.code).toBe(0);
+    expect(onlyJson(erase.stdout)).toMatchObject({ accountId: created.accountId, status: 'running', jobs: { total: 0, erased: 0, remaining: 0 } });
+    const again = await genmedia('admin', 'accounts', 'erase', created.accountId, '--yes');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`erasure of ${created.accountId}: running`);
+    expect(await prisma.auditEntry.count({ where: { targetId: created.accountId, action: 'account.erase' } })).toBe(1);
+    const shown = await genmedia('admin', 'accounts', 'erasure', created.accountId, '--json');
+    expect(onlyJson(shown.stdout)).toMatchObject({ accountId: created.accountId, status: 'running', completedAt: null });
+  });
+
   it('sets limits, suspends, lists with search, grants and takes back credits once per reference, reports usage and the audit log', async () => {
     const name = `Tenant ${Math.random().toString(36).slice(2, 8)}`;
     const account = onlyJson((await genmedia('admin', 'accounts', 'create', '--name', name, '--daily-limit', '90000', '--json')).stdout);

@@ -178,7 +178,7 @@ describe('genmedia commands for scripts (--json)', () => {
     expect(human.stdout).toMatch(/^estimated cost \$0\.135/);
   });
 
-  it('run --json prints the finished job; jobs ls, get and cancel work on it', async () => {
+  it('run --json prints the finished job; jobs ls, get, cancel and delete work on it', async () => {
     const run = await cli(['run', TEXT_TO_IMAGE, '-i', 'prompt=scripted lighthouse', '--no-download', '--json']);
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
@@ -196,6 +196,12 @@ describe('genmedia commands for scripts (--json)', () => {
     const cancel = await cli(['jobs', 'cancel', jobId, '--json']);
     expect(cancel.code).toBe(1);
     expect(cancel.json.error).toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', status: 409, requestId: expect.any(String) });
+
+    const deleted = await cli(['jobs', 'delete', jobId]);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stdout).toMatch(new RegExp(`^erased ${jobId} \\(completed\\) at .+; outputs deleted at .+ \\(client\\)`));
+    const erased = await cli(['jobs', 'get', jobId, '--json']);
+    expect(erased.json).toMatchObject({ jobId, status: 'completed', input: {}, outputs: [], contentErasedAt: expect.any(String) });
   });
 
   it('jobs watch follows a job to its end and saves its outputs', async () => {

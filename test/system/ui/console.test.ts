@@ -195,6 +195,34 @@ describe('generating from the console', () => {
 
 describe('more of the job page', () => {
   // Accounts of their own here, so the main account's ledger (in the account screenshots) is the same every run.
+  it('deletes a finished job only after a confirmation, and shows what is left of it', async () => {
+    // An account of its own: the shared one's ledger is in the screenshots.
+    const owner = await createTestAccount(stack.prisma);
+    const submitted = await post(`${stack.url}/v1/jobs/submit`, owner.apiKey, { model: TEXT_TO_IMAGE, input: { prompt: 'a sketch to forget' } });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
+    const jobId: string = submitted.body.jobId;
+    await waitForFinal(stack, owner.apiKey, jobId);
+    const { page, errors } = await openConsole(browser, stack.url, owner.apiKey);
+    await page.goto(`${stack.url}/console/jobs/${jobId}`);
+    await page.getByRole('img', { name: 'Output 1' }).waitFor();
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Delete this job?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Keep it' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).contentErasedAt).toBeNull();
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByTestId('erased').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('img', { name: 'Output 1' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete', exact: true }).count()).toBe(0);
+    const erased = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
+    expect(erased).toMatchObject({ input: {}, outputs: [], outputsDeletedReason: 'client', contentErasedAt: expect.any(Date) });
+    expect(errors).toEqual([]);
+  }, 90_000);
+
   it('a failed job shows its error code and message and the refund', async () => {
     const failing = await createTestAccount(stack.prisma);
     const { page, errors } = await openConsole(browser, stack.url, failing.apiKey);

@@ -5,6 +5,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as workflows from '../../../workflows';
 import type { WorkflowOf } from '../../../src/contracts/workflows/define';
+import { accountErasureWorkflowContract, jobErasureWorkflowContract } from '../../../src/contracts/workflows/erasure';
 import { jobEventWebhooksWorkflowContract } from '../../../src/contracts/workflows/jobEventWebhooks';
 import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
 import { outputDeliveryWorkflowContract } from '../../../src/contracts/workflows/outputDelivery';
@@ -23,6 +24,8 @@ const contracts = [
   reconcileJobsWorkflowContract,
   outputDeliveryWorkflowContract,
   retentionSweepWorkflowContract,
+  jobErasureWorkflowContract,
+  accountErasureWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -41,5 +44,7 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.reconcileJobsWorkflow).toEqualTypeOf<WorkflowOf<typeof reconcileJobsWorkflowContract>>();
     expectTypeOf(workflows.outputDeliveryWorkflow).toEqualTypeOf<WorkflowOf<typeof outputDeliveryWorkflowContract>>();
     expectTypeOf(workflows.retentionSweepWorkflow).toEqualTypeOf<WorkflowOf<typeof retentionSweepWorkflowContract>>();
+    expectTypeOf(workflows.jobErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof jobErasureWorkflowContract>>();
+    expectTypeOf(workflows.accountErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof accountErasureWorkflowContract>>();
   });
 });

@@ -26,6 +26,7 @@ export function describeJob(job: Job): string {
   if (!isTerminal(job.status)) lines.push(`  ETA       ${job.estimatedCompletionTime}`);
   if (job.upstream?.stage) lines.push(`  stage     ${job.upstream.stage}`);
   if (job.error) lines.push(`  error     ${job.error.code}: ${job.error.message}`);
+  if (job.contentErasedAt) lines.push(`  erased    ${job.contentErasedAt}`);
   // A job that failed over shows each route it was tried on.
   if (job.attempts.length > 1) {
     for (const attempt of job.attempts) {
@@ -38,7 +39,7 @@ export function describeJob(job: Job): string {
 }
 
 export function registerUserJobCommands(program: Command): void {
-  const jobs = program.command('jobs').description('Your jobs: list, inspect, cancel, follow');
+  const jobs = program.command('jobs').description('Your jobs: list, inspect, cancel, follow, delete');
 
   connectionOptions(jobs.command('ls'))
     .description('Your jobs, newest first')
@@ -70,6 +71,17 @@ export function registerUserJobCommands(program: Command): void {
         options,
         () => openClient(options).cancelJob(jobId),
         (r) => `cancelled ${r.jobId}; refunded ${formatDollars(r.refundedMicroCents)}`,
+      ),
+    );
+
+  connectionOptions(jobs.command('delete'))
+    .description("Erase a finished job's content: outputs, input files, input, events, webhook log; its cost and times stay")
+    .argument('<jobId>')
+    .action((jobId: string, options: CommandOptions) =>
+      runClientCommand(
+        options,
+        () => openClient(options).deleteJob(jobId),
+        (r) => `erased ${r.jobId} (${r.status}) at ${r.contentErasedAt}${r.outputsDeletedAt ? `; outputs deleted at ${r.outputsDeletedAt} (${r.outputsDeletedReason})` : ''}`,
       ),
     );
 
