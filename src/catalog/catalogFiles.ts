@@ -329,7 +329,36 @@ export function checkCatalog(data: CatalogData): string[] {
       }
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
       problems.push(...checkRoutes(model, version, adapters, where));
+      problems.push(...checkOpenAiImages(ajv, model.dialects.openai?.images, version.inputSchema, where));
     }
+  }
+  return problems;
+}
+
+/** Each value the OpenAI mapping sets must be one the version's input accepts, so a mapped request is never refused. */
+function checkOpenAiImages(
+  ajv: ReturnType<typeof createSchemaAjv>,
+  images: OpenAiDialectDef['images'],
+  inputSchema: Record<string, unknown>,
+  where: string,
+): string[] {
+  if (!images) return [];
+  const problems: string[] = [];
+  const properties = (inputSchema.properties ?? {}) as Record<string, object>;
+  // Checked as a field of an object: a field's schema alone would carry its `default` at the root, which Ajv refuses.
+  const accepts = (field: string, value: unknown) => ajv.validate({ type: 'object', properties: { [field]: properties[field] } }, { [field]: value });
+  const patches = [...Object.entries(images.sizes).map(([k, v]) => [`size ${k}`, v] as const), ...Object.entries(images.qualities).map(([k, v]) => [`quality ${k}`, v] as const)];
+  for (const [what, patch] of patches) {
+    for (const [field, value] of Object.entries(patch)) {
+      const property = properties[field];
+      if (!property) problems.push(`${where}: OpenAI ${what} sets ${field}, which is not an input field`);
+      else if (!accepts(field, value)) problems.push(`${where}: OpenAI ${what} sets ${field} to ${JSON.stringify(value)}, which the input refuses`);
+    }
+  }
+  const count = images.count;
+  if (count && !properties[count.field]) problems.push(`${where}: OpenAI count field ${count.field} is not an input field`);
+  else if (count && !accepts(count.field, count.as === 'string' ? String(count.max) : count.max)) {
+    problems.push(`${where}: OpenAI count field ${count.field} refuses its max ${count.max} (as ${count.as})`);
   }
   return problems;
 }

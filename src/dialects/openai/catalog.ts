@@ -4,6 +4,7 @@
  */
 import type { PrismaClient } from '../../db/prisma';
 import { NO_DIALECTS, type DialectsDef, type OpenAiDialectDef } from '../../catalog/catalogFiles';
+import { resolveModelVersion } from '../../catalog/versionResolver';
 import { canUseModel } from '../../catalog/visibility';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
@@ -23,7 +24,10 @@ function openAiDialect(dialects: unknown): OpenAiDialectDef | null {
   return ((dialects ?? NO_DIALECTS) as DialectsDef).openai ?? null;
 }
 
-/** Every model the caller's key may use (visible to its account, allowed by the key, with a runnable version). */
+/**
+ * Every model the caller's key may use: visible to its account, allowed by the key, with a runnable version on a
+ * provider that takes jobs here (a real upstream's only with its credential), as submit would find it.
+ */
 export async function usableOpenAiModels(prisma: PrismaClient, caller: Caller): Promise<OpenAiModel[]> {
   const rows = await prisma.model.findMany({
     where: { versions: { some: { status: { in: [...RUNNABLE] } } } },
@@ -37,8 +41,11 @@ export async function usableOpenAiModels(prisma: PrismaClient, caller: Caller): 
     },
     orderBy: [{ sortOrder: 'asc' }, { slug: 'asc' }],
   });
-  return rows
-    .filter((row) => canUseModel(row, caller.account, caller.apiKey))
+  const usable = rows.filter((row) => canUseModel(row, caller.account, caller.apiKey));
+  // Cached per catalog revision: no query per model on a warm cache.
+  const runnable = await Promise.all(usable.map(async (row) => (await resolveModelVersion(prisma, row.slug))?.provider.isActive === true));
+  return usable
+    .filter((_, index) => runnable[index])
     .map((row) => {
       const dialect = openAiDialect(row.dialects);
       return { slug: row.slug, names: [row.slug, ...(dialect?.aliases ?? [])], providerId: row.providerId, releasedAt: row.versions[0].releasedAt, dialect };

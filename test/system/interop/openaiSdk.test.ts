@@ -70,10 +70,16 @@ describe('the official openai Python SDK against /openai/v1', () => {
     expect(balance.balanceMicroCents).toBe(10_000_000n - charged);
   });
 
-  it('lists the slugs and aliases the key may use', async () => {
-    const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO, 'openai/gpt-image-1/text-to-image'] });
+  it('lists the slugs and aliases the key may use, and only models that take jobs here', async () => {
+    // gpt-image-2 is allowed to the key but runs only on OpenAI, whose credential this stack does not have.
+    const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO, FORGE_LITE, 'openai/gpt-image-2/text-to-image'] });
     const result = await runPythonProgram('openai_images.py', ['models'], { baseUrl, apiKey: account.apiKey });
-    expect([...result.ids].sort()).toEqual(['forge-pro', 'gpt-image-1', 'openai/gpt-image-1/text-to-image', FORGE_PRO].sort());
+    expect([...result.ids].sort()).toEqual(['forge-lite', 'forge-pro', FORGE_LITE, FORGE_PRO].sort());
+
+    const everything = await createTestAccount(stack.prisma);
+    const all = await runPythonProgram('openai_images.py', ['models'], { baseUrl, apiKey: everything.apiKey });
+    expect(all.ids).toEqual(expect.arrayContaining([FORGE_PRO, 'forge-pro', NEVER_STARTS]));
+    expect(all.ids).not.toContain('gpt-image-2');
   });
 
   it("raises the SDK's NotFoundError for an unknown model, BadRequestError for a size the model cannot make, RateLimitError (insufficient_quota) without credits", async () => {
