@@ -8,6 +8,8 @@ raised as JSON:
 - errors: an unknown model, and a request of an account without credits; settings {"baseUrl", "apiKey", "poorKey", "model"}
 - retry: a request refused with 429 (the account's one concurrent job is taken) that the SDK retries; on the first
   429 the blocking job is cancelled through genmedia's own API; settings {"baseUrl", "apiKey", "model", "blockingJobUrl"}
+- timeout: a request whose job never finishes within the wait, with the SDK's default retries; settings
+  {"baseUrl", "apiKey", "model"}
 
 usage: openai_images.py SCENARIO < settings.json
 """
@@ -86,7 +88,15 @@ def retry(settings):
     return {"statuses": statuses, "count": len(answer.data)}
 
 
-SCENARIOS = {"generate": generate, "models": models, "errors": errors, "retry": retry}
+def timeout(settings):
+    statuses = []
+    http_client = httpx.Client(event_hooks={"response": [lambda response: statuses.append(response.status_code)]}, timeout=120)
+    sdk = client(settings, http_client=http_client)
+    outcome = raised(lambda: sdk.images.generate(model=settings["model"], prompt="a lighthouse nobody draws"))
+    return {**outcome, "statuses": statuses}
+
+
+SCENARIOS = {"generate": generate, "models": models, "errors": errors, "retry": retry, "timeout": timeout}
 
 
 def main():

@@ -14,12 +14,14 @@ const FORGE_PRO = 'pixelforge/forge-pro/text-to-image';
 const FORGE_LITE = 'pixelforge/forge-lite/text-to-image';
 /** No worker serves lumina in this stack: its jobs stay pending. */
 const NEVER_STARTS = 'lumina/lumi-xl/text-to-image';
+const WAIT_SECONDS = 20;
 
 let stack: TestStack;
 let baseUrl: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'] });
+  // A short wait, so a job that never starts (lumina has no worker here) runs past it within the test.
+  stack = await startTestStack({ providers: ['pixelforge'], env: { OPENAI_IMAGES_WAIT_SECONDS: String(WAIT_SECONDS) } });
   baseUrl = `${stack.url}/openai/v1`;
 });
 
@@ -113,4 +115,17 @@ describe('the official openai Python SDK against /openai/v1', () => {
     expect(result.statuses).toEqual([429, 200]);
     expect(result.count).toBe(1);
   });
+
+  it('answers 504 WAIT_TIMEOUT past the wait, which the SDK does not retry into new jobs; the job goes on', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const startedAt = Date.now();
+    const result = await runPythonProgram('openai_images.py', ['timeout'], { baseUrl, apiKey: account.apiKey, model: 'lumi-xl' });
+    expect(result).toMatchObject({ class: 'InternalServerError', status: 504, code: 'WAIT_TIMEOUT', type: 'server_error', statuses: [504] });
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(WAIT_SECONDS * 1000);
+
+    const jobs = await stack.prisma.job.findMany({ where: { accountId: account.accountId }, select: { id: true, status: true, modelId: true } });
+    expect(jobs).toEqual([{ id: expect.any(String), status: 'pending', modelId: NEVER_STARTS }]);
+    expect(result.body.message).toContain(jobs[0]!.id);
+    expect((await chargesOf(account.accountId)).map((charge) => charge.jobId)).toEqual([jobs[0]!.id]);
+  }, 120_000);
 });
