@@ -3,8 +3,10 @@
  * mapping, submitted through the ordinary submit use case (pricing, admission, limits, routing, ledger), and held
  * until the jobs are terminal. `n` becomes the model's own count field when the catalog names one, else `n` jobs.
  */
+import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { PrismaClient } from '../../db/prisma';
+import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
@@ -70,9 +72,19 @@ export function jobInputs(model: OpenAiModel, request: ImageGenerationRequest): 
   return [{ ...input, [count.field]: count.as === 'string' ? String(n) : n }];
 }
 
-/** Derives one idempotency key per job from the client's, so a retry finds every job of the first request. */
-function jobIdempotencyKey(key: string | undefined, index: number): string | undefined {
-  return key === undefined ? undefined : `${key}.openai-image-${index}`;
+/** The longest key the idempotency store takes. */
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * One idempotency key per job, derived from the client's, so a retry finds every job of the first request. A client
+ * key too long to carry the suffix is replaced by its SHA-256 (still one key per client key).
+ */
+export function jobIdempotencyKey(key: string | undefined, index: number): string | undefined {
+  if (key === undefined) return undefined;
+  validateIdempotencyKey(key);
+  const suffix = `.openai-image-${index}`;
+  const base = key.length + suffix.length > MAX_KEY_LENGTH ? createHash('sha256').update(key).digest('hex') : key;
+  return `${base}${suffix}`;
 }
 
 async function readAll(stream: Readable): Promise<Buffer> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAiModel } from '../../../../src/dialects/openai/catalog';
-import { jobInputs } from '../../../../src/dialects/openai/images';
+import { jobIdempotencyKey, jobInputs } from '../../../../src/dialects/openai/images';
 import { ApiError } from '../../../../src/shared/errors';
 
 const model = (images: NonNullable<OpenAiModel['dialect']>['images']): OpenAiModel => ({
@@ -48,5 +48,21 @@ describe('OpenAI image requests as job inputs', () => {
   it('refuses a model without an image mapping', () => {
     const bare: OpenAiModel = { ...model(undefined), dialect: null };
     expect(refusal(() => jobInputs(bare, { model: 'alias', prompt: 'p' }))).toMatchObject({ code: 'INVALID_INPUT', param: 'model' });
+  });
+});
+
+describe('the idempotency keys of an image request', () => {
+  it('derives one key per job from the client key, hashing a key too long to carry the suffix', () => {
+    expect(jobIdempotencyKey(undefined, 0)).toBeUndefined();
+    expect([jobIdempotencyKey('abc', 0), jobIdempotencyKey('abc', 1)]).toEqual(['abc.openai-image-0', 'abc.openai-image-1']);
+    const long = 'k'.repeat(255);
+    const derived = jobIdempotencyKey(long, 1)!;
+    expect(derived).toMatch(/^[0-9a-f]{64}\.openai-image-1$/);
+    expect(jobIdempotencyKey(long, 1)).toBe(derived);
+    expect(jobIdempotencyKey(`${long.slice(1)}x`, 1)).not.toBe(derived);
+  });
+
+  it('refuses a client key the store would refuse, naming the header', () => {
+    expect(() => jobIdempotencyKey('has space', 0)).toThrow(/Idempotency-Key must be/);
   });
 });
