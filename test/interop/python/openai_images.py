@@ -5,7 +5,8 @@ raised as JSON:
 - generate: images.generate with n=2 as URLs (each fetched) and as b64_json, the second with an Idempotency-Key sent
   twice; settings {"baseUrl", "apiKey", "urlModel", "b64Model", "idempotencyKey"}
 - models: models.list; settings {"baseUrl", "apiKey"}
-- errors: an unknown model, and a request of an account without credits; settings {"baseUrl", "apiKey", "poorKey", "model"}
+- errors: an unknown model, a size the model cannot make, a request of an account without credits and one of an
+  account over its daily spend limit; settings {"baseUrl", "apiKey", "poorKey", "cappedKey", "model"}
 - retry: a request refused with 429 (the account's one concurrent job is taken) that the SDK retries; on the first
   429 the blocking job is cancelled through genmedia's own API; settings {"baseUrl", "apiKey", "model", "blockingJobUrl"}
 - timeout: a request whose job never finishes within the wait, with the SDK's default retries; settings
@@ -66,7 +67,9 @@ def raised(call):
 def errors(settings):
     sdk = client(settings, max_retries=0)
     poor = client(settings, api_key=settings["poorKey"], max_retries=0)
+    capped = client(settings, api_key=settings["cappedKey"], max_retries=0)
     return {
+        "overSpendLimit": raised(lambda: capped.images.generate(model=settings["model"], prompt="anything")),
         "unknownModel": raised(lambda: sdk.images.generate(model="no-such-model", prompt="anything")),
         "unsupportedSize": raised(lambda: sdk.images.generate(model=settings["model"], prompt="anything", size="4096x4096")),
         "noCredits": raised(lambda: poor.images.generate(model=settings["model"], prompt="anything")),

@@ -84,10 +84,17 @@ describe('the official openai Python SDK against /openai/v1', () => {
     expect(all.ids).not.toContain('gpt-image-2');
   });
 
-  it("raises the SDK's NotFoundError for an unknown model, BadRequestError for a size the model cannot make, RateLimitError (insufficient_quota) without credits", async () => {
+  it("raises the SDK's NotFoundError for an unknown model, BadRequestError for a size the model cannot make, RateLimitError (insufficient_quota) without credits or over a spend limit", async () => {
     const account = await createTestAccount(stack.prisma);
     const poor = await createTestAccount(stack.prisma, { creditsMicroCents: 0n });
-    const result = await runPythonProgram('openai_images.py', ['errors'], { baseUrl, apiKey: account.apiKey, poorKey: poor.apiKey, model: 'forge-pro' });
+    const capped = await createTestAccount(stack.prisma, { dailyLimitMicroCents: 1n });
+    const result = await runPythonProgram('openai_images.py', ['errors'], {
+      baseUrl,
+      apiKey: account.apiKey,
+      poorKey: poor.apiKey,
+      cappedKey: capped.apiKey,
+      model: 'forge-pro',
+    });
 
     expect(result.unknownModel).toMatchObject({ class: 'NotFoundError', status: 404, code: 'MODEL_NOT_FOUND', type: 'invalid_request_error' });
     expect(result.unknownModel.body).toMatchObject({ code: 'MODEL_NOT_FOUND', param: 'model' });
@@ -95,10 +102,13 @@ describe('the official openai Python SDK against /openai/v1', () => {
     expect(result.unsupportedSize.body.param).toBe('size');
     expect(result.unsupportedSize.body.message).toContain('1024x1024');
     expect(result.noCredits).toMatchObject({ class: 'RateLimitError', status: 429, code: 'INSUFFICIENT_BALANCE', type: 'insufficient_quota' });
+    expect(result.overSpendLimit).toMatchObject({ class: 'RateLimitError', status: 429, code: 'BUDGET_EXCEEDED', type: 'insufficient_quota' });
+    expect(result.overSpendLimit.body.message).toMatch(/limit/i);
 
     // Nothing was made or charged for any of them.
-    expect(await stack.prisma.job.count({ where: { accountId: { in: [account.accountId, poor.accountId] } } })).toBe(0);
-    expect(await chargesOf(poor.accountId)).toEqual([]);
+    const accountIds = [account.accountId, poor.accountId, capped.accountId];
+    expect(await stack.prisma.job.count({ where: { accountId: { in: accountIds } } })).toBe(0);
+    expect(await stack.prisma.ledgerEntry.count({ where: { accountId: { in: accountIds }, kind: 'charge' } })).toBe(0);
   });
 
   it('answers 429 with Retry-After while the account has no free concurrent slot, which the SDK retries', async () => {
