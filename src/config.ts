@@ -211,6 +211,8 @@ const EnvSchema = z.object({
   JOBS_CURSOR_SECRET: z.string().min(16).default(DEV_CURSOR_SECRET),
   /** Lifetime of the signed output URLs a job read returns. */
   OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
+  /** How long `POST /openai/v1/images/generations` holds the request for its jobs to finish (docs/compatible-apis.md). */
+  OPENAI_IMAGES_WAIT_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -336,6 +338,8 @@ export interface Config {
     cursorSecret: string;
     outputUrlTtlSeconds: number;
     eventsUrlTtlSeconds: number;
+    /** The OpenAI dialect's image requests wait this long for their jobs. */
+    openAiImagesWaitSeconds: number;
   };
   outputs: {
     retentionMinSeconds: number;
@@ -537,6 +541,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       cursorSecret: e.JOBS_CURSOR_SECRET,
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
       eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
+      openAiImagesWaitSeconds: e.OPENAI_IMAGES_WAIT_SECONDS,
     },
     outputs: {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,

@@ -27,6 +27,7 @@ import { uploadsRouter } from './routes/uploads';
 import { cogCallbacksRouter } from './routes/cogCallbacks';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
+import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
 function jsonReplacer(_key: string, value: unknown) {
@@ -76,6 +77,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/account'], accountRouter(deps, services.accounts)],
       [['/v1/files'], filesRouter(services.uploads)],
       [['/v1/admin'], adminRouter(deps, services.admin, bodies)],
+      [[OPENAI_PREFIX], openAiRouter(deps, services.openAi, bodies)],
     ]),
   );
 

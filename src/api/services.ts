@@ -13,6 +13,7 @@ import { createJobEventService, type JobEventService } from '../jobs/events/serv
 import { createJobService, type JobService } from '../jobs/service';
 import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
 import { systemClock } from '../lib/clock';
+import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
 import type { ApiDeps } from './deps';
@@ -28,12 +29,15 @@ export interface ApiServices {
   catalog: CatalogReader;
   admin: AdminService;
   destinations: DestinationService;
+  openAi: OpenAiDialect;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
   const { config, prisma, temporal, storage, logger } = deps;
+  const jobs = createJobService({ ...deps, clock: systemClock });
   return {
-    jobs: createJobService({ ...deps, clock: systemClock }),
+    jobs,
+    openAi: createOpenAiDialect({ prisma, storage, jobs, imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds }),
     jobEvents: createJobEventService(deps),
     upstreamCallbacks: createUpstreamCallbackService(
       upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),

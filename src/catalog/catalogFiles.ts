@@ -127,6 +127,34 @@ const VersionFile = z.strictObject({
   routing: RoutingFile.optional(),
 });
 
+/** Input fields a dialect's value sets, e.g. OpenAI's `size: "1024x1024"` → `{ "size": "square_hd" }`. */
+const InputPatch = z.record(z.string(), z.unknown());
+
+/**
+ * How OpenAI's Images API reaches the model (docs/compatible-apis.md). `aliases` are extra model names (such as
+ * `gpt-image-1`), unique across the catalog; `sizes` and `qualities` list the only values accepted, each with the
+ * input it sets; `count` is the input field that makes up to `max` images in one job (without it, `n` makes `n` jobs).
+ */
+const OpenAiDialectFile = z.strictObject({
+  aliases: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / -')).default([]),
+  images: z
+    .strictObject({
+      sizes: z.record(z.string().regex(/^\d+x\d+$/, 'WIDTHxHEIGHT'), InputPatch).default({}),
+      qualities: z.record(z.string().min(1), InputPatch).default({}),
+      count: z
+        .strictObject({
+          field: z.string().min(1),
+          /** How the schema wants the number: `"2"` for a string enum, 2 for an integer. */
+          as: z.enum(['integer', 'string']).default('integer'),
+          max: z.number().int().positive(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+
+const DialectsFile = z.strictObject({ openai: OpenAiDialectFile.optional() });
+
 const ModelEntry = z.strictObject({
     slug: z.string(),
     name: z.string().min(1),
@@ -139,6 +167,7 @@ const ModelEntry = z.strictObject({
     rating: z.strictObject({ average: z.number().min(0).max(5), count: z.number().int().nonnegative() }),
     sortOrder: z.number().int().default(0),
     versions: z.array(VersionFile).min(1),
+    dialects: DialectsFile.default({}),
 });
 
 export type CategoryDef = z.infer<typeof CategoryFile>[number];
@@ -147,6 +176,9 @@ export type ProviderDef = z.infer<typeof ProviderFile>[number];
 
 export type RouteDef = Omit<z.infer<typeof RouteFile>, 'listPrice'> & { listPrice?: PricingRule };
 export type RoutingDef = z.infer<typeof RoutingFile>;
+export type DialectsDef = z.infer<typeof DialectsFile>;
+export type OpenAiDialectDef = z.infer<typeof OpenAiDialectFile>;
+export const NO_DIALECTS: DialectsDef = DialectsFile.parse({});
 export const DEFAULT_ROUTING: RoutingDef = RoutingFile.parse({});
 
 export interface VersionDef extends Omit<z.infer<typeof VersionFile>, 'inputSchema' | 'outputSchema' | 'pricing' | 'routes' | 'routing'> {
@@ -262,6 +294,9 @@ export function checkCatalog(data: CatalogData): string[] {
   duplicates(data.capabilityGroups.map((c) => c.id)).forEach((d) => problems.push(`capability groups: duplicate id ${d}`));
   duplicates(data.providers.map((p) => p.id)).forEach((d) => problems.push(`providers: duplicate id ${d}`));
   duplicates(data.models.map((m) => m.slug)).forEach((d) => problems.push(`models: duplicate slug ${d}`));
+  // An OpenAI model name must name exactly one model: no alias twice, and none equal to a slug.
+  const openAiNames = data.models.flatMap((m) => [m.slug, ...(m.dialects.openai?.aliases ?? [])]);
+  duplicates(openAiNames).forEach((d) => problems.push(`models: OpenAI model name ${d} names more than one model`));
 
   const categories = new Set(data.categories.map((c) => c.id));
   const capabilities = new Set(data.capabilityGroups.map((c) => c.id));
@@ -294,7 +329,36 @@ export function checkCatalog(data: CatalogData): string[] {
       }
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
       problems.push(...checkRoutes(model, version, adapters, where));
+      problems.push(...checkOpenAiImages(ajv, model.dialects.openai?.images, version.inputSchema, where));
     }
+  }
+  return problems;
+}
+
+/** Each value the OpenAI mapping sets must be one the version's input accepts, so a mapped request is never refused. */
+function checkOpenAiImages(
+  ajv: ReturnType<typeof createSchemaAjv>,
+  images: OpenAiDialectDef['images'],
+  inputSchema: Record<string, unknown>,
+  where: string,
+): string[] {
+  if (!images) return [];
+  const problems: string[] = [];
+  const properties = (inputSchema.properties ?? {}) as Record<string, object>;
+  // Checked as a field of an object: a field's schema alone would carry its `default` at the root, which Ajv refuses.
+  const accepts = (field: string, value: unknown) => ajv.validate({ type: 'object', properties: { [field]: properties[field] } }, { [field]: value });
+  const patches = [...Object.entries(images.sizes).map(([k, v]) => [`size ${k}`, v] as const), ...Object.entries(images.qualities).map(([k, v]) => [`quality ${k}`, v] as const)];
+  for (const [what, patch] of patches) {
+    for (const [field, value] of Object.entries(patch)) {
+      const property = properties[field];
+      if (!property) problems.push(`${where}: OpenAI ${what} sets ${field}, which is not an input field`);
+      else if (!accepts(field, value)) problems.push(`${where}: OpenAI ${what} sets ${field} to ${JSON.stringify(value)}, which the input refuses`);
+    }
+  }
+  const count = images.count;
+  if (count && !properties[count.field]) problems.push(`${where}: OpenAI count field ${count.field} is not an input field`);
+  else if (count && !accepts(count.field, count.as === 'string' ? String(count.max) : count.max)) {
+    problems.push(`${where}: OpenAI count field ${count.field} refuses its max ${count.max} (as ${count.as})`);
   }
   return problems;
 }

@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadCatalog, checkCatalog, DEFAULT_CATALOG_DIR, DEFAULT_ROUTING, type CatalogData, type ModelDef, type ProviderDef } from './catalogFiles';
+import { loadCatalog, checkCatalog, DEFAULT_CATALOG_DIR, DEFAULT_ROUTING, NO_DIALECTS, type CatalogData, type ModelDef, type ProviderDef } from './catalogFiles';
 import { seedCatalog } from './seed';
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
@@ -175,6 +175,7 @@ export function cogModelDef(options: CogImportOptions, inputSchema: Schema, outp
     tags: ['self-hosted', 'cog'],
     rating: { average: 0, count: 0 },
     sortOrder: 900,
+    dialects: NO_DIALECTS,
     versions: [
       {
         versionId: options.versionId,

@@ -46,6 +46,7 @@ export function modelRow(m: ModelDef) {
     ratingAverage: m.rating.average,
     ratingCount: m.rating.count,
     sortOrder: m.sortOrder,
+    dialects: m.dialects as Prisma.InputJsonValue,
   };
 }
 

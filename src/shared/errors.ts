@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,
   INVALID_CURSOR: 400,
+  // compatible APIs: a held request whose jobs did not finish in time, or all failed (refunded)
+  WAIT_TIMEOUT: 504,
+  JOB_FAILED: 502,
   // uploads
   INVALID_CONTENT_TYPE: 400,
   UPLOAD_NOT_FOUND: 404,

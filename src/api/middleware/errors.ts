@@ -42,19 +42,24 @@ function cappedDetails(details: unknown): unknown {
   return [...details.slice(0, MAX_LISTED_DETAILS), { path: '', message: `${more} more problems not listed` }];
 }
 
+/**
+ * Any error thrown while answering, as the `ApiError` the client gets: a domain error as is, a bad body, the database
+ * away (503), else INTERNAL_ERROR. Logs what the client cannot be told. Shared by every error body the API speaks.
+ */
+export function asApiError(err: unknown, logger: Logger, where: { requestId: string; method: string; path: string }): ApiError {
+  const known = err instanceof ApiError ? err : clientBodyError(err);
+  const databaseDown = known ? undefined : unavailable(err);
+  if (databaseDown) logger.warn({ err: { message: (err as Error)?.message }, ...where }, 'database unavailable');
+  const apiError = known ?? databaseDown ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId');
+  if (apiError.code === 'INTERNAL_ERROR') logger.error({ err, ...where }, 'unhandled error');
+  return apiError;
+}
+
 /** The one place errors become the documented body `{success:false, error:{code,message,details}, requestId}`. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const requestId = String(res.locals.requestId ?? '');
-    const known = err instanceof ApiError ? err : clientBodyError(err);
-    const databaseDown = known ? undefined : unavailable(err);
-    if (databaseDown) {
-      logger.warn({ err: { message: (err as Error)?.message }, requestId, method: req.method, path: req.path }, 'database unavailable');
-    }
-    const apiError = known ?? databaseDown ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId');
-    if (apiError.code === 'INTERNAL_ERROR') {
-      logger.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
-    }
+    const apiError = asApiError(err, logger, { requestId, method: req.method, path: req.path });
     if (res.headersSent) return;
     // A body left unread (refused before it was read) is not drained over a kept-alive connection: it is closed.
     sendError(res, apiError, { closeConnection: !req.complete });

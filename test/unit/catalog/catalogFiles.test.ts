@@ -181,3 +181,44 @@ describe('catalog validation', () => {
     expect(problems).toMatch(/forge-pro\/text-to-image@v2: only a maker's models take routes/);
   });
 });
+
+describe('the OpenAI dialect in the catalog', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  function problemsWith(edit: (models: Record<string, any>[]) => void): string[] {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'catalog-'));
+    fs.cpSync(DEFAULT_CATALOG_DIR, dir, { recursive: true });
+    const modelsFile = path.join(dir, 'models', 'pixelforge.json');
+    const models = JSON.parse(fs.readFileSync(modelsFile, 'utf8'));
+    edit(models);
+    fs.writeFileSync(modelsFile, JSON.stringify(models));
+    try {
+      loadCatalog(dir);
+      return [];
+    } catch (e) {
+      return (e as CatalogValidationError).problems;
+    }
+  }
+
+  it('gives the shipped models their aliases and size mappings', () => {
+    const forgePro = loadCatalog().models.find((m) => m.slug === 'pixelforge/forge-pro/text-to-image')!;
+    expect(forgePro.dialects.openai).toMatchObject({ aliases: ['forge-pro'], images: { sizes: { '1024x1024': { size: 'square_hd' } }, count: { field: 'num_images', as: 'string', max: 4 } } });
+  });
+
+  it('refuses an alias naming two models, a mapping the input refuses and a count field the input lacks', () => {
+    const problems = problemsWith((models) => {
+      models[1].dialects.openai.aliases = ['forge-pro'];
+      models[0].dialects.openai.images.sizes['2048x2048'] = { size: 'huge' };
+      models[0].dialects.openai.images.qualities = { hd: { detail: 'high' } };
+      models[1].dialects.openai.images.count = { field: 'copies', max: 2 };
+    }).join('\n');
+    expect(problems).toMatch(/OpenAI model name forge-pro names more than one model/);
+    expect(problems).toMatch(/OpenAI size 2048x2048 sets size to "huge", which the input refuses/);
+    expect(problems).toMatch(/OpenAI quality hd sets detail, which is not an input field/);
+    expect(problems).toMatch(/OpenAI count field copies is not an input field/);
+  });
+});

@@ -885,6 +885,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openai/v1/images/generations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate images (OpenAI Images API)
+         * @description Runs ordinary genmedia jobs (charged, limited and routed as any job) and answers when they are done, within `OPENAI_IMAGES_WAIT_SECONDS`. Optional `Idempotency-Key`: a retry with it answers from the same jobs. Scope: `submit_job`.
+         */
+        post: operations["openAiCreateImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the models the key may use (OpenAI Models API)
+         * @description Each model under its slug and under each alias the catalog gives it. Scope: `list_models`.
+         */
+        get: operations["openAiListModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     jobEvent: {
@@ -1069,7 +1109,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "WAIT_TIMEOUT" | "JOB_FAILED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -2133,6 +2173,62 @@ export interface components {
             type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered";
             /** @enum {string} */
             status: "pending";
+        };
+        OpenAiImagesResponse: {
+            created: number;
+            data: {
+                url?: string;
+                b64_json?: string;
+            }[];
+        };
+        OpenAiError: {
+            error: {
+                message: string;
+                /** @example invalid_request_error */
+                type: string;
+                param: string | null;
+                /**
+                 * @description genmedia's stable error code
+                 * @example MODEL_NOT_FOUND
+                 */
+                code: string;
+            };
+        };
+        OpenAiImageGenerationRequest: {
+            /**
+             * @description A genmedia model slug or an alias from the catalog
+             * @example gpt-image-1
+             */
+            model: string;
+            prompt: string;
+            /** @description How many images (1–10): the model's count field when it has one, else one job per image */
+            n?: number | null;
+            /**
+             * @description `WIDTHxHEIGHT` as the model lists it in the catalog, or `auto`; a size the model cannot make is refused
+             * @example 1024x1024
+             */
+            size?: string | null;
+            /**
+             * @description A quality the model lists in the catalog, or `auto`
+             * @example medium
+             */
+            quality?: string | null;
+            /** @enum {string|null} */
+            response_format?: "url" | "b64_json" | null;
+            /** @description Accepted and not stored */
+            user?: string | null;
+        };
+        OpenAiModelList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["OpenAiModel"][];
+        };
+        OpenAiModel: {
+            id: string;
+            /** @enum {string} */
+            object: "model";
+            created: number;
+            owned_by: string;
         };
     };
     responses: never;
@@ -6718,6 +6814,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openAiCreateImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OpenAiImageGenerationRequest"];
+            };
+        };
+        responses: {
+            /** @description The images, as URLs or base64 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiImagesResponse"];
+                };
+            };
+            /** @description Invalid request, or a size, quality or `n` the model cannot make (`param` names the field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `submit_job` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Unknown model, or one the key may not use (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Rate or concurrency limit (type `requests`), or out of credits or over a spend limit (type `insufficient_quota`); Retry-After when known */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Every job of the request failed (JOB_FAILED); nothing is charged */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The jobs were not done in time (WAIT_TIMEOUT); they go on and are listed in `GET /v1/jobs` */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiListModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The models */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiModelList"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `list_models` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
                 };
             };
         };

@@ -1,0 +1,159 @@
+/**
+ * OpenAI's image generation as genmedia jobs. The request is translated onto the model's input through the catalog's
+ * mapping, submitted through the ordinary submit use case (pricing, admission, limits, routing, ledger), and held
+ * until the jobs are terminal. `n` becomes the model's own count field when the catalog names one, else `n` jobs.
+ */
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { PrismaClient } from '../../db/prisma';
+import { validateIdempotencyKey } from '../../jobs/idempotency';
+import type { JobService } from '../../jobs/service';
+import type { Caller } from '../../jobs/quote';
+import { ApiError } from '../../shared/errors';
+import type { JobOutput } from '../../shared/jobs';
+import type { Storage } from '../../storage/storage';
+import { resolveOpenAiModel, type OpenAiModel } from './catalog';
+
+export interface ImageGenerationRequest {
+  model: string;
+  prompt: string;
+  n?: number;
+  size?: string;
+  quality?: string;
+  responseFormat?: 'url' | 'b64_json';
+}
+
+export interface GeneratedImage {
+  url?: string;
+  b64Json?: string;
+}
+
+export interface ImageGenerationResult {
+  created: number;
+  images: GeneratedImage[];
+  jobIds: string[];
+}
+
+export interface ImageGenerationDeps {
+  prisma: PrismaClient;
+  storage: Storage;
+  jobs: JobService;
+  waitSeconds: number;
+}
+
+/** OpenAI's own "let the model choose": the model's default is kept. */
+const AUTO = 'auto';
+
+function invalid(param: string, message: string): ApiError {
+  return new ApiError('INVALID_INPUT', message, [{ path: param, message }]);
+}
+
+/** The genmedia inputs of the request, one per job. */
+export function jobInputs(model: OpenAiModel, request: ImageGenerationRequest): Record<string, unknown>[] {
+  const mapping = model.dialect?.images;
+  if (!mapping) throw invalid('model', `The model '${request.model}' does not take image generation requests`);
+  const input: Record<string, unknown> = { prompt: request.prompt };
+  if (request.size !== undefined && request.size !== AUTO) {
+    const patch = mapping.sizes[request.size];
+    const sizes = Object.keys(mapping.sizes);
+    if (!patch) throw invalid('size', `The model '${request.model}' cannot make size '${request.size}'; it makes ${[AUTO, ...sizes].join(', ')}`);
+    Object.assign(input, patch);
+  }
+  if (request.quality !== undefined && request.quality !== AUTO) {
+    const patch = mapping.qualities[request.quality];
+    const qualities = Object.keys(mapping.qualities);
+    if (!patch) throw invalid('quality', `The model '${request.model}' has no quality '${request.quality}'; it has ${[AUTO, ...qualities].join(', ')}`);
+    Object.assign(input, patch);
+  }
+  const n = request.n ?? 1;
+  const count = mapping.count;
+  if (!count) return Array.from({ length: n }, () => ({ ...input }));
+  if (n > count.max) throw invalid('n', `The model '${request.model}' makes at most ${count.max} images per request`);
+  return [{ ...input, [count.field]: count.as === 'string' ? String(n) : n }];
+}
+
+/** The longest key the idempotency store takes. */
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * One idempotency key per job, derived from the client's, so a retry finds every job of the first request. A client
+ * key too long to carry the suffix is replaced by its SHA-256 (still one key per client key).
+ */
+export function jobIdempotencyKey(key: string | undefined, index: number): string | undefined {
+  if (key === undefined) return undefined;
+  validateIdempotencyKey(key);
+  const suffix = `.openai-image-${index}`;
+  const base = key.length + suffix.length > MAX_KEY_LENGTH ? createHash('sha256').update(key).digest('hex') : key;
+  return `${base}${suffix}`;
+}
+
+async function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+export async function generateImages(
+  deps: ImageGenerationDeps,
+  caller: Caller,
+  request: ImageGenerationRequest,
+  context: { requestId: string; idempotencyKey?: string; abort?: AbortSignal },
+): Promise<ImageGenerationResult> {
+  const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
+  const inputs = jobInputs(model, request);
+  const accountId = caller.account.id;
+
+  const jobIds: string[] = [];
+  try {
+    for (const [index, input] of inputs.entries()) {
+      const outcome = await deps.jobs.submit(
+        caller,
+        { model: model.slug, input },
+        { requestId: context.requestId, idempotencyKey: jobIdempotencyKey(context.idempotencyKey, index) },
+      );
+      jobIds.push(outcome.body.jobId);
+    }
+  } catch (err) {
+    // All or nothing: the jobs already admitted for this request are cancelled while still pending (refunded in full).
+    await Promise.allSettled(jobIds.map((jobId) => deps.jobs.cancel(accountId, jobId)));
+    throw err;
+  }
+
+  await Promise.all(jobIds.map((jobId) => deps.jobs.waitForTerminal({ accountId, jobId }, deps.waitSeconds, context.abort)));
+  const jobs = await Promise.all(jobIds.map((jobId) => deps.jobs.get(accountId, jobId)));
+  const running = jobs.filter((job) => !['completed', 'failed', 'cancelled'].includes(job.status));
+  if (running.length > 0) {
+    throw new ApiError(
+      'WAIT_TIMEOUT',
+      `The images were not ready within ${deps.waitSeconds} s; the jobs ${jobIds.join(', ')} go on and can be read at GET /v1/jobs/{jobId}. ` +
+        'A retry with the same Idempotency-Key waits for the same jobs.',
+      { jobIds },
+      // Without a key a retry would make new jobs: clients that honour it (OpenAI's SDKs) then do not retry.
+      { 'x-should-retry': context.idempotencyKey === undefined ? 'false' : 'true' },
+    );
+  }
+  const completed = jobs.filter((job) => job.status === 'completed');
+  if (completed.length === 0) {
+    const error = jobs[0].error;
+    throw new ApiError('JOB_FAILED', `The image could not be generated (${error?.code ?? jobs[0].status}): ${error?.message ?? 'no details'}`, {
+      jobIds,
+      jobError: error,
+    });
+  }
+
+  const images: GeneratedImage[] = [];
+  if (request.responseFormat === 'b64_json') {
+    const rows = await deps.prisma.job.findMany({ where: { id: { in: completed.map((job) => job.jobId) } }, select: { id: true, outputs: true } });
+    const stored = new Map(rows.map((row) => [row.id, (row.outputs ?? []) as unknown as JobOutput[]]));
+    for (const job of completed) {
+      for (const output of stored.get(job.jobId) ?? []) {
+        const stream = await deps.storage.getStream(deps.storage.outputsBucket, output.key);
+        if (!stream) throw new ApiError('INTERNAL_ERROR', `An output of job ${job.jobId} is no longer stored`);
+        images.push({ b64Json: (await readAll(stream)).toString('base64') });
+      }
+    }
+  } else {
+    for (const job of completed) for (const output of job.outputs) images.push({ url: output.url });
+  }
+  return { created: Math.floor(Date.now() / 1000), images, jobIds };
+}
