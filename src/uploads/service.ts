@@ -26,17 +26,17 @@ export interface DownloadTarget {
 }
 
 /**
- * Creates the upload row, starts its expiry workflow and signs the PUT. The row exists before the workflow so the
- * workflow always finds something to expire; if the workflow cannot be started the row is removed again and no URL
- * is handed out, so no upload lives without its timer.
+ * Creates the upload row and starts its expiry workflow. The row exists before the workflow so the workflow always
+ * finds something to expire; if the workflow cannot be started the row is removed again, so no upload lives without
+ * its timer.
  */
-export async function createPresignedUpload(
+async function registerUpload(
   deps: UploadDeps,
   accountId: string,
   request: { filename: string; contentType: UploadContentType; size?: number },
-): Promise<PresignedUpload> {
+): Promise<{ fileId: string; objectKey: string; expiresAt: Date; maxSize: number }> {
   const createdAt = now(deps);
-  const { lifetimeSeconds, putWindowSeconds } = deps.config.uploads;
+  const { lifetimeSeconds } = deps.config.uploads;
   const expiresAt = new Date(createdAt.getTime() + lifetimeSeconds * 1000);
   const fileId = newFileId();
   const objectKey = uploadObjectKey(accountId, fileId);
@@ -80,7 +80,17 @@ export async function createPresignedUpload(
       'Retry-After': '1',
     });
   }
+  return { fileId, objectKey, expiresAt, maxSize };
+}
 
+/** Registers the upload (row and expiry timer) and signs the PUT its client sends the bytes with. */
+export async function createPresignedUpload(
+  deps: UploadDeps,
+  accountId: string,
+  request: { filename: string; contentType: UploadContentType; size?: number },
+): Promise<PresignedUpload> {
+  const { fileId, objectKey, expiresAt, maxSize } = await registerUpload(deps, accountId, request);
+  const { putWindowSeconds, lifetimeSeconds } = deps.config.uploads;
   const storage = deps.storage;
   const uploadUrl = await storage.presignPut(
     storage.uploadsBucket,
@@ -96,6 +106,21 @@ export async function createPresignedUpload(
     expiresAt: expiresAt.toISOString(),
     maxSize,
   };
+}
+
+/**
+ * An upload whose bytes arrived with the request (a compatible API's multipart file): registered as a presigned
+ * upload is, with its caps and expiry, and stored at once. A job that names its `fileUrl` has it as an input file,
+ * erased with the job and expired with the upload.
+ */
+export async function storeUpload(
+  deps: UploadDeps,
+  accountId: string,
+  file: { filename: string; contentType: UploadContentType; data: Buffer },
+): Promise<{ fileId: string; fileUrl: string }> {
+  const { fileId, objectKey } = await registerUpload(deps, accountId, { filename: file.filename, contentType: file.contentType, size: file.data.length });
+  await deps.storage.putFile(deps.storage.uploadsBucket, objectKey, file.data, file.contentType);
+  return { fileId, fileUrl: fileUrlFor(deps.config.api.publicBaseUrl, fileId) };
 }
 
 /** Refuses a presign that would take the account past its open-upload caps; Retry-After until its oldest expires. */
@@ -179,6 +204,8 @@ export async function findDownload(
 export function createUploadService(deps: UploadDeps) {
   return {
     presign: (accountId: string, request: { filename: string; contentType: UploadContentType; size?: number }) => createPresignedUpload(deps, accountId, request),
+    /** Registers and stores a file received with a request; its `fileUrl` goes into a job's input. */
+    store: (accountId: string, file: { filename: string; contentType: UploadContentType; data: Buffer }) => storeUpload(deps, accountId, file),
     status: (accountId: string, fileId: string) => getUploadStatus(deps, accountId, fileId),
     findDownload: (fileId: string) => findDownload(deps, fileId),
     /** A short-lived GET URL of a download, named for the browser by `contentDisposition`. */

@@ -1,0 +1,87 @@
+/**
+ * OpenAI's image edits as genmedia jobs. The request's files are stored as uploads of the caller's account (with
+ * their caps and expiry), so they are the job's input files like any upload: erased with the job, expired with the
+ * upload. The catalog's `edits` mapping names the input fields they go into; size, quality and `n` map as for
+ * generation, and the jobs run and are answered as generation's are.
+ */
+import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
+import type { Caller } from '../../jobs/quote';
+import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../uploads/media';
+import { resolveOpenAiModel } from './catalog';
+import {
+  invalid,
+  mappedImageInputs,
+  runImageJobs,
+  type ImageGenerationDeps,
+  type ImageGenerationRequest,
+  type ImageGenerationResult,
+  type ImageRequestContext,
+} from './images';
+
+/** A file as it arrived in the multipart request. */
+export interface ReceivedFile {
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface ImageEditRequest extends ImageGenerationRequest {
+  images: ReceivedFile[];
+  mask?: ReceivedFile;
+}
+
+export interface StoredInputFile {
+  fileUrl: string;
+}
+
+export interface ImageEditDeps extends ImageGenerationDeps {
+  /** Registers and stores one file as an upload of the account. */
+  storeUpload(accountId: string, file: { filename: string; contentType: UploadContentType; data: Buffer }): Promise<StoredInputFile>;
+}
+
+type EditMapping = NonNullable<OpenAiDialectDef['edits']>;
+
+const NO_IMAGE_MAPPING = { sizes: {}, qualities: {} };
+
+/** The file as an upload the model can read: an image type we take, within the image upload limit. */
+export function acceptedImage(file: ReceivedFile, param: string): ReceivedFile & { contentType: UploadContentType } {
+  const contentType = file.contentType.split(';')[0]!.trim().toLowerCase();
+  if (!isUploadContentType(contentType) || mediaKindOf(contentType) !== 'image') {
+    throw invalid(param, `'${file.filename}' is ${contentType || 'of no content type'}; send a PNG, JPEG, WebP or GIF image`);
+  }
+  const limit = maxUploadBytes(contentType);
+  if (file.data.length > limit) throw invalid(param, `'${file.filename}' has ${file.data.length} bytes, over the ${limit}-byte image limit`);
+  if (file.data.length === 0) throw invalid(param, `'${file.filename}' is empty`);
+  return { ...file, contentType };
+}
+
+/** The input fields the stored images and mask fill. */
+export function editFields(mapping: EditMapping, imageUrls: string[], maskUrl: string | undefined): Record<string, unknown> {
+  const { field, list, item } = mapping.images;
+  const images = imageUrls.map((url) => (item === undefined ? url : { [item]: url }));
+  const fields: Record<string, unknown> = { [field]: list ? images : images[0] };
+  if (maskUrl !== undefined && mapping.mask) fields[mapping.mask.field] = maskUrl;
+  return fields;
+}
+
+export async function editImages(deps: ImageEditDeps, caller: Caller, request: ImageEditRequest, context: ImageRequestContext): Promise<ImageGenerationResult> {
+  const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
+  const mapping = model.dialect?.edits;
+  if (!mapping) throw invalid('model', `The model '${request.model}' does not take image edit requests`);
+  const imageMapping = model.dialect?.images ?? NO_IMAGE_MAPPING;
+  if (request.images.length > mapping.images.max) {
+    throw invalid('image', `The model '${request.model}' takes at most ${mapping.images.max} image${mapping.images.max === 1 ? '' : 's'} per edit`);
+  }
+  if (request.mask && !mapping.mask) throw invalid('mask', `The model '${request.model}' takes no mask`);
+  const images = request.images.map((file) => acceptedImage(file, 'image'));
+  const mask = request.mask && acceptedImage(request.mask, 'mask');
+  // Size, quality and n are checked before a file is stored: a refused request leaves nothing behind.
+  mappedImageInputs(imageMapping, {}, request);
+
+  const accountId = caller.account.id;
+  const imageUrls: string[] = [];
+  for (const file of images) imageUrls.push((await deps.storeUpload(accountId, file)).fileUrl);
+  const maskUrl = mask && (await deps.storeUpload(accountId, mask)).fileUrl;
+  const inputs = mappedImageInputs(imageMapping, { prompt: request.prompt, ...editFields(mapping, imageUrls, maskUrl) }, request);
+  return runImageJobs(deps, caller, model, inputs, request.responseFormat, context, 'edit');
+}
