@@ -38,7 +38,15 @@ export function createServices(deps: ApiDeps): ApiServices {
   const uploads = createUploadService({ config, prisma, storage, temporal, logger });
   return {
     jobs,
-    openAi: createOpenAiDialect({ prisma, storage, jobs, imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds, storeUpload: uploads.store }),
+    openAi: createOpenAiDialect({
+      prisma,
+      storage,
+      jobs,
+      imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds,
+      storeUpload: uploads.store,
+      // The server secret that signs list cursors, here with its own purpose in the derived id's input.
+      fileIdSecret: config.jobs.cursorSecret,
+    }),
     jobEvents: createJobEventService(deps),
     upstreamCallbacks: createUpstreamCallbackService(
       upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),

@@ -8,6 +8,7 @@ import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import type { Caller } from '../../jobs/quote';
 import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../uploads/media';
 import { resolveOpenAiModel } from './catalog';
+import { requestFileId, type StoreUpload } from './requestFiles';
 import {
   invalid,
   mappedImageInputs,
@@ -30,13 +31,11 @@ export interface ImageEditRequest extends ImageGenerationRequest {
   mask?: ReceivedFile;
 }
 
-export interface StoredInputFile {
-  fileUrl: string;
-}
-
 export interface ImageEditDeps extends ImageGenerationDeps {
-  /** Registers and stores one file as an upload of the account. */
-  storeUpload(accountId: string, file: { filename: string; contentType: UploadContentType; data: Buffer }): Promise<StoredInputFile>;
+  /** Registers and stores one file as an upload of the account (under `fileId` when given, idempotently). */
+  storeUpload: StoreUpload;
+  /** Keys the upload ids of a request's files that carries an Idempotency-Key. */
+  fileIdSecret: string;
 }
 
 type EditMapping = NonNullable<OpenAiDialectDef['edits']>;
@@ -79,9 +78,13 @@ export async function editImages(deps: ImageEditDeps, caller: Caller, request: I
   mappedImageInputs(imageMapping, {}, request);
 
   const accountId = caller.account.id;
+  const store = async (file: ReceivedFile & { contentType: UploadContentType }, index: number) => {
+    const fileId = requestFileId(deps.fileIdSecret, { accountId, idempotencyKey: context.idempotencyKey, kind: 'edit', index, data: file.data });
+    return (await deps.storeUpload(accountId, file, { fileId })).fileUrl;
+  };
   const imageUrls: string[] = [];
-  for (const file of images) imageUrls.push((await deps.storeUpload(accountId, file)).fileUrl);
-  const maskUrl = mask && (await deps.storeUpload(accountId, mask)).fileUrl;
+  for (const [index, file] of images.entries()) imageUrls.push(await store(file, index));
+  const maskUrl = mask && (await store(mask, images.length));
   const inputs = mappedImageInputs(imageMapping, { prompt: request.prompt, ...editFields(mapping, imageUrls, maskUrl) }, request);
   return runImageJobs(deps, caller, model, inputs, request.responseFormat, context, 'edit');
 }

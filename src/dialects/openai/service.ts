@@ -15,11 +15,13 @@ export interface OpenAiDialectDeps {
   imagesWaitSeconds: number;
   /** Stores a file sent with a request as an upload of the account (the upload service's `store`). */
   storeUpload: ImageEditDeps['storeUpload'];
+  /** A server secret that keys the upload ids of a keyed request's files. */
+  fileIdSecret: string;
 }
 
 export function createOpenAiDialect(deps: OpenAiDialectDeps) {
-  const imageDeps = { prisma: deps.prisma, storage: deps.storage, jobs: deps.jobs, waitSeconds: deps.imagesWaitSeconds, storeUpload: deps.storeUpload };
-  const videoDeps = { prisma: deps.prisma, storage: deps.storage, jobs: deps.jobs, storeUpload: deps.storeUpload };
+  const imageDeps = { prisma: deps.prisma, storage: deps.storage, jobs: deps.jobs, waitSeconds: deps.imagesWaitSeconds, storeUpload: deps.storeUpload, fileIdSecret: deps.fileIdSecret };
+  const videoDeps = { prisma: deps.prisma, storage: deps.storage, jobs: deps.jobs, storeUpload: deps.storeUpload, fileIdSecret: deps.fileIdSecret };
   return {
     models: (caller: Caller) => usableOpenAiModels(deps.prisma, caller),
     generateImages: (caller: Caller, request: ImageGenerationRequest, context: ImageRequestContext) => generateImages(imageDeps, caller, request, context),

@@ -15,6 +15,7 @@ import type { Storage } from '../../storage/storage';
 import { resolveOpenAiModel } from './catalog';
 import { acceptedImage, type ImageEditDeps, type ReceivedFile } from './edits';
 import { invalid, jobIdempotencyKey, type ImageRequestContext } from './images';
+import { requestFileId } from './requestFiles';
 
 export interface VideoCreateRequest {
   model: string;
@@ -53,6 +54,7 @@ export interface VideoDeps {
   storage: Storage;
   jobs: JobService;
   storeUpload: ImageEditDeps['storeUpload'];
+  fileIdSecret: string;
 }
 
 type VideoMapping = NonNullable<OpenAiDialectDef['videos']>;
@@ -172,7 +174,9 @@ export async function createVideo(deps: VideoDeps, caller: Caller, request: Vide
   const file = reference && 'data' in reference ? acceptedImage(reference, 'input_reference') : undefined;
   // Checked (with a stand-in for the reference's URL) before the file is stored: a refused request leaves nothing behind.
   videoInput(mapping, request, reference === undefined ? undefined : 'input_reference');
-  const referenceUrl = file ? (await deps.storeUpload(caller.account.id, file)).fileUrl : reference && 'imageUrl' in reference ? reference.imageUrl : undefined;
+  const accountId = caller.account.id;
+  const fileId = file && requestFileId(deps.fileIdSecret, { accountId, idempotencyKey: context.idempotencyKey, kind: 'video', index: 0, data: file.data });
+  const referenceUrl = file ? (await deps.storeUpload(accountId, file, { fileId })).fileUrl : reference && 'imageUrl' in reference ? reference.imageUrl : undefined;
   const input = videoInput(mapping, request, referenceUrl);
   const outcome = await deps.jobs.submit(
     caller,

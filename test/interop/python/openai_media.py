@@ -5,10 +5,12 @@ Reads the settings as JSON on stdin and runs one scenario (the first argument), 
 raised as JSON:
 - edit: images.edit with one uploaded PNG (sent as `image`, answered as b64_json) and with two (sent as `image[]`,
   answered as URLs, each fetched), then the refusals: a mask the model does not take, a model without an edit
-  mapping; settings {"baseUrl", "apiKey", "model", "otherModel", "pngPath"}
+  mapping, and one edit sent twice with an Idempotency-Key; settings {"baseUrl", "apiKey", "model", "otherModel",
+  "pngPath", "idempotencyKey"}
 - video: videos.create (multipart) then videos.retrieve until it is done, then videos.download_content, a second
-  video from an input_reference file, videos.list paged one at a time, and the refusals: seconds and a size the
-  model cannot make, an unknown video; settings {"baseUrl", "apiKey", "model", "referenceModel", "pngPath"}
+  video from an input_reference file (sent twice with an Idempotency-Key), videos.list paged one at a time, and the
+  refusals: seconds and a size the model cannot make, an unknown video; settings {"baseUrl", "apiKey", "model",
+  "referenceModel", "pngPath", "idempotencyKey"}
 
 usage: openai_media.py SCENARIO < settings.json
 """
@@ -48,6 +50,11 @@ def edit(settings):
     with open(path, "rb") as first, open(path, "rb") as second:
         double = sdk.images.edit(model=settings["model"], image=[first, second], prompt="both of them together", size="1920x1080")
     fetched = [httpx.get(image.url) for image in double.data]
+    key = {"Idempotency-Key": settings["idempotencyKey"]}
+    keyed = []
+    for _ in range(2):
+        with open(path, "rb") as image:
+            keyed.append(sdk.images.edit(model=settings["model"], image=image, prompt="sent twice", response_format="b64_json", extra_headers=key))
     strict = client(settings, max_retries=0)
     with open(path, "rb") as image, open(path, "rb") as mask:
         with_mask = raised(lambda: strict.images.edit(model=settings["model"], image=image, mask=mask, prompt="only the sky"))
@@ -58,6 +65,7 @@ def edit(settings):
         "double": [{"status": r.status_code, "png": r.content.startswith(PNG)} for r in fetched],
         "withMask": with_mask,
         "noEdits": no_edits,
+        "sameImagesOnRetry": [i.b64_json for i in keyed[0].data] == [i.b64_json for i in keyed[1].data],
     }
 
 
@@ -78,8 +86,12 @@ def video(settings):
     content = sdk.videos.download_content(created.id)
     data = content.read()
 
-    with open(settings["pngPath"], "rb") as reference:
-        referenced = sdk.videos.create(model=settings["referenceModel"], prompt="the scene comes alive", input_reference=reference)
+    key = {"Idempotency-Key": settings["idempotencyKey"]}
+    sent = []
+    for _ in range(2):
+        with open(settings["pngPath"], "rb") as reference:
+            sent.append(sdk.videos.create(model=settings["referenceModel"], prompt="the scene comes alive", input_reference=reference, extra_headers=key))
+    referenced = sent[0]
     referenced_done, _ = wait_until_done(sdk, referenced.id)
 
     paged = [v.id for v in sdk.videos.list(limit=1)]
@@ -92,6 +104,7 @@ def video(settings):
         "done": done.model_dump(),
         "content": {"bytes": len(data), "mp4": data[4:8] == b"ftyp"},
         "referenced": referenced_done.model_dump(),
+        "sameVideoOnRetry": sent[0].id == sent[1].id,
         "listed": paged,
         "firstPage": {"count": len(first_page.data), "hasMore": first_page.has_more, "lastId": first_page.last_id},
         "badSeconds": raised(lambda: strict.videos.create(model=settings["model"], prompt="too long", seconds="12")),

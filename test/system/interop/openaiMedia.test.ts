@@ -5,6 +5,7 @@
  * retrieve until done, download_content and list on the built-in lumina models. Each request is an ordinary job,
  * listed by GET /v1/jobs and charged once.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -59,7 +60,7 @@ describe('the official openai Python SDK: image edits and videos', () => {
   it('edits an uploaded PNG (image) and two (image[]) through the catalog mapping; the files are the jobs’ input uploads; refuses a mask and a model without edits', async () => {
     const account = await createTestAccount(stack.prisma);
     const tasksBefore = runway.tasks().length;
-    const result = await runPythonProgram('openai_media.py', ['edit'], { baseUrl, apiKey: account.apiKey, model: 'gen4-image', otherModel: 'forge-pro', pngPath }, 180_000);
+    const result = await runPythonProgram('openai_media.py', ['edit'], { baseUrl, apiKey: account.apiKey, model: 'gen4-image', otherModel: 'forge-pro', pngPath, idempotencyKey: randomUUID() }, 180_000);
 
     expect(result.single).toEqual([true]);
     expect(result.double).toEqual([{ status: 200, png: true }]);
@@ -67,24 +68,27 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(result.withMask.body.param).toBe('mask');
     expect(result.noEdits).toMatchObject({ class: 'BadRequestError', status: 400 });
     expect(result.noEdits.body.param).toBe('model');
+    // Sent twice with its Idempotency-Key: the same upload, the same job, the same image.
+    expect(result.sameImagesOnRetry).toBe(true);
 
-    // Two jobs (the refusals made none), each with its files as uploads of the account, handed to Runway.
+    // Three jobs (the refusals and the retry made none), each with its files as uploads of the account, handed to Runway.
     const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
     const jobs = page.body.jobs as { jobId: string; model: string; status: string }[];
     expect(jobs.map((job) => [job.model, job.status])).toEqual([
       [GEN4_IMAGE, 'completed'],
       [GEN4_IMAGE, 'completed'],
+      [GEN4_IMAGE, 'completed'],
     ]);
     const rows = await stack.prisma.job.findMany({ where: { accountId: account.accountId }, orderBy: { createdAt: 'asc' }, select: { id: true, input: true } });
     const references = rows.map((row) => ((row.input as { reference_images: { image_url: string }[] }).reference_images ?? []).map((ref) => ref.image_url));
-    expect(references.map((urls) => urls.length)).toEqual([1, 2]);
+    expect(references.map((urls) => urls.length)).toEqual([1, 2, 1]);
     expect((rows[1]!.input as { size?: string }).size).toBe('landscape_16_9');
     const fileIds = references.flat().map((url) => new URL(url).pathname.split('/').at(-1)!);
     const uploads = await stack.prisma.upload.findMany({ where: { id: { in: fileIds } }, select: { accountId: true, contentType: true, status: true } });
-    expect(uploads).toHaveLength(3);
+    expect(uploads).toHaveLength(4);
     expect(uploads.every((upload) => upload.accountId === account.accountId && upload.contentType === 'image/png' && upload.status === 'uploaded')).toBe(true);
     const tasks = runway.tasks().slice(tasksBefore);
-    expect(tasks.map((task) => (task.body.referenceImages as unknown[]).length)).toEqual([1, 2]);
+    expect(tasks.map((task) => (task.body.referenceImages as unknown[]).length)).toEqual([1, 2, 1]);
 
     expect(await chargedJobIds(account.accountId)).toEqual(rows.map((row) => row.id).sort());
   }, 240_000);
@@ -94,7 +98,7 @@ describe('the official openai Python SDK: image edits and videos', () => {
     const result = await runPythonProgram(
       'openai_media.py',
       ['video'],
-      { baseUrl, apiKey: account.apiKey, model: 'lumi-motion', referenceModel: 'lumi-cine', pngPath },
+      { baseUrl, apiKey: account.apiKey, model: 'lumi-motion', referenceModel: 'lumi-cine', pngPath, idempotencyKey: randomUUID() },
       180_000,
     );
 
@@ -112,6 +116,7 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(result.content.bytes).toBe((job.outputs as { sizeBytes: number }[])[0]!.sizeBytes);
 
     expect(result.referenced).toMatchObject({ model: LUMI_CINE, status: 'completed', size: '640x360', seconds: '5' });
+    expect(result.sameVideoOnRetry).toBe(true);
     const referenced = await stack.prisma.job.findUniqueOrThrow({ where: { id: result.referenced.id } });
     const fileId = new URL((referenced.input as { image_url: string }).image_url).pathname.split('/').at(-1)!;
     expect(await stack.prisma.upload.findUniqueOrThrow({ where: { id: fileId } })).toMatchObject({ accountId: account.accountId, status: 'uploaded' });
