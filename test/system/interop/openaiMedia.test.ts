@@ -134,4 +134,11 @@ describe('the official openai Python SDK: image edits and videos', () => {
 
     expect(await chargedJobIds(account.accountId)).toEqual([result.created.id, result.referenced.id].sort());
   }, 240_000);
+
+  it('answers a request refused before the dialect (a NUL in the query) in OpenAI\'s shape', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const res = await fetch(`${baseUrl}/videos?after=%00`, { headers: { Authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'VALIDATION_ERROR', param: 'query.after' } });
+  });
 });

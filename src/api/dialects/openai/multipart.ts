@@ -6,6 +6,7 @@
 import type { Request } from 'express';
 import type { ReceivedFile } from '../../../dialects/openai/edits';
 import { ApiError } from '../../../shared/errors';
+import { filenameProblem } from '../../../uploads/filename';
 
 export interface MultipartForm {
   /** Each text field's value; a field sent twice is refused. */
@@ -14,7 +15,12 @@ export interface MultipartForm {
   files: Map<string, ReceivedFile[]>;
 }
 
-const refused = (message: string) => new ApiError('VALIDATION_ERROR', message, [{ path: '(body)', message }]);
+const refused = (message: string, path = '(body)') => new ApiError('VALIDATION_ERROR', message, [{ path, message }]);
+
+/** A file's name as an upload keeps it: a plain name without control characters, else the field's own name. */
+function uploadFilename(name: string, field: string): string {
+  return name !== '' && filenameProblem(name) === null ? name : field.replace(/\W/g, '') || 'file';
+}
 
 export async function readMultipart(req: Request): Promise<MultipartForm> {
   const contentType = req.get('content-type') ?? '';
@@ -30,11 +36,13 @@ export async function readMultipart(req: Request): Promise<MultipartForm> {
   const fields: Record<string, string> = {};
   const files = new Map<string, ReceivedFile[]>();
   for (const [name, value] of form.entries()) {
+    if (name.includes('\u0000')) throw refused('A field name holds a NUL character');
     if (typeof value === 'string') {
+      if (value.includes('\u0000')) throw refused(`The field ${name} holds a NUL character`, name);
       if (name in fields) throw new ApiError('VALIDATION_ERROR', `The field ${name} was sent more than once`, [{ path: name, message: 'sent more than once' }]);
       fields[name] = value;
     } else {
-      const file: ReceivedFile = { filename: value.name || name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) };
+      const file: ReceivedFile = { filename: uploadFilename(value.name, name), contentType: value.type, data: Buffer.from(await value.arrayBuffer()) };
       files.set(name, [...(files.get(name) ?? []), file]);
     }
   }
