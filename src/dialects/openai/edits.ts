@@ -42,9 +42,22 @@ type EditMapping = NonNullable<OpenAiDialectDef['edits']>;
 
 const NO_IMAGE_MAPPING = { sizes: {}, qualities: {} };
 
+/** Content types clients send for a file whose type they could not tell (a name without a known extension). */
+const UNTYPED = ['', 'application/octet-stream'];
+
+/** The image type the bytes begin with, for an untyped file. */
+function sniffedImageType(data: Buffer): string | undefined {
+  if (data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (data.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))) return 'image/jpeg';
+  if (data.subarray(0, 4).toString('latin1') === 'GIF8') return 'image/gif';
+  if (data.subarray(0, 4).toString('latin1') === 'RIFF' && data.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
+}
+
 /** The file as an upload the model can read: an image type we take, within the image upload limit. */
 export function acceptedImage(file: ReceivedFile, param: string): ReceivedFile & { contentType: UploadContentType } {
-  const contentType = file.contentType.split(';')[0]!.trim().toLowerCase();
+  const declared = file.contentType.split(';')[0]!.trim().toLowerCase();
+  const contentType = UNTYPED.includes(declared) ? (sniffedImageType(file.data) ?? declared) : declared;
   if (!isUploadContentType(contentType) || mediaKindOf(contentType) !== 'image') {
     throw invalid(param, `'${file.filename}' is ${contentType || 'of no content type'}; send a PNG, JPEG, WebP or GIF image`);
   }

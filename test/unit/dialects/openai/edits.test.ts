@@ -28,6 +28,13 @@ describe('OpenAI image edits as job inputs', () => {
     expect(acceptedImage({ ...png(), contentType: 'image/webp' }, 'image').contentType).toBe('image/webp');
   });
 
+  it('tells the image type of an untyped file from its first bytes', () => {
+    const pngBytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0]);
+    expect(acceptedImage({ filename: 'scene', contentType: 'application/octet-stream', data: pngBytes }, 'image').contentType).toBe('image/png');
+    expect(acceptedImage({ filename: 'scene', contentType: '', data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) }, 'image').contentType).toBe('image/jpeg');
+    expect(refusal(() => acceptedImage({ filename: 'notes', contentType: 'application/octet-stream', data: Buffer.from('hello') }, 'image'))).toMatchObject({ param: 'image' });
+  });
+
   it('refuses a file that is not an image, is empty or is over the limit, naming the field', () => {
     expect(refusal(() => acceptedImage({ ...png(), contentType: 'application/octet-stream' }, 'image'))).toMatchObject({ code: 'INVALID_INPUT', param: 'image' });
     expect(refusal(() => acceptedImage({ ...png(), contentType: 'video/mp4' }, 'mask'))).toMatchObject({ param: 'mask' });
