@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { get } from '../../support/api';
+import { bearer, get, request } from '../../support/api';
 import { runPythonProgram } from '../../support/python';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 import { samplePng } from '../../support/upstreams/media';
@@ -91,6 +91,12 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(tasks.map((task) => (task.body.referenceImages as unknown[]).length)).toEqual([1, 2, 1]);
 
     expect(await chargedJobIds(account.accountId)).toEqual(rows.map((row) => row.id).sort());
+
+    // Erasing the two-image job erases its uploads with it; the other jobs keep theirs.
+    const erased = await request(`${stack.url}/v1/jobs/${rows[1]!.id}`, { method: 'DELETE', headers: bearer(account.apiKey) });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const left = await stack.prisma.upload.findMany({ where: { id: { in: fileIds } }, select: { id: true } });
+    expect(left.map((upload) => upload.id).sort()).toEqual([fileIds[0]!, fileIds[3]!].sort());
   }, 240_000);
 
   it('creates a video, reads it until done, downloads its bytes, makes one from an input_reference, lists them; refuses seconds and sizes the model cannot make', async () => {
