@@ -5,6 +5,7 @@
  * generation, and the jobs run and are answered as generation's are.
  */
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
+import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
 import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../uploads/media';
 import { resolveOpenAiModel } from './catalog';
@@ -16,7 +17,7 @@ import {
   type ImageGenerationDeps,
   type ImageGenerationRequest,
   type ImageGenerationResult,
-  type ImageRequestContext,
+  type OpenAiRequestContext,
 } from './images';
 
 /** A file as it arrived in the multipart request. */
@@ -76,7 +77,7 @@ export function editFields(mapping: EditMapping, imageUrls: string[], maskUrl: s
   return fields;
 }
 
-export async function editImages(deps: ImageEditDeps, caller: Caller, request: ImageEditRequest, context: ImageRequestContext): Promise<ImageGenerationResult> {
+export async function editImages(deps: ImageEditDeps, caller: Caller, request: ImageEditRequest, context: OpenAiRequestContext): Promise<ImageGenerationResult> {
   const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
   const mapping = model.dialect?.edits;
   if (!mapping) throw invalid('model', `The model '${request.model}' does not take image edit requests`);
@@ -87,8 +88,9 @@ export async function editImages(deps: ImageEditDeps, caller: Caller, request: I
   if (request.mask && !mapping.mask) throw invalid('mask', `The model '${request.model}' takes no mask`);
   const images = request.images.map((file) => acceptedImage(file, 'image'));
   const mask = request.mask && acceptedImage(request.mask, 'mask');
-  // Size, quality and n are checked before a file is stored: a refused request leaves nothing behind.
+  // Size, quality, n and the key are checked before a file is stored: a refused request leaves nothing behind.
   mappedImageInputs(imageMapping, {}, request);
+  if (context.idempotencyKey !== undefined) validateIdempotencyKey(context.idempotencyKey);
 
   const accountId = caller.account.id;
   const store = async (file: ReceivedFile & { contentType: UploadContentType }, index: number) => {

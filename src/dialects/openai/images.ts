@@ -108,7 +108,8 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-export interface ImageRequestContext {
+/** What each request of the dialect carries: its id, the client's Idempotency-Key, a signal for the client leaving. */
+export interface OpenAiRequestContext {
   requestId: string;
   idempotencyKey?: string;
   abort?: AbortSignal;
@@ -118,7 +119,7 @@ export async function generateImages(
   deps: ImageGenerationDeps,
   caller: Caller,
   request: ImageGenerationRequest,
-  context: ImageRequestContext,
+  context: OpenAiRequestContext,
 ): Promise<ImageGenerationResult> {
   const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
   return runImageJobs(deps, caller, model, jobInputs(model, request), request.responseFormat, context, 'image');
@@ -134,7 +135,7 @@ export async function runImageJobs(
   model: OpenAiModel,
   inputs: Record<string, unknown>[],
   responseFormat: ImageGenerationRequest['responseFormat'],
-  context: ImageRequestContext,
+  context: OpenAiRequestContext,
   kind: 'image' | 'edit',
 ): Promise<ImageGenerationResult> {
   const accountId = caller.account.id;

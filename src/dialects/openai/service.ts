@@ -5,7 +5,7 @@ import type { Caller } from '../../jobs/quote';
 import type { Storage } from '../../storage/storage';
 import { usableOpenAiModels } from './catalog';
 import { editImages, type ImageEditDeps, type ImageEditRequest } from './edits';
-import { generateImages, type ImageGenerationRequest, type ImageRequestContext } from './images';
+import { generateImages, type ImageGenerationRequest, type OpenAiRequestContext } from './images';
 import { createVideo, getVideo, listVideos, videoContent, type VideoCreateRequest } from './videos';
 
 export interface OpenAiDialectDeps {
@@ -24,9 +24,9 @@ export function createOpenAiDialect(deps: OpenAiDialectDeps) {
   const videoDeps = { prisma: deps.prisma, storage: deps.storage, jobs: deps.jobs, storeUpload: deps.storeUpload, fileIdSecret: deps.fileIdSecret };
   return {
     models: (caller: Caller) => usableOpenAiModels(deps.prisma, caller),
-    generateImages: (caller: Caller, request: ImageGenerationRequest, context: ImageRequestContext) => generateImages(imageDeps, caller, request, context),
-    editImages: (caller: Caller, request: ImageEditRequest, context: ImageRequestContext) => editImages(imageDeps, caller, request, context),
-    createVideo: (caller: Caller, request: VideoCreateRequest, context: ImageRequestContext) => createVideo(videoDeps, caller, request, context),
+    generateImages: (caller: Caller, request: ImageGenerationRequest, context: OpenAiRequestContext) => generateImages(imageDeps, caller, request, context),
+    editImages: (caller: Caller, request: ImageEditRequest, context: OpenAiRequestContext) => editImages(imageDeps, caller, request, context),
+    createVideo: (caller: Caller, request: VideoCreateRequest, context: OpenAiRequestContext) => createVideo(videoDeps, caller, request, context),
     getVideo: (caller: Caller, videoId: string) => getVideo(videoDeps, caller, videoId),
     listVideos: (caller: Caller, query: Parameters<typeof listVideos>[2]) => listVideos(videoDeps, caller, query),
     videoContent: (caller: Caller, videoId: string, variant: string | undefined) => videoContent(videoDeps, caller, videoId, variant),

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { NO_DIALECTS, type DialectsDef } from '../../catalog/catalogFiles';
 import type { PrismaClient } from '../../db/prisma';
+import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
 import type { JobService } from '../../jobs/service';
 import { ApiError } from '../../shared/errors';
@@ -14,7 +15,7 @@ import type { JobOutput, JobStatus } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
 import { resolveOpenAiModel } from './catalog';
 import { acceptedImage, type ImageEditDeps, type ReceivedFile } from './edits';
-import { invalid, jobIdempotencyKey, type ImageRequestContext } from './images';
+import { invalid, jobIdempotencyKey, type OpenAiRequestContext } from './images';
 import { requestFileId } from './requestFiles';
 
 export interface VideoCreateRequest {
@@ -166,7 +167,7 @@ async function findVideoJob(prisma: PrismaClient, accountId: string, videoId: st
   return { job, mapping };
 }
 
-export async function createVideo(deps: VideoDeps, caller: Caller, request: VideoCreateRequest, context: ImageRequestContext): Promise<OpenAiVideo> {
+export async function createVideo(deps: VideoDeps, caller: Caller, request: VideoCreateRequest, context: OpenAiRequestContext): Promise<OpenAiVideo> {
   const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
   const mapping = model.dialect?.videos;
   if (!mapping) throw invalid('model', `The model '${request.model}' does not take video requests`);
@@ -174,6 +175,7 @@ export async function createVideo(deps: VideoDeps, caller: Caller, request: Vide
   const file = reference && 'data' in reference ? acceptedImage(reference, 'input_reference') : undefined;
   // Checked (with a stand-in for the reference's URL) before the file is stored: a refused request leaves nothing behind.
   videoInput(mapping, request, reference === undefined ? undefined : 'input_reference');
+  if (context.idempotencyKey !== undefined) validateIdempotencyKey(context.idempotencyKey);
   const accountId = caller.account.id;
   const fileId = file && requestFileId(deps.fileIdSecret, { accountId, idempotencyKey: context.idempotencyKey, kind: 'video', index: 0, data: file.data });
   const referenceUrl = file ? (await deps.storeUpload(accountId, file, { fileId })).fileUrl : reference && 'imageUrl' in reference ? reference.imageUrl : undefined;
