@@ -27,6 +27,7 @@ import { uploadsRouter } from './routes/uploads';
 import { cogCallbacksRouter } from './routes/cogCallbacks';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
+import { openAiErrorHandler } from './dialects/openai/errors';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
@@ -82,6 +83,8 @@ export function createApp(deps: ApiDeps): Application {
   );
 
   app.use(notFound());
+  // Refusals made before a dialect's router (a NUL in the query) still answer in the dialect's shape.
+  app.use(OPENAI_PREFIX, openAiErrorHandler(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -35,15 +35,24 @@ export interface ApiServices {
 export function createServices(deps: ApiDeps): ApiServices {
   const { config, prisma, temporal, storage, logger } = deps;
   const jobs = createJobService({ ...deps, clock: systemClock });
+  const uploads = createUploadService({ config, prisma, storage, temporal, logger });
   return {
     jobs,
-    openAi: createOpenAiDialect({ prisma, storage, jobs, imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds }),
+    openAi: createOpenAiDialect({
+      prisma,
+      storage,
+      jobs,
+      imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds,
+      storeUpload: uploads.store,
+      // The server secret that signs list cursors, here with its own purpose in the derived id's input.
+      fileIdSecret: config.jobs.cursorSecret,
+    }),
     jobEvents: createJobEventService(deps),
     upstreamCallbacks: createUpstreamCallbackService(
       upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
     ),
     cogCallbacks: createCogCallbackService(cogCallbackDepsOver({ prisma, temporal, logger })),
-    uploads: createUploadService({ config, prisma, storage, temporal, logger }),
+    uploads,
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),
     catalog: catalogReaderFor(prisma),

@@ -151,6 +151,33 @@ const OpenAiDialectFile = z.strictObject({
         .optional(),
     })
     .optional(),
+  /**
+   * How `POST /images/edits` hands its files to the model: `images.field` takes the images (one URL, or with `list`
+   * a list of up to `max`, each a URL or, with `item`, an object whose `item` field is the URL); `mask.field` takes
+   * the mask. Size, quality and `n` map as for generation (`images`).
+   */
+  edits: z
+    .strictObject({
+      images: z.strictObject({
+        field: z.string().min(1),
+        list: z.boolean().default(false),
+        item: z.string().min(1).optional(),
+        max: z.number().int().positive().default(1),
+      }),
+      mask: z.strictObject({ field: z.string().min(1) }).optional(),
+    })
+    .optional(),
+  /**
+   * How `POST /videos` reaches the model: `seconds` and `sizes` list the only values accepted, each with the input
+   * it sets; `inputReference.field` takes the reference image (`required` when the model cannot start without one).
+   */
+  videos: z
+    .strictObject({
+      seconds: z.record(z.string().regex(/^\d+$/, 'whole seconds'), InputPatch).default({}),
+      sizes: z.record(z.string().regex(/^\d+x\d+$/, 'WIDTHxHEIGHT'), InputPatch).default({}),
+      inputReference: z.strictObject({ field: z.string().min(1), required: z.boolean().default(false) }).optional(),
+    })
+    .optional(),
 });
 
 const DialectsFile = z.strictObject({ openai: OpenAiDialectFile.optional() });
@@ -330,6 +357,7 @@ export function checkCatalog(data: CatalogData): string[] {
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
       problems.push(...checkRoutes(model, version, adapters, where));
       problems.push(...checkOpenAiImages(ajv, model.dialects.openai?.images, version.inputSchema, where));
+      problems.push(...checkOpenAiMedia(ajv, model.dialects.openai, version.inputSchema, where));
     }
   }
   return problems;
@@ -359,6 +387,40 @@ function checkOpenAiImages(
   if (count && !properties[count.field]) problems.push(`${where}: OpenAI count field ${count.field} is not an input field`);
   else if (count && !accepts(count.field, count.as === 'string' ? String(count.max) : count.max)) {
     problems.push(`${where}: OpenAI count field ${count.field} refuses its max ${count.max} (as ${count.as})`);
+  }
+  return problems;
+}
+
+/** The fields an edit or a video request fills must be input fields, and every value a video mapping sets accepted. */
+function checkOpenAiMedia(
+  ajv: ReturnType<typeof createSchemaAjv>,
+  openAi: OpenAiDialectDef | undefined,
+  inputSchema: Record<string, unknown>,
+  where: string,
+): string[] {
+  const problems: string[] = [];
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const accepts = (field: string, value: unknown) => ajv.validate({ type: 'object', properties: { [field]: properties[field] } }, { [field]: value });
+  const edits = openAi?.edits;
+  if (edits) {
+    const images = properties[edits.images.field];
+    if (!images) problems.push(`${where}: OpenAI edits put images into ${edits.images.field}, which is not an input field`);
+    else if ((images.type === 'array') !== edits.images.list) problems.push(`${where}: OpenAI edits: ${edits.images.field} is ${edits.images.list ? 'not ' : ''}a list`);
+    if (!edits.images.list && edits.images.max !== 1) problems.push(`${where}: OpenAI edits: a single image field takes at most 1 image`);
+    if (edits.mask && !properties[edits.mask.field]) problems.push(`${where}: OpenAI edits put the mask into ${edits.mask.field}, which is not an input field`);
+  }
+  const videos = openAi?.videos;
+  if (videos) {
+    const patches = [...Object.entries(videos.seconds).map(([k, v]) => [`seconds ${k}`, v] as const), ...Object.entries(videos.sizes).map(([k, v]) => [`video size ${k}`, v] as const)];
+    for (const [what, patch] of patches) {
+      for (const [field, value] of Object.entries(patch)) {
+        if (!properties[field]) problems.push(`${where}: OpenAI ${what} sets ${field}, which is not an input field`);
+        else if (!accepts(field, value)) problems.push(`${where}: OpenAI ${what} sets ${field} to ${JSON.stringify(value)}, which the input refuses`);
+      }
+    }
+    if (videos.inputReference && !properties[videos.inputReference.field]) {
+      problems.push(`${where}: OpenAI videos put input_reference into ${videos.inputReference.field}, which is not an input field`);
+    }
   }
   return problems;
 }

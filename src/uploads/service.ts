@@ -26,19 +26,19 @@ export interface DownloadTarget {
 }
 
 /**
- * Creates the upload row, starts its expiry workflow and signs the PUT. The row exists before the workflow so the
- * workflow always finds something to expire; if the workflow cannot be started the row is removed again and no URL
- * is handed out, so no upload lives without its timer.
+ * Creates the upload row and starts its expiry workflow. The row exists before the workflow so the workflow always
+ * finds something to expire; if the workflow cannot be started the row is removed again, so no upload lives without
+ * its timer.
  */
-export async function createPresignedUpload(
+async function registerUpload(
   deps: UploadDeps,
   accountId: string,
   request: { filename: string; contentType: UploadContentType; size?: number },
-): Promise<PresignedUpload> {
+  fileId = newFileId(),
+): Promise<{ fileId: string; objectKey: string; expiresAt: Date; maxSize: number }> {
   const createdAt = now(deps);
-  const { lifetimeSeconds, putWindowSeconds } = deps.config.uploads;
+  const { lifetimeSeconds } = deps.config.uploads;
   const expiresAt = new Date(createdAt.getTime() + lifetimeSeconds * 1000);
-  const fileId = newFileId();
   const objectKey = uploadObjectKey(accountId, fileId);
   const limit = maxUploadBytes(request.contentType);
   if (request.size !== undefined && request.size > limit) {
@@ -80,7 +80,17 @@ export async function createPresignedUpload(
       'Retry-After': '1',
     });
   }
+  return { fileId, objectKey, expiresAt, maxSize };
+}
 
+/** Registers the upload (row and expiry timer) and signs the PUT its client sends the bytes with. */
+export async function createPresignedUpload(
+  deps: UploadDeps,
+  accountId: string,
+  request: { filename: string; contentType: UploadContentType; size?: number },
+): Promise<PresignedUpload> {
+  const { fileId, objectKey, expiresAt, maxSize } = await registerUpload(deps, accountId, request);
+  const { putWindowSeconds, lifetimeSeconds } = deps.config.uploads;
   const storage = deps.storage;
   const uploadUrl = await storage.presignPut(
     storage.uploadsBucket,
@@ -96,6 +106,57 @@ export async function createPresignedUpload(
     expiresAt: expiresAt.toISOString(),
     maxSize,
   };
+}
+
+/**
+ * An upload whose bytes arrived with the request (a compatible API's multipart file): registered as a presigned
+ * upload is, with its caps and expiry, and stored at once. A job that names its `fileUrl` has it as an input file,
+ * erased with the job and expired with the upload.
+ *
+ * With `fileId` (an id the caller derived from its request, unguessable), storing is idempotent: a retry of the same
+ * request finds the same upload, so the job input that names it is the same too.
+ */
+export async function storeUpload(
+  deps: UploadDeps,
+  accountId: string,
+  file: { filename: string; contentType: UploadContentType; data: Buffer },
+  options: { fileId?: string } = {},
+): Promise<{ fileId: string; fileUrl: string }> {
+  const stored = (fileId: string) => ({ fileId, fileUrl: fileUrlFor(deps.config.api.publicBaseUrl, fileId) });
+  const request = { filename: file.filename, contentType: file.contentType, size: file.data.length };
+  if (options.fileId !== undefined) {
+    const existing = await deps.prisma.upload.findUnique({ where: { id: options.fileId } });
+    if (existing) {
+      await storeAgain(deps, accountId, existing, file);
+      return stored(existing.id);
+    }
+  }
+  let registered: { fileId: string; objectKey: string };
+  try {
+    registered = await registerUpload(deps, accountId, request, options.fileId);
+  } catch (error) {
+    // The same request, retried at the same moment, registered it first.
+    const existing = options.fileId !== undefined && isUniqueViolation(error) ? await deps.prisma.upload.findUnique({ where: { id: options.fileId } }) : null;
+    if (!existing) throw error;
+    await storeAgain(deps, accountId, existing, file);
+    return stored(existing.id);
+  }
+  await deps.storage.putFile(deps.storage.uploadsBucket, registered.objectKey, file.data, file.contentType);
+  return stored(registered.fileId);
+}
+
+/** A retried request's upload: the same account's and still live; its bytes stored again if they are gone. */
+async function storeAgain(deps: UploadDeps, accountId: string, upload: Upload, file: { contentType: string; data: Buffer }): Promise<void> {
+  if (upload.accountId !== accountId || isPastExpiry(upload, now(deps))) {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'The files of the first request with this Idempotency-Key have expired; send the request with a new key');
+  }
+  if (!(await deps.storage.stat(deps.storage.uploadsBucket, upload.objectKey))) {
+    await deps.storage.putFile(deps.storage.uploadsBucket, upload.objectKey, file.data, file.contentType);
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'P2002';
 }
 
 /** Refuses a presign that would take the account past its open-upload caps; Retry-After until its oldest expires. */
@@ -179,6 +240,9 @@ export async function findDownload(
 export function createUploadService(deps: UploadDeps) {
   return {
     presign: (accountId: string, request: { filename: string; contentType: UploadContentType; size?: number }) => createPresignedUpload(deps, accountId, request),
+    /** Registers and stores a file received with a request; its `fileUrl` goes into a job's input. */
+    store: (accountId: string, file: { filename: string; contentType: UploadContentType; data: Buffer }, options?: { fileId?: string }) =>
+      storeUpload(deps, accountId, file, options),
     status: (accountId: string, fileId: string) => getUploadStatus(deps, accountId, fileId),
     findDownload: (fileId: string) => findDownload(deps, fileId),
     /** A short-lived GET URL of a download, named for the browser by `contentDisposition`. */

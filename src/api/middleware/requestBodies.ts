@@ -25,6 +25,8 @@ export interface BodyReaderOptions {
 export interface BodyReaders {
   /** A JSON object of at most `limitBytes` from an authenticated client, NUL-free, into `req.body`. */
   json(limitBytes: number): RequestHandler[];
+  /** A `multipart/form-data` body of at most `limitBytes` from an authenticated client, as a Buffer in `req.body`. */
+  multipart(limitBytes: number): RequestHandler[];
   /** An upstream callback's raw bytes, at most `limitBytes`, as a Buffer in `req.body` (signatures cover the bytes). */
   callback(limitBytes: number): RequestHandler[];
   /** Bytes reserved by bodies being read now, clients and callbacks together. */
@@ -110,6 +112,7 @@ export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
 
   return {
     json: (limitBytes) => [reserve(clients, account, limitBytes), express.json({ limit: limitBytes, strict: true }), rejectNulInBody()],
+    multipart: (limitBytes) => [reserve(clients, account, limitBytes), express.raw({ type: 'multipart/form-data', limit: limitBytes })],
     callback: (limitBytes) => [reserve(callbacks, anyCaller, limitBytes), express.raw({ type: () => true, limit: limitBytes })],
     bufferedBytes: () => clients.bytes + callbacks.bytes,
   };

@@ -12,6 +12,7 @@ import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
 import type { JobOutput } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
+import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { resolveOpenAiModel, type OpenAiModel } from './catalog';
 
 export interface ImageGenerationRequest {
@@ -41,10 +42,12 @@ export interface ImageGenerationDeps {
   waitSeconds: number;
 }
 
+type ImageMapping = NonNullable<OpenAiDialectDef['images']>;
+
 /** OpenAI's own "let the model choose": the model's default is kept. */
 const AUTO = 'auto';
 
-function invalid(param: string, message: string): ApiError {
+export function invalid(param: string, message: string): ApiError {
   return new ApiError('INVALID_INPUT', message, [{ path: param, message }]);
 }
 
@@ -52,7 +55,19 @@ function invalid(param: string, message: string): ApiError {
 export function jobInputs(model: OpenAiModel, request: ImageGenerationRequest): Record<string, unknown>[] {
   const mapping = model.dialect?.images;
   if (!mapping) throw invalid('model', `The model '${request.model}' does not take image generation requests`);
-  const input: Record<string, unknown> = { prompt: request.prompt };
+  return mappedImageInputs(mapping, { prompt: request.prompt }, request);
+}
+
+/**
+ * `base` with the request's size and quality mapped onto it, once per job: one job with the count field set to `n`
+ * when the model has one, else `n` jobs. Edits map their size, quality and `n` the same way.
+ */
+export function mappedImageInputs(
+  mapping: ImageMapping,
+  base: Record<string, unknown>,
+  request: Pick<ImageGenerationRequest, 'model' | 'n' | 'size' | 'quality'>,
+): Record<string, unknown>[] {
+  const input: Record<string, unknown> = { ...base };
   if (request.size !== undefined && request.size !== AUTO) {
     const patch = mapping.sizes[request.size];
     const sizes = Object.keys(mapping.sizes);
@@ -79,10 +94,10 @@ const MAX_KEY_LENGTH = 255;
  * One idempotency key per job, derived from the client's, so a retry finds every job of the first request. A client
  * key too long to carry the suffix is replaced by its SHA-256 (still one key per client key).
  */
-export function jobIdempotencyKey(key: string | undefined, index: number): string | undefined {
+export function jobIdempotencyKey(key: string | undefined, index: number, kind: 'image' | 'edit' | 'video' = 'image'): string | undefined {
   if (key === undefined) return undefined;
   validateIdempotencyKey(key);
-  const suffix = `.openai-image-${index}`;
+  const suffix = `.openai-${kind}-${index}`;
   const base = key.length + suffix.length > MAX_KEY_LENGTH ? createHash('sha256').update(key).digest('hex') : key;
   return `${base}${suffix}`;
 }
@@ -93,14 +108,36 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** What each request of the dialect carries: its id, the client's Idempotency-Key, a signal for the client leaving. */
+export interface OpenAiRequestContext {
+  requestId: string;
+  idempotencyKey?: string;
+  abort?: AbortSignal;
+}
+
 export async function generateImages(
   deps: ImageGenerationDeps,
   caller: Caller,
   request: ImageGenerationRequest,
-  context: { requestId: string; idempotencyKey?: string; abort?: AbortSignal },
+  context: OpenAiRequestContext,
 ): Promise<ImageGenerationResult> {
   const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
-  const inputs = jobInputs(model, request);
+  return runImageJobs(deps, caller, model, jobInputs(model, request), request.responseFormat, context, 'image');
+}
+
+/**
+ * Submits one job per input through the ordinary submit use case and holds until all are terminal, answering their
+ * images (as URLs or base64). All or nothing at submit: a refusal part-way cancels the jobs already admitted.
+ */
+export async function runImageJobs(
+  deps: ImageGenerationDeps,
+  caller: Caller,
+  model: OpenAiModel,
+  inputs: Record<string, unknown>[],
+  responseFormat: ImageGenerationRequest['responseFormat'],
+  context: OpenAiRequestContext,
+  kind: 'image' | 'edit',
+): Promise<ImageGenerationResult> {
   const accountId = caller.account.id;
 
   const jobIds: string[] = [];
@@ -109,7 +146,7 @@ export async function generateImages(
       const outcome = await deps.jobs.submit(
         caller,
         { model: model.slug, input },
-        { requestId: context.requestId, idempotencyKey: jobIdempotencyKey(context.idempotencyKey, index) },
+        { requestId: context.requestId, idempotencyKey: jobIdempotencyKey(context.idempotencyKey, index, kind) },
       );
       jobIds.push(outcome.body.jobId);
     }
@@ -142,7 +179,7 @@ export async function generateImages(
   }
 
   const images: GeneratedImage[] = [];
-  if (request.responseFormat === 'b64_json') {
+  if (responseFormat === 'b64_json') {
     const rows = await deps.prisma.job.findMany({ where: { id: { in: completed.map((job) => job.jobId) } }, select: { id: true, outputs: true } });
     const stored = new Map(rows.map((row) => [row.id, (row.outputs ?? []) as unknown as JobOutput[]]));
     for (const job of completed) {

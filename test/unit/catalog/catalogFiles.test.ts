@@ -221,4 +221,26 @@ describe('the OpenAI dialect in the catalog', () => {
     expect(problems).toMatch(/OpenAI quality hd sets detail, which is not an input field/);
     expect(problems).toMatch(/OpenAI count field copies is not an input field/);
   });
+
+  it('refuses edit and video mappings whose fields the input lacks or whose values it refuses', () => {
+    const problems = problemsWith((models) => {
+      models[0].dialects.openai.edits = { images: { field: 'prompt', list: true, max: 2 }, mask: { field: 'mask_url' } };
+      models[1].dialects.openai.edits = { images: { field: 'init_image' } };
+      models[1].dialects.openai.videos = { seconds: { '8': { duration: '8' } }, sizes: { '1280x720': { size: 'hd' } }, inputReference: { field: 'image_url' } };
+    }).join('\n');
+    expect(problems).toMatch(/OpenAI edits: prompt is not a list/);
+    expect(problems).toMatch(/OpenAI edits put the mask into mask_url, which is not an input field/);
+    expect(problems).toMatch(/OpenAI edits put images into init_image, which is not an input field/);
+    expect(problems).toMatch(/OpenAI seconds 8 sets duration, which is not an input field/);
+    expect(problems).toMatch(/OpenAI video size 1280x720 sets size to "hd", which the input refuses/);
+    expect(problems).toMatch(/OpenAI videos put input_reference into image_url, which is not an input field/);
+  });
+
+  it('gives the shipped edit and video models their mappings', () => {
+    const models = loadCatalog().models;
+    expect(models.find((m) => m.slug === 'runway/gen4-image/text-to-image')!.dialects.openai?.edits).toEqual({
+      images: { field: 'reference_images', list: true, item: 'image_url', max: 3 },
+    });
+    expect(models.find((m) => m.slug === 'lumina/lumi-cine/image-to-video')!.dialects.openai?.videos?.inputReference).toEqual({ field: 'image_url', required: true });
+  });
 });

@@ -925,6 +925,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openai/v1/images/edits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit images (OpenAI Images API)
+         * @description Multipart, as the OpenAI SDKs send it: one file as `image`, several as `image[]`, an optional `mask`. The files are stored as uploads of the account (the job's input files, erased with it) and handed to the model through the catalog's `edits` mapping; the jobs run and are answered as for `images/generations`. Scope: `submit_job`.
+         */
+        post: operations["openAiEditImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's videos (OpenAI Videos API)
+         * @description The jobs of models with a video mapping, newest first, paged by `after` (the last id of a page). Scope: `check_status`.
+         */
+        get: operations["openAiListVideos"];
+        put?: never;
+        /**
+         * Create a video (OpenAI Videos API)
+         * @description Multipart, as the OpenAI SDKs send it. Submits one ordinary genmedia job (its id is the video's id) and answers at once; `seconds`, `size` and `input_reference` map onto the model's input through the catalog's `videos` mapping. Optional `Idempotency-Key`. Scope: `submit_job`.
+         */
+        post: operations["openAiCreateVideo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/videos/{video_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a video (OpenAI Videos API)
+         * @description Its status, progress and times, from its job. Scope: `check_status`.
+         */
+        get: operations["openAiGetVideo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openai/v1/videos/{video_id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a video's content (OpenAI Videos API)
+         * @description The video's bytes (whatever the `Accept` header, which the SDKs send as `application/binary`). Scope: `check_status`.
+         */
+        get: operations["openAiGetVideoContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     jobEvent: {
@@ -2229,6 +2313,97 @@ export interface components {
             object: "model";
             created: number;
             owned_by: string;
+        };
+        OpenAiImageEditRequest: {
+            /**
+             * @description A genmedia model slug or an alias from the catalog whose model takes image edits
+             * @example gen4-image
+             */
+            model: string;
+            prompt: string;
+            /** @description How many images (1–10): the model's count field when it has one, else one job per image */
+            n?: number;
+            /**
+             * @description `WIDTHxHEIGHT` as the model lists it in the catalog, or `auto`
+             * @example 1024x1024
+             */
+            size?: string;
+            /** @description A quality the model lists in the catalog, or `auto` */
+            quality?: string;
+            /** @enum {string} */
+            response_format?: "url" | "b64_json";
+            /** @description Accepted and not stored */
+            user?: string;
+            /**
+             * Format: binary
+             * @description One image (PNG, JPEG, WebP or GIF, at most 10 MB); several are sent as `image[]`
+             */
+            image?: string;
+            /** @description Several images, up to the model's limit */
+            "image[]"?: string[];
+            /**
+             * Format: binary
+             * @description A mask, for a model whose catalog mapping takes one
+             */
+            mask?: string;
+        };
+        OpenAiVideo: {
+            /** @description The id of the genmedia job */
+            id: string;
+            /** @enum {string} */
+            object: "video";
+            /** @description The model's slug */
+            model: string;
+            /** @enum {string} */
+            status: "queued" | "in_progress" | "completed" | "failed";
+            progress: number;
+            prompt: string | null;
+            /** @description The listed length the input matches */
+            seconds: string | null;
+            /** @description The listed size the input matches */
+            size: string | null;
+            created_at: number;
+            completed_at: number | null;
+            /** @description When the content is deleted (the job's output retention) */
+            expires_at: number | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            remixed_from_video_id: null;
+        };
+        OpenAiVideoCreateRequest: {
+            /**
+             * @description A genmedia model slug or an alias from the catalog whose model takes video requests
+             * @example lumi-motion
+             */
+            model: string;
+            prompt: string;
+            /**
+             * @description A length the model lists in the catalog; absent: the model default
+             * @example 5
+             */
+            seconds?: string;
+            /**
+             * @description `WIDTHxHEIGHT` as the model lists it in the catalog; absent: the model default
+             * @example 640x360
+             */
+            size?: string;
+            /** @description The reference image by URL (https, or a genmedia file URL) instead of a file */
+            "input_reference[image_url]"?: string;
+            /**
+             * Format: binary
+             * @description The image the video starts from, for a model whose catalog mapping takes one
+             */
+            input_reference?: string;
+        };
+        OpenAiVideoList: {
+            /** @enum {string} */
+            object: "list";
+            data: components["schemas"]["OpenAiVideo"][];
+            first_id: string | null;
+            last_id: string | null;
+            has_more: boolean;
         };
     };
     responses: never;
@@ -6956,6 +7131,415 @@ export interface operations {
             };
             /** @description The key lacks `list_models` */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiEditImage: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["OpenAiImageEditRequest"];
+            };
+        };
+        responses: {
+            /** @description The images, as URLs or base64 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiImagesResponse"];
+                };
+            };
+            /** @description Invalid request; no image, too many, a mask the model does not take, a file that is not an image, or a size, quality or `n` the model cannot make (`param` names the field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `submit_job` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Unknown model, or one the key may not use (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The body is over the per-request limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Rate, concurrency or open-upload limit (type `requests`), or out of credits or over a spend limit (type `insufficient_quota`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Every job of the request failed (JOB_FAILED); nothing is charged */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The jobs were not done in time (WAIT_TIMEOUT); they go on and are listed in `GET /v1/jobs` */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiListVideos: {
+        parameters: {
+            query?: {
+                /** @description The id of the last video of the previous page */
+                after?: string;
+                limit?: number;
+                order?: "asc" | "desc";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of videos */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiVideoList"];
+                };
+            };
+            /** @description Invalid query, or an `after` that names no video of the account (INVALID_CURSOR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `check_status` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiCreateVideo: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["OpenAiVideoCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The video, queued */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiVideo"];
+                };
+            };
+            /** @description Invalid request, or `seconds`, `size` or `input_reference` the model does not take (`param` names the field) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `submit_job` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Unknown model, or one the key may not use (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The body is over the per-request limit */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Rate, concurrency or open-upload limit (type `requests`), or out of credits or over a spend limit (type `insufficient_quota`) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiGetVideo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The video */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiVideo"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `check_status` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such video of the account's (JOB_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    openAiGetVideoContent: {
+        parameters: {
+            query?: {
+                /** @description Only `video` (the default) is available */
+                variant?: string;
+            };
+            header?: never;
+            path: {
+                video_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The video */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description A variant other than `video` */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description Missing or unknown key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The key lacks `check_status` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description No such video (JOB_NOT_FOUND), or its content was deleted (NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+            /** @description The video is not completed (JOB_NOT_TERMINAL) */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];

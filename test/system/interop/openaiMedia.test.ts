@@ -1,0 +1,150 @@
+/**
+ * The official `openai` Python SDK, unmodified, against the OpenAI dialect's image edits and videos
+ * (test/interop/python/openai_media.py): images.edit with uploaded PNGs onto Runway's Gen-4 Image (the fake Runway of
+ * test/support/upstreams/runway.ts), whose files become uploads of the account and the job's input files; videos.create,
+ * retrieve until done, download_content and list on the built-in lumina models. Each request is an ordinary job,
+ * listed by GET /v1/jobs and charged once.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, get, request } from '../../support/api';
+import { runPythonProgram } from '../../support/python';
+import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
+import { samplePng } from '../../support/upstreams/media';
+import { startRunwayFake, type RunwayFake } from '../../support/upstreams/runway';
+
+const GEN4_IMAGE = 'runway/gen4-image/text-to-image';
+const LUMI_MOTION = 'lumina/lumi-motion/text-to-video';
+const LUMI_CINE = 'lumina/lumi-cine/image-to-video';
+
+let stack: TestStack;
+let runway: RunwayFake;
+let baseUrl: string;
+let workDir: string;
+let pngPath: string;
+const saved: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  runway = await startRunwayFake();
+  // The Runway adapter reads its credential and origin from the environment, as in production.
+  for (const [name, value] of Object.entries(runway.env)) {
+    saved[name] = process.env[name];
+    process.env[name] = value;
+  }
+  stack = await startTestStack({ providers: ['runway', 'lumina'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
+  baseUrl = `${stack.url}/openai/v1`;
+  workDir = await mkdtemp(path.join(tmpdir(), 'openai-media-'));
+  pngPath = path.join(workDir, 'scene.png');
+  await writeFile(pngPath, await samplePng());
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await runway?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
+
+async function chargedJobIds(accountId: string): Promise<string[]> {
+  const charges = await stack.prisma.ledgerEntry.findMany({ where: { accountId, kind: 'charge' }, select: { jobId: true } });
+  return charges.map((charge) => charge.jobId!).sort();
+}
+
+describe('the official openai Python SDK: image edits and videos', () => {
+  it('edits an uploaded PNG (image) and two (image[]) through the catalog mapping; the files are the jobs’ input uploads; refuses a mask and a model without edits', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const tasksBefore = runway.tasks().length;
+    const result = await runPythonProgram('openai_media.py', ['edit'], { baseUrl, apiKey: account.apiKey, model: 'gen4-image', otherModel: 'forge-pro', pngPath, idempotencyKey: randomUUID() }, 180_000);
+
+    expect(result.single).toEqual([true]);
+    expect(result.double).toEqual([{ status: 200, png: true }]);
+    expect(result.withMask).toMatchObject({ class: 'BadRequestError', status: 400, code: 'INVALID_INPUT' });
+    expect(result.withMask.body.param).toBe('mask');
+    expect(result.noEdits).toMatchObject({ class: 'BadRequestError', status: 400 });
+    expect(result.noEdits.body.param).toBe('model');
+    // Sent twice with its Idempotency-Key: the same upload, the same job, the same image.
+    expect(result.sameImagesOnRetry).toBe(true);
+
+    // Three jobs (the refusals and the retry made none), each with its files as uploads of the account, handed to Runway.
+    const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
+    const jobs = page.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(jobs.map((job) => [job.model, job.status])).toEqual([
+      [GEN4_IMAGE, 'completed'],
+      [GEN4_IMAGE, 'completed'],
+      [GEN4_IMAGE, 'completed'],
+    ]);
+    const rows = await stack.prisma.job.findMany({ where: { accountId: account.accountId }, orderBy: { createdAt: 'asc' }, select: { id: true, input: true } });
+    const references = rows.map((row) => ((row.input as { reference_images: { image_url: string }[] }).reference_images ?? []).map((ref) => ref.image_url));
+    expect(references.map((urls) => urls.length)).toEqual([1, 2, 1]);
+    expect((rows[1]!.input as { size?: string }).size).toBe('landscape_16_9');
+    const fileIds = references.flat().map((url) => new URL(url).pathname.split('/').at(-1)!);
+    const uploads = await stack.prisma.upload.findMany({ where: { id: { in: fileIds } }, select: { accountId: true, contentType: true, status: true } });
+    expect(uploads).toHaveLength(4);
+    expect(uploads.every((upload) => upload.accountId === account.accountId && upload.contentType === 'image/png' && upload.status === 'uploaded')).toBe(true);
+    const tasks = runway.tasks().slice(tasksBefore);
+    expect(tasks.map((task) => (task.body.referenceImages as unknown[]).length)).toEqual([1, 2, 1]);
+
+    expect(await chargedJobIds(account.accountId)).toEqual(rows.map((row) => row.id).sort());
+
+    // Erasing the two-image job erases its uploads with it; the other jobs keep theirs.
+    const erased = await request(`${stack.url}/v1/jobs/${rows[1]!.id}`, { method: 'DELETE', headers: bearer(account.apiKey) });
+    expect(erased.status, JSON.stringify(erased.body)).toBe(200);
+    const left = await stack.prisma.upload.findMany({ where: { id: { in: fileIds } }, select: { id: true } });
+    expect(left.map((upload) => upload.id).sort()).toEqual([fileIds[0]!, fileIds[3]!].sort());
+  }, 240_000);
+
+  it('creates a video, reads it until done, downloads its bytes, makes one from an input_reference, lists them; refuses seconds and sizes the model cannot make', async () => {
+    const account = await createTestAccount(stack.prisma, { segments: ['beta'] });
+    const result = await runPythonProgram(
+      'openai_media.py',
+      ['video'],
+      { baseUrl, apiKey: account.apiKey, model: 'lumi-motion', referenceModel: 'lumi-cine', pngPath, idempotencyKey: randomUUID() },
+      180_000,
+    );
+
+    expect(result.created).toMatchObject({ object: 'video', model: LUMI_MOTION, seconds: '10', size: '360x640', prompt: 'waves against a lighthouse' });
+    expect(['queued', 'in_progress']).toContain(result.created.status);
+    expect(result.seen.at(-1)).toBe('completed');
+    expect(result.done).toMatchObject({ id: result.created.id, status: 'completed', progress: 100, seconds: '10', size: '360x640', error: null });
+    expect(result.done.completed_at).toBeGreaterThanOrEqual(result.done.created_at);
+    expect(result.done.expires_at).toBeGreaterThan(result.done.completed_at);
+    expect(result.content.mp4).toBe(true);
+
+    const job = await stack.prisma.job.findUniqueOrThrow({ where: { id: result.created.id } });
+    expect(job).toMatchObject({ accountId: account.accountId, modelSlug: LUMI_MOTION, status: 'completed' });
+    expect(job.input).toMatchObject({ duration: '10', aspect_ratio: '9:16' });
+    expect(result.content.bytes).toBe((job.outputs as { sizeBytes: number }[])[0]!.sizeBytes);
+
+    expect(result.referenced).toMatchObject({ model: LUMI_CINE, status: 'completed', size: '640x360', seconds: '5' });
+    expect(result.sameVideoOnRetry).toBe(true);
+    const referenced = await stack.prisma.job.findUniqueOrThrow({ where: { id: result.referenced.id } });
+    const fileId = new URL((referenced.input as { image_url: string }).image_url).pathname.split('/').at(-1)!;
+    expect(await stack.prisma.upload.findUniqueOrThrow({ where: { id: fileId } })).toMatchObject({ accountId: account.accountId, status: 'uploaded' });
+
+    // Newest first, one per page, followed by the SDK through `after`.
+    expect(result.listed).toEqual([result.referenced.id, result.created.id]);
+    expect(result.firstPage).toEqual({ count: 1, hasMore: true, lastId: result.referenced.id });
+
+    expect(result.badSeconds).toMatchObject({ class: 'BadRequestError', status: 400, code: 'INVALID_INPUT' });
+    expect(result.badSeconds.body.param).toBe('seconds');
+    expect(result.badSeconds.body.message).toContain('5, 10');
+    expect(result.badSize).toMatchObject({ class: 'BadRequestError', status: 400 });
+    expect(result.badSize.body.param).toBe('size');
+    expect(result.unknown).toMatchObject({ class: 'NotFoundError', status: 404, code: 'JOB_NOT_FOUND' });
+
+    expect(await chargedJobIds(account.accountId)).toEqual([result.created.id, result.referenced.id].sort());
+  }, 240_000);
+
+  it('answers a request refused before the dialect (a NUL in the query) in OpenAI\'s shape', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const res = await fetch(`${baseUrl}/videos?after=%00`, { headers: { Authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'VALIDATION_ERROR', param: 'query.after' } });
+  });
+});
