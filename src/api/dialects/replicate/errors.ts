@@ -1,0 +1,36 @@
+/**
+ * Errors as Replicate answers them: RFC 7807 problem details (`type`, `title`, `detail`, `status`), which Replicate's
+ * clients raise as `ReplicateError` with those fields. `code` carries our stable error code and `errors` the fields
+ * at fault; the status is genmedia's own (402 out of credits, 429 over a limit with Retry-After, ...).
+ */
+import { STATUS_CODES } from 'node:http';
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from '../../../logger';
+import { asApiError } from '../../middleware/errors';
+import type { ApiError } from '../../../shared/errors';
+
+export function problemOf(error: ApiError): Record<string, unknown> {
+  return {
+    // RFC 7807's "no more than the status": the title is the status's phrase; `code` tells the errors apart.
+    type: 'about:blank',
+    title: STATUS_CODES[error.status] ?? 'Error',
+    detail: error.message,
+    status: error.status,
+    code: error.code,
+    ...(Array.isArray(error.details) ? { errors: error.details } : {}),
+  };
+}
+
+export function sendReplicateError(res: Response, error: ApiError): void {
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
+  res.status(error.status).type('application/problem+json').send(JSON.stringify(problemOf(error)));
+}
+
+export function replicateErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const error = asApiError(err, logger, { requestId: String(res.locals.requestId ?? ''), method: req.method, path: req.path });
+    if (res.headersSent) return;
+    if (!req.complete) res.setHeader('Connection', 'close');
+    sendReplicateError(res, error);
+  };
+}
