@@ -9,12 +9,24 @@ import type { Logger } from '../../../logger';
 import { asApiError } from '../../middleware/errors';
 import type { ApiError } from '../../../shared/errors';
 
+/** Problems spelt out in `detail`, which is all Replicate's clients show of an error. */
+const LISTED_PROBLEMS = 5;
+
+function detailOf(error: ApiError): string {
+  if (!Array.isArray(error.details)) return error.message;
+  const problems = (error.details as { path?: unknown; message?: unknown }[])
+    .filter((problem) => typeof problem?.path === 'string' && typeof problem.message === 'string' && !error.message.includes(problem.message))
+    .slice(0, LISTED_PROBLEMS)
+    .map((problem) => `${String(problem.path)}: ${String(problem.message)}`);
+  return problems.length === 0 ? error.message : `${error.message} (${problems.join('; ')})`;
+}
+
 export function problemOf(error: ApiError): Record<string, unknown> {
   return {
     // RFC 7807's "no more than the status": the title is the status's phrase; `code` tells the errors apart.
     type: 'about:blank',
     title: STATUS_CODES[error.status] ?? 'Error',
-    detail: error.message,
+    detail: detailOf(error),
     status: error.status,
     code: error.code,
     ...(Array.isArray(error.details) ? { errors: error.details } : {}),
