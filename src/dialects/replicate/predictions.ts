@@ -139,13 +139,21 @@ async function logsOf(prisma: PrismaClient, job: Job): Promise<string> {
     .join('\n');
 }
 
-async function present(deps: PredictionDeps, job: Job, options: { stillStarting?: boolean } = {}): Promise<Prediction> {
+async function present(deps: Pick<PredictionDeps, 'prisma' | 'baseUrl'>, job: Job, options: { stillStarting?: boolean } = {}): Promise<Prediction> {
   const model = (await namesOfSlugs(deps.prisma, [job.modelSlug])).get(job.modelSlug) ?? nameOf(job.modelSlug, null);
   const prediction = toPrediction(job, model, deps.baseUrl, await logsOf(deps.prisma, job));
   // Replicate's clients poll after a held create only while the status is `starting`: a prediction not finished
   // within the wait answers `starting`, as Replicate's own answers do.
   if (options.stillStarting && !TERMINAL_JOB_STATUSES.includes(job.status)) prediction.status = 'starting';
   return prediction;
+}
+
+/**
+ * Presents the jobs whose webhooks were asked for through this dialect, so each delivery's body is the prediction
+ * as `GET /predictions/{id}` answers it, as Replicate's webhooks carry it.
+ */
+export function replicateWebhookPresenter(prisma: PrismaClient, baseUrl: string): (job: Job) => Promise<Prediction> {
+  return (job) => present({ prisma, baseUrl }, job);
 }
 
 function webhookEventsOf(filter: WebhookEventFilter[] | undefined): WebhookEventType[] {
@@ -170,7 +178,7 @@ export async function createPrediction(deps: PredictionDeps, caller: Caller, req
       model: target.model.slug,
       ...(target.version ? { version: target.version.versionId } : {}),
       input: request.input,
-      ...(request.webhook !== undefined ? { webhookUrl: request.webhook, webhookEvents } : {}),
+      ...(request.webhook !== undefined ? { webhookUrl: request.webhook, webhookEvents, webhookFormat: 'replicate' as const } : {}),
     },
     { requestId: context.requestId, idempotencyKey: context.idempotencyKey },
   );

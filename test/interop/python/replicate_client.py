@@ -78,11 +78,11 @@ def validate_webhook(settings):
     delivery = settings["delivery"]
     sdk.webhooks.validate(headers=delivery["headers"], body=delivery["body"], secret=secret)
     try:
-        sdk.webhooks.validate(headers=delivery["headers"], body=delivery["body"] + " ", secret=secret)
+        sdk.webhooks.validate(headers=delivery["headers"], body=delivery["body"].replace("succeeded", "failed"), secret=secret)
         changed_body_refused = False
     except InvalidSignatureError:
         changed_body_refused = True
-    return {"valid": True, "changedBodyRefused": changed_body_refused, "secretPrefix": secret.key[:6]}
+    return {"valid": True, "changedBodyRefused": changed_body_refused, "secretPrefix": secret.key[:6], "status": json.loads(delivery["body"])["status"]}
 
 
 def cancel(settings):

@@ -94,12 +94,15 @@ describe('the official replicate Python client against /replicate/v1', () => {
     const delivery = await eventually(async () => receiver.requests.find((r) => r.url === path), 30_000, 50);
     const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(delivery.headers[name])]));
     const validated = await runPythonProgram('replicate_client.py', ['validate-webhook'], { ...settings, apiKey: account.apiKey, delivery: { headers, body: delivery.body } });
-    expect(validated).toEqual({ valid: true, changedBodyRefused: true, secretPrefix: 'whsec_' });
+    expect(validated).toEqual({ valid: true, changedBodyRefused: true, secretPrefix: 'whsec_', status: 'succeeded' });
 
     // Only the completion was asked for: no start event was sent.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(1);
-    expect(JSON.parse(delivery.body)).toMatchObject({ type: 'job.completed', data: { jobId: created.id, status: 'completed' } });
+    // The body is the prediction, as GET /predictions/{id} answers it.
+    const prediction = JSON.parse(delivery.body) as Record<string, unknown>;
+    expect(prediction).toMatchObject({ id: created.id, model: 'pixelforge/forge-pro', version: created.version, status: 'succeeded', error: null });
+    expect(prediction.output).toEqual([`${front.url}/replicate/v1/predictions/${created.id}/outputs/0`]);
   }, 90_000);
 
   it('cancels a queued prediction, refunded in full', async () => {
