@@ -2,8 +2,9 @@
  * The official `replicate` Python client, unmodified, against the Replicate dialect under /replicate/v1
  * (test/interop/python/replicate_client.py), through an HTTPS front as in a deployment: replicate.run returns the
  * outputs (also of a job longer than the wait), a webhook with webhook_events_filter=["completed"] passes the
- * client's own validate_webhook, cancelling a queued prediction refunds it in full, and predictions.list pages both
- * ways. The predictions are ordinary jobs: listed by GET /v1/jobs and charged once each in the ledger.
+ * client's own validate_webhook (its body the prediction), cancelling a queued prediction refunds it in full, and
+ * predictions.list pages both ways. The predictions are ordinary jobs: listed by GET /v1/jobs and charged once each
+ * in the ledger, also when a create is retried with its Idempotency-Key.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,42 @@ describe('the official replicate Python client against /replicate/v1', () => {
     expect(result.firstPrevious).toBeNull();
     expect(result.lastNext).toBeNull();
     expect(result.nextUrl).toMatch(new RegExp(`^${front.url}/replicate/v1/predictions\\?cursor=`));
+  }, 60_000);
+
+  it('answers a create retried with its Idempotency-Key with the same prediction, charged once, and holds Prefer: wait=N at most N seconds', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const create = (body: object, headers: Record<string, string> = {}) =>
+      fetch(`${stack.url}/replicate/v1/predictions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const key = { 'Idempotency-Key': randomUUID() };
+    const body = { version: `${NEVER_STARTS}`, input: { prompt: 'once only' } };
+    const first = await create(body, key);
+    const second = await create(body, key);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const [a, b] = [(await first.json()) as { id: string }, (await second.json()) as { id: string }];
+    expect(b.id).toBe(a.id);
+    const conflict = await create({ ...body, input: { prompt: 'another body' } }, key);
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
+
+    const startedAt = Date.now();
+    const held = await create(body, { Prefer: 'wait=1' });
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - startedAt).toBeLessThan(WAIT_SECONDS * 1000);
+    expect(await held.json()).toMatchObject({ status: 'starting' });
+
+    const ledger = await ledgerOf(account.accountId);
+    expect(ledger.map((entry) => entry.jobId).sort()).toEqual(
+      (await stack.prisma.job.findMany({ where: { accountId: account.accountId }, select: { id: true } })).map((job) => job.id).sort(),
+    );
+    expect(ledger).toHaveLength(2);
+
+    const unsupported = await create({ ...body, webhook_completed: 'https://example.com/hook' });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.json()).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', detail: expect.stringContaining('webhook_completed') });
   }, 60_000);
 
   it("raises the client's ReplicateError with RFC 7807 fields for an unknown model and a refused input, with our code in the body", async () => {
