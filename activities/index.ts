@@ -25,6 +25,8 @@ import { createWebhookDelivery } from '../src/webhooks/deliverySteps';
 import { toDetail } from '../src/jobs/views';
 import { eventsUrlSignerFor } from '../src/jobs/events/eventsUrl';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
+import { REPLICATE_BASE_PATH } from '../src/dialects/replicate/basePath';
+import { replicateWebhookPresenter } from '../src/dialects/replicate/predictions';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
 import { attemptMetricsObserver, jobMetricsObserver, webhookMetricsObserver } from '../src/observability/jobMetrics';
@@ -118,7 +120,9 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),
-        ...prismaWebhookSources(deps.prisma, deps.presentJob ?? jobDetailPresenter(deps)),
+        ...prismaWebhookSources(deps.prisma, deps.presentJob ?? jobDetailPresenter(deps), {
+          replicate: replicateWebhookPresenter(deps.prisma, `${deps.config.api.publicBaseUrl}${REPLICATE_BASE_PATH}`),
+        }),
         config: deps.config.webhooks,
         ca: deps.webhookCa,
         onAttempt: deps.metrics ? webhookMetricsObserver(deps.metrics) : undefined,

@@ -213,6 +213,13 @@ const EnvSchema = z.object({
   OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
   /** How long `POST /openai/v1/images/generations` holds the request for its jobs to finish (docs/compatible-apis.md). */
   OPENAI_IMAGES_WAIT_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
+  /**
+   * The Replicate dialect's longest `Prefer: wait` hold, and that of a bare `Prefer: wait`. Below 60 s: Replicate's
+   * clients give up reading a held answer after 60.5 s (docs/compatible-apis.md).
+   */
+  REPLICATE_WAIT_SECONDS: z.coerce.number().int().positive().max(59).default(55),
+  /** Predictions per page of the Replicate dialect's `GET /predictions`. */
+  REPLICATE_PREDICTIONS_PAGE_SIZE: z.coerce.number().int().positive().max(1000).default(100),
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -340,6 +347,9 @@ export interface Config {
     eventsUrlTtlSeconds: number;
     /** The OpenAI dialect's image requests wait this long for their jobs. */
     openAiImagesWaitSeconds: number;
+    /** The Replicate dialect's longest `Prefer: wait` hold. */
+    replicateWaitSeconds: number;
+    replicatePageSize: number;
   };
   outputs: {
     retentionMinSeconds: number;
@@ -542,6 +552,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
       eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
       openAiImagesWaitSeconds: e.OPENAI_IMAGES_WAIT_SECONDS,
+      replicateWaitSeconds: e.REPLICATE_WAIT_SECONDS,
+      replicatePageSize: e.REPLICATE_PREDICTIONS_PAGE_SIZE,
     },
     outputs: {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,

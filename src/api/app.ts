@@ -29,6 +29,8 @@ import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 import { openAiErrorHandler } from './dialects/openai/errors';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
+import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
+import { replicateRouter } from './dialects/replicate/router';
 
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
 function jsonReplacer(_key: string, value: unknown) {
@@ -79,6 +81,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/files'], filesRouter(services.uploads)],
       [['/v1/admin'], adminRouter(deps, services.admin, bodies)],
       [[OPENAI_PREFIX], openAiRouter(deps, services.openAi, bodies)],
+      [[REPLICATE_PREFIX], replicateRouter(deps, services.replicate, bodies)],
     ]),
   );
 

@@ -14,6 +14,8 @@ import { createJobService, type JobService } from '../jobs/service';
 import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
 import { systemClock } from '../lib/clock';
 import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
+import { createReplicateDialect, type ReplicateDialect } from '../dialects/replicate/service';
+import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
 import type { ApiDeps } from './deps';
@@ -30,6 +32,7 @@ export interface ApiServices {
   admin: AdminService;
   destinations: DestinationService;
   openAi: OpenAiDialect;
+  replicate: ReplicateDialect;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -46,6 +49,15 @@ export function createServices(deps: ApiDeps): ApiServices {
       storeUpload: uploads.store,
       // The server secret that signs list cursors, here with its own purpose in the derived id's input.
       fileIdSecret: config.jobs.cursorSecret,
+    }),
+    replicate: createReplicateDialect({
+      prisma,
+      storage,
+      jobs,
+      baseUrl: `${config.api.publicBaseUrl}${REPLICATE_PREFIX}`,
+      cursorSecret: config.jobs.cursorSecret,
+      pageSize: config.jobs.replicatePageSize,
+      maxWaitSeconds: config.jobs.replicateWaitSeconds,
     }),
     jobEvents: createJobEventService(deps),
     upstreamCallbacks: createUpstreamCallbackService(

@@ -180,7 +180,16 @@ const OpenAiDialectFile = z.strictObject({
     .optional(),
 });
 
-const DialectsFile = z.strictObject({ openai: OpenAiDialectFile.optional() });
+/**
+ * How Replicate's clients name the model (docs/compatible-apis.md): `owner/name`, by default the slug's maker and
+ * model (`motionworks/reel-2`). A maker with one model per capability under one name gives the others a name of
+ * their own here, since an `owner/name` must name exactly one model.
+ */
+const ReplicateDialectFile = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9._-]*$/, 'owner/name in lowercase').optional(),
+});
+
+const DialectsFile = z.strictObject({ openai: OpenAiDialectFile.optional(), replicate: ReplicateDialectFile.optional() });
 
 const ModelEntry = z.strictObject({
     slug: z.string(),
@@ -205,6 +214,7 @@ export type RouteDef = Omit<z.infer<typeof RouteFile>, 'listPrice'> & { listPric
 export type RoutingDef = z.infer<typeof RoutingFile>;
 export type DialectsDef = z.infer<typeof DialectsFile>;
 export type OpenAiDialectDef = z.infer<typeof OpenAiDialectFile>;
+export type ReplicateDialectDef = z.infer<typeof ReplicateDialectFile>;
 export const NO_DIALECTS: DialectsDef = DialectsFile.parse({});
 export const DEFAULT_ROUTING: RoutingDef = RoutingFile.parse({});
 
@@ -314,6 +324,11 @@ export function loadCatalog(dir: string = DEFAULT_CATALOG_DIR): CatalogData {
   return data;
 }
 
+/** The `owner/name` Replicate's clients use for a model: its catalog name, else the slug's maker and model. */
+export function replicateModelName(slug: string, dialects: DialectsDef): string {
+  return dialects.replicate?.name ?? slug.split('/').slice(0, 2).join('/');
+}
+
 /** Cross-reference and schema checks over an already parsed catalog. Returns the problems found. */
 export function checkCatalog(data: CatalogData): string[] {
   const problems: string[] = [];
@@ -324,6 +339,8 @@ export function checkCatalog(data: CatalogData): string[] {
   // An OpenAI model name must name exactly one model: no alias twice, and none equal to a slug.
   const openAiNames = data.models.flatMap((m) => [m.slug, ...(m.dialects.openai?.aliases ?? [])]);
   duplicates(openAiNames).forEach((d) => problems.push(`models: OpenAI model name ${d} names more than one model`));
+  const replicateNames = data.models.map((m) => replicateModelName(m.slug, m.dialects));
+  duplicates(replicateNames).forEach((d) => problems.push(`models: Replicate model name ${d} names more than one model (give the others dialects.replicate.name)`));
 
   const categories = new Set(data.categories.map((c) => c.id));
   const capabilities = new Set(data.capabilityGroups.map((c) => c.id));

@@ -197,10 +197,10 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
         const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
           WITH job AS (
             INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
-                              webhook_url, webhook_events, cost_micro_cents, estimated_completion_time, request_id,
+                              webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
                               retention_seconds, created_at, updated_at)
             VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
-                    ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[],
+                    ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
                     ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId},
                     ${retentionSeconds}::int, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at

@@ -23,7 +23,7 @@ import type { CountedRequest } from './rateLimit';
 import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
-import type { WebhookEventType } from '../shared/webhooks';
+import type { WebhookEventType, WebhookFormat } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 import type { JobPriority } from '../accounts/plans';
@@ -46,6 +46,8 @@ export interface SubmitRequest {
   input: Record<string, unknown>;
   webhookUrl?: string;
   webhookEvents?: WebhookEventType[];
+  /** The body the webhooks are sent as (a compatible API's); absent: genmedia's envelope. */
+  webhookFormat?: WebhookFormat;
   /** Narrows the version's routes to these providers. */
   providers?: string[];
   /** At most the plan's priority; absent: the plan's. */
@@ -210,6 +212,7 @@ async function admitNewJob(
     ...(request.webhookEvents
       ? { webhookEvents: [...new Set(request.webhookEvents)], webhookProgressIntervalSeconds: deps.config.webhooks.progressIntervalSeconds }
       : {}),
+    ...(request.webhookUrl !== undefined && request.webhookFormat ? { webhookFormat: request.webhookFormat } : {}),
     costMicroCents: cost.estimatedCostMicroCents,
     expectedProcessingSeconds: first.expectedProcessingSeconds,
     admitBefore: new Date(deps.clock.now() + timeoutMs).toISOString(),

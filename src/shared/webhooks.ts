@@ -13,6 +13,11 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The bodies a job's webhooks can be sent as besides genmedia's envelope: `replicate`, the job as a Replicate prediction. */
+export const WEBHOOK_FORMATS = ['replicate'] as const;
+
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 /** What a job with a webhook URL is sent when `webhookEvents` is not given at submit. */
 export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];
 

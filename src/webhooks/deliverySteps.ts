@@ -4,7 +4,7 @@
  * The delivery workflow calls them through activities and owns the retry schedule.
  */
 import type { Config } from '../config';
-import { DEFAULT_WEBHOOK_EVENTS, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
 import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import type { Resolver } from './addressGuard';
 import { postWebhookAttempt } from './httpAttempt';
@@ -17,6 +17,8 @@ export interface WebhookJob {
   jobId: string;
   accountId: string;
   webhookUrl: string | null;
+  /** The body the deliveries are sent as: null for the envelope, else the bare record (a Replicate prediction). */
+  format: WebhookFormat | null;
   /** When the job reached its final status. */
   finishedAt: Date | null;
   record: Record<string, unknown>;
@@ -85,12 +87,14 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
 
       // Rebuilt from the job each time so output URLs are freshly signed; the event time never changes.
       const job = await deps.loadJob(event.jobId);
-      const { body } = buildWebhookPayload({
+      const built = buildWebhookPayload({
         type: event.type,
         occurredAt: new Date(String(event.payload.timestamp)),
         job: job?.record ?? (event.payload.data as Record<string, unknown>),
         maxBytes: config.maxPayloadBytes,
       });
+      // A compatible API's receivers expect its own object as the body: the record, shortened as the envelope's data.
+      const body = job?.format ? JSON.stringify(built.envelope.data) : built.body;
       const secrets = activeSigningSecrets(account, now(), config.secretRotationWindowSeconds);
 
       const result = await postWebhookAttempt(

@@ -1,25 +1,34 @@
 /** PostgreSQL-backed job and account look-ups for webhook delivery. */
 import type { Job, PrismaClient } from '@prisma/client';
 import { toListEntry } from '../jobs/views';
+import { WEBHOOK_FORMATS, type WebhookFormat } from '../shared/webhooks';
 import type { WebhookDeliveryDeps } from './deliverySteps';
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
 export type JobPresenter = (job: Job) => Promise<object> | object;
 
+/**
+ * `presentAs` presents the jobs whose webhooks a compatible API asked for in its own shape (a Replicate prediction);
+ * the others are presented by `presentJob`.
+ */
 export function prismaWebhookSources(
   prisma: PrismaClient,
   presentJob: JobPresenter,
+  presentAs: Partial<Record<WebhookFormat, JobPresenter>> = {},
 ): Pick<WebhookDeliveryDeps, 'loadJob' | 'loadAccountSecrets'> {
   return {
     async loadJob(jobId) {
       const job = await prisma.job.findUnique({ where: { id: jobId } });
       if (!job) return null;
+      const format = WEBHOOK_FORMATS.find((known) => known === job.webhookFormat && presentAs[known]) ?? null;
+      const present = format ? presentAs[format]! : presentJob;
       return {
         jobId: job.id,
         accountId: job.accountId,
         webhookUrl: job.webhookUrl,
+        format,
         finishedAt: job.completedAt,
-        record: (await presentJob(job)) as Record<string, unknown>,
+        record: (await present(job)) as Record<string, unknown>,
       };
     },
     loadAccountSecrets(accountId) {

@@ -6,7 +6,7 @@ import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } 
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JobError, JobOutput, JobStatus } from '../../shared/jobs';
 import type { UpstreamJobPlan } from '../../shared/upstreams';
-import type { WebhookEventType } from '../../shared/webhooks';
+import type { WebhookEventType, WebhookFormat } from '../../shared/webhooks';
 import { workflowContract } from './define';
 
 export function jobWorkflowId(jobId: string): string {
@@ -38,6 +38,8 @@ export interface JobWorkflowInput {
   webhookUrl: string | null;
   /** The webhook events the client asked for; absent → DEFAULT_WEBHOOK_EVENTS. */
   webhookEvents?: WebhookEventType[];
+  /** The body the webhooks are sent as; absent: genmedia's envelope. */
+  webhookFormat?: WebhookFormat;
   /** Minimum seconds between two `job.progress` webhooks; absent → DEFAULT_PROGRESS_INTERVAL_SECONDS. */
   webhookProgressIntervalSeconds?: number;
   costMicroCents: number;

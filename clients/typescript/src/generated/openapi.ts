@@ -1009,6 +1009,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/replicate/v1/predictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List predictions, newest first
+         * @description Every job of the account, `REPLICATE_PREDICTIONS_PAGE_SIZE` (100) a page; follow `next` and `previous` as they are. Scope: `check_status`.
+         */
+        get: operations["replicateListPredictions"];
+        put?: never;
+        /**
+         * Create a prediction of a version
+         * @description One ordinary genmedia job, charged, limited and routed as any job. Optional `Idempotency-Key`. Scope: `submit_job`.
+         */
+        post: operations["replicateCreatePrediction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/models/{owner}/{name}/predictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a prediction of a model's latest version
+         * @description As `POST /predictions`, naming the model instead of a version. Scope: `submit_job`.
+         */
+        post: operations["replicateCreateModelPrediction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/predictions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a prediction
+         * @description The job as a prediction. Scope: `check_status`.
+         */
+        get: operations["replicateGetPrediction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/predictions/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a prediction
+         * @description Cancels a prediction that has not started, refunded in full; a finished one is answered as it is. Scope: `submit_job`.
+         */
+        post: operations["replicateCancelPrediction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/predictions/{id}/outputs/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A prediction's output file
+         * @description The stored bytes themselves (no redirect), to a key of the prediction's account: the URLs in `output`. Scope: `check_status`.
+         */
+        get: operations["replicateGetPredictionOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/models/{owner}/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a model
+         * @description The model with its latest version and input schema. Scope: `list_models`.
+         */
+        get: operations["replicateGetModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/models/{owner}/{name}/versions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a version of a model
+         * @description The version with its input schema. Scope: `list_models`.
+         */
+        get: operations["replicateGetModelVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/replicate/v1/webhooks/default/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's webhook signing secret
+         * @description The `whsec_` secret webhooks are signed with (Standard Webhooks, as Replicate signs them). Scope: `submit_job`.
+         */
+        get: operations["replicateGetWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     jobEvent: {
@@ -2404,6 +2568,118 @@ export interface components {
             first_id: string | null;
             last_id: string | null;
             has_more: boolean;
+        };
+        ReplicatePrediction: {
+            /** @description The genmedia job id */
+            id: string;
+            /** @example pixelforge/forge-pro */
+            model: string;
+            version: string;
+            /** @enum {string} */
+            status: "starting" | "processing" | "succeeded" | "failed" | "canceled";
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description URLs of the outputs, served by this API to the key of the prediction's account */
+            output: string[] | null;
+            logs: string;
+            error: string | null;
+            data_removed: boolean;
+            /** @enum {string} */
+            source: "api";
+            metrics: {
+                predict_time?: number;
+                total_time?: number;
+            };
+            urls: {
+                get: string;
+                cancel: string;
+            };
+            created_at: string;
+            started_at: string | null;
+            completed_at: string | null;
+        };
+        ReplicateProblem: {
+            /** @example about:blank */
+            type: string;
+            /** @example Not Found */
+            title: string;
+            detail: string;
+            status: number;
+            /**
+             * @description genmedia's stable error code
+             * @example MODEL_NOT_FOUND
+             */
+            code: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        ReplicatePredictionRequest: {
+            /** @description A version id, `owner/name:<version id>`, or `owner/name` for its latest version */
+            version: string;
+            /** @description The model's input, checked against its version's input schema */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description HTTPS URL the prediction's webhooks are posted to, signed with the account's secret */
+            webhook?: string;
+            /** @description Which events are sent (default: all): `start`, `logs` (progress), `completed` (succeeded, failed or canceled); `output` adds nothing, since outputs arrive with `completed` */
+            webhook_events_filter?: ("start" | "output" | "logs" | "completed")[];
+            /**
+             * @description Streaming is not offered: only `false` is accepted
+             * @enum {boolean}
+             */
+            stream?: false;
+        };
+        ReplicateModelPredictionRequest: {
+            /** @description The model's input, checked against its version's input schema */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description HTTPS URL the prediction's webhooks are posted to, signed with the account's secret */
+            webhook?: string;
+            /** @description Which events are sent (default: all): `start`, `logs` (progress), `completed` (succeeded, failed or canceled); `output` adds nothing, since outputs arrive with `completed` */
+            webhook_events_filter?: ("start" | "output" | "logs" | "completed")[];
+            /**
+             * @description Streaming is not offered: only `false` is accepted
+             * @enum {boolean}
+             */
+            stream?: false;
+        };
+        ReplicatePredictionPage: {
+            previous: string | null;
+            next: string | null;
+            results: components["schemas"]["ReplicatePrediction"][];
+        };
+        ReplicateModel: {
+            url: string;
+            owner: string;
+            name: string;
+            description: string;
+            /** @enum {string} */
+            visibility: "public" | "private";
+            github_url: null;
+            paper_url: null;
+            license_url: null;
+            /** @description The calling account's own predictions of the model */
+            run_count: number;
+            cover_image_url: null;
+            default_example: null;
+            latest_version: components["schemas"]["ReplicateVersion"];
+        };
+        ReplicateVersion: {
+            id: string;
+            created_at: string;
+            cog_version: string;
+            openapi_schema: {
+                [key: string]: unknown;
+            };
+        } | null;
+        ReplicateWebhookSecret: {
+            /** @example whsec_... */
+            key: string;
         };
     };
     responses: never;
@@ -7547,6 +7823,495 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    replicateListPredictions: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of predictions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicatePredictionPage"];
+                };
+            };
+            /** @description Invalid cursor (INVALID_CURSOR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateCreatePrediction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `REPLICATE_WAIT_SECONDS` (55 s) */
+                Prefer?: string;
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicatePredictionRequest"];
+            };
+        };
+        responses: {
+            /** @description The prediction; after `Prefer: wait`, as it stands when the wait ends (`starting` while it still runs) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicatePrediction"];
+                };
+            };
+            /** @description Invalid request or input (VALIDATION_ERROR, INVALID_INPUT) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Out of credits or over a spend limit (INSUFFICIENT_BALANCE, BUDGET_EXCEEDED) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks `submit_job`, or may not use the model */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Unknown model or version, or one the account cannot see (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its first request still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Rate or concurrency limit, or too many held requests; Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateCreateModelPrediction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `REPLICATE_WAIT_SECONDS` (55 s) */
+                Prefer?: string;
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                owner: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplicateModelPredictionRequest"];
+            };
+        };
+        responses: {
+            /** @description The prediction; after `Prefer: wait`, as it stands when the wait ends (`starting` while it still runs) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicatePrediction"];
+                };
+            };
+            /** @description Invalid request or input (VALIDATION_ERROR, INVALID_INPUT) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Out of credits or over a spend limit (INSUFFICIENT_BALANCE, BUDGET_EXCEEDED) */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks `submit_job`, or may not use the model */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Unknown model or version, or one the account cannot see (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Idempotency-Key reused with another body, or its first request still running */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description Rate or concurrency limit, or too many held requests; Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateGetPrediction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The prediction id (the genmedia job id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The prediction */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicatePrediction"];
+                };
+            };
+            /** @description No such prediction of this account (JOB_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateCancelPrediction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The prediction id (the genmedia job id) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The prediction */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicatePrediction"];
+                };
+            };
+            /** @description No such prediction of this account (JOB_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The prediction is running and cannot be cancelled (JOB_CANNOT_BE_CANCELLED) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateGetPredictionOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The prediction id (the genmedia job id) */
+                id: string;
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description No such prediction or output, or the outputs were deleted (JOB_NOT_FOUND, NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateGetModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The model */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicateModel"];
+                };
+            };
+            /** @description Unknown model, or one the account cannot see (MODEL_NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateGetModelVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                owner: string;
+                name: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicateVersion"];
+                };
+            };
+            /** @description Unknown model or version (MODEL_NOT_FOUND, NOT_FOUND) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+        };
+    };
+    replicateGetWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The secret */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplicateWebhookSecret"];
+                };
+            };
+            /** @description The key lacks `submit_job` */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
         };

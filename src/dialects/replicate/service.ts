@@ -1,0 +1,54 @@
+/** The Replicate dialect's use cases, assembled once over the job service and the stores it reads. */
+import type { Readable } from 'node:stream';
+import type { PrismaClient } from '../../db/prisma';
+import type { JobService } from '../../jobs/service';
+import type { Caller } from '../../jobs/quote';
+import { ApiError } from '../../shared/errors';
+import type { JobOutput } from '../../shared/jobs';
+import type { Storage } from '../../storage/storage';
+import { getReplicateModel, getReplicateVersion } from './models';
+import { listPredictions, parsePageCursor } from './pages';
+import { cancelPrediction, createPrediction, getPrediction, predictionOutput, type CreateContext, type CreatePredictionRequest } from './predictions';
+
+export interface ReplicateDialectDeps {
+  prisma: PrismaClient;
+  storage: Storage;
+  jobs: JobService;
+  /** The dialect's absolute base URL, `<public base URL>/replicate/v1`. */
+  baseUrl: string;
+  cursorSecret: string;
+  pageSize: number;
+  /** The longest `Prefer: wait` hold, and the hold of a bare `Prefer: wait`. */
+  maxWaitSeconds: number;
+}
+
+export function createReplicateDialect(deps: ReplicateDialectDeps) {
+  const predictions = { prisma: deps.prisma, jobs: deps.jobs, baseUrl: deps.baseUrl, cursorSecret: deps.cursorSecret, pageSize: deps.pageSize };
+  return {
+    maxWaitSeconds: deps.maxWaitSeconds,
+    createPrediction: (caller: Caller, request: CreatePredictionRequest, context: CreateContext) => createPrediction(predictions, caller, request, context),
+    getPrediction: (caller: Caller, id: string) => getPrediction(predictions, caller.account.id, id),
+    cancelPrediction: (caller: Caller, id: string) => cancelPrediction(predictions, caller.account.id, id),
+    listPredictions: (caller: Caller, cursor: string | undefined) => {
+      const parsed = cursor === undefined ? null : parsePageCursor(cursor);
+      if (cursor !== undefined && !parsed) throw new ApiError('INVALID_CURSOR', 'Invalid cursor: malformed; start again without a cursor', [{ path: 'cursor', message: 'malformed' }]);
+      return listPredictions(predictions, caller.account.id, parsed);
+    },
+    getModel: (caller: Caller, name: string) => getReplicateModel(deps.prisma, caller, deps.baseUrl, name),
+    getVersion: (caller: Caller, name: string, id: string) => getReplicateVersion(deps.prisma, caller, name, id),
+    /** An output's bytes, read from storage for the job's own account. */
+    openOutput: async (caller: Caller, id: string, index: number): Promise<{ output: JobOutput; body: Readable }> => {
+      const output = await predictionOutput(predictions, caller.account.id, id, index);
+      const body = await deps.storage.getStream(deps.storage.outputsBucket, output.key);
+      if (!body) throw new ApiError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
+      return { output, body };
+    },
+    /** The account's webhook signing secret, which Replicate's clients read to check deliveries. */
+    webhookSecret: async (caller: Caller): Promise<string> => {
+      const account = await deps.prisma.account.findUniqueOrThrow({ where: { id: caller.account.id }, select: { webhookSecret: true } });
+      return account.webhookSecret;
+    },
+  };
+}
+
+export type ReplicateDialect = ReturnType<typeof createReplicateDialect>;

@@ -1,0 +1,192 @@
+/**
+ * The official `replicate` Python client, unmodified, against the Replicate dialect under /replicate/v1
+ * (test/interop/python/replicate_client.py), through an HTTPS front as in a deployment: replicate.run returns the
+ * outputs (also of a job longer than the wait), a webhook with webhook_events_filter=["completed"] passes the
+ * client's own validate_webhook (its body the prediction), cancelling a queued prediction refunds it in full, and
+ * predictions.list pages both ways. The predictions are ordinary jobs: listed by GET /v1/jobs and charged once each
+ * in the ledger, also when a create is retried with its Idempotency-Key.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get } from '../../support/api';
+import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
+import { runPythonProgram } from '../../support/python';
+import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
+import { startTlsFront, type TlsFront } from '../../support/tlsFront';
+
+const FORGE_PRO = 'pixelforge/forge-pro/text-to-image';
+const REEL_2 = 'motionworks/reel-2/text-to-video';
+/** No worker serves lumina in this stack: its jobs stay pending. */
+const NEVER_STARTS = 'lumina/lumi-xl';
+const WAIT_SECONDS = 4;
+
+let front: TlsFront;
+let receiver: HttpsReceiver;
+let stack: TestStack;
+let settings: { baseUrl: string; caPath: string };
+
+beforeAll(async () => {
+  front = await startTlsFront();
+  receiver = await startHttpsReceiver();
+  // forge-pro takes 1.5 s (30 s at this time scale), within the wait; reel-2 takes 12 s, past it.
+  stack = await startTestStack({
+    providers: ['pixelforge', 'motionworks'],
+    webhookCa: receiver.caPem,
+    env: {
+      PUBLIC_BASE_URL: front.url,
+      PROVIDER_TIME_SCALE: '0.05',
+      REPLICATE_WAIT_SECONDS: String(WAIT_SECONDS),
+      REPLICATE_PREDICTIONS_PAGE_SIZE: '2',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+      WEBHOOK_TIMEOUT_MS: '2000',
+    },
+  });
+  front.setTarget(stack.url);
+  settings = { baseUrl: `${front.url}/replicate`, caPath: front.caPath };
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+  await front?.close();
+});
+
+async function ledgerOf(accountId: string) {
+  return stack.prisma.ledgerEntry.findMany({ where: { accountId, kind: { in: ['charge', 'refund'] } }, select: { jobId: true, kind: true, amountMicroCents: true } });
+}
+
+describe('the official replicate Python client against /replicate/v1', () => {
+  it('runs a model by name and by name:version, and one whose job outlasts the wait, returning its outputs; each prediction is one job charged once', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n });
+    const result = await runPythonProgram('replicate_client.py', ['run'], { ...settings, apiKey: account.apiKey, model: 'pixelforge/forge-pro', slowModel: 'motionworks/reel-2' }, 120_000);
+
+    const png = '89504e470d0a1a0a';
+    expect(result.byName).toEqual([{ fileOutput: true, url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/replicate\/v1\/predictions\/.+\/outputs\/0$/), head: png }]);
+    expect(result.byVersion).toEqual([{ fileOutput: true, url: expect.any(String), head: png }]);
+    expect(result.byNameSeconds).toBeLessThan(WAIT_SECONDS);
+    // The held create ended at the wait with `starting`, and the client polled the job to its end.
+    expect(result.slowSeconds).toBeGreaterThan(WAIT_SECONDS);
+    expect(result.slow).toHaveLength(1);
+    expect(result.slow[0]).toMatchObject({ fileOutput: true });
+    expect(result.model).toMatchObject({ owner: 'pixelforge', name: 'forge-pro', visibility: 'public', runCount: 1 });
+    expect(result.version).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{64}$/), cogVersion: 'genmedia', inputRequired: ['prompt'] });
+
+    const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
+    const jobs = page.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(jobs.map((job) => job.model).sort()).toEqual([REEL_2, FORGE_PRO, FORGE_PRO]);
+    expect(jobs.every((job) => job.status === 'completed')).toBe(true);
+    const ledger = await ledgerOf(account.accountId);
+    expect(ledger.filter((entry) => entry.kind === 'charge').map((entry) => entry.jobId).sort()).toEqual(jobs.map((job) => job.jobId).sort());
+    expect(ledger.filter((entry) => entry.kind === 'refund')).toEqual([]);
+
+    // The output URL answers only the key of the job's account.
+    const other = await createTestAccount(stack.prisma);
+    const outputPath = new URL(result.byName[0].url).pathname;
+    expect((await get(`${stack.url}${outputPath}`, other.apiKey)).status).toBe(404);
+  }, 180_000);
+
+  it("delivers a completed webhook signed with the account's secret, which the client's validate_webhook accepts", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const webhookUrl = `${receiver.baseUrl}/hooks/${randomUUID()}`;
+    const created = await runPythonProgram('replicate_client.py', ['create-webhook'], { ...settings, apiKey: account.apiKey, model: 'pixelforge/forge-pro', webhookUrl });
+    expect(created).toMatchObject({ model: 'pixelforge/forge-pro', version: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    const path = new URL(webhookUrl).pathname;
+    const delivery = await eventually(async () => receiver.requests.find((r) => r.url === path), 30_000, 50);
+    const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(delivery.headers[name])]));
+    const validated = await runPythonProgram('replicate_client.py', ['validate-webhook'], { ...settings, apiKey: account.apiKey, delivery: { headers, body: delivery.body } });
+    expect(validated).toEqual({ valid: true, changedBodyRefused: true, secretPrefix: 'whsec_', status: 'succeeded' });
+
+    // Only the completion was asked for: no start event was sent.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.requests.filter((r) => r.url === path)).toHaveLength(1);
+    // The body is the prediction, as GET /predictions/{id} answers it.
+    const prediction = JSON.parse(delivery.body) as Record<string, unknown>;
+    expect(prediction).toMatchObject({ id: created.id, model: 'pixelforge/forge-pro', version: created.version, status: 'succeeded', error: null });
+    expect(prediction.output).toEqual([`${front.url}/replicate/v1/predictions/${created.id}/outputs/0`]);
+  }, 90_000);
+
+  it('cancels a queued prediction, refunded in full', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const result = await runPythonProgram('replicate_client.py', ['cancel'], { ...settings, apiKey: account.apiKey, model: NEVER_STARTS });
+    expect(result).toMatchObject({ created: 'starting', cancelled: 'canceled', read: 'canceled' });
+
+    const ledger = await ledgerOf(account.accountId);
+    const charge = ledger.find((entry) => entry.kind === 'charge');
+    const refund = ledger.find((entry) => entry.kind === 'refund');
+    expect(charge?.jobId).toBe(result.id);
+    expect(refund).toMatchObject({ jobId: result.id, amountMicroCents: -charge!.amountMicroCents });
+    const balance = await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
+    expect(balance.balanceMicroCents).toBe(1_000_000n);
+  }, 60_000);
+
+  it('pages predictions.list forward through next and back through previous, as absolute URLs', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const answer = await fetch(`${stack.url}/replicate/v1/models/${NEVER_STARTS}/predictions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { prompt: `queued ${i}` } }),
+      });
+      expect(answer.status).toBe(201);
+      ids.push(((await answer.json()) as { id: string }).id);
+    }
+    const newestFirst = [...ids].reverse();
+
+    const result = await runPythonProgram('replicate_client.py', ['list'], { ...settings, apiKey: account.apiKey });
+    expect(result.forward).toEqual([newestFirst.slice(0, 2), newestFirst.slice(2, 4), newestFirst.slice(4)]);
+    expect(result.backward).toEqual([newestFirst.slice(4), newestFirst.slice(2, 4), newestFirst.slice(0, 2)]);
+    expect(result.firstPrevious).toBeNull();
+    expect(result.lastNext).toBeNull();
+    expect(result.nextUrl).toMatch(new RegExp(`^${front.url}/replicate/v1/predictions\\?cursor=`));
+  }, 60_000);
+
+  it('answers a create retried with its Idempotency-Key with the same prediction, charged once, and holds Prefer: wait=N at most N seconds', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const create = (body: object, headers: Record<string, string> = {}) =>
+      fetch(`${stack.url}/replicate/v1/predictions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    const key = { 'Idempotency-Key': randomUUID() };
+    const body = { version: `${NEVER_STARTS}`, input: { prompt: 'once only' } };
+    const first = await create(body, key);
+    const second = await create(body, key);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const [a, b] = [(await first.json()) as { id: string }, (await second.json()) as { id: string }];
+    expect(b.id).toBe(a.id);
+    const conflict = await create({ ...body, input: { prompt: 'another body' } }, key);
+    expect(conflict.status).toBe(409);
+    expect(await conflict.json()).toMatchObject({ status: 409, code: 'IDEMPOTENCY_KEY_REUSED' });
+
+    const startedAt = Date.now();
+    const held = await create(body, { Prefer: 'wait=1' });
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - startedAt).toBeLessThan(WAIT_SECONDS * 1000);
+    expect(await held.json()).toMatchObject({ status: 'starting' });
+
+    const ledger = await ledgerOf(account.accountId);
+    expect(ledger.map((entry) => entry.jobId).sort()).toEqual(
+      (await stack.prisma.job.findMany({ where: { accountId: account.accountId }, select: { id: true } })).map((job) => job.id).sort(),
+    );
+    expect(ledger).toHaveLength(2);
+
+    const unsupported = await create({ ...body, webhook_completed: 'https://example.com/hook' });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.json()).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', detail: expect.stringContaining('webhook_completed') });
+  }, 60_000);
+
+  it("raises the client's ReplicateError with RFC 7807 fields for an unknown model and a refused input, with our code in the body", async () => {
+    const account = await createTestAccount(stack.prisma);
+    const result = await runPythonProgram('replicate_client.py', ['errors'], { ...settings, apiKey: account.apiKey, model: 'pixelforge/forge-pro' });
+    expect(result.unknownModel).toMatchObject({ class: 'ReplicateError', status: 404, title: 'Not Found', detail: expect.stringContaining('nobody/no-such-model') });
+    expect(result.invalidInput).toMatchObject({ class: 'ReplicateError', status: 400, title: 'Bad Request', detail: expect.stringContaining('prompt') });
+
+    const raw = await fetch(`${stack.url}/replicate/v1/models/nobody/no-such-model`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    expect(raw.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await raw.json()).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 'MODEL_NOT_FOUND' });
+    expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
+  }, 60_000);
+});
