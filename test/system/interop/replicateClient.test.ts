@@ -63,7 +63,6 @@ describe('the official replicate Python client against /replicate/v1', () => {
     const png = '89504e470d0a1a0a';
     expect(result.byName).toEqual([{ fileOutput: true, url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/replicate\/v1\/predictions\/.+\/outputs\/0$/), head: png }]);
     expect(result.byVersion).toEqual([{ fileOutput: true, url: expect.any(String), head: png }]);
-    expect(result.byNameSeconds).toBeLessThan(WAIT_SECONDS);
     // The held create ended at the wait with `starting`, and the client polled the job to its end.
     expect(result.slowSeconds).toBeGreaterThan(WAIT_SECONDS);
     expect(result.slow).toHaveLength(1);
