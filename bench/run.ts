@@ -9,6 +9,7 @@ import { catalogCacheBench } from './catalogCache';
 import { fairnessBench } from './fairness';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
+import { provenanceSigningBench } from './provenanceSigning';
 import { routingBench } from './routing';
 import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
@@ -22,6 +23,7 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   fairness: fairnessBench,
   listing: listingBench,
   memory: memoryBench,
+  'provenance-signing': provenanceSigningBench,
   routing: routingBench,
   retention: retentionBench,
   'scale-out': scaleOutBench,
