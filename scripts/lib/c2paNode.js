@@ -50,7 +50,7 @@ function loads(binary) {
 }
 
 /** Lays out the workspace: scripts/c2pa-node/ as its root, the package's crate as its member. */
-function prepareBuildDir(buildDir, version, root) {
+function prepareBuildDir(buildDir, root = REPO_ROOT) {
   const member = path.join(buildDir, 'c2pa-node');
   fs.rmSync(member, { recursive: true, force: true });
   fs.mkdirSync(member, { recursive: true });
@@ -66,7 +66,7 @@ function prepareBuildDir(buildDir, version, root) {
 /** Builds the crate into the cache; returns the cached binary. Minutes of compiling, once per machine and version. */
 function buildIntoCache(version, root) {
   const buildDir = path.join(cacheRoot(), 'build', `c2pa-node-${version}`);
-  const noOnnxRuntime = prepareBuildDir(buildDir, version, root);
+  const noOnnxRuntime = prepareBuildDir(buildDir, root);
   const targetDir = path.join(buildDir, 'target');
   const args = ['build', '--release', '--locked', '--lib', '-p', 'c2pa-node'];
   const code = runVisible('cargo', args, {
@@ -95,8 +95,41 @@ function buildIntoCache(version, root) {
   return binary;
 }
 
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * Runs `build` while holding `lockFile`, so that two bootstraps on one machine (two clones, or tests started side by
+ * side) do not build into the same directory at once; a lock whose process is gone is taken over.
+ */
+function withBuildLock(lockFile, build) {
+  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
+  for (;;) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(fs.readFileSync(lockFile, 'utf8'), 10);
+      if (!Number.isInteger(holder) || !alive(holder)) fs.rmSync(lockFile, { force: true });
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5000);
+    }
+  }
+  try {
+    return build();
+  } finally {
+    fs.rmSync(lockFile, { force: true });
+  }
+}
+
 /** Puts `binary` where the package loads its native part from, unless it is there already. */
-function installBinary(binary, root) {
+function installBinary(binary, root = REPO_ROOT) {
   const target = path.join(packageDir(root), 'dist', 'index.node');
   if (fs.existsSync(target) && fs.statSync(target).size === fs.statSync(binary).size && sha256File(target) === sha256File(binary)) return false;
   fs.copyFileSync(binary, `${target}.tmp`);
@@ -128,10 +161,12 @@ function ensureC2paNode(report, root = REPO_ROOT) {
     throw new SetupError(`${PACKAGE} ${version} has no binary for this machine and cargo is not installed`, 'install Rust (rustup) and run this again');
   }
   report.installing(name, `cargo build of ${PACKAGE} ${version} from crates.io into ${path.dirname(binary)} (once per machine; many minutes)`);
-  buildIntoCache(version, root);
+  withBuildLock(path.join(cacheRoot(), 'build', `c2pa-node-${version}.lock`), () => {
+    if (!loads(binary)) buildIntoCache(version, root); // unless another bootstrap built it while this one waited
+  });
   installBinary(binary, root);
   report.installed(name, binary);
   return binary;
 }
 
-module.exports = { ensureC2paNode, cachedBinary, loads };
+module.exports = { ensureC2paNode, cachedBinary, loads, prepareBuildDir, installBinary };
