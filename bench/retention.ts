@@ -20,6 +20,8 @@ const OUTPUTS = 100_000;
 /** Admission alone: no worker serves lumina here, so these jobs stay pending and cost nothing after their submit. */
 const SUBMIT_MODEL = 'lumina/lumi-xl/text-to-image';
 const SUBMITS_PER_ROUND = 80;
+/** Accounts the submits are spread over: the model's per-account rate limit (60 a minute) never binds. */
+const CLIENT_ACCOUNTS = 64;
 const SUBMIT_CONCURRENCY = 8;
 const LISTINGS_PER_ROUND = 40;
 const ROUNDS_WITHOUT = 3;
@@ -149,7 +151,7 @@ export async function retentionBench(): Promise<Headline[]> {
     worker = await startWorkflowWorkerProcess(stack);
     const swept = await createTestAccount(stack.prisma, { name: 'retention bench' });
     const clients: TestAccount[] = [];
-    for (let i = 0; i < SUBMIT_CONCURRENCY; i++) {
+    for (let i = 0; i < CLIENT_ACCOUNTS; i++) {
       clients.push(await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 100_000 }));
     }
     const prefix = `job_rb${randomUUID().slice(0, 8)}_`;

@@ -6,11 +6,8 @@
 import type { PrismaClient } from '@prisma/client';
 import type { Storage } from '../storage/storage';
 import type { JobOutput } from '../shared/jobs';
-import { giveUpPendingDeliveries } from './delivery/store';
-
 import type { OutputsDeletedReason } from '../shared/retention';
-
-export { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
+import { giveUpPendingDeliveries } from './delivery/store';
 
 export interface DeleteOutputsDeps {
   prisma: PrismaClient;
@@ -60,7 +57,7 @@ export async function deleteJobOutputs(deps: DeleteOutputsDeps, jobIds: readonly
       SELECT 1 FROM account_event_sequences
       WHERE account_id IN (SELECT account_id FROM jobs WHERE id = ANY(${ids}::text[]))
       ORDER BY account_id FOR UPDATE`;
-    return tx.$queryRaw<MarkedRow[]>`
+    const rows = await tx.$queryRaw<MarkedRow[]>`
       WITH gone AS (
         SELECT id, stored_output_bytes, stored_output_count FROM jobs
         WHERE id = ANY(${ids}::text[]) AND outputs_deleted_at IS NULL
@@ -70,8 +67,10 @@ export async function deleteJobOutputs(deps: DeleteOutputsDeps, jobIds: readonly
              stored_output_bytes = 0, stored_output_count = 0, updated_at = now()
       FROM gone WHERE j.id = gone.id
       RETURNING j.id, j.account_id, gone.stored_output_bytes AS bytes, gone.stored_output_count AS objects`;
+    // With the outputs gone, a delivery still pending has nothing left to copy: given up in the same commit.
+    await giveUpPendingDeliveries(tx, rows.map((row) => row.id));
+    return rows;
     // A batch may wait for others of the same account to commit before it writes its own events.
   }, { timeout: MARK_TIMEOUT_MS });
-  await giveUpPendingDeliveries(deps.prisma, marked.map((row) => row.id));
   return marked.map((row) => ({ jobId: row.id, accountId: row.account_id, bytes: BigInt(row.bytes), objects: Number(row.objects) }));
 }

@@ -259,7 +259,7 @@ export const JobErasureSchema = z
     status: JobStatusSchema.openapi({ description: 'The status the job ended with (completed, failed or cancelled)' }),
     contentErasedAt: z.string().openapi({ format: 'date-time', description: 'When the content was erased: the first erasure\'s time, the same on every later DELETE' }),
     outputsDeletedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the outputs were deleted from storage; null for a job that had none' }),
-    outputsDeletedReason: z.enum(['retention', 'client', 'operator']).nullable().openapi({ description: 'Why the outputs went: `client` for this erasure, `retention` when they had expired before' }),
+    outputsDeletedReason: z.enum(OUTPUTS_DELETED_REASONS).nullable().openapi({ description: 'Why the outputs went: `client` for this erasure, `retention` when they had expired before' }),
   })
   .openapi('JobErasure');
 

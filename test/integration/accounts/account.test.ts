@@ -89,7 +89,7 @@ describe('GET /v1/account', () => {
     });
     expect(Object.keys(fresh.body).sort()).toEqual([
       'accountId', 'apiKey', 'balanceMicroCents', 'concurrentJobs', 'createdAt', 'discountPercent', 'maxConcurrentJobs',
-      'name', 'plan', 'segments', 'spendLimits', 'spendPerDay', 'storage',
+      'name', 'outputRetentionSeconds', 'plan', 'segments', 'spendLimits', 'spendPerDay', 'storage',
     ]);
     const key = await stack.prisma.apiKey.findUniqueOrThrow({ where: { id: account.keyId } });
     expect(fresh.body.apiKey).toEqual({
