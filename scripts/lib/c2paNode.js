@@ -1,12 +1,13 @@
 'use strict';
-// The native part of @contentauth/c2pa-node (the C2PA reference implementation, the Rust `c2pa` crate), built from
-// crates.io with cargo once per machine and version, cached outside the clone, and put in place of the package's own.
+// The native part of @contentauth/c2pa-node (the C2PA reference implementation, the Rust `c2pa` crate).
 //
-// The package's install script would download a prebuilt binary from GitHub, so package.json denies it
-// (`allowScripts`): npm installs the package as published, with the Linux x86-64 binary its tarball carries. The
-// bootstrap then builds the same crate from source with the workspace in scripts/c2pa-node/ (the crate and features
-// the release was built with, and a lock file), and copies the result over the packaged binary. Without cargo, or with
-// GENMEDIA_C2PA_PREBUILT=1, the packaged binary stays where it loads (Linux x86-64 with glibc 2.34 or later).
+// By default it is the Linux x86-64 binary the npm package's tarball carries (glibc 2.34 or later): npm installs it
+// from the registry like any other file. The package's install script, which would download a binary from GitHub, is
+// denied in package.json (`allowScripts`). Building the same crate from crates.io with cargo takes most of an hour
+// on a small machine, so it is opt-in: with GENMEDIA_C2PA_BUILD=1 the bootstrap builds it once per machine and version
+// with the workspace in scripts/c2pa-node/ (the crate and features the release was built with, and a lock file),
+// caches it outside the clone and copies it over the packaged binary. That is the way for a machine where the packaged
+// binary does not load (another architecture, an older glibc).
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -137,30 +138,27 @@ function installBinary(binary, root = REPO_ROOT) {
   return true;
 }
 
-/** Returns the path of the binary the package loads. Needs node_modules installed. */
-function ensureC2paNode(report, root = REPO_ROOT) {
-  const version = installedVersion(root);
-  if (version === null) throw new SetupError(`${PACKAGE} is not installed`, 'run npm ci');
+function packagedBinary(root = REPO_ROOT) {
+  return path.join(packageDir(root), 'dist', 'index.node');
+}
+
+/** True when the binary is a cached build from source (an earlier GENMEDIA_C2PA_BUILD=1 bootstrap copied it in). */
+function isCachedBuild(binary, version) {
+  const cached = cachedBinary(version);
+  return fs.existsSync(cached) && fs.statSync(cached).size === fs.statSync(binary).size && sha256File(cached) === sha256File(binary);
+}
+
+/** Builds (once per machine and version) and installs the binary from crates.io; returns its cached path. */
+function ensureBuiltFromSource(report, version, root) {
   const name = `${PACKAGE} native part`;
   const binary = cachedBinary(version);
   if (loads(binary)) {
     const copied = installBinary(binary, root);
-    report.cached(name, `${version} built from crates.io at ${binary}${copied ? ', installed into node_modules' : ''}`);
+    report.cached(name, `${version} built from crates.io at ${binary}${copied ? ', installed into node_modules' : ''} (GENMEDIA_C2PA_BUILD=1)`);
     return binary;
   }
-  const packaged = path.join(packageDir(root), 'dist', 'index.node');
-  if (process.env.GENMEDIA_C2PA_PREBUILT === '1' && loads(packaged)) {
-    report.cached(name, `${version}, the npm package's prebuilt binary (GENMEDIA_C2PA_PREBUILT=1)`);
-    return packaged;
-  }
-  if (!which('cargo')) {
-    if (loads(packaged)) {
-      report.missing(name, `cargo is not installed: using the npm package's prebuilt binary (${packaged})`);
-      return packaged;
-    }
-    throw new SetupError(`${PACKAGE} ${version} has no binary for this machine and cargo is not installed`, 'install Rust (rustup) and run this again');
-  }
-  report.installing(name, `cargo build of ${PACKAGE} ${version} from crates.io into ${path.dirname(binary)} (once per machine; many minutes)`);
+  if (!which('cargo')) throw new SetupError('GENMEDIA_C2PA_BUILD=1 asks for a cargo build, and cargo is not installed', 'install Rust (rustup), or unset GENMEDIA_C2PA_BUILD to use the npm package\'s binary');
+  report.installing(name, `cargo build of ${PACKAGE} ${version} from crates.io into ${path.dirname(binary)} (once per machine; most of an hour)`);
   withBuildLock(path.join(cacheRoot(), 'build', `c2pa-node-${version}.lock`), () => {
     if (!loads(binary)) buildIntoCache(version, root); // unless another bootstrap built it while this one waited
   });
@@ -169,4 +167,24 @@ function ensureC2paNode(report, root = REPO_ROOT) {
   return binary;
 }
 
-module.exports = { ensureC2paNode, cachedBinary, loads, prepareBuildDir, installBinary };
+/**
+ * Returns the path of the binary the package loads: the packaged one, or with GENMEDIA_C2PA_BUILD=1 one built from
+ * crates.io. Needs node_modules installed.
+ */
+function ensureC2paNode(report, root = REPO_ROOT, env = process.env) {
+  const version = installedVersion(root);
+  if (version === null) throw new SetupError(`${PACKAGE} is not installed`, 'run npm ci');
+  if (env.GENMEDIA_C2PA_BUILD === '1') return ensureBuiltFromSource(report, version, root);
+  const packaged = packagedBinary(root);
+  if (!loads(packaged)) {
+    throw new SetupError(
+      `the binary ${PACKAGE} ${version} ships (Linux x86-64, glibc 2.34 or later) does not load on this machine`,
+      'run the bootstrap again with GENMEDIA_C2PA_BUILD=1 to build it from crates.io with cargo (most of an hour, once per machine)',
+    );
+  }
+  const origin = isCachedBuild(packaged, version) ? 'built from crates.io by an earlier GENMEDIA_C2PA_BUILD=1 bootstrap' : "the npm package's prebuilt binary";
+  report.cached(`${PACKAGE} native part`, `${version}, ${origin} (${packaged})`);
+  return packaged;
+}
+
+module.exports = { ensureC2paNode, cachedBinary, loads, prepareBuildDir, installBinary, packagedBinary };

@@ -4,10 +4,25 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 // scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { prepareBuildDir, installBinary } = require('../../../scripts/lib/c2paNode') as {
+const { prepareBuildDir, installBinary, ensureC2paNode } = require('../../../scripts/lib/c2paNode') as {
   prepareBuildDir(buildDir: string, root?: string): string;
   installBinary(binary: string, root?: string): boolean;
+  ensureC2paNode(report: Report, root?: string, env?: Record<string, string | undefined>): string;
 };
+
+interface Report {
+  cached(name: string, detail: string): void;
+  missing(name: string, detail: string): void;
+  installing(name: string, detail: string): void;
+  installed(name: string, detail: string): void;
+}
+
+/** A report that records what the bootstrap said. */
+function recordingReport(): Report & { lines: string[] } {
+  const lines: string[] = [];
+  const record = (kind: string) => (name: string, detail: string) => lines.push(`${kind} ${name}: ${detail}`);
+  return { lines, cached: record('cached'), missing: record('missing'), installing: record('installing'), installed: record('installed') };
+}
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const PACKAGE_DIR = path.join(REPO_ROOT, 'node_modules/@contentauth/c2pa-node');
@@ -34,7 +49,31 @@ function lockedDependencies(lock: string): string[] {
   return [...entry.matchAll(/^ "([^" ]+)/gm)].map((m) => m[1]).sort();
 }
 
-describe('the C2PA binding built from crates.io', () => {
+describe('the C2PA binding by default', () => {
+  it('loads the Linux x86-64 binary the npm package ships, with no build', () => {
+    const report = recordingReport();
+
+    const binary = ensureC2paNode(report, REPO_ROOT, {});
+
+    expect(binary).toBe(path.join(PACKAGE_DIR, 'dist/index.node'));
+    expect(report.lines).toHaveLength(1);
+    expect(report.lines[0]).toMatch(/^cached @contentauth\/c2pa-node native part: 0\.8\.0, /);
+  });
+
+  it('stops with a hint to build from source when the packaged binary does not load here', () => {
+    const root = path.join(dir, 'root');
+    const pkg = path.join(root, 'node_modules/@contentauth/c2pa-node');
+    fs.mkdirSync(path.join(pkg, 'dist'), { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ version: '0.8.0' }));
+    fs.writeFileSync(path.join(pkg, 'dist/index.node'), 'a binary for another machine');
+    const report = recordingReport();
+
+    expect(() => ensureC2paNode(report, root, {})).toThrow(/does not load on this machine[\s\S]*GENMEDIA_C2PA_BUILD=1/);
+    expect(report.lines.filter((line) => line.startsWith('installing'))).toEqual([]);
+  });
+});
+
+describe('the C2PA binding built from crates.io (GENMEDIA_C2PA_BUILD=1)', () => {
   it('lays out a workspace whose member is the npm package crate, with ONNX Runtime loaded at run time', () => {
     const noOnnxRuntime = prepareBuildDir(dir);
 
