@@ -16,6 +16,7 @@ import { systemClock } from '../lib/clock';
 import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
+import { createProvenanceService, type ProvenanceService } from '../provenance/service';
 import type { ApiDeps } from './deps';
 
 export interface ApiServices {
@@ -30,6 +31,7 @@ export interface ApiServices {
   admin: AdminService;
   destinations: DestinationService;
   openAi: OpenAiDialect;
+  provenance: ProvenanceService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -58,5 +60,11 @@ export function createServices(deps: ApiDeps): ApiServices {
       jobsTaskQueue: config.temporal.jobsTaskQueue,
     }),
     destinations: destinationServiceFor(config, prisma),
+    provenance: createProvenanceService({
+      prisma,
+      storage,
+      ...(config.provenance.trustAnchorsPem ? { trustAnchorsPem: config.provenance.trustAnchorsPem } : {}),
+      outputUrlTtlSeconds: config.jobs.outputUrlTtlSeconds,
+    }),
   };
 }
