@@ -17,6 +17,7 @@ import { manifestDefinition } from '../../../src/provenance/manifest';
 import { createFileSigner } from '../../../src/provenance/signer';
 import { finishedAtOnce, type Generator } from '../../../src/providers/types';
 import { bearer, get, post, request, waitForFinal } from '../../support/api';
+import { runCli } from '../../support/cli';
 import { createAdminKey, createTestAccount, type TestAccount } from '../../support/accounts';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { runPythonProgram } from '../../support/python';
@@ -266,6 +267,23 @@ describe('outputs read by c2pa-python', () => {
     const empty = await request(`${stack.url}/v1/provenance/verify`, { method: 'POST', headers: bearer(account.apiKey), body: '' });
     expect(empty.status).toBe(400);
     expect(empty.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('`genmedia verify` names the job of a file of ours and fails on a changed one', async () => {
+    const env = { ...process.env, GENMEDIA_BASE_URL: stack.url, GENMEDIA_API_KEY: account.apiKey, GENMEDIA_CONFIG_DIR: path.join(workDir, 'cli') };
+    const ours = await runCli(['verify', imageFile], { env, cwd: workDir });
+    expect(ours.code, ours.stderr).toBe(0);
+    expect(ours.stdout).toContain('Content Credentials valid');
+    expect(ours.stdout).toContain('signed by this service (genmedia provenance test signer)');
+    expect(ours.stdout).toContain(`job ${imageJob.jobId}, output 1`);
+
+    const flipped = Buffer.from(await readFile(imageFile));
+    flipped[flipped.length - 40] ^= 0x01;
+    const flippedFile = path.join(workDir, 'flipped-for-cli.png');
+    await writeFile(flippedFile, flipped);
+    const changed = await runCli(['verify', flippedFile, '--json'], { env, cwd: workDir });
+    expect(changed.code).toBe(1);
+    expect(changed.json).toMatchObject({ hasManifest: true, valid: false, signedByThisService: false, job: null });
   });
 
   it('answers OUTPUT_NOT_FOUND for an output the job does not have and JOB_NOT_FOUND for another account\'s job', async () => {
