@@ -22,14 +22,14 @@ const MP4_TARGET_MS = 200;
 // The SDK adds a claim thumbnail by default: it re-encodes the image on every signing and adds its bytes to the file.
 const SETTINGS = { builder: { thumbnail: { enabled: false } } };
 
-interface TestChain {
+export interface TestChain {
   chainPem: Buffer;
   keyPem: Buffer;
   rootPem: string;
 }
 
 /** An ES256 root and a signing certificate with the key usage and extended key usage C2PA asks of a claim signer. */
-function makeTestChain(dir: string): TestChain {
+export function makeTestChain(dir: string): TestChain {
   const file = (name: string) => path.join(dir, name);
   writeFileSync(
     file('ext.cnf'),
@@ -77,7 +77,7 @@ function manifestDefinition(model: string) {
 }
 
 /** Noise over a gradient: a PNG that compresses as badly as a detailed generated picture (about 3 MB). */
-async function makePng(): Promise<Buffer> {
+export async function makePng(): Promise<Buffer> {
   const size = 1024;
   const pixels = Buffer.alloc(size * size * 3);
   let seed = 42;
@@ -89,7 +89,7 @@ async function makePng(): Promise<Buffer> {
 }
 
 /** 10 seconds of 1280×720 at 24 fps, encoded as the built-in video provider encodes (libx264, veryfast, faststart). */
-async function makeMp4(dir: string): Promise<Buffer> {
+export async function makeMp4(dir: string): Promise<Buffer> {
   const output = path.join(dir, 'bench.mp4');
   const args = ['-y', '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=24', '-t', '10', '-c:v', 'libx264', '-preset', 'veryfast',
     '-crf', '23', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-an', output];

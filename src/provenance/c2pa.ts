@@ -2,8 +2,9 @@
  * The C2PA reference implementation (@contentauth/c2pa-node, the Rust `c2pa` crate) behind two calls: sign a file
  * with a manifest, read the manifest store of a file. Nothing else in the service touches the library.
  */
-import { Builder, CallbackSigner, Reader } from '@contentauth/c2pa-node';
-import type { ContentSigner } from './signer';
+import { readFile, writeFile } from 'node:fs/promises';
+import { Builder, CallbackSigner, LocalSigner, Reader } from '@contentauth/c2pa-node';
+import { inProcessKeyOf, type ContentSigner } from './signer';
 import type { ManifestDefinition, ManifestStore } from './manifest';
 
 /** Types whose files carry the manifest inside them; any other output gets a sidecar `.c2pa` file (WebM: Matroska has no C2PA binding the library writes). */
@@ -19,6 +20,37 @@ const BUILDER_SETTINGS = { builder: { thumbnail: { enabled: false } } };
 /** Room for the COSE signature: the certificates, the signature, and a time-stamp token when one is asked for. */
 function reserveSize(signer: ContentSigner): number {
   return signer.certificateChainPem.length + 2048 + (signer.timestampAuthorityUrl ? 8192 : 0);
+}
+
+/** Images are signed in memory (faster than through files); videos, which may be hundreds of megabytes, on disk. */
+const IN_MEMORY = new Set(['image/png', 'image/jpeg', 'image/webp']);
+
+const localSigners = new WeakMap<ContentSigner, LocalSigner>();
+const callbackSigners = new WeakMap<ContentSigner, CallbackSigner>();
+
+/**
+ * The library's own signer, for a key in this process. It signs synchronously, on the event loop: used for images
+ * only, whose signing takes milliseconds; a video (up to hundreds of megabytes to hash) goes through the callback
+ * signer, which the library runs off the event loop, so heartbeats go on meanwhile.
+ */
+function localSigner(signer: ContentSigner): LocalSigner | undefined {
+  const key = inProcessKeyOf(signer);
+  if (!key) return undefined;
+  let made = localSigners.get(signer);
+  if (!made) {
+    made = LocalSigner.newSigner(Buffer.from(signer.certificateChainPem), Buffer.from(key.privateKeyPem), signer.algorithm, signer.timestampAuthorityUrl);
+    localSigners.set(signer, made);
+  }
+  return made;
+}
+
+function asyncSigner(signer: ContentSigner): CallbackSigner {
+  let made = callbackSigners.get(signer);
+  if (!made) {
+    made = callbackSigner(signer);
+    callbackSigners.set(signer, made);
+  }
+  return made;
 }
 
 function callbackSigner(signer: ContentSigner): CallbackSigner {
@@ -59,11 +91,17 @@ export async function signAsset(args: {
   const embedded = embedsManifest(contentType);
   const builder = Builder.withJson(args.definition as never, BUILDER_SETTINGS as never);
   if (!embedded) builder.setNoEmbed(true);
-  const upstream = embedded ? await readStore({ path: inputPath, mimeType: contentType }) : null;
-  if (upstream) {
-    await builder.addIngredient(JSON.stringify({ title: 'upstream output', relationship: 'parentOf' }), { path: inputPath, mimeType: contentType });
+  const input: Asset = IN_MEMORY.has(contentType) ? { buffer: await readFile(inputPath), mimeType: contentType } : { path: inputPath, mimeType: contentType };
+  const upstream = embedded ? await readStore(input) : null;
+  if (upstream) await builder.addIngredient(JSON.stringify({ title: 'upstream output', relationship: 'parentOf' }), input);
+  const inMemory = 'buffer' in input;
+  const output: { buffer: Buffer | null } | { path: string } = inMemory ? { buffer: null } : { path: args.outputPath };
+  const local = inMemory ? localSigner(args.signer) : undefined;
+  const manifest = local ? builder.sign(local, input, output) : await builder.signAsync(asyncSigner(args.signer), input, output);
+  if ('buffer' in output) {
+    if (!output.buffer) throw new Error(`the C2PA library signed ${contentType} without answering the signed bytes`);
+    await writeFile(args.outputPath, output.buffer);
   }
-  const manifest = await builder.signAsync(callbackSigner(args.signer), { path: inputPath, mimeType: contentType }, { path: args.outputPath });
   return { embedded, manifest, keptUpstreamManifest: upstream !== null };
 }
 
