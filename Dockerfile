@@ -19,8 +19,10 @@ COPY package.json package-lock.json ./
 COPY bin/package.json bin/
 COPY clients/typescript/package.json clients/typescript/
 COPY console/package.json console/
-# Development dependencies too: Vite builds the web console below.
-RUN npm ci --no-audit --no-fund --include=dev
+# Development dependencies too: Vite builds the web console below. @contentauth/c2pa-node keeps the Linux x86-64
+# binary its npm package ships: its install step, which would download one from GitHub, is skipped (package.json
+# denies it in allowScripts; SKIP_RUST_BUILD tells the step itself, for an npm that does not read allowScripts).
+RUN SKIP_RUST_BUILD=1 npm ci --no-audit --no-fund --include=dev
 
 COPY . .
 # The web console, served by the API from console/dist at /console.

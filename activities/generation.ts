@@ -22,6 +22,7 @@ import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upst
 import { failureRule } from '../src/shared/failureCodes';
 import { PROVIDER_MAX_ATTEMPTS, type JobOutput, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
 import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamJobInput, type UpstreamRoute } from '../src/shared/upstreams';
+import type { OutputMarker } from '../src/provenance/outputMarker';
 import { createOutputStore } from './generationOutputs';
 import { estimateCompletion, progressOf } from './generationProgress';
 
@@ -32,6 +33,8 @@ export interface GenerationActivityDeps {
   /** Reads a file the input refers to, for adapters that hand files over (`prepareFile`). */
   inputFile(url: string): InputFile;
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
+  /** Signs each output before it is stored (Content Credentials); absent, outputs are stored as generated. */
+  marker?: OutputMarker;
   /** Tells the job's workflow that the job is now processing (best effort: PostgreSQL already says so). */
   notifyStarted(jobId: string, startedAt: Date): Promise<void>;
   /** Our public callback endpoint for this provider, when one is configured and the provider sends webhooks. */
@@ -254,7 +257,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         const submission = await submissionOf(input, signal);
         const snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
         if (snapshot.state !== 'succeeded') return follow(input, snapshot, startedAt, signal);
-        const stored = await storeClaimed(keyOf(input), () => outputs.storeFiles(input.jobId, snapshot.files ?? [], () => ctx.heartbeat()));
+        const stored = await storeClaimed(keyOf(input), () => outputs.storeFiles({ jobId: input.jobId }, snapshot.files ?? [], () => ctx.heartbeat()));
         return stored ? { outcome: 'completed', outputs: stored } : outputsTaken(snapshot.id);
       } finally {
         await rm(workDir, { recursive: true, force: true });

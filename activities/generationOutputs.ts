@@ -10,6 +10,8 @@ import { FetchFileError, fetchToFile } from '../src/providers/fetchFile';
 import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../src/providers/outputs';
 import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../src/providers/types';
 import { locateOutputs } from '../src/providers/upstreams/outputPaths';
+import { C2PA_MANIFEST_TYPE } from '../src/provenance/manifest';
+import type { MarkedFile, OutputMarker } from '../src/provenance/outputMarker';
 import type { JobOutput } from '../src/shared/jobs';
 import type { UpstreamRoute } from '../src/shared/upstreams';
 
@@ -21,6 +23,14 @@ export interface OutputStoreDeps {
   allowPrivateOutputs: boolean;
   /** Headers an output URL needs (Google's key), sent to that URL's origin only. */
   outputHeaders?(url: string): Record<string, string> | undefined;
+  /** Signs each output before it is stored (Content Credentials); absent, outputs are stored as generated. */
+  marker?: OutputMarker;
+}
+
+/** The job whose outputs are stored, and the upstream model that made them when it was a real upstream. */
+export interface OutputOwner {
+  jobId: string;
+  upstreamModel?: string;
 }
 
 /** Object key of a job's n-th output: everything of a job lives under `<jobId>/`. */
@@ -28,29 +38,40 @@ export function outputKey(jobId: string, index: number, contentType: string): st
   return `${jobId}/output-${index + 1}.${extensionFor(contentType)}`;
 }
 
-export function toOutput(jobId: string, file: GeneratedFile, index: number): JobOutput {
+export function toOutput(jobId: string, file: MarkedFile, index: number): JobOutput {
   const output: JobOutput = { key: outputKey(jobId, index, file.contentType), contentType: file.contentType, sizeBytes: file.sizeBytes };
   if (file.width !== undefined) output.width = file.width;
   if (file.height !== undefined) output.height = file.height;
   if (file.durationSeconds !== undefined) output.durationSeconds = file.durationSeconds;
+  if (file.manifest?.embedded) output.manifest = 'embedded';
+  if (file.manifest?.embedded === false) Object.assign(output, { manifest: 'sidecar', manifestKey: `${output.key}.c2pa` });
   return output;
 }
 
 export function createOutputStore(deps: OutputStoreDeps) {
-  async function storeFiles(jobId: string, files: GeneratedFile[], afterEach?: () => void): Promise<JobOutput[]> {
+  /** Signs the files (when a marker is configured), then stores them: the job record describes the stored bytes. */
+  async function storeFiles(owner: OutputOwner, files: GeneratedFile[], afterEach?: () => void): Promise<JobOutput[]> {
     if (files.length === 0) throw new ProviderError('BAD_OUTPUT', 'The provider produced no output', { retryable: false });
-    const outputs: JobOutput[] = [];
-    for (const [index, file] of files.entries()) {
-      const output = toOutput(jobId, file, index);
-      await deps.putOutput(output.key, file.path, file.contentType);
-      outputs.push(output);
-      afterEach?.();
+    const workDir = deps.marker ? await mkdtemp(path.join(os.tmpdir(), `genmedia-${owner.jobId}-signed-`)) : undefined;
+    try {
+      const stored: MarkedFile[] = deps.marker ? await deps.marker.mark(owner, files, workDir!) : files;
+      const outputs: JobOutput[] = [];
+      for (const [index, file] of stored.entries()) {
+        const output = toOutput(owner.jobId, file, index);
+        await deps.putOutput(output.key, file.path, file.contentType);
+        if (output.manifestKey && file.manifest?.embedded === false) await deps.putOutput(output.manifestKey, file.manifest.sidecarPath, C2PA_MANIFEST_TYPE);
+        outputs.push(output);
+        afterEach?.();
+      }
+      return outputs;
+    } finally {
+      if (workDir) await rm(workDir, { recursive: true, force: true });
     }
-    return outputs;
   }
 
   /** Downloads or decodes every output the route locates in the upstream's answer and stores it under the job. */
-  async function storeLocated(jobId: string, route: UpstreamRoute | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
+  async function storeLocated(owner: OutputOwner, route: UpstreamRoute | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
+    const { jobId } = owner;
     const locations = route ? locateOutputs(result, route.outputs, route.outputContentType) : [];
     if (locations.length === 0) {
       throw new ProviderError('BAD_OUTPUT', `the upstream reported success without outputs at ${route?.outputs.join(', ') ?? 'its route'}`, {
@@ -78,7 +99,7 @@ export function createOutputStore(deps: OutputStoreDeps) {
         if (!contentType) throw new ProviderError('BAD_OUTPUT', `output ${index + 1} is of an unknown type`, { retryable: false });
         files.push(await describeOutputFile(target, contentType, signal));
       }
-      return await storeFiles(jobId, files);
+      return await storeFiles(owner, files);
     } finally {
       await rm(workDir, { recursive: true, force: true });
     }
@@ -122,7 +143,8 @@ export function createOutputStore(deps: OutputStoreDeps) {
     storeFiles,
     /** The outputs of a succeeded generation, wherever they are. */
     store(jobId: string, route: UpstreamRoute | undefined, snapshot: GenerationSnapshot, signal: AbortSignal): Promise<JobOutput[]> {
-      return snapshot.files ? storeFiles(jobId, snapshot.files) : storeLocated(jobId, route, snapshot.result, signal);
+      const owner: OutputOwner = { jobId, ...(route ? { upstreamModel: route.model } : {}) };
+      return snapshot.files ? storeFiles(owner, snapshot.files) : storeLocated(owner, route, snapshot.result, signal);
     },
   };
 }

@@ -9,6 +9,8 @@ import { catalogCacheBench } from './catalogCache';
 import { fairnessBench } from './fairness';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
+import { provenanceBench } from './provenance';
+import { provenanceSigningBench } from './provenanceSigning';
 import { routingBench } from './routing';
 import { scaleOutBench } from './scaleOut';
 import { sseFanoutBench } from './sseFanout';
@@ -22,6 +24,8 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   fairness: fairnessBench,
   listing: listingBench,
   memory: memoryBench,
+  provenance: provenanceBench,
+  'provenance-signing': provenanceSigningBench,
   routing: routingBench,
   retention: retentionBench,
   'scale-out': scaleOutBench,

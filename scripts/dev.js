@@ -22,6 +22,7 @@ const { builtProcessEnv, ensureBuilt } = require('./lib/build');
 const { REPO_ROOT } = require('./lib/paths');
 const cogExample = require('./lib/cogExample');
 const { destinationSecretKey } = require('./lib/devSecrets');
+const { devProvenanceEnv } = require('./lib/provenanceChain');
 
 /** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
 function planFrom(config, binaries) {
@@ -72,6 +73,8 @@ function childEnv(config, { cluster }) {
     MINIO_ROOT_USER: config.minio.accessKey,
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
     DESTINATION_SECRET_KEY: destinationSecretKey(config.dataDir),
+    // Outputs are signed with a development chain of the data directory's, made on the first start.
+    ...devProvenanceEnv(config.dataDir),
     // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
     CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
     // The cluster's processes run as the image runs them (see the Dockerfile).

@@ -1,5 +1,8 @@
+import type { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { createFileSigner, parseCertificates, SignerConfigError, type FileSignerSettings } from './provenance/signer';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
@@ -233,6 +236,24 @@ const EnvSchema = z.object({
   /** Batches one step of the sweep deletes side by side. */
   OUTPUT_RETENTION_SWEEP_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
 
+  // Provenance: Content Credentials (C2PA) on every output (docs/provenance.md)
+  /** Off: outputs are stored unsigned and production starts without a chain. */
+  PROVENANCE_ENABLED: bool.default(true),
+  /** The signing certificate, then the certificates that issued it, PEM: the text, or a file. */
+  PROVENANCE_CERT_CHAIN: z.string().optional(),
+  PROVENANCE_CERT_CHAIN_FILE: z.string().optional(),
+  /** The signing certificate's private key, PEM (ECDSA P-256 for ES256, or Ed25519): the text, or a file. */
+  PROVENANCE_PRIVATE_KEY: z.string().optional(),
+  PROVENANCE_PRIVATE_KEY_FILE: z.string().optional(),
+  /**
+   * The CA certificates whose signatures count as this deployment's (the verify endpoint's `signedByThisService`),
+   * PEM: the text, or a file. Unset: the chain's certificates after the signing one, or the signing one alone.
+   */
+  PROVENANCE_TRUST_ANCHORS: z.string().optional(),
+  PROVENANCE_TRUST_ANCHORS_FILE: z.string().optional(),
+  /** An RFC 3161 time-stamp authority every signature is countersigned by. */
+  PROVENANCE_TSA_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+
   // Webhooks
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   /** Comma-separated delays in seconds between delivery attempts (Standard Webhooks schedule). */
@@ -370,6 +391,7 @@ export interface Config {
     traces: 'off' | 'otlp' | 'console';
     serviceName: string | undefined;
   };
+  provenance: ProvenanceConfig;
   webhooks: {
     allowPrivate: boolean;
     retryScheduleSeconds: number[];
@@ -387,7 +409,57 @@ export interface Config {
   };
 }
 
+export interface ProvenanceConfig {
+  /** False: outputs are stored as generated (PROVENANCE_ENABLED=false). */
+  enabled: boolean;
+  /** The signer's key and chain; undefined when provenance is off, or outside production when none is configured. */
+  signing?: FileSignerSettings;
+  /** The CA certificates (PEM) whose signatures count as this deployment's. */
+  trustAnchorsPem?: string;
+}
+
 export class ConfigError extends Error {}
+
+/** A PEM setting given as text or as a file; the text wins. */
+function pemSetting(variable: string, text: string | undefined, file: string | undefined): string | undefined {
+  if (text) return text.replace(/\\n/g, '\n');
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`Invalid environment: ${variable}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}
+
+function provenanceConfig(e: Env): ProvenanceConfig {
+  if (!e.PROVENANCE_ENABLED) return { enabled: false };
+  const certificateChainPem = pemSetting('PROVENANCE_CERT_CHAIN', e.PROVENANCE_CERT_CHAIN, e.PROVENANCE_CERT_CHAIN_FILE);
+  const privateKeyPem = pemSetting('PROVENANCE_PRIVATE_KEY', e.PROVENANCE_PRIVATE_KEY, e.PROVENANCE_PRIVATE_KEY_FILE);
+  if (certificateChainPem === undefined && privateKeyPem === undefined) {
+    if (e.NODE_ENV === 'production') {
+      throw new ConfigError(
+        'Refusing to start in production: set PROVENANCE_CERT_CHAIN_FILE and PROVENANCE_PRIVATE_KEY_FILE (the chain and key outputs are signed with), ' +
+          'or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
+      );
+    }
+    return { enabled: true };
+  }
+  if (certificateChainPem === undefined || privateKeyPem === undefined) {
+    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together');
+  }
+  const signing: FileSignerSettings = { certificateChainPem, privateKeyPem, ...(e.PROVENANCE_TSA_URL ? { timestampAuthorityUrl: e.PROVENANCE_TSA_URL } : {}) };
+  let chain: X509Certificate[];
+  try {
+    createFileSigner(signing);
+    chain = parseCertificates(certificateChainPem);
+  } catch (err) {
+    if (!(err instanceof SignerConfigError)) throw err;
+    throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY: ${err.message}`);
+  }
+  const anchors = pemSetting('PROVENANCE_TRUST_ANCHORS', e.PROVENANCE_TRUST_ANCHORS, e.PROVENANCE_TRUST_ANCHORS_FILE);
+  const trustAnchorsPem = anchors ?? (chain.length > 1 ? chain.slice(1) : chain).map((cert) => cert.toString()).join('');
+  return { enabled: true, signing, trustAnchorsPem };
+}
 
 /** Parses `id=value,id2=value2`; values are positive numbers (integers when `integer`). */
 function parseProviderMap(variable: string, raw: string, integer: boolean): Record<string, number> {
@@ -572,6 +644,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       traces: tracesExporter(e),
       serviceName: e.OTEL_SERVICE_NAME,
     },
+    provenance: provenanceConfig(e),
     webhooks: {
       allowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
       retryScheduleSeconds: schedule,

@@ -18,6 +18,7 @@ const pythonClients = require('./pythonClients');
 const redocly = require('./redocly');
 const promtool = require('./promtool');
 const temporalCluster = require('./temporalCluster');
+const c2paNode = require('./c2paNode');
 
 class Report {
   constructor() {
@@ -77,7 +78,7 @@ function checkNode(report) {
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
  *   redoclyCli: string|undefined, cogPython: string|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
- *   chromium: string|null,
+ *   chromium: string|null, c2paNode: string,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
  */
 function bootstrap({
@@ -95,6 +96,7 @@ function bootstrap({
   checkNode(report);
   nodeDeps.ensureNodeModules(report);
   nodeDeps.ensurePrismaClient(report, process.env.DATABASE_URL || postgres.databaseUrl(54329));
+  const c2paNodeBinary = c2paNode.ensureC2paNode(report);
 
   const packages = infrastructure ? [{ pkg: 'ffmpeg', label: 'ffmpeg', present: () => which('ffmpeg') !== null }] : [];
   if (managedPostgres) {
@@ -139,6 +141,7 @@ function bootstrap({
     promtoolCli,
     temporalCluster: cluster,
     chromium: forTests ? which('chromium') : null,
+    c2paNode: c2paNodeBinary,
     installed: report.installedItems,
     cached: report.cachedItems,
     missing: report.missingItems,

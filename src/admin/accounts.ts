@@ -40,6 +40,7 @@ function auditedAccount(account: Account) {
     monthlyLimitMicroCents: account.monthlyLimitMicroCents === null ? null : Number(account.monthlyLimitMicroCents),
     suspended: account.suspendedAt !== null,
     outputRetention: account.outputRetentionOverridden ? { seconds: account.outputRetentionSeconds } : 'plan',
+    provenance: { enabled: account.provenanceEnabled, includePrompt: account.provenanceIncludesPrompt },
   };
 }
 
@@ -130,7 +131,7 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
         const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
         if (locked.length === 0) throw accountNotFound(accountId);
         const before = await tx.account.findUniqueOrThrow({ where: { id: accountId } });
-        const { spendLimits, suspended, outputRetentionSeconds, ...fields } = body;
+        const { spendLimits, suspended, outputRetentionSeconds, provenance, ...fields } = body;
         const after = await tx.account.update({
           where: { id: accountId },
           data: {
@@ -138,6 +139,8 @@ export function createAdminAccounts(deps: { prisma: PrismaClient; cursorSecret: 
             ...spendLimitColumns(spendLimits),
             ...(suspended === undefined ? {} : { suspendedAt: suspended ? (before.suspendedAt ?? new Date()) : null }),
             ...(outputRetentionSeconds === undefined ? {} : { outputRetentionSeconds, outputRetentionOverridden: true }),
+            ...(provenance?.enabled === undefined ? {} : { provenanceEnabled: provenance.enabled }),
+            ...(provenance?.includePrompt === undefined ? {} : { provenanceIncludesPrompt: provenance.includePrompt }),
           },
         });
         await recordAudit(tx, actor, {

@@ -28,6 +28,7 @@ export function adminAccountView(account: Account, concurrentJobs: number, now: 
     ...retentionOf(account),
     suspended: account.suspendedAt !== null,
     suspendedAt: iso(account.suspendedAt),
+    provenance: { enabled: account.provenanceEnabled, includePrompt: account.provenanceIncludesPrompt },
     createdAt: account.createdAt.toISOString(),
     updatedAt: account.updatedAt.toISOString(),
   };

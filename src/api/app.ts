@@ -28,6 +28,7 @@ import { cogCallbacksRouter } from './routes/cogCallbacks';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 import { openAiErrorHandler } from './dialects/openai/errors';
+import { provenanceRouter } from './routes/provenance';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
 import { replicateRouter } from './dialects/replicate/router';
@@ -74,6 +75,7 @@ export function createApp(deps: ApiDeps): Application {
       // Before the jobs router: `/v1/jobs/events` is not a job id.
       [['/v1/jobs'], jobEventsRouter(deps, services.jobEvents)],
       [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
+      [['/v1/jobs', '/v1/provenance'], provenanceRouter(deps, services.provenance)],
       [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
       [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
       [['/v1/account/destination'], destinationRouter(deps, services.destinations, bodies)],

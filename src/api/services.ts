@@ -18,6 +18,7 @@ import { createReplicateDialect, type ReplicateDialect } from '../dialects/repli
 import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
+import { createProvenanceService, type ProvenanceService } from '../provenance/service';
 import type { ApiDeps } from './deps';
 
 export interface ApiServices {
@@ -33,6 +34,7 @@ export interface ApiServices {
   destinations: DestinationService;
   openAi: OpenAiDialect;
   replicate: ReplicateDialect;
+  provenance: ProvenanceService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -79,5 +81,11 @@ export function createServices(deps: ApiDeps): ApiServices {
       jobsTaskQueue: config.temporal.jobsTaskQueue,
     }),
     destinations: destinationServiceFor(config, prisma),
+    provenance: createProvenanceService({
+      prisma,
+      storage,
+      ...(config.provenance.trustAnchorsPem ? { trustAnchorsPem: config.provenance.trustAnchorsPem } : {}),
+      outputUrlTtlSeconds: config.jobs.outputUrlTtlSeconds,
+    }),
   };
 }

@@ -9,6 +9,7 @@ import type { AttemptView } from './attempts';
 import type { JobDeliveryView } from '../shared/outputDelivery';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
+import { C2PA_MANIFEST_TYPE } from '../provenance/manifest';
 import { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
 
 export function isOutputsDeletedReason(value: string | null): value is OutputsDeletedReason {
@@ -47,11 +48,12 @@ export function toListEntryFromIso(job: IsoListEntryRow): JobListEntry {
 /** Stored outputs as the API shows them, with signed URLs. */
 export function signOutputs(stored: JobOutput[], signUrl: SignOutputUrl): Promise<JobOutputView[]> {
   return Promise.all(
-    stored.map(async ({ key, contentType, sizeBytes, width, height, durationSeconds }) => {
+    stored.map(async ({ key, contentType, sizeBytes, width, height, durationSeconds, manifestKey }) => {
       const view: JobOutputView = { url: await signUrl(key, contentType), contentType, sizeBytes };
       if (width !== undefined) view.width = width;
       if (height !== undefined) view.height = height;
       if (durationSeconds !== undefined) view.durationSeconds = durationSeconds;
+      if (manifestKey !== undefined) view.manifestUrl = await signUrl(manifestKey, C2PA_MANIFEST_TYPE);
       return view;
     }),
   );

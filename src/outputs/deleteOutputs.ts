@@ -47,7 +47,8 @@ export async function deleteJobOutputs(deps: DeleteOutputsDeps, jobIds: readonly
     SELECT id, outputs FROM jobs
     WHERE id = ANY(${[...jobIds]}::text[]) AND status = 'completed' AND outputs_deleted_at IS NULL`;
   if (pending.length === 0) return [];
-  const keys = pending.flatMap((row) => (Array.isArray(row.outputs) ? row.outputs.map((output) => output.key) : []));
+  // A sidecar manifest goes with its output.
+  const keys = pending.flatMap((row) => (Array.isArray(row.outputs) ? row.outputs.flatMap((output) => [output.key, ...(output.manifestKey ? [output.manifestKey] : [])]) : []));
   await deps.storage.removeMany(deps.storage.outputsBucket, keys);
   const ids = pending.map((row) => row.id);
   const marked = await deps.prisma.$transaction(async (tx) => {

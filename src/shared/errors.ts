@@ -30,6 +30,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,
   INVALID_CURSOR: 400,
+  /** The job has no output of that number (not completed, deleted, or fewer outputs). */
+  OUTPUT_NOT_FOUND: 404,
   // compatible APIs: a held request whose jobs did not finish in time, or all failed (refunded)
   WAIT_TIMEOUT: 504,
   JOB_FAILED: 502,

@@ -22,6 +22,12 @@ export interface JobOutput {
   width?: number;
   height?: number;
   durationSeconds?: number;
+  /**
+   * The output's Content Credentials (docs/provenance.md): inside the file, or in a sidecar `.c2pa` object at
+   * `manifestKey` (types the manifest cannot be embedded into). Absent: the output carries no manifest of ours.
+   */
+  manifest?: 'embedded' | 'sidecar';
+  manifestKey?: string;
 }
 
 /** `ApplicationFailure.type` values the job workflow and its activities use besides the API error codes. */

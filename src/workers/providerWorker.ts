@@ -24,6 +24,10 @@ import { jobMetricsObserver } from '../observability/jobMetrics';
 import type { WorkerMetrics } from '../observability/metrics';
 import type { Tracing } from '../observability/tracing';
 import type { Storage } from '../storage/storage';
+import { CLAIM_GENERATOR } from '../provenance/generator';
+import { createMarkingFacts } from '../provenance/markingFacts';
+import { createOutputMarker, type OutputMarker } from '../provenance/outputMarker';
+import { createFileSigner } from '../provenance/signer';
 
 export interface ProviderWorkerDeps {
   config: Config;
@@ -90,8 +94,16 @@ export function providerWorkerLimits(config: Config, providerId: string) {
   };
 }
 
+/** Signs outputs with the configured chain; none when provenance is off or (outside production) no chain is configured. */
+export function outputMarkerFor(config: Config, prisma: PrismaClient): OutputMarker | undefined {
+  const { signing } = config.provenance;
+  if (!config.provenance.enabled || !signing) return undefined;
+  return createOutputMarker({ signer: createFileSigner(signing), generator: CLAIM_GENERATOR, facts: createMarkingFacts(prisma) });
+}
+
 function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog: boolean): object {
   const { storage, config } = deps;
+  const marker = outputMarkerFor(config, deps.prisma);
   return createGenerationActivities({
     jobStore: createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined),
     upstreamStore: createUpstreamJobStore(deps.prisma),
@@ -103,6 +115,7 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog
       fetchTimeoutMs: config.upstreams.requestTimeoutMs,
     }),
     putOutput: (key, filePath, contentType) => storage.putFile(storage.outputsBucket, key, filePath, contentType),
+    ...(marker ? { marker } : {}),
     notifyStarted: (jobId, startedAt) =>
       deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() }),
     callbackUrl: isUpstreamId(adapter.id) ? upstreamCallbackUrl(config, adapter.id) : isCog ? `${config.cog.callbackBaseUrl}${COG_CALLBACK_PATH}` : undefined,

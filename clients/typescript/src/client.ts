@@ -23,7 +23,9 @@ import type {
   LedgerPage,
   ModelDetail,
   ModelListEntry,
+  OutputProvenance,
   PresignedUpload,
+  ProvenanceVerification,
   Provider,
   PutDestinationRequest,
   SubmitJobRequest,
@@ -33,7 +35,7 @@ import type {
   WebhookRedelivery,
 } from './types';
 import { isTerminal } from './types';
-import { readUploadSource, type UploadSource } from './uploadSource';
+import { readSourceBytes, readUploadSource, type UploadSource } from './uploadSource';
 
 export interface GenmediaOptions extends ConnectionOptions {
   /** Default: the `GENMEDIA_API_KEY` environment variable. */
@@ -122,6 +124,27 @@ export class Genmedia {
    */
   deleteJob(jobId: string, options: RequestOptions = {}): Promise<JobErasure> {
     return unwrap(this.api.DELETE('/v1/jobs/{jobId}', { params: { path: { jobId } }, signal: options.signal }));
+  }
+
+  /** The Content Credentials of output `n` (1 for the first), read and validated by the service. */
+  outputProvenance(jobId: string, n: number, options: RequestOptions = {}): Promise<OutputProvenance> {
+    return unwrap(this.api.GET('/v1/jobs/{jobId}/outputs/{n}/provenance', { params: { path: { jobId, n } }, signal: options.signal }));
+  }
+
+  /**
+   * Checks a file's Content Credentials (a path, a Blob or bytes): whether it carries a manifest, whether that is
+   * valid, whether this deployment signed it, and which of your jobs made it.
+   */
+  async verifyProvenance(source: UploadSource, options: RequestOptions = {}): Promise<ProvenanceVerification> {
+    const body = await readSourceBytes(source);
+    return unwrap(
+      this.api.POST('/v1/provenance/verify', {
+        body: body as never,
+        bodySerializer: (blob: unknown) => blob as Blob,
+        headers: { 'content-type': 'application/octet-stream' },
+        signal: options.signal,
+      }),
+    );
   }
 
   /** The job's events after `since`, then live ones until the terminal event; reconnects across dropped connections. */

@@ -27,6 +27,15 @@ export function contentTypeFor(filename: string): UploadContentType | undefined 
   return extension === undefined ? undefined : CONTENT_TYPES_BY_EXTENSION[extension];
 }
 
+/** The bytes of `source` as a Blob: a file path is read (Node). */
+export async function readSourceBytes(source: UploadSource): Promise<Blob> {
+  if (typeof source === 'string') {
+    const { readFile } = await import('node:fs/promises');
+    return new Blob([await readFile(source)]);
+  }
+  return source instanceof Blob ? source : new Blob([source as unknown as ArrayBuffer]);
+}
+
 /** Reads `source` into a Blob and settles its name and content type (given, from the File, or from the extension). */
 export async function readUploadSource(
   source: UploadSource,

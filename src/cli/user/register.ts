@@ -5,13 +5,15 @@ import { registerUserJobCommands } from './commands/jobs';
 import { registerLoginCommands } from './commands/login';
 import { registerUserModelCommands } from './commands/models';
 import { registerRunCommands } from './commands/run';
+import { registerVerifyCommand } from './commands/verify';
 
-/** The commands of an API user, on the SDK: run, estimate, jobs, models, upload, destination, login. */
+/** The commands of an API user, on the SDK: run, estimate, jobs, models, upload, verify, destination, login. */
 export function registerUserCommands(program: Command): void {
   registerRunCommands(program);
   registerUserJobCommands(program);
   registerUserModelCommands(program);
   registerUploadCommand(program);
+  registerVerifyCommand(program);
   registerDestinationCommands(program);
   registerLoginCommands(program);
 }

@@ -56,6 +56,12 @@ export const AdminAccountSchema = z
     }),
     suspended: z.boolean(),
     suspendedAt: z.string().nullable().openapi({ format: 'date-time' }),
+    provenance: z
+      .object({
+        enabled: z.boolean().openapi({ description: "Content Credentials (C2PA) are signed into the account's outputs (docs/provenance.md); on by default" }),
+        includePrompt: z.boolean().openapi({ description: "The prompt goes into the outputs' manifests; off by default (the prompt is the customer's)" }),
+      })
+      .openapi('AccountProvenance'),
     createdAt: isoInstant('When the account was created'),
     updatedAt: isoInstant('When the account last changed'),
   })
@@ -98,6 +104,12 @@ export const UpdateAccountRequestSchema = z
           "How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, " +
           'OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on.',
       }),
+    provenance: z
+      .strictObject({
+        enabled: z.boolean().optional().openapi({ description: 'false: outputs of jobs stored from then on carry no Content Credentials (audited)' }),
+        includePrompt: z.boolean().optional().openapi({ description: "true: the prompt goes into the outputs' manifests, at the customer's request" }),
+      })
+      .optional(),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field to change' })
   .openapi('UpdateAccountRequest');

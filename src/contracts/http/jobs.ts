@@ -165,6 +165,10 @@ const JobOutputSchema = z
     width: z.number().int().optional(),
     height: z.number().int().optional(),
     durationSeconds: z.number().optional(),
+    manifestUrl: z.string().url().optional().openapi({
+      description:
+        'Signed URL of the sidecar `.c2pa` Content Credentials, for an output whose type carries none inside (WebM); the other types carry theirs embedded (docs/provenance.md)',
+    }),
   })
   .openapi('JobOutput');
 

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { DestinationBucket } from '../../destinations/bucket';
 import type { Storage } from '../../storage/storage';
 import type { JobOutput } from '../../shared/jobs';
+import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
 import { deliveredOutputKey, manifestKey } from './keys';
 import { buildManifest, manifestBytes, type DeliveredJobFacts, type ManifestOutput } from './manifest';
 
@@ -64,13 +65,27 @@ export async function copyJobOutputs({ source, bucket }: CopyDeps, job: JobToDel
     }
     const md5 = digest.md5.digest('hex');
     await verifyCopy(bucket, key, output.sizeBytes, md5);
-    delivered.push({ key, contentType: output.contentType, sizeBytes: output.sizeBytes, sha256: digest.sha256.digest('hex') });
+    const entry: ManifestOutput = { key, contentType: output.contentType, sizeBytes: output.sizeBytes, sha256: digest.sha256.digest('hex') };
+    if (output.manifestKey) entry.contentManifestKey = await copySidecar(source, bucket, output.manifestKey, `${key}.c2pa`);
+    delivered.push(entry);
   }
   const manifest = manifestBytes(buildManifest(job, delivered));
   const manifestAt = manifestKey(bucket.prefix, job.jobId);
   await bucket.put(manifestAt, manifest, manifest.length, 'application/json');
   await verifyCopy(bucket, manifestAt, manifest.length, createHash('md5').update(manifest).digest('hex'));
-  return [...delivered.map((output) => output.key), manifestAt];
+  return [...delivered.flatMap((output) => [output.key, ...(output.contentManifestKey ? [output.contentManifestKey] : [])]), manifestAt];
+}
+
+/** Copies an output's sidecar Content Credentials (a few kilobytes, read whole) to `key`; returns `key`. */
+async function copySidecar(source: CopyDeps['source'], bucket: DestinationBucket, ourKey: string, key: string): Promise<string> {
+  const body = await source.getStream(source.outputsBucket, ourKey);
+  if (!body) throw new OutputMissingError(ourKey);
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk as Buffer);
+  const bytes = Buffer.concat(chunks);
+  await bucket.put(key, bytes, bytes.length, C2PA_MANIFEST_TYPE);
+  await verifyCopy(bucket, key, bytes.length, createHash('md5').update(bytes).digest('hex'));
+  return key;
 }
 
 /** Streams our object into the bucket through a digest; a failure on either side ends both. */

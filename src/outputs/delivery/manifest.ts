@@ -10,6 +10,8 @@ export interface ManifestOutput {
   sizeBytes: number;
   /** Lowercase hex SHA-256 of the output's bytes. */
   sha256: string;
+  /** The key of its sidecar Content Credentials (`.c2pa`), for an output whose type carries none inside (WebM). */
+  contentManifestKey?: string;
 }
 
 export interface DeliveredJobFacts {

@@ -8,7 +8,7 @@ import type { RunningApi } from '../../../src/api/server';
 import { startTestApi } from '../../support/api';
 import { parsePrometheusText } from '../../support/prometheusText';
 
-const PRODUCTION = { NODE_ENV: 'production', JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=' };
+const PRODUCTION = { NODE_ENV: 'production', JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', PROVENANCE_ENABLED: 'false' };
 const TOKEN = 'scrape-token-0123456789';
 
 let api: RunningApi | undefined;

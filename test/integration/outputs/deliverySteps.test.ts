@@ -148,6 +148,45 @@ describe('output delivery steps', () => {
     expect(await steps.attempt({ jobId, attempt: 1, final: false })).toMatchObject({ outcome: 'failed' });
   });
 
+  it("deliver a WebM's sidecar Content Credentials beside it, named in the manifest", async () => {
+    const { steps } = delivery();
+    const jobId = `job_steps_${randomBytes(6).toString('hex')}`;
+    const video = randomBytes(800);
+    const sidecar = randomBytes(300);
+    await storage.putFile(storage.outputsBucket, `${jobId}/output-1.webm`, video, 'video/webm');
+    await storage.putFile(storage.outputsBucket, `${jobId}/output-1.webm.c2pa`, sidecar, 'application/c2pa');
+    await prisma.job.create({
+      data: {
+        id: jobId,
+        accountId: account.accountId,
+        modelSlug: 'pixelforge/forge-pro/text-to-image',
+        modelId: 'forge-pro',
+        versionId: 'v2',
+        providerId: 'pixelforge',
+        status: 'completed',
+        input: { prompt: 'x' },
+        costMicroCents: 45_000n,
+        estimatedCompletionTime: new Date(),
+        completedAt: new Date(),
+        outputs: [{ key: `${jobId}/output-1.webm`, contentType: 'video/webm', sizeBytes: video.length, manifest: 'sidecar', manifestKey: `${jobId}/output-1.webm.c2pa` }],
+      },
+    });
+    await steps.begin(jobId);
+
+    expect(await steps.attempt({ jobId, attempt: 1, final: false })).toEqual({ outcome: 'delivered' });
+    expect((await prisma.jobDelivery.findUniqueOrThrow({ where: { jobId } })).keys).toEqual([`p/${jobId}/1.webm`, `p/${jobId}/1.webm.c2pa`, `p/${jobId}/manifest.json`]);
+    const delivered = await storage.getStream(bucket, `p/${jobId}/1.webm.c2pa`);
+    const chunks: Buffer[] = [];
+    for await (const chunk of delivered!) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(sidecar)).toBe(true);
+    const manifestStream = await storage.getStream(bucket, `p/${jobId}/manifest.json`);
+    const manifestChunks: Buffer[] = [];
+    for await (const chunk of manifestStream!) manifestChunks.push(chunk as Buffer);
+    expect(JSON.parse(Buffer.concat(manifestChunks).toString()).outputs).toEqual([
+      expect.objectContaining({ key: `p/${jobId}/1.webm`, contentManifestKey: `p/${jobId}/1.webm.c2pa` }),
+    ]);
+  });
+
   it('deliver, and answer delivered again without writing when asked once more', async () => {
     const { steps, settled } = delivery();
     const jobId = await completedJob();

@@ -47,6 +47,8 @@ export interface OpenAIFake extends FakeUpstream {
   refuseNext(refusal: OpenAIRefusal): void;
   /** The JSON bodies of the generation requests, in order. */
   generationBodies(): Record<string, unknown>[];
+  /** Set: the PNG every generation answers instead of the sample (one carrying the upstream's own Content Credentials, as OpenAI's do). */
+  outputPng?: Buffer;
 }
 
 interface GenerateBody {
@@ -169,7 +171,7 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
     if (scenario.has('fail')) return answer(res, 500, openAiError('The server had an error while processing your request. Sorry about that!', 'server_error', null));
     book.pay();
     await new Promise((resolve) => setTimeout(resolve, scenario.has('slow') ? fake.slowMs : GENERATION_MS));
-    answer(res, 200, await imagesResponse(body));
+    answer(res, 200, await imagesResponse(body, self.outputPng ?? (await samplePng())));
   }
 
   const server = await startServer(async (req, raw, res) => {
@@ -196,11 +198,11 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
 }
 
 /** The documented image generation response (https://platform.openai.com/docs/api-reference/images/object). */
-async function imagesResponse(body: GenerateBody) {
+async function imagesResponse(body: GenerateBody, image: Buffer) {
   const n = typeof body.n === 'number' ? body.n : 1;
   const quality = body.quality === undefined || body.quality === 'auto' ? 'medium' : String(body.quality);
   const size = body.size === undefined || body.size === 'auto' ? '1024x1024' : String(body.size);
-  const png = (await samplePng()).toString('base64');
+  const png = image.toString('base64');
   const textTokens = Math.ceil(String(body.prompt).length / 4);
   const outputTokens = OUTPUT_TOKENS[quality][size] * n;
   return {

@@ -10,6 +10,7 @@ interface BootstrapResult {
   temporalCli: string;
   minio: string;
   composeCli?: string;
+  c2paNode: string;
   installed: string[];
   cached: string[];
   elapsedMs: number;
@@ -47,7 +48,16 @@ describe('bootstrap', () => {
     expect(output).toContain('everything cached, nothing installed');
     expect(output).not.toMatch(/installing \(/);
     expect(result.cached).toEqual(
-      expect.arrayContaining(['node packages', 'prisma client', 'postgresql server', 'ffmpeg', 'chromium', 'temporal cli', 'minio']),
+      expect.arrayContaining([
+        'node packages',
+        'prisma client',
+        '@contentauth/c2pa-node native part',
+        'postgresql server',
+        'ffmpeg',
+        'chromium',
+        'temporal cli',
+        'minio',
+      ]),
     );
     expect(wallMs).toBeLessThan(15_000);
   });
@@ -64,6 +74,10 @@ describe('bootstrap', () => {
     if (go.status === 0) {
       expect(go.stdout).toMatch(/mod\s+github\.com\/minio\/minio\s+v0\.0\.0-20260212201848-7aac2a2c5b7c/);
     }
+    // The C2PA binding's native part: the binary the npm package ships, loaded where the package looks for it.
+    expect(result.c2paNode).toBe(path.join(REPO_ROOT, 'node_modules/@contentauth/c2pa-node/dist/index.node'));
+    const probe = spawnSync(process.execPath, ['-e', `process.exit(typeof require(${JSON.stringify(result.c2paNode)}).builderNew === 'function' ? 0 : 1)`]);
+    expect(probe.status).toBe(0);
     expect(result.postgresBinDir).not.toBeNull();
     expect(fs.existsSync(path.join(result.postgresBinDir!, 'postgres'))).toBe(true);
   });

@@ -885,6 +885,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{jobId}/outputs/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a job's output
+         * @description Redirects (302) to a signed storage URL of output `n` (1 for the first). An output whose Content Credentials are in a sidecar (WebM) names it in `Link: <url>; rel="c2pa-manifest"`. Scope: `check_status`.
+         */
+        get: operations["getJobOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{jobId}/outputs/{n}/provenance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An output's Content Credentials
+         * @description Reads and validates the C2PA manifest of output `n` (1 for the first) as it is stored: the validation state, the signer, the assertions and the ingredients (an upstream's own manifest). An output of an account with provenance off reports `hasManifest: false`. Scope: `check_status`.
+         */
+        get: operations["getOutputProvenance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provenance/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the Content Credentials of a file
+         * @description The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES). Answers whether it carries a C2PA manifest, whether the manifest is valid (one changed byte makes it invalid), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. A file of another account is only reported as signed by this service. WebM carries its manifest in a sidecar, not in the file: check it with `GET /v1/jobs/{jobId}/outputs/{n}/provenance`. Scope: `check_status`.
+         */
+        post: operations["verifyProvenance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openai/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1300,6 +1360,11 @@ export interface components {
             width?: number;
             height?: number;
             durationSeconds?: number;
+            /**
+             * Format: uri
+             * @description Signed URL of the sidecar `.c2pa` Content Credentials, for an output whose type carries none inside (WebM); the other types carry theirs embedded (docs/provenance.md)
+             */
+            manifestUrl?: string;
         };
         JobAttempt: {
             /** @description 1 for the first route tried, then in order */
@@ -1357,7 +1422,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "WAIT_TIMEOUT" | "JOB_FAILED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "WAIT_TIMEOUT" | "JOB_FAILED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -1491,6 +1556,12 @@ export interface components {
             /** @description The account's webhook signing secret, shown this once (rotate it to get a new one) */
             webhookSecret: string;
         };
+        AccountProvenance: {
+            /** @description Content Credentials (C2PA) are signed into the account's outputs (docs/provenance.md); on by default */
+            enabled: boolean;
+            /** @description The prompt goes into the outputs' manifests; off by default (the prompt is the customer's) */
+            includePrompt: boolean;
+        };
         AdminAccount: {
             /** @example acc_3kTMd9Qx0vLw7bYz1aR5nC */
             accountId: string;
@@ -1517,6 +1588,7 @@ export interface components {
             suspended: boolean;
             /** Format: date-time */
             suspendedAt: string | null;
+            provenance: components["schemas"]["AccountProvenance"];
             /**
              * Format: date-time
              * @description When the account was created
@@ -1563,6 +1635,12 @@ export interface components {
             suspended?: boolean;
             /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on. */
             outputRetentionSeconds?: number | null;
+            provenance?: {
+                /** @description false: outputs of jobs stored from then on carry no Content Credentials (audited) */
+                enabled?: boolean;
+                /** @description true: the prompt goes into the outputs' manifests, at the customer's request */
+                includePrompt?: boolean;
+            };
         };
         AccountErasure: {
             accountId: string;
@@ -2421,6 +2499,80 @@ export interface components {
             type: "job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered";
             /** @enum {string} */
             status: "pending";
+        };
+        OutputProvenance: components["schemas"]["ProvenanceReport"] & {
+            jobId: string;
+            /** @description 1 for the first output */
+            output: number;
+            contentType: string;
+            /**
+             * Format: uri
+             * @description Signed URL of the sidecar `.c2pa` manifest (WebM outputs), valid for OUTPUT_URL_TTL_SECONDS; null when the manifest is embedded
+             */
+            manifestUrl: string | null;
+        };
+        ProvenanceSigner: {
+            /** @description Organization of the certificate that issued the signing certificate */
+            issuer: string | null;
+            /** @description The signing certificate's common name */
+            commonName: string | null;
+            serialNumber: string | null;
+            /** @example Es256 */
+            algorithm: string | null;
+            /** @description When it was signed, as the signature says (a time-stamp authority's time when one countersigned) */
+            time: string | null;
+        } | null;
+        ProvenanceReport: {
+            /** @description The file carries a C2PA manifest (embedded, or in its sidecar `.c2pa`) */
+            hasManifest: boolean;
+            /** @enum {string|null} */
+            manifestLocation: "embedded" | "sidecar" | null;
+            /**
+             * @description The C2PA validation state: `Trusted` (valid and signed by this deployment's chain), `Valid` (valid, signed by another chain), `Invalid` (changed after signing, or a broken manifest); null without a manifest
+             * @enum {string|null}
+             */
+            validationState: "Invalid" | "Valid" | "Trusted" | null;
+            /** @description The manifest validates: the bytes are the ones signed, and the signature is sound */
+            valid: boolean;
+            /** @description Signed by a certificate that chains to this deployment's configured trust anchors */
+            signedByThisService: boolean;
+            activeManifest: {
+                label: string;
+                /** @example genmedia/0.1.0 */
+                claimGenerator: string | null;
+                signer: components["schemas"]["ProvenanceSigner"];
+                /** @description `c2pa.actions` (`c2pa.created`, digital source type, software agent) and `io.genmedia.output` (job, model, version, route, time) */
+                assertions: {
+                    label: string;
+                    data?: unknown;
+                }[];
+                /** @description An upstream's own manifest, kept as a `parentOf` ingredient when its output carried one */
+                ingredients: {
+                    title: string | null;
+                    format: string | null;
+                    /** @example parentOf */
+                    relationship: string | null;
+                    claimGenerator: string | null;
+                    signer: components["schemas"]["ProvenanceSigner"];
+                }[];
+            } | null;
+            /** @description The validation failures of the active manifest (C2PA status codes, e.g. `assertion.dataHash.mismatch`) */
+            failures: {
+                code: string;
+                explanation: string | null;
+            }[];
+        };
+        ProvenanceVerification: {
+            hasManifest: boolean;
+            valid: boolean;
+            /** @description Issued by this service: signed by this deployment's chain */
+            signedByThisService: boolean;
+            /** @description The job and output it is, when signed by this service for a job of the caller's own account; null otherwise */
+            job: {
+                jobId: string;
+                output: number;
+            } | null;
+            report: components["schemas"]["ProvenanceReport"];
         };
         OpenAiImagesResponse: {
             created: number;
@@ -7235,6 +7387,302 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJobOutput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description After following the redirect: the bytes, served by storage */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                    "image/jpeg": string;
+                    "image/webp": string;
+                    "video/mp4": string;
+                    "video/webm": string;
+                };
+            };
+            /** @description Redirect to the bytes */
+            302: {
+                headers: {
+                    Location: string;
+                    /** @description The sidecar manifest, for outputs that carry none inside: `<url>; rel="c2pa-manifest"` */
+                    Link?: string;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOutputProvenance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manifest report */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutputProvenance"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyProvenance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+                "image/png": string;
+                "image/jpeg": string;
+                "image/webp": string;
+                "video/mp4": string;
+                "video/webm": string;
+            };
+        };
+        responses: {
+            /** @description What the file proves */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProvenanceVerification"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];

@@ -1,0 +1,115 @@
+/**
+ * The provenance use cases of the API: the Content Credentials of a job's output, and the check of any file against
+ * this deployment's chain. Files are read from storage or the request into a temporary directory, never whole into
+ * memory.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { OutputProvenance, ProvenanceVerification } from '../contracts/http/provenance';
+import type { PrismaClient } from '../db/prisma';
+import { sniffMediaType } from '../lib/mediaTypes';
+import { OUTPUT_CONTENT_TYPES } from '../providers/outputs';
+import { ApiError } from '../shared/errors';
+import type { JobOutput } from '../shared/jobs';
+import type { Storage } from '../storage/storage';
+import { readManifest } from './c2pa';
+import { C2PA_MANIFEST_TYPE } from './manifest';
+import { genmediaAssertionOf, toReport } from './report';
+
+export interface ProvenanceServiceDeps {
+  prisma: PrismaClient;
+  storage: Pick<Storage, 'outputsBucket' | 'getStream' | 'presignGet'>;
+  /** This deployment's trust anchors (PEM); without them nothing counts as signed by this service. */
+  trustAnchorsPem?: string;
+  outputUrlTtlSeconds: number;
+}
+
+export interface ProvenanceService {
+  /** Signed storage URLs of output `n` and of its sidecar manifest, if it has one. */
+  outputDownload(accountId: string, jobId: string, n: number): Promise<{ url: string; manifestUrl: string | null }>;
+  outputProvenance(accountId: string, jobId: string, n: number): Promise<OutputProvenance>;
+  /** Checks the file at `filePath` (the request body, already received); `head` is its first bytes. */
+  verify(accountId: string, filePath: string, head: Buffer): Promise<ProvenanceVerification>;
+}
+
+function outputNotFound(jobId: string, n: number): ApiError {
+  return new ApiError('OUTPUT_NOT_FOUND', `Job ${jobId} has no output ${n}: it is not completed, its outputs were deleted, or it has fewer`);
+}
+
+export function createProvenanceService(deps: ProvenanceServiceDeps): ProvenanceService {
+  const { storage } = deps;
+
+  async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'genmedia-provenance-'));
+    try {
+      return await fn(dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async function download(key: string, target: string, jobId: string, n: number): Promise<void> {
+    const body = await storage.getStream(storage.outputsBucket, key);
+    if (!body) throw outputNotFound(jobId, n);
+    await pipeline(body, createWriteStream(target));
+  }
+
+  /** The account's job's output `n`, stored and not deleted. */
+  async function outputOf(accountId: string, jobId: string, n: number): Promise<JobOutput> {
+    const job = await deps.prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, status: true, outputs: true, outputsDeletedAt: true } });
+    if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+    const outputs = (job.outputs ?? []) as unknown as JobOutput[];
+    const output = job.status === 'completed' && job.outputsDeletedAt === null ? outputs[n - 1] : undefined;
+    if (!output) throw outputNotFound(jobId, n);
+    return output;
+  }
+
+  const signedUrl = (key: string, contentType: string) => storage.presignGet(storage.outputsBucket, key, deps.outputUrlTtlSeconds, { contentType });
+
+  return {
+    async outputDownload(accountId, jobId, n) {
+      const output = await outputOf(accountId, jobId, n);
+      return {
+        url: await signedUrl(output.key, output.contentType),
+        manifestUrl: output.manifestKey ? await signedUrl(output.manifestKey, C2PA_MANIFEST_TYPE) : null,
+      };
+    },
+
+    async outputProvenance(accountId, jobId, n) {
+      const output = await outputOf(accountId, jobId, n);
+      const report = await withTempDir(async (dir) => {
+        const file = path.join(dir, 'output');
+        await download(output.key, file, jobId, n);
+        const sidecar = output.manifestKey ? path.join(dir, 'output.c2pa') : undefined;
+        if (sidecar) await download(output.manifestKey!, sidecar, jobId, n);
+        const read = await readManifest(
+          { path: file, mimeType: output.contentType },
+          { ...(sidecar ? { sidecar: await readFile(sidecar) } : {}), ...(deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {}) },
+        );
+        return toReport(read, output.manifestKey ? 'sidecar' : 'embedded');
+      });
+      const manifestUrl = output.manifestKey ? await signedUrl(output.manifestKey, C2PA_MANIFEST_TYPE) : null;
+      return { jobId, output: n, contentType: output.contentType, manifestUrl, ...report };
+    },
+
+    async verify(accountId, filePath, head) {
+      const mimeType = sniffMediaType(head);
+      if (!mimeType || !OUTPUT_CONTENT_TYPES.includes(mimeType)) {
+        throw new ApiError('INVALID_CONTENT_TYPE', `The file is not one of the types outputs are served as: ${OUTPUT_CONTENT_TYPES.join(', ')}`);
+      }
+      const read = await readManifest({ path: filePath, mimeType }, deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {});
+      const report = toReport(read, 'embedded');
+      const claimed = report.signedByThisService ? genmediaAssertionOf(report) : null;
+      let job: ProvenanceVerification['job'] = null;
+      if (claimed && typeof claimed.jobId === 'string') {
+        // Only the account's own jobs are named; another account's file is "issued by this service" and no more.
+        const row = await deps.prisma.job.findUnique({ where: { id: claimed.jobId }, select: { accountId: true } });
+        if (row?.accountId === accountId) job = { jobId: claimed.jobId, output: claimed.output };
+      }
+      return { hasManifest: report.hasManifest, valid: report.valid, signedByThisService: report.signedByThisService, job, report };
+    },
+  };
+}
