@@ -213,6 +213,20 @@ const EnvSchema = z.object({
   OUTPUT_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
   /** How long `POST /openai/v1/images/generations` holds the request for its jobs to finish (docs/compatible-apis.md). */
   OPENAI_IMAGES_WAIT_SECONDS: z.coerce.number().int().positive().max(3600).default(300),
+
+  // Batches (docs/batches.md)
+  /** Lines one batch may hold, and the bytes of its uploaded JSONL file. */
+  BATCH_MAX_ITEMS: z.coerce.number().int().positive().default(50_000),
+  BATCH_MAX_FILE_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  /** Batches one account may have running (not yet completed, cancelled or expired) at once. */
+  BATCH_MAX_OPEN_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** The share of an account's concurrent jobs its batch items may hold at once (at least one item runs). */
+  BATCH_CONCURRENCY_SHARE: z.coerce.number().positive().max(1).default(0.5),
+  /** Items one round of a batch's workflow admits at most, and the pause between rounds. */
+  BATCH_ADMIT_PER_ROUND: z.coerce.number().int().positive().default(200),
+  BATCH_ROUND_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** Rounds of a batch's workflow before it continues as new (bounds its history). */
+  BATCH_ROUNDS_PER_RUN: z.coerce.number().int().positive().default(200),
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -340,6 +354,15 @@ export interface Config {
     eventsUrlTtlSeconds: number;
     /** The OpenAI dialect's image requests wait this long for their jobs. */
     openAiImagesWaitSeconds: number;
+  };
+  batches: {
+    maxItems: number;
+    maxFileBytes: number;
+    maxOpenPerAccount: number;
+    concurrencyShare: number;
+    admitPerRound: number;
+    roundIntervalMs: number;
+    roundsPerRun: number;
   };
   outputs: {
     retentionMinSeconds: number;
@@ -542,6 +565,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       outputUrlTtlSeconds: e.OUTPUT_URL_TTL_SECONDS,
       eventsUrlTtlSeconds: e.EVENTS_URL_TTL_SECONDS,
       openAiImagesWaitSeconds: e.OPENAI_IMAGES_WAIT_SECONDS,
+    },
+    batches: {
+      maxItems: e.BATCH_MAX_ITEMS,
+      maxFileBytes: e.BATCH_MAX_FILE_BYTES,
+      maxOpenPerAccount: e.BATCH_MAX_OPEN_PER_ACCOUNT,
+      concurrencyShare: e.BATCH_CONCURRENCY_SHARE,
+      admitPerRound: e.BATCH_ADMIT_PER_ROUND,
+      roundIntervalMs: e.BATCH_ROUND_INTERVAL_MS,
+      roundsPerRun: e.BATCH_ROUNDS_PER_RUN,
     },
     outputs: {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,

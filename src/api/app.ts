@@ -27,6 +27,7 @@ import { uploadsRouter } from './routes/uploads';
 import { cogCallbacksRouter } from './routes/cogCallbacks';
 import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
 import { webhooksRouter } from './routes/webhooks';
+import { batchesRouter } from './routes/batches';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
@@ -72,6 +73,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/jobs'], jobEventsRouter(deps, services.jobEvents)],
       [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
       [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
+      [['/v1/batches'], batchesRouter(deps, services.batches, bodies)],
       [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
       [['/v1/account/destination'], destinationRouter(deps, services.destinations, bodies)],
       [['/v1/account'], accountRouter(deps, services.accounts)],

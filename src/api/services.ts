@@ -4,6 +4,7 @@
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { createAdminService, type AdminService } from '../admin/service';
+import { createBatchService, type BatchService } from '../batches/service';
 import { destinationServiceFor } from '../destinations/open';
 import type { DestinationService } from '../destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
@@ -30,6 +31,7 @@ export interface ApiServices {
   admin: AdminService;
   destinations: DestinationService;
   openAi: OpenAiDialect;
+  batches: BatchService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -58,5 +60,6 @@ export function createServices(deps: ApiDeps): ApiServices {
       jobsTaskQueue: config.temporal.jobsTaskQueue,
     }),
     destinations: destinationServiceFor(config, prisma),
+    batches: createBatchService({ config, prisma, temporal, storage, logger }),
   };
 }
