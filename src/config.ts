@@ -217,7 +217,7 @@ const EnvSchema = z.object({
   // Batches (docs/batches.md)
   /** Lines one batch may hold, and the bytes of its uploaded JSONL file. */
   BATCH_MAX_ITEMS: z.coerce.number().int().positive().default(50_000),
-  BATCH_MAX_FILE_BYTES: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+  BATCH_MAX_FILE_BYTES: z.coerce.number().int().positive().default(100_000_000),
   /** Batches one account may have running (not yet completed, cancelled or expired) at once. */
   BATCH_MAX_OPEN_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   /** The share of an account's concurrent jobs its batch items may hold at once (at least one item runs). */

@@ -14,6 +14,7 @@ import type { AdmitJobWorkflow } from '../jobs/submitStore';
 import type { JobPriority } from '../shared/jobPriority';
 import { ApiError } from '../shared/errors';
 import { batchCounts } from './read';
+import { memoizedModels } from './validation';
 import { admitPlannedItem, planItem, type ItemAdmission, type PlannedItem, type QueuedItem } from './itemAdmission';
 
 export interface BatchRoundDeps extends Pick<SubmitDeps, 'config' | 'store'> {
@@ -113,7 +114,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   const slots = await freeBatchSlots(deps, caller.account);
   if (slots === 0) return 0;
   const queued = await nextQueued(deps.prisma, batch.id, slots);
-  const planning = { config: deps.config, store: deps.store };
+  const planning = { config: deps.config, store: memoizedModels(deps.store) };
 
   // Planned in line order, so the cost cap stops at the first item that would pass it; that item and all after it
   // are skipped, never charged.
@@ -127,7 +128,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
     }
     const cost = BigInt(plan.planned.workflowInput.costMicroCents);
     if (batch.maxCostMicroCents !== null && committed + cost > batch.maxCostMicroCents) {
-      await skipRest(deps.prisma, batch.id, batch.maxCostMicroCents);
+      await skipFrom(deps.prisma, batch.id, item.line, batch.maxCostMicroCents);
       break;
     }
     committed += cost;
@@ -161,12 +162,12 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   return admitted;
 }
 
-/** Every queued item ends skipped: the cap is reached. */
-async function skipRest(prisma: PrismaClient, batchId: string, cap: bigint): Promise<void> {
+/** The queued items from `line` on end skipped: the cap is reached (those before it are being admitted). */
+async function skipFrom(prisma: PrismaClient, batchId: string, line: number, cap: bigint): Promise<void> {
   await prisma.$executeRaw`
     UPDATE batch_items SET status = 'skipped', error_code = 'BATCH_COST_CAP_REACHED',
            error_message = ${`Admitting the item would take the batch past its maxCostMicroCents of ${cap}`}, updated_at = now()
-     WHERE batch_id = ${batchId} AND status = 'queued'`;
+     WHERE batch_id = ${batchId} AND status = 'queued' AND line >= ${line}`;
 }
 
 export async function advanceBatch(deps: BatchRoundDeps, batchId: string): Promise<BatchRound> {

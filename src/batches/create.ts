@@ -20,6 +20,7 @@ import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import type { Caller } from '../jobs/quote';
 import type { SubmitStore } from '../jobs/submitStore';
 import { checkWebhookUrl } from '../webhooks/addressGuard';
+import { inspectUpload } from '../uploads/inspect';
 import { inlineLines, jsonlLines, validateLines, type RawLine, type ValidatedLines } from './validation';
 import { readBatch, type BatchView } from './read';
 
@@ -56,10 +57,12 @@ async function requestLines(deps: BatchCreateDeps, accountId: string, body: Pick
   if (upload.contentType !== BATCH_FILE_CONTENT_TYPE) {
     throw new ApiError('INVALID_CONTENT_TYPE', `File ${upload.id} is ${upload.contentType}; a batch file is ${BATCH_FILE_CONTENT_TYPE}`, [{ path: 'fileId', message: 'not a JSONL file' }]);
   }
-  if (upload.status !== 'uploaded') {
-    throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is ${upload.status === 'expired' ? 'expired' : 'not uploaded yet'}`, [{ path: 'fileId', message: upload.status }]);
+  // As the storage has it now, not as the row last said: the PUT may have come, or replaced the object, since.
+  const inspected = await inspectUpload(deps, upload, new Date());
+  if (inspected.status !== 'uploaded') {
+    throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is ${inspected.status === 'expired' ? 'expired' : 'not uploaded yet'}`, [{ path: 'fileId', message: inspected.status }]);
   }
-  if (upload.sizeBytes !== null && upload.sizeBytes > BigInt(deps.config.batches.maxFileBytes)) {
+  if (inspected.sizeBytes !== null && inspected.sizeBytes > deps.config.batches.maxFileBytes) {
     throw new ApiError('BATCH_TOO_LARGE', `A batch file may hold at most ${deps.config.batches.maxFileBytes} bytes`, { maxFileBytes: deps.config.batches.maxFileBytes });
   }
   const stream = await deps.storage.getStream(deps.storage.uploadsBucket, upload.objectKey);

@@ -44,7 +44,7 @@ const VALIDATION_JOB_ID = 'job_batchlinevalidation';
  * The version look-ups of one validation are shared by its lines: a file of 50,000 lines naming two models reads the
  * catalog twice, not 50,000 times. Refusals are remembered too.
  */
-function memoizedModels(store: SubmitStore): SubmitStore {
+export function memoizedModels(store: SubmitStore): SubmitStore {
   const cache = new Map<string, Promise<ResolvedModel>>();
   return {
     ...store,

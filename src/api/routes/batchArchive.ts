@@ -11,7 +11,7 @@ import type { Storage } from '../../storage/storage';
 
 /** A customId as a file name: path separators and control characters become `_`, so no entry leaves the archive's root. */
 export function archiveName(customId: string, index: number, count: number, contentType: string): string {
-  const safe = customId.replace(/[\\/\u0000-\u001f]/g, '_').replace(/^\.+/, '_');
+  const safe = [...customId].map((c) => (c === '/' || c === '\\' || c.charCodeAt(0) < 0x20 ? '_' : c)).join('').replace(/^\.+/, '_');
   const ext = extensionFor(contentType);
   return `${safe}${count > 1 ? `-${index + 1}` : ''}${ext ? `.${ext}` : ''}`;
 }

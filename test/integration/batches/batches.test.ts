@@ -62,7 +62,7 @@ describe('a 500-line batch', () => {
     expect(created.body).toMatchObject({ status: 'running', source: 'inline', estimatedCostMicroCents: 500 * PRICE, counts: { total: 500 } });
     const batchId: string = created.body.batchId;
 
-    const batch = await settled(account.apiKey, batchId, 180_000);
+    const batch = await settled(account.apiKey, batchId, 300_000);
     expect(batch.counts).toEqual({ total: 500, queued: 0, running: 0, completed: 496, failed: 4, cancelled: 0, skipped: 0, expired: 0 });
     expect(batch.status).toBe('completed');
     expect(batch.admittedCostMicroCents).toBe(500 * PRICE);
@@ -96,7 +96,7 @@ describe('a 500-line batch', () => {
     expect(entries.has('results.jsonl')).toBe(true);
     expect(entries.get('item-1.png')).toBeGreaterThan(0);
     expect(entries.has('item-7.png')).toBe(false);
-  }, 240_000);
+  }, 360_000);
 });
 
 describe('validation before any charge', () => {
