@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createTestAccount, eventually } from '../../support/stack';
-import { balanceOf, get, post, startE2eStack, type E2eStack } from '../e2e/e2eStack';
+import { balanceOf, get, post, startE2eStack, uploadFile, type E2eStack } from '../e2e/e2eStack';
 import { bearer } from '../../support/api';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
@@ -56,10 +56,13 @@ describe('a 500-line batch', () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n, maxConcurrentJobs: 400 });
     const failing = new Set([7, 123, 250, 499]);
     const items = Array.from({ length: 500 }, (_, i) => line(i + 1, failing.has(i + 1) ? `broken item [fail:permanent]` : `catalogue item ${i + 1}`));
-    // Inline is capped at 1,000 lines; 500 fit.
-    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items });
+    // A JSONL file through the presigned upload flow, with a blank last line as editors leave it.
+    const jsonl = Buffer.from(`${items.map((item) => JSON.stringify(item)).join('\n')}\n`);
+    const fileUrl = await uploadFile(stack, account.apiKey, 'catalogue.jsonl', 'application/jsonl', jsonl);
+    const fileId = new URL(fileUrl).pathname.split('/').at(-1);
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { fileId });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'running', source: 'inline', estimatedCostMicroCents: 500 * PRICE, counts: { total: 500 } });
+    expect(created.body).toMatchObject({ status: 'running', source: 'upload', estimatedCostMicroCents: 500 * PRICE, counts: { total: 500 } });
     const batchId: string = created.body.batchId;
 
     const batch = await settled(account.apiKey, batchId, 300_000);
