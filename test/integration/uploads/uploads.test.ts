@@ -183,7 +183,7 @@ describe('POST /v1/uploads/presign', () => {
       const { status, json } = await presign(api.baseUrl, owner.apiKey, { filename: 'a.png', contentType });
       expect(status).toBe(400);
       expect(json.error.code).toBe('INVALID_CONTENT_TYPE');
-      expect(json.error.details.allowed).toHaveLength(8);
+      expect(json.error.details.allowed).toHaveLength(9);
     },
   );
 
