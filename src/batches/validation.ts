@@ -95,7 +95,7 @@ export async function validateLines(deps: Pick<SubmitDeps, 'config' | 'store'>, 
     }
     customIds.add(item.customId);
     try {
-      const planned = await planJob(planning, caller, item, VALIDATION_JOB_ID, { requestId: null });
+      const planned = await planJob(planning, caller, item, VALIDATION_JOB_ID, { requestId: null, batch: { batchId: '', customId: item.customId } });
       accepted.push({ line: raw.line, item, modelSlug: planned.workflowInput.modelSlug, costMicroCents: planned.workflowInput.costMicroCents });
     } catch (err) {
       reject(refusal(raw.line, item.customId, err));

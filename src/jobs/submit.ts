@@ -26,7 +26,7 @@ import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
 import type { WebhookEventType } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
-import type { JobPriority } from '../accounts/plans';
+import { batchItemDiscountPercent, type JobPriority } from '../accounts/plans';
 import { jobScheduling, type JobScheduling } from './scheduling';
 import { jobRetentionSeconds } from '../accounts/retention';
 
@@ -203,7 +203,7 @@ export async function planJob(
   tracker?.resolved(resolved.model.slug, first.providerId);
   if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
   await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
-  const cost = price(resolved, input, account.discountPercent);
+  const cost = price(resolved, input, origin.batch ? batchItemDiscountPercent(account) : account.discountPercent);
   const workflowInput: Omit<JobWorkflowInput, 'admitBefore'> = {
     jobId,
     accountId: account.id,

@@ -168,6 +168,18 @@ describe('money', () => {
     expect(results[3]).toMatchObject({ jobId: null, costMicroCents: 0, error: { code: 'BATCH_COST_CAP_REACHED' } });
   }, 60_000);
 
+  it("prices and charges batch items with the plan's batch discount, single jobs without it", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 20, plan: 'enterprise' });
+    const estimate = await post(`${stack.url}/v1/batches/estimate`, account.apiKey, { items: [line(1), line(2)] });
+    expect(estimate.body.estimatedCostMicroCents).toBe(PRICE); // two items at half price
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items: [line(1), line(2)] });
+    const batch = await settled(account.apiKey, created.body.batchId);
+    expect(batch).toMatchObject({ estimatedCostMicroCents: PRICE, admittedCostMicroCents: PRICE, costMicroCents: PRICE });
+    const single = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, line(3));
+    expect(single.body.costMicroCents).toBe(PRICE);
+    expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - BigInt(2 * PRICE));
+  }, 60_000);
+
   it('cancel stops admitting, cancels and refunds what has not started and charges only what ran', async () => {
     // One batch item at a time (a share of 2 concurrent jobs), so most of the batch is still queued when it is cancelled.
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 2 });
