@@ -133,7 +133,7 @@ describe('validation before any charge', () => {
     expect(created.body.rejected.lines[0]).toMatchObject({ line: 2, customId: 'item-2', code: 'INVALID_LINE' });
     const batch = await settled(account.apiKey, created.body.batchId);
     expect(batch.counts).toMatchObject({ total: 2, completed: 2 });
-    expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - BigInt(2 * PRICE));
+    expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - BigInt(PRICE) - BigInt(PRICE));
   }, 60_000);
 
   it('answers the same batch to a retry with the same Idempotency-Key', async () => {
@@ -175,7 +175,8 @@ describe('money', () => {
     const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items: [line(1), line(2)] });
     const batch = await settled(account.apiKey, created.body.batchId);
     expect(batch).toMatchObject({ estimatedCostMicroCents: PRICE, admittedCostMicroCents: PRICE, costMicroCents: PRICE });
-    const single = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, line(3));
+    const single = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: MODEL, input: { prompt: 'alone' } });
+    expect(single.status).toBe(201);
     expect(single.body.costMicroCents).toBe(PRICE);
     expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - BigInt(2 * PRICE));
   }, 60_000);
