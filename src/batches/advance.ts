@@ -74,6 +74,16 @@ async function loadCaller(prisma: PrismaClient, accountId: string, apiKeyId: str
   return { account, apiKey };
 }
 
+/** Why a request of the batch's key would be refused now: the key revoked or expired, or the account suspended. */
+function callerRefusal(caller: Caller, now: number): { code: string; message: string } | null {
+  if (caller.account.suspendedAt) return { code: 'ACCOUNT_SUSPENDED', message: 'The account was suspended before the item was admitted' };
+  const { revokedAt, expiresAt } = caller.apiKey;
+  if (revokedAt || (expiresAt && expiresAt.getTime() <= now)) {
+    return { code: 'UNAUTHORIZED', message: 'The API key that submitted the batch was revoked or expired before the item was admitted' };
+  }
+  return null;
+}
+
 async function nextQueued(prisma: PrismaClient, batchId: string, limit: number): Promise<QueuedItem[]> {
   const rows = await prisma.batchItem.findMany({ where: { batchId, status: 'queued' }, orderBy: { line: 'asc' }, take: limit });
   return rows.map((row) => ({
@@ -111,6 +121,14 @@ async function recordRefusal(prisma: PrismaClient, item: QueuedItem, status: 'fa
 /** Admits queued items in line order; returns how many were admitted. */
 async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null; maxCostMicroCents: bigint | null; admittedCostMicroCents: bigint }): Promise<number> {
   const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId);
+  const refusal = callerRefusal(caller, deps.now());
+  if (refusal) {
+    // As a request with that key would be refused now: nothing more is admitted, and nothing more charged.
+    await deps.prisma.$executeRaw`
+      UPDATE batch_items SET status = 'failed', error_code = ${refusal.code}, error_message = ${refusal.message}, updated_at = now()
+       WHERE batch_id = ${batch.id} AND status = 'queued'`;
+    return 0;
+  }
   const slots = await freeBatchSlots(deps, caller.account);
   if (slots === 0) return 0;
   const queued = await nextQueued(deps.prisma, batch.id, slots);
