@@ -21,7 +21,6 @@ import { streamArchive } from './batchArchive';
 const security = [{ [bearerAuth.name]: [] }];
 
 registry.register('BatchLine', BatchLineSchema);
-registry.register('BatchResultLine', BatchResultLineSchema);
 
 registry.registerPath({
   method: 'post',
@@ -129,7 +128,7 @@ registry.registerPath({
   security,
   request: { params: BatchIdParamsSchema },
   responses: {
-    200: { description: 'JSONL, one BatchResultLine per line', content: { 'application/jsonl': { schema: { type: 'string' } } } },
+    200: { description: 'JSON Lines: each line one BatchResultLine (the schema below describes a line)', content: { 'application/jsonl': { schema: BatchResultLineSchema } } },
     ...errorResponses(401, 403, 404),
   },
 });

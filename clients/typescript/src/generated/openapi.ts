@@ -1259,24 +1259,6 @@ export interface components {
             /** @enum {string} */
             priority?: "low" | "normal" | "high";
         };
-        BatchResultLine: {
-            line: number;
-            customId: string;
-            jobId: string | null;
-            /** @enum {string} */
-            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "skipped" | "expired";
-            outputs: {
-                url: string;
-                contentType: string;
-                sizeBytes: number;
-            }[];
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            /** @description Charged less refunded; 0 for an item never admitted */
-            costMicroCents: number;
-        };
         Account: {
             /** @example acc_3kTMd9Qx0vLw7bYz1aR5nC */
             accountId: string;
@@ -2458,6 +2440,24 @@ export interface components {
              * @description From the pace so far; null before any item finished or once all are final
              */
             estimatedCompletionTime: string | null;
+        };
+        BatchResultLine: {
+            line: number;
+            customId: string;
+            jobId: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "skipped" | "expired";
+            outputs: {
+                url: string;
+                contentType: string;
+                sizeBytes: number;
+            }[];
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Charged less refunded; 0 for an item never admitted */
+            costMicroCents: number;
         };
         OpenAiImagesResponse: {
             created: number;
@@ -7648,7 +7648,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description JSONL, one BatchResultLine per line */
+            /** @description JSON Lines: each line one BatchResultLine (the schema below describes a line) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7656,7 +7656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/jsonl": string;
+                    "application/jsonl": components["schemas"]["BatchResultLine"];
                 };
             };
             /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
