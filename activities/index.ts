@@ -10,6 +10,7 @@ import { createAttemptStore } from '../src/jobs/attempts';
 import { readRouteStats } from '../src/jobs/routeStats';
 import { createJobStore } from '../src/jobs/store';
 import type { Storage } from '../src/storage/storage';
+import { createBatchActivities, type BatchActivities } from './batches';
 import { createErasureActivities, type ErasureActivities } from './erasure';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
@@ -56,7 +57,8 @@ export type WorkflowQueueActivities = JobActivities &
   RetentionActivities &
   JobEventRelayActivities &
   OutputDeliveryActivities &
-  ErasureActivities;
+  ErasureActivities &
+  BatchActivities;
 
 /** The job exactly as `GET /v1/jobs/{jobId}` shows it, output URLs signed at each delivery attempt. */
 function jobDetailPresenter({ config, storage, prisma }: ActivityDeps): JobPresenter {
@@ -117,6 +119,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       publicBaseUrl: deps.config.api.publicBaseUrl,
       metrics: deps.metrics,
     }),
+    ...createBatchActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.temporal }),
     ...createWebhookActivities(
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),

@@ -223,6 +223,20 @@ const EnvSchema = z.object({
   REPLICATE_WAIT_SECONDS: z.coerce.number().int().positive().max(59).default(55),
   /** Predictions per page of the Replicate dialect's `GET /predictions`. */
   REPLICATE_PREDICTIONS_PAGE_SIZE: z.coerce.number().int().positive().max(1000).default(100),
+
+  // Batches (docs/batches.md)
+  /** Lines one batch may hold, and the bytes of its uploaded JSONL file. */
+  BATCH_MAX_ITEMS: z.coerce.number().int().positive().default(50_000),
+  BATCH_MAX_FILE_BYTES: z.coerce.number().int().positive().default(100_000_000),
+  /** Batches one account may have running (not yet completed, cancelled or expired) at once. */
+  BATCH_MAX_OPEN_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  /** The share of an account's concurrent jobs its batch items may hold at once (at least one item runs). */
+  BATCH_CONCURRENCY_SHARE: z.coerce.number().positive().max(1).default(0.5),
+  /** Items one round of a batch's workflow admits at most, and the pause between rounds. */
+  BATCH_ADMIT_PER_ROUND: z.coerce.number().int().positive().default(200),
+  BATCH_ROUND_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** Rounds of a batch's workflow before it continues as new (bounds its history). */
+  BATCH_ROUNDS_PER_RUN: z.coerce.number().int().positive().default(200),
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -371,6 +385,15 @@ export interface Config {
     /** The Replicate dialect's longest `Prefer: wait` hold. */
     replicateWaitSeconds: number;
     replicatePageSize: number;
+  };
+  batches: {
+    maxItems: number;
+    maxFileBytes: number;
+    maxOpenPerAccount: number;
+    concurrencyShare: number;
+    admitPerRound: number;
+    roundIntervalMs: number;
+    roundsPerRun: number;
   };
   outputs: {
     retentionMinSeconds: number;
@@ -626,6 +649,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       openAiImagesWaitSeconds: e.OPENAI_IMAGES_WAIT_SECONDS,
       replicateWaitSeconds: e.REPLICATE_WAIT_SECONDS,
       replicatePageSize: e.REPLICATE_PREDICTIONS_PAGE_SIZE,
+    },
+    batches: {
+      maxItems: e.BATCH_MAX_ITEMS,
+      maxFileBytes: e.BATCH_MAX_FILE_BYTES,
+      maxOpenPerAccount: e.BATCH_MAX_OPEN_PER_ACCOUNT,
+      concurrencyShare: e.BATCH_CONCURRENCY_SHARE,
+      admitPerRound: e.BATCH_ADMIT_PER_ROUND,
+      roundIntervalMs: e.BATCH_ROUND_INTERVAL_MS,
+      roundsPerRun: e.BATCH_ROUNDS_PER_RUN,
     },
     outputs: {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,

@@ -8,3 +8,4 @@ export { reconcileJobsWorkflow } from './reconcile';
 export { outputDeliveryWorkflow } from './outputDelivery';
 export { retentionSweepWorkflow } from './retention';
 export { jobErasureWorkflow, accountErasureWorkflow } from './erasure';
+export { batchWorkflow } from './batch';

@@ -4,6 +4,7 @@
  */
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { createAdminService, type AdminService } from '../admin/service';
+import { createBatchService, type BatchService } from '../batches/service';
 import { destinationServiceFor } from '../destinations/open';
 import type { DestinationService } from '../destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
@@ -35,6 +36,7 @@ export interface ApiServices {
   openAi: OpenAiDialect;
   replicate: ReplicateDialect;
   provenance: ProvenanceService;
+  batches: BatchService;
 }
 
 export function createServices(deps: ApiDeps): ApiServices {
@@ -87,5 +89,6 @@ export function createServices(deps: ApiDeps): ApiServices {
       ...(config.provenance.trustAnchorsPem ? { trustAnchorsPem: config.provenance.trustAnchorsPem } : {}),
       outputUrlTtlSeconds: config.jobs.outputUrlTtlSeconds,
     }),
+    batches: createBatchService({ config, prisma, temporal, storage, logger }),
   };
 }

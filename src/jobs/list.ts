@@ -59,7 +59,7 @@ export function jobPageSql(
   if (filters.model) where.push(`model_slug = $${values.push(filters.model)}`);
   // A row comparison, so the index scan starts right after the cursor instead of reading every row before it.
   if (after) where.push(`(created_at, seq) < ($${values.push(after.createdAt)}::timestamptz, $${values.push(after.seq)}::bigint)`);
-  const text = `SELECT id, status, progress, model_slug AS "modelSlug", created_at AS "createdAt", completed_at AS "completedAt", seq
+  const text = `SELECT id, status, progress, model_slug AS "modelSlug", created_at AS "createdAt", completed_at AS "completedAt", batch_id AS "batchId", custom_id AS "customId", seq
     FROM jobs WHERE ${where.join(' AND ')}
     ORDER BY created_at DESC, seq DESC
     LIMIT $${values.push(rows)}::int`;

@@ -12,6 +12,8 @@ export interface JobScheduling {
   /** Temporal's fairness key: the account. */
   fairnessKey: string;
   fairnessWeight: number;
+  /** A batch item: it waits one priority key below the account's interactive jobs of its priority. */
+  batchItem?: boolean;
 }
 
 /**
@@ -30,8 +32,11 @@ export function jobScheduling(account: { id: string; plan: string }, requested?:
   return { priority: requested ?? plan.priority, fairnessKey: account.id, fairnessWeight: plan.fairnessWeight };
 }
 
+/** How far below an interactive job of the same priority a batch item waits (Temporal's keys run 1 to 5). */
+export const BATCH_PRIORITY_KEY_OFFSET = 1;
+
 /** Temporal's priority of the job's workflow; without `fairness`, jobs of one priority wait first-in, first-out. */
 export function temporalPriority(scheduling: JobScheduling, fairness: boolean): Priority {
-  const priorityKey = temporalPriorityKey(scheduling.priority);
+  const priorityKey = temporalPriorityKey(scheduling.priority) + (scheduling.batchItem ? BATCH_PRIORITY_KEY_OFFSET : 0);
   return fairness ? { priorityKey, fairnessKey: scheduling.fairnessKey, fairnessWeight: scheduling.fairnessWeight } : { priorityKey };
 }

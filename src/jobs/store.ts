@@ -198,11 +198,11 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           WITH job AS (
             INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
                               webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
-                              retention_seconds, created_at, updated_at)
+                              retention_seconds, batch_id, custom_id, created_at, updated_at)
             VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
                     ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
                     ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId},
-                    ${retentionSeconds}::int, now(), now())
+                    ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at
           ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
           SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;

@@ -19,14 +19,14 @@ import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/j
 import { checkWebhookUrl } from '../webhooks/addressGuard';
 import { requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, validatedInput, type Caller } from './quote';
-import type { CountedRequest } from './rateLimit';
+import type { CountedRequest, RateLimits } from './rateLimit';
 import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
 import type { WebhookEventType, WebhookFormat } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
-import type { JobPriority } from '../accounts/plans';
+import { batchItemDiscountPercent, type JobPriority } from '../accounts/plans';
 import { jobScheduling, type JobScheduling } from './scheduling';
 import { jobRetentionSeconds } from '../accounts/retention';
 
@@ -154,26 +154,47 @@ function successResponse(admission: AdmissionResult, requestId: string): StoredR
   };
 }
 
-async function checkWebhook(deps: SubmitDeps, webhookUrl: string): Promise<void> {
+async function checkWebhook(deps: Pick<SubmitDeps, 'config'>, webhookUrl: string): Promise<void> {
   const check = await checkWebhookUrl(webhookUrl, { allowPrivate: deps.config.webhooks.allowPrivate });
   if (!check.ok) throw new ApiError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
 }
 
-async function checkInputFiles(deps: SubmitDeps, accountId: string, input: Record<string, unknown>, schema: object): Promise<void> {
+async function checkInputFiles(deps: Pick<SubmitDeps, 'store'>, accountId: string, input: Record<string, unknown>, schema: object): Promise<void> {
   const problems = await deps.store.fileProblems(accountId, input, schema);
   if (problems.length > 0) {
     throw new ApiError('INVALID_INPUT', `input refers to unusable files: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
   }
 }
 
-async function admitNewJob(
-  deps: SubmitDeps,
+/** A job ready for admission: its workflow's input (without the admission deadline) and its place in the queues. */
+export interface PlannedJob {
+  workflowInput: Omit<JobWorkflowInput, 'admitBefore'>;
+  scheduling: JobScheduling;
+  /** The version is deprecated: the answer says so. */
+  deprecated: boolean;
+  /** The scope the rate limit counts the request in. */
+  rateLimitScope: string;
+  rateLimits: RateLimits;
+}
+
+/** Where the job comes from besides the request: the batch item it is, when it is one. */
+export interface JobOrigin {
+  requestId: string | null;
+  batch?: { batchId: string; customId: string };
+}
+
+/**
+ * Everything a submit decides before the charge, as a single submit and a batch's admission both decide it: the
+ * version, the validated input, the routes, the webhook and input files, the price and the scheduling.
+ */
+export async function planJob(
+  deps: Pick<SubmitDeps, 'config' | 'store'>,
   caller: Caller,
   request: SubmitRequest,
-  context: { requestId: string; tracker?: SubmissionTracker },
   jobId: string,
-): Promise<SubmitOutcome> {
-  const { requestId, tracker } = context;
+  origin: JobOrigin,
+  tracker?: SubmissionTracker,
+): Promise<PlannedJob> {
   const { account, apiKey } = caller;
   const scheduling = jobScheduling(account, request.priority);
   const retentionSeconds = jobRetentionSeconds(account, request.retentionSeconds, deps.config.outputs.retentionMinSeconds);
@@ -184,23 +205,12 @@ async function admitNewJob(
   tracker?.resolved(resolved.model.slug, first.providerId);
   if (request.webhookUrl !== undefined) await checkWebhook(deps, request.webhookUrl);
   await checkInputFiles(deps, account.id, input, resolved.version.inputSchema);
-  const cost = price(resolved, input, account.discountPercent);
-  // Shed before the rate limit counts the request: a submit refused for our own trouble costs the client nothing.
-  const ticket = deps.admissions.enter();
-  let counted: CountedRequest;
-  try {
-    counted = await deps.store.countRequest(account.id, `model:${resolved.model.slug}@${resolved.version.versionId}`, resolved.version);
-  } catch (err) {
-    ticket.abandon();
-    throw err;
-  }
-
-  const { timeoutMs } = ticket;
-  const workflowInput: JobWorkflowInput = {
+  const cost = price(resolved, input, origin.batch ? batchItemDiscountPercent(account) : account.discountPercent);
+  const workflowInput: Omit<JobWorkflowInput, 'admitBefore'> = {
     jobId,
     accountId: account.id,
     apiKeyId: apiKey.id,
-    requestId,
+    requestId: origin.requestId,
     modelSlug: resolved.model.slug,
     modelId: resolved.model.id,
     versionId: resolved.version.versionId,
@@ -215,23 +225,52 @@ async function admitNewJob(
     ...(request.webhookUrl !== undefined && request.webhookFormat ? { webhookFormat: request.webhookFormat } : {}),
     costMicroCents: cost.estimatedCostMicroCents,
     expectedProcessingSeconds: first.expectedProcessingSeconds,
-    admitBefore: new Date(deps.clock.now() + timeoutMs).toISOString(),
     ...(first.upstream ? { upstream: first.upstream } : {}),
     routes,
     failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
     routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
     retentionSeconds,
+    ...(origin.batch ? { batchId: origin.batch.batchId, customId: origin.batch.customId } : {}),
   };
+  return {
+    workflowInput,
+    scheduling,
+    deprecated: resolved.version.status === 'deprecated',
+    rateLimitScope: `model:${resolved.model.slug}@${resolved.version.versionId}`,
+    rateLimits: resolved.version,
+  };
+}
+
+async function admitNewJob(
+  deps: SubmitDeps,
+  caller: Caller,
+  request: SubmitRequest,
+  context: { requestId: string; tracker?: SubmissionTracker },
+  jobId: string,
+): Promise<SubmitOutcome> {
+  const { requestId, tracker } = context;
+  const planned = await planJob(deps, caller, request, jobId, { requestId }, tracker);
+  // Shed before the rate limit counts the request: a submit refused for our own trouble costs the client nothing.
+  const ticket = deps.admissions.enter();
+  let counted: CountedRequest;
+  try {
+    counted = await deps.store.countRequest(caller.account.id, planned.rateLimitScope, planned.rateLimits);
+  } catch (err) {
+    ticket.abandon();
+    throw err;
+  }
+
+  const workflowInput: JobWorkflowInput = { ...planned.workflowInput, admitBefore: new Date(deps.clock.now() + ticket.timeoutMs).toISOString() };
   let admission: AdmissionResult;
   try {
-    admission = await admit(deps, workflowInput, scheduling, ticket, tracker);
+    admission = await admit(deps, workflowInput, planned.scheduling, ticket, tracker);
   } catch (err) {
     // Refused or voided, so nothing was charged: a retry of it must not find the rate limit used up by this one.
     await counted.takeBack().catch((takeBackErr: unknown) => deps.logger.warn({ err: takeBackErr, requestId }, 'could not take back a rate limit count'));
     throw err;
   }
   const headers: Record<string, string> = {};
-  if (resolved.version.status === 'deprecated') headers.Deprecation = 'true';
+  if (planned.deprecated) headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };
 }
 

@@ -55,15 +55,23 @@ export function submitStoreOver(prisma: PrismaClient, storage: Storage, config: 
  * Admits a job through its workflow (Update-with-Start on the jobs task queue), giving up at `deadline` (epoch ms).
  * The workflow, and so each of its activities, waits in the task queues with the job's priority and fair share.
  */
-export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number, scheduling: JobScheduling) => Promise<AdmissionResult>;
+export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number, scheduling: JobScheduling, options?: AdmitOptions) => Promise<AdmissionResult>;
+
+export interface AdmitOptions {
+  /**
+   * Answer from the job's workflow when it is already running (a retried admission of a batch item, whose job id is
+   * derived from its line) instead of refusing the start.
+   */
+  attachToRunning?: boolean;
+}
 
 export function admitJobWorkflowOver(temporal: Client, config: Config): AdmitJobWorkflow {
-  return (input, deadline, scheduling) => {
+  return (input, deadline, scheduling, options) => {
     const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
       workflowId: jobWorkflowId(input.jobId),
       taskQueue: config.temporal.jobsTaskQueue,
       args: [input],
-      workflowIdConflictPolicy: 'FAIL',
+      workflowIdConflictPolicy: options?.attachToRunning ? 'USE_EXISTING' : 'FAIL',
       priority: temporalPriority(scheduling, config.temporal.fairness),
       typedSearchAttributes: jobIdentitySearchAttributes(input),
       staticSummary: jobWorkflowSummary(input),

@@ -25,7 +25,12 @@ export function subscribedWebhookEvents(job: Pick<Job, 'webhookUrl' | 'webhookEv
 export type SignOutputUrl = (key: string, contentType: string) => Promise<string>;
 
 /** The columns a listing row needs: a page reads these only, not inputs and outputs. */
-export type ListEntryRow = Pick<Job, 'id' | 'status' | 'progress' | 'modelSlug' | 'createdAt' | 'completedAt'>;
+export type ListEntryRow = Pick<Job, 'id' | 'status' | 'progress' | 'modelSlug' | 'createdAt' | 'completedAt'> & Partial<Pick<Job, 'batchId' | 'customId'>>;
+
+/** The batch fields of a job that is a batch item; nothing for a job submitted alone. */
+function batchFields(job: { batchId?: string | null; customId?: string | null }): Pick<JobListEntry, 'batchId' | 'customId'> {
+  return job.batchId ? { batchId: job.batchId, ...(job.customId ? { customId: job.customId } : {}) } : {};
+}
 
 export function toListEntry(job: ListEntryRow): JobListEntry {
   return {
@@ -35,6 +40,7 @@ export function toListEntry(job: ListEntryRow): JobListEntry {
     model: job.modelSlug,
     createdAt: job.createdAt.toISOString(),
     completedAt: job.completedAt?.toISOString() ?? null,
+    ...batchFields(job),
   };
 }
 
@@ -42,7 +48,7 @@ export function toListEntry(job: ListEntryRow): JobListEntry {
 export type IsoListEntryRow = Omit<ListEntryRow, 'createdAt' | 'completedAt'> & { createdAt: string; completedAt: string | null };
 
 export function toListEntryFromIso(job: IsoListEntryRow): JobListEntry {
-  return { jobId: job.id, status: job.status, progress: job.progress, model: job.modelSlug, createdAt: job.createdAt, completedAt: job.completedAt };
+  return { jobId: job.id, status: job.status, progress: job.progress, model: job.modelSlug, createdAt: job.createdAt, completedAt: job.completedAt, ...batchFields(job) };
 }
 
 /** Stored outputs as the API shows them, with signed URLs. */

@@ -17,5 +17,6 @@ export function jobWorkflowDetails(input: JobWorkflowInput, scheduling?: JobSche
     `**Request** \`${input.requestId}\``,
     ...(scheduling ? [`**Priority** ${scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`] : []),
     ...(input.upstream ? [`**Upstream model** \`${input.upstream.route.model}\``] : []),
+    ...(input.batchId ? [`**Batch** \`${input.batchId}\`, item \`${input.customId}\``] : []),
   ].join('\n\n');
 }

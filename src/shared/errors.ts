@@ -35,6 +35,12 @@ export const ERROR_STATUS = {
   // compatible APIs: a held request whose jobs did not finish in time, or all failed (refunded)
   WAIT_TIMEOUT: 504,
   JOB_FAILED: 502,
+  // batches
+  BATCH_NOT_FOUND: 404,
+  BATCH_INVALID_LINES: 400,
+  BATCH_TOO_LARGE: 413,
+  BATCH_LIMIT_EXCEEDED: 429,
+  BATCH_CANNOT_BE_CANCELLED: 409,
   // uploads
   INVALID_CONTENT_TYPE: 400,
   UPLOAD_NOT_FOUND: 404,

@@ -17,6 +17,11 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const WEBHOOK_FORMATS = ['replicate'] as const;
 
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+/** Events of a batch, sent to the batch's own webhookUrl by the same delivery as a job's (docs/batches.md). */
+export const BATCH_WEBHOOK_EVENT_TYPES = ['batch.completed'] as const;
+
+/** Every event a webhook delivery carries: a job's, or a batch's (whose id stands where a job's would). */
+export type DeliveredWebhookEventType = WebhookEventType | (typeof BATCH_WEBHOOK_EVENT_TYPES)[number];
 
 /** What a job with a webhook URL is sent when `webhookEvents` is not given at submit. */
 export const DEFAULT_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.completed', 'job.failed', 'job.cancelled'];

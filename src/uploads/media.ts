@@ -8,6 +8,8 @@ export const UPLOAD_CONTENT_TYPES = [
   'video/webm',
   'audio/mpeg',
   'audio/wav',
+  // A batch's lines (POST /v1/batches with fileId), not a model input.
+  'application/jsonl',
 ] as const;
 
 export type UploadContentType = (typeof UPLOAD_CONTENT_TYPES)[number];
@@ -36,8 +38,12 @@ export function mediaKindOf(contentType: string | null | undefined): MediaKind |
   return (MEDIA_KINDS as readonly string[]).includes(major) && type.includes('/') ? (major as MediaKind) : null;
 }
 
+/** The largest batch file an upload may hold (a batch's own limit, BATCH_MAX_FILE_BYTES, may be lower). */
+export const MAX_BATCH_FILE_UPLOAD_BYTES = 100 * BYTES_PER_MB;
+
 export function maxUploadBytes(contentType: UploadContentType): number {
-  return MAX_UPLOAD_BYTES[mediaKindOf(contentType) as MediaKind];
+  const kind = mediaKindOf(contentType);
+  return kind ? MAX_UPLOAD_BYTES[kind] : MAX_BATCH_FILE_UPLOAD_BYTES;
 }
 
 export function describeKind(kind: MediaKind): string {

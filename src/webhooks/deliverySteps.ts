@@ -4,7 +4,7 @@
  * The delivery workflow calls them through activities and owns the retry schedule.
  */
 import type { Config } from '../config';
-import { DEFAULT_WEBHOOK_EVENTS, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
+import { BATCH_WEBHOOK_EVENT_TYPES, DEFAULT_WEBHOOK_EVENTS, type DeliveredWebhookEventType, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
 import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import type { Resolver } from './addressGuard';
 import { postWebhookAttempt } from './httpAttempt';
@@ -42,6 +42,11 @@ export interface WebhookDelivery {
   attempt(input: WebhookAttemptInput): Promise<WebhookAttemptSummary>;
 }
 
+/** Events that report a final state: they happened when the job (or batch) finished, however late they are recorded. */
+function isFinalEvent(eventType: DeliveredWebhookEventType): boolean {
+  return (DEFAULT_WEBHOOK_EVENTS as readonly string[]).includes(eventType) || (BATCH_WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType);
+}
+
 export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDelivery {
   const now = deps.now ?? (() => new Date());
   const { config } = deps;
@@ -57,7 +62,7 @@ export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDeliver
         const { envelope } = buildWebhookPayload({
           type: eventType,
           // A running event happened when it was recorded; a terminal one when the job finished.
-          occurredAt: (DEFAULT_WEBHOOK_EVENTS.includes(eventType) ? job.finishedAt : null) ?? now(),
+          occurredAt: (isFinalEvent(eventType) ? job.finishedAt : null) ?? now(),
           job: job.record,
           maxBytes: config.maxPayloadBytes,
         });

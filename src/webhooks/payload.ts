@@ -1,4 +1,4 @@
-import type { WebhookEventType } from '../shared/webhooks';
+import type { DeliveredWebhookEventType } from '../shared/webhooks';
 
 /**
  * The webhook body: a versioned envelope around the job record exactly as `GET /v1/jobs/{jobId}`
@@ -11,7 +11,7 @@ export const WEBHOOK_PAYLOAD_VERSION = 'v1';
 export const DEFAULT_MAX_PAYLOAD_BYTES = 20 * 1024;
 
 export interface WebhookEnvelope<TData = Record<string, unknown>> {
-  type: WebhookEventType;
+  type: DeliveredWebhookEventType;
   version: typeof WEBHOOK_PAYLOAD_VERSION;
   /** When the event happened (the job's terminal transition), ISO 8601. Stable across retries. */
   timestamp: string;
@@ -32,7 +32,7 @@ const CAPS = [4000, 2000, 1000, 500, 200, 100, 50, 20, 0];
 const MAX_LISTED_PATHS = 20;
 
 export function buildWebhookPayload(params: {
-  type: WebhookEventType;
+  type: DeliveredWebhookEventType;
   occurredAt: Date;
   job: Record<string, unknown>;
   maxBytes?: number;

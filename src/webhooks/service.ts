@@ -4,7 +4,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';
 import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../contracts/http/webhooks';
 import { ApiError } from '../shared/errors';
-import { DEFAULT_WEBHOOK_EVENTS } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { webhookDeliveryWorkflowContract, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import { startWorkflow } from '../temporal/workflows';
 import { createWebhookStore } from './store';
@@ -34,7 +34,8 @@ export async function listJobWebhooks(prisma: PrismaClient, accountId: string, j
     webhookUrl: job.webhookUrl,
     events: events.map((e) => ({
       webhookId: e.id,
-      type: e.type,
+      // A job's log holds its own events only: a batch's are kept under the batch id.
+      type: e.type as WebhookEventType,
       url: e.url,
       status: e.status,
       createdAt: e.createdAt.toISOString(),
@@ -55,7 +56,7 @@ export async function redeliverJobWebhook(
 ): Promise<RedeliveryView> {
   await ownedJob(deps.prisma, accountId, jobId, true);
   const events = await createWebhookStore(deps.prisma).listForJob(jobId);
-  const event = events.filter((e) => DEFAULT_WEBHOOK_EVENTS.includes(e.type)).at(-1);
+  const event = events.filter((e) => (DEFAULT_WEBHOOK_EVENTS as readonly string[]).includes(e.type)).at(-1);
   if (!event) {
     throw new ApiError(
       'WEBHOOK_NOT_FOUND',
@@ -76,7 +77,7 @@ export async function redeliverJobWebhook(
       'Retry-After': '1',
     });
   }
-  return { jobId, webhookId: event.id, type: event.type, status: 'pending' };
+  return { jobId, webhookId: event.id, type: event.type as WebhookEventType, status: 'pending' };
 }
 
 /** The webhooks feature: a job's delivery log and redelivery, assembled once. */

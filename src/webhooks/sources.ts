@@ -2,7 +2,19 @@
 import type { Job, PrismaClient } from '@prisma/client';
 import { toListEntry } from '../jobs/views';
 import { WEBHOOK_FORMATS, type WebhookFormat } from '../shared/webhooks';
-import type { WebhookDeliveryDeps } from './deliverySteps';
+import type { WebhookDeliveryDeps, WebhookJob } from './deliverySteps';
+import { batchCostSoFar, batchCounts, toBatchView } from '../batches/read';
+
+/** Ids of batches, whose `batch.completed` event is delivered like a job's. */
+const BATCH_ID_PREFIX = 'bat_';
+
+/** The batch as `GET /v1/batches/{batchId}` shows it, in the shape a delivery takes a job in. */
+async function loadBatch(prisma: PrismaClient, batchId: string): Promise<WebhookJob | null> {
+  const batch = await prisma.batch.findUnique({ where: { id: batchId } });
+  if (!batch) return null;
+  const [counts, cost] = await Promise.all([batchCounts(prisma, batchId), batchCostSoFar(prisma, batchId)]);
+  return { jobId: batch.id, accountId: batch.accountId, webhookUrl: batch.webhookUrl, format: null, finishedAt: batch.completedAt, record: toBatchView(batch, counts, cost) };
+}
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */
 export type JobPresenter = (job: Job) => Promise<object> | object;
@@ -18,6 +30,7 @@ export function prismaWebhookSources(
 ): Pick<WebhookDeliveryDeps, 'loadJob' | 'loadAccountSecrets'> {
   return {
     async loadJob(jobId) {
+      if (jobId.startsWith(BATCH_ID_PREFIX)) return loadBatch(prisma, jobId);
       const job = await prisma.job.findUnique({ where: { id: jobId } });
       if (!job) return null;
       const format = WEBHOOK_FORMATS.find((known) => known === job.webhookFormat && presentAs[known]) ?? null;

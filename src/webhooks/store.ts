@@ -3,13 +3,13 @@
  * `webhook-id`), one `webhook_attempts` row per HTTP attempt.
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
-import type { WebhookEventStatus, WebhookEventType } from '../shared/webhooks';
+import type { WebhookEventStatus, DeliveredWebhookEventType } from '../shared/webhooks';
 
 export interface WebhookEventRecord {
   id: string;
   jobId: string;
   accountId: string;
-  type: WebhookEventType;
+  type: DeliveredWebhookEventType;
   url: string;
   payload: Record<string, unknown>;
   status: WebhookEventStatus;
@@ -66,7 +66,7 @@ function toEvent(row: EventRow): WebhookEventRecord {
     id: row.id,
     jobId: row.jobId,
     accountId: row.accountId,
-    type: row.type as WebhookEventType,
+    type: row.type as DeliveredWebhookEventType,
     url: row.url,
     payload: row.payload as Record<string, unknown>,
     status: row.status as WebhookEventStatus,

@@ -58,9 +58,14 @@ function validatorFor(key: string, schema: object): ValidateFunction {
   return validate;
 }
 
+/** Whether an answer is one JSON document (not JSON Lines, `application/jsonl`, which streams many). */
+function isJson(contentType: string | null): boolean {
+  return contentType?.split(';')[0]?.trim() === 'application/json';
+}
+
 /** Throws when a JSON answer of a documented operation is not what the document says it returns. */
 export function checkResponseContract(method: string, url: string, status: number, contentType: string | null, body: unknown): void {
-  if (!contentType?.includes('application/json')) return;
+  if (!isJson(contentType)) return;
   const path = new URL(url).pathname;
   const operation = load().get(method.toUpperCase())?.find((op) => op.pattern.test(path));
   if (!operation) return;
@@ -87,7 +92,7 @@ export function contractCheckedFetch(base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const response = await base(request);
-    if (response.headers.get('content-type')?.includes('application/json')) {
+    if (isJson(response.headers.get('content-type'))) {
       const body = await response.clone().json();
       checkResponseContract(request.method, request.url, response.status, response.headers.get('content-type'), body);
     }

@@ -33,8 +33,16 @@ import type {
   UploadContentType,
   UploadStatus,
   WebhookRedelivery,
+  Batch,
+  BatchEstimate,
+  BatchPage,
+  BatchResultLine,
+  BatchSummary,
+  CreateBatchRequest,
 } from './types';
-import { isTerminal } from './types';
+import { isBatchFinal, isTerminal } from './types';
+import { jsonLines } from './jsonLines';
+import { sleep } from './retry';
 import { readSourceBytes, readUploadSource, type UploadSource } from './uploadSource';
 
 export interface GenmediaOptions extends ConnectionOptions {
@@ -160,6 +168,57 @@ export class Genmedia {
       );
       return result.status === 204 ? null : result;
     }, options);
+  }
+
+  /**
+   * Submits a batch: `items` inline (up to 1,000 lines) or `fileId` of an uploaded `application/jsonl` file. Nothing is
+   * charged until each item is admitted. An idempotency key (made up when not given) makes a retry answer the same
+   * batch.
+   */
+  createBatch(body: CreateBatchRequest, options: SubmitOptions = {}): Promise<Batch> {
+    const headers = { 'Idempotency-Key': options.idempotencyKey ?? newIdempotencyKey() };
+    return unwrap(this.api.POST('/v1/batches', { body, headers, signal: options.signal }));
+  }
+
+  /** Validates and prices a batch's lines, with a breakdown by model; charges nothing. */
+  estimateBatch(body: CreateBatchRequest, options: RequestOptions = {}): Promise<BatchEstimate> {
+    return unwrap(this.api.POST('/v1/batches/estimate', { body, signal: options.signal }));
+  }
+
+  /** The batch: counts per item status, cost so far, ETA. */
+  getBatch(batchId: string, options: RequestOptions = {}): Promise<Batch> {
+    return unwrap(this.api.GET('/v1/batches/{batchId}', { params: { path: { batchId } }, signal: options.signal }));
+  }
+
+  /** One page of the account's batches, newest first. */
+  listBatches(query: { limit?: number; cursor?: string } = {}, options: RequestOptions = {}): Promise<BatchPage> {
+    return unwrap(this.api.GET('/v1/batches', { params: { query }, signal: options.signal }));
+  }
+
+  /** Every batch of the account, newest first. */
+  batches(query: { limit?: number } = {}, options: RequestOptions = {}): AsyncGenerator<BatchSummary> {
+    return followCursor((cursor) => this.listBatches({ ...query, cursor }, options), (page) => page.batches);
+  }
+
+  /** Stops admitting: queued items are cancelled, admitted ones not started are cancelled and refunded. */
+  cancelBatch(batchId: string, options: RequestOptions = {}): Promise<Batch> {
+    return unwrap(this.api.POST('/v1/batches/{batchId}/cancel', { params: { path: { batchId } }, signal: options.signal }));
+  }
+
+  /** Polls the batch until every item is final and returns it; `onProgress` sees it at each look. */
+  async waitForBatch(batchId: string, options: RequestOptions & { intervalMs?: number; onProgress?: (batch: Batch) => void } = {}): Promise<Batch> {
+    for (;;) {
+      const batch = await this.getBatch(batchId, options);
+      options.onProgress?.(batch);
+      if (isBatchFinal(batch.status)) return batch;
+      await sleep(options.intervalMs ?? 2000, options.signal);
+    }
+  }
+
+  /** The batch's results, one per item in line order, streamed; partial while the batch runs. */
+  async *batchResults(batchId: string, options: RequestOptions = {}): AsyncGenerator<BatchResultLine> {
+    const response = await unwrapResponse(this.api.GET('/v1/batches/{batchId}/results', { params: { path: { batchId } }, parseAs: 'stream', signal: options.signal }));
+    yield* jsonLines<BatchResultLine>(response.body);
   }
 
   /**

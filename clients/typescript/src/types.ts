@@ -75,3 +75,17 @@ export const TERMINAL_JOB_STATUSES: readonly JobStatus[] = ['completed', 'failed
 export function isTerminal(status: JobStatus): boolean {
   return TERMINAL_JOB_STATUSES.includes(status);
 }
+
+export type Batch = Schemas['Batch'];
+export type BatchSummary = Schemas['BatchListEntry'];
+export type BatchPage = Schemas['BatchPage'];
+export type BatchLine = Schemas['BatchLine'];
+export type BatchResultLine = Schemas['BatchResultLine'];
+export type BatchEstimate = Schemas['BatchEstimate'];
+export type CreateBatchRequest = Schemas['CreateBatchRequest'];
+export type BatchStatus = Batch['status'];
+
+/** Whether a batch will change no more: every item is final. */
+export function isBatchFinal(status: BatchStatus): boolean {
+  return status === 'completed' || status === 'cancelled' || status === 'expired';
+}

@@ -150,6 +150,8 @@ export const JobListEntrySchema = z
     model: z.string(),
     createdAt: z.string().openapi({ format: 'date-time' }),
     completedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the job completed, failed or was cancelled' }),
+    batchId: z.string().optional().openapi({ description: 'The batch the job is an item of (absent for a job submitted alone)' }),
+    customId: z.string().optional().openapi({ description: "The batch item's customId" }),
   })
   .openapi('Job');
 

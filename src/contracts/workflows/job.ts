@@ -63,6 +63,9 @@ export interface JobWorkflowInput {
    * workflows started before retention: admission takes the account's.
    */
   retentionSeconds?: number | null;
+  /** Set when the job is an item of a batch: the batch and the item's customId (absent on single jobs). */
+  batchId?: string;
+  customId?: string;
 }
 
 /** How a routed job orders its routes: by the catalog, list price or observed speed, unhealthy ones last. */

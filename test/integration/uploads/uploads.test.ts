@@ -107,7 +107,7 @@ describe('POST /v1/uploads/presign', () => {
 
   it('reports maxSize per kind', async () => {
     const sizes: Record<string, number> = {};
-    for (const contentType of ['image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm', 'audio/mpeg', 'audio/wav']) {
+    for (const contentType of ['image/jpeg', 'image/webp', 'image/gif', 'video/mp4', 'video/webm', 'audio/mpeg', 'audio/wav', 'application/jsonl']) {
       const { status, json } = await presign(api.baseUrl, owner.apiKey, { filename: 'f', contentType });
       expect(status).toBe(200);
       sizes[contentType] = json.data.maxSize;
@@ -120,6 +120,7 @@ describe('POST /v1/uploads/presign', () => {
       'video/webm': 100_000_000,
       'audio/mpeg': 50_000_000,
       'audio/wav': 50_000_000,
+      'application/jsonl': 100_000_000,
     });
   });
 
@@ -182,7 +183,7 @@ describe('POST /v1/uploads/presign', () => {
       const { status, json } = await presign(api.baseUrl, owner.apiKey, { filename: 'a.png', contentType });
       expect(status).toBe(400);
       expect(json.error.code).toBe('INVALID_CONTENT_TYPE');
-      expect(json.error.details.allowed).toHaveLength(8);
+      expect(json.error.details.allowed).toHaveLength(9);
     },
   );
 

@@ -1,7 +1,7 @@
 /** Plans as data: the shipped plans file, its validation, the fallback for unknown names and Temporal's keys. */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { JOB_PRIORITIES, PLAN_NAMES, PLANS_FILE, parsePlans, planPolicy, priorityAbove, temporalPriorityKey } from '../../../src/accounts/plans';
+import { batchItemDiscountPercent, JOB_PRIORITIES, PLAN_NAMES, PLANS_FILE, parsePlans, planPolicy, priorityAbove, temporalPriorityKey } from '../../../src/accounts/plans';
 
 describe('plans', () => {
   it('ships free, standard, business and enterprise, two of one priority with different weights', () => {
@@ -14,6 +14,18 @@ describe('plans', () => {
 
   it('gives each plan a default output retention: a day, a week, thirty days, forever', () => {
     expect(PLAN_NAMES.map((name) => planPolicy(name).outputRetentionSeconds)).toEqual([86_400, 604_800, 2_592_000, null]);
+  });
+
+  it('gives business and enterprise batch items 25 % and 50 % off, after the account discount, rounded for the customer', () => {
+    expect(PLAN_NAMES.map((name) => planPolicy(name).batchDiscountPercent)).toEqual([0, 0, 25, 50]);
+    expect(batchItemDiscountPercent({ plan: 'standard', discountPercent: 0 })).toBe(0);
+    expect(batchItemDiscountPercent({ plan: 'standard', discountPercent: 15 })).toBe(15);
+    expect(batchItemDiscountPercent({ plan: 'enterprise', discountPercent: 10 })).toBe(55);
+    // 85 % of 75 % is 63.75 % to pay: 36.25 % off, rounded up to 37.
+    expect(batchItemDiscountPercent({ plan: 'business', discountPercent: 15 })).toBe(37);
+    expect(batchItemDiscountPercent({ plan: 'enterprise', discountPercent: 100 })).toBe(100);
+    expect(parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, outputRetentionSeconds: null }])[0]!.batchDiscountPercent).toBe(0);
+    expect(() => parsePlans([{ name: 'standard', description: '', priority: 'normal', fairnessWeight: 1, outputRetentionSeconds: null, batchDiscountPercent: 101 }])).toThrow(/batchDiscountPercent/);
   });
 
   it("gives an account whose plan is no plan the standard plan's policy", () => {

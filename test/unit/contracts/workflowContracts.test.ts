@@ -5,6 +5,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as workflows from '../../../workflows';
 import type { WorkflowOf } from '../../../src/contracts/workflows/define';
+import { batchWorkflowContract } from '../../../src/contracts/workflows/batch';
 import { accountErasureWorkflowContract, jobErasureWorkflowContract } from '../../../src/contracts/workflows/erasure';
 import { jobEventWebhooksWorkflowContract } from '../../../src/contracts/workflows/jobEventWebhooks';
 import { jobWorkflowContract } from '../../../src/contracts/workflows/job';
@@ -26,6 +27,7 @@ const contracts = [
   retentionSweepWorkflowContract,
   jobErasureWorkflowContract,
   accountErasureWorkflowContract,
+  batchWorkflowContract,
 ];
 
 describe('workflow contracts', () => {
@@ -45,6 +47,7 @@ describe('workflow contracts', () => {
     expectTypeOf(workflows.outputDeliveryWorkflow).toEqualTypeOf<WorkflowOf<typeof outputDeliveryWorkflowContract>>();
     expectTypeOf(workflows.retentionSweepWorkflow).toEqualTypeOf<WorkflowOf<typeof retentionSweepWorkflowContract>>();
     expectTypeOf(workflows.jobErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof jobErasureWorkflowContract>>();
+    expectTypeOf(workflows.batchWorkflow).toEqualTypeOf<WorkflowOf<typeof batchWorkflowContract>>();
     expectTypeOf(workflows.accountErasureWorkflow).toEqualTypeOf<WorkflowOf<typeof accountErasureWorkflowContract>>();
   });
 });

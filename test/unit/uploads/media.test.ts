@@ -2,16 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { isUploadContentType, maxUploadBytes, mediaKindOf, UPLOAD_CONTENT_TYPES } from '../../../src/uploads/media';
 
 describe('upload media types', () => {
-  it('allows exactly the eight documented types', () => {
+  it('allows exactly the nine documented types', () => {
     expect([...UPLOAD_CONTENT_TYPES].sort()).toEqual(
-      ['audio/mpeg', 'audio/wav', 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm'].sort(),
+      ['application/jsonl', 'audio/mpeg', 'audio/wav', 'image/gif', 'image/jpeg', 'image/png', 'image/webp', 'video/mp4', 'video/webm'].sort(),
     );
     for (const t of ['image/svg+xml', 'IMAGE/PNG', 'image/png; charset=x', 'application/pdf', '', 'image']) {
       expect(isUploadContentType(t)).toBe(false);
     }
   });
 
-  it('uses decimal megabytes: 10 MB images, 100 MB videos, 50 MB audio', () => {
+  it('uses decimal megabytes: 10 MB images, 100 MB videos, 50 MB audio, 100 MB batch files', () => {
+    expect(maxUploadBytes('application/jsonl')).toBe(100_000_000);
     expect(maxUploadBytes('image/png')).toBe(10_000_000);
     expect(maxUploadBytes('image/gif')).toBe(10_000_000);
     expect(maxUploadBytes('video/webm')).toBe(100_000_000);

@@ -945,6 +945,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your batches
+         * @description Newest first. Follow `nextCursor` while `hasMore`. Scope: `check_status`.
+         */
+        get: operations["listBatches"];
+        put?: never;
+        /**
+         * Submit a batch
+         * @description Many jobs as one piece of work: up to 1,000 lines inline (`items`) or an uploaded `application/jsonl` file (`fileId`). Every line is validated before anything is charged: invalid lines refuse the batch with 400 BATCH_INVALID_LINES (each line's number, customId, code and message, at most 100), unless `allowPartial` is true. Each item is charged when it is admitted, like a single job (docs/batches.md). Optional `Idempotency-Key`: the same key and body answer the same batch. Scope: `submit_job`.
+         */
+        post: operations["createBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/estimate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Estimate the cost of a batch
+         * @description Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. Scope: `check_status`.
+         */
+        post: operations["estimateBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one batch
+         * @description Counts per item status, the cost so far and the ETA. Another account's batch answers 404 BATCH_NOT_FOUND. Scope: `check_status`.
+         */
+        get: operations["getBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a batch
+         * @description Stops admitting items: queued items end `cancelled` (never charged), admitted items not yet started are cancelled and refunded, started ones finish. Answers at once (status `cancelling`). Scope: `submit_job`.
+         */
+        post: operations["cancelBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a batch's results
+         * @description One JSON object per line (`BatchResultLine`) per item, in line order: customId, jobId, status, outputs (signed URLs), error, cost. Partial while the batch runs. Scope: `check_status`.
+         */
+        get: operations["getBatchResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/{batchId}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a batch's outputs as a ZIP
+         * @description A ZIP built as it streams: each completed item's outputs named by customId (`<customId>.<ext>`, or `<customId>-<n>.<ext>` for several), and `results.jsonl`. Scope: `check_status`.
+         */
+        get: operations["getBatchArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openai/v1/images/generations": {
         parameters: {
             query?: never;
@@ -1416,17 +1540,37 @@ export interface components {
              * @description When the job completed, failed or was cancelled
              */
             completedAt: string | null;
+            /** @description The batch the job is an item of (absent for a job submitted alone) */
+            batchId?: string;
+            /** @description The batch item's customId */
+            customId?: string;
         };
         Error: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "WAIT_TIMEOUT" | "JOB_FAILED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
             requestId: string;
+        };
+        BatchLine: {
+            /**
+             * @description The caller's name for the item, unique within the batch; names its outputs in the archive
+             * @example sku-1042-front
+             */
+            customId: string;
+            model: string;
+            version?: string;
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description The item's own job webhook */
+            webhookUrl?: string;
+            /** @enum {string} */
+            priority?: "low" | "normal" | "high";
         };
         Account: {
             /** @example acc_3kTMd9Qx0vLw7bYz1aR5nC */
@@ -2425,7 +2569,7 @@ export interface components {
              * @example image/png
              * @enum {string}
              */
-            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav";
+            contentType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "video/mp4" | "video/webm" | "audio/mpeg" | "audio/wav" | "application/jsonl";
             /**
              * @description The file size in bytes. When given, the PUT must send exactly this many bytes (the URL signs `Content-Length`) and `maxSize` is this size; over the limit of the content type it is refused here. Recommended: without it, a file over `maxSize` is stored until it is checked or expires.
              * @example 48213
@@ -2573,6 +2717,147 @@ export interface components {
                 output: number;
             } | null;
             report: components["schemas"]["ProvenanceReport"];
+        };
+        Batch: {
+            batchId: string;
+            /** @enum {string} */
+            status: "running" | "cancelling" | "completed" | "cancelled" | "expired";
+            /** @enum {string} */
+            source: "inline" | "upload";
+            counts: components["schemas"]["BatchCounts"];
+            rejected: {
+                count: number;
+                lines: components["schemas"]["BatchRejectedLine"][];
+            };
+            /** @description The accepted items' price at submit */
+            estimatedCostMicroCents: number;
+            /** @description Charged for the admitted items, before refunds */
+            admittedCostMicroCents: number;
+            /** @description Cost so far: charged for the admitted items, less their refunds */
+            costMicroCents: number;
+            maxCostMicroCents: number | null;
+            completionWindow: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            webhookUrl: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            cancelRequestedAt: string | null;
+            /**
+             * Format: date-time
+             * @description From the pace so far; null before any item finished or once all are final
+             */
+            estimatedCompletionTime: string | null;
+        };
+        BatchCounts: {
+            total: number;
+            queued: number;
+            running: number;
+            completed: number;
+            failed: number;
+            cancelled: number;
+            skipped: number;
+            expired: number;
+        };
+        BatchRejectedLine: {
+            /** @description Line number, from 1 */
+            line: number;
+            customId: string | null;
+            /** @example INVALID_INPUT */
+            code: string;
+            message: string;
+        };
+        CreateBatchRequest: {
+            /** @description Up to 1000 lines inline (each a BatchLine) */
+            items?: components["schemas"]["BatchLine"][];
+            /**
+             * @description An uploaded `application/jsonl` file (POST /v1/uploads/presign), one BatchLine per line
+             * @example file_3kTMd9Qx0vLw7bYz1aR5nC
+             */
+            fileId?: string;
+            /** @description Accept the valid lines and report the invalid ones (`rejected`) instead of refusing the batch */
+            allowPartial?: boolean;
+            /** @description No item is admitted once the admitted items would cost more: the rest end `skipped`, never charged */
+            maxCostMicroCents?: number;
+            /**
+             * @description Items not admitted within this time of the submit end `expired`, never charged
+             * @example 24h
+             */
+            completionWindow?: string;
+            /**
+             * @description https:// URL sent `batch.completed` once every item is final
+             * @example https://example.com/hooks/batches
+             */
+            webhookUrl?: string;
+        };
+        BatchEstimate: {
+            itemCount: number;
+            estimatedCostMicroCents: number;
+            byModel: {
+                model: string;
+                items: number;
+                estimatedCostMicroCents: number;
+            }[];
+            rejected: {
+                count: number;
+                lines: components["schemas"]["BatchRejectedLine"][];
+            };
+        };
+        BatchPage: {
+            batches: components["schemas"]["BatchListEntry"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        BatchListEntry: {
+            batchId: string;
+            /** @enum {string} */
+            status: "running" | "cancelling" | "completed" | "cancelled" | "expired";
+            /** @enum {string} */
+            source: "inline" | "upload";
+            counts: components["schemas"]["BatchCounts"];
+            /** @description The accepted items' price at submit */
+            estimatedCostMicroCents: number;
+            /** @description Charged for the admitted items, before refunds */
+            admittedCostMicroCents: number;
+            /** @description Cost so far: charged for the admitted items, less their refunds */
+            costMicroCents: number;
+            maxCostMicroCents: number | null;
+            completionWindow: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            webhookUrl: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: date-time */
+            cancelRequestedAt: string | null;
+            /**
+             * Format: date-time
+             * @description From the pace so far; null before any item finished or once all are final
+             */
+            estimatedCompletionTime: string | null;
+        };
+        BatchResultLine: {
+            line: number;
+            customId: string;
+            jobId: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "skipped" | "expired";
+            outputs: {
+                url: string;
+                contentType: string;
+                sizeBytes: number;
+            }[];
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Charged less refunded; 0 for an item never admitted */
+            costMicroCents: number;
         };
         OpenAiImagesResponse: {
             created: number;
@@ -5484,6 +5769,7 @@ export interface operations {
                     "video/webm": string;
                     "audio/mpeg": string;
                     "audio/wav": string;
+                    "application/jsonl": string;
                 };
             };
             /** @description Redirect to the bytes */
@@ -7683,6 +7969,721 @@ export interface operations {
             };
             /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
             413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBatches: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of batches */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchPage"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The batch, queued; `Location` names it */
+            201: {
+                headers: {
+                    /** @description The batch: `/v1/batches/{batchId}` */
+                    Location: string;
+                    /** @description `true` when this answers an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the key was used with another body */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_LIMIT_EXCEEDED: the account has its most batches running */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    estimateBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The estimate */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchEstimate"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body did not arrive in time (REQUEST_TIMEOUT); the connection is closed */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch, cancelling */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description BATCH_CANNOT_BE_CANCELLED: the batch is already final */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBatchResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Lines: each line one BatchResultLine (the schema below describes a line) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["BatchResultLine"];
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBatchArchive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ZIP */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];

@@ -1,0 +1,241 @@
+/**
+ * POST /v1/batches and POST /v1/batches/estimate: every line validated before anything is charged, then the batch and
+ * its items stored in one transaction and its workflow started. Nothing is charged here: each item is charged when the
+ * workflow admits it (docs/batches.md).
+ */
+import { Prisma, type PrismaClient } from '@prisma/client';
+import type { Client } from '@temporalio/client';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
+import type { Config } from '../config';
+import type { CreateBatchRequest } from '../contracts/http/batches';
+import { batchWorkflowContract, batchWorkflowId } from '../contracts/workflows/batch';
+import { newId } from '../lib/ids';
+import type { Logger } from '../logger';
+import { ApiError } from '../shared/errors';
+import { BATCH_FILE_CONTENT_TYPE, completionWindowSeconds } from '../shared/batches';
+import type { Storage } from '../storage/storage';
+import { startWorkflow } from '../temporal/workflows';
+import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
+import type { Caller } from '../jobs/quote';
+import type { SubmitStore } from '../jobs/submitStore';
+import { checkWebhookUrl } from '../webhooks/addressGuard';
+import { inspectUpload } from '../uploads/inspect';
+import { inlineLines, jsonlLines, validateLines, type RawLine, type ValidatedLines } from './validation';
+import { readBatch, type BatchView } from './read';
+
+export interface BatchCreateDeps {
+  config: Config;
+  prisma: PrismaClient;
+  temporal: Client;
+  storage: Storage;
+  logger: Logger;
+  submitStore: SubmitStore;
+}
+
+export interface CreateOutcome {
+  status: 201;
+  body: BatchView;
+  headers: Record<string, string>;
+}
+
+/** Items are written this many rows per statement. */
+const INSERT_CHUNK = 2000;
+
+async function* decoded(stream: Readable): AsyncIterable<string> {
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of stream) yield decoder.write(chunk as Buffer);
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+/** The lines of the request: inline, or read from the caller's uploaded JSONL file as it streams from storage. */
+async function requestLines(deps: BatchCreateDeps, accountId: string, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<Iterable<RawLine> | AsyncIterable<RawLine>> {
+  if (body.items) return inlineLines(body.items);
+  const upload = await deps.prisma.upload.findFirst({ where: { id: body.fileId!, accountId } });
+  if (!upload) throw new ApiError('UPLOAD_NOT_FOUND', `File ${body.fileId} not found`, [{ path: 'fileId', message: 'no such file' }]);
+  if (upload.contentType !== BATCH_FILE_CONTENT_TYPE) {
+    throw new ApiError('INVALID_CONTENT_TYPE', `File ${upload.id} is ${upload.contentType}; a batch file is ${BATCH_FILE_CONTENT_TYPE}`, [{ path: 'fileId', message: 'not a JSONL file' }]);
+  }
+  // As the storage has it now, not as the row last said: the PUT may have come, or replaced the object, since.
+  const inspected = await inspectUpload(deps, upload, new Date());
+  if (inspected.status !== 'uploaded') {
+    throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is ${inspected.status === 'expired' ? 'expired' : 'not uploaded yet'}`, [{ path: 'fileId', message: inspected.status }]);
+  }
+  if (inspected.sizeBytes !== null && inspected.sizeBytes > deps.config.batches.maxFileBytes) {
+    throw new ApiError('BATCH_TOO_LARGE', `A batch file may hold at most ${deps.config.batches.maxFileBytes} bytes`, { maxFileBytes: deps.config.batches.maxFileBytes });
+  }
+  const stream = await deps.storage.getStream(deps.storage.uploadsBucket, upload.objectKey);
+  if (!stream) throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is no longer stored`, [{ path: 'fileId', message: 'gone' }]);
+  return jsonlLines(decoded(stream));
+}
+
+/** Lines past the item limit stop the reading at once: a file that is too long is refused without reading all of it. */
+async function* capped(lines: Iterable<RawLine> | AsyncIterable<RawLine>, maxItems: number): AsyncIterable<RawLine> {
+  let count = 0;
+  for await (const line of lines) {
+    count += 1;
+    if (count > maxItems) throw new ApiError('BATCH_TOO_LARGE', `A batch may hold at most ${maxItems} items`, { maxItems });
+    yield line;
+  }
+}
+
+async function validatedRequest(deps: BatchCreateDeps, caller: Caller, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<ValidatedLines> {
+  const lines = await requestLines(deps, caller.account.id, body);
+  return validateLines({ config: deps.config, store: deps.submitStore }, caller, capped(lines, deps.config.batches.maxItems));
+}
+
+export interface BatchEstimate {
+  itemCount: number;
+  estimatedCostMicroCents: number;
+  byModel: { model: string; items: number; estimatedCostMicroCents: number }[];
+  rejected: { count: number; lines: ValidatedLines['rejected'] };
+}
+
+export async function estimateBatch(deps: BatchCreateDeps, caller: Caller, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<BatchEstimate> {
+  const validated = await validatedRequest(deps, caller, body);
+  const byModel = new Map<string, { items: number; cost: number }>();
+  for (const line of validated.accepted) {
+    const entry = byModel.get(line.modelSlug) ?? { items: 0, cost: 0 };
+    entry.items += 1;
+    entry.cost += line.costMicroCents;
+    byModel.set(line.modelSlug, entry);
+  }
+  return {
+    itemCount: validated.accepted.length,
+    estimatedCostMicroCents: validated.accepted.reduce((sum, line) => sum + line.costMicroCents, 0),
+    byModel: [...byModel.entries()].map(([model, { items, cost }]) => ({ model, items, estimatedCostMicroCents: cost })),
+    rejected: { count: validated.rejectedCount, lines: validated.rejected },
+  };
+}
+
+function invalidLines(validated: ValidatedLines): ApiError {
+  const accepted = validated.accepted.length;
+  const message =
+    accepted === 0
+      ? `No line of the batch is valid (${validated.rejectedCount} refused); nothing was charged`
+      : `${validated.rejectedCount} line(s) of the batch are invalid; nothing was charged. Fix them, or send allowPartial: true to run the ${accepted} valid ones`;
+  return new ApiError('BATCH_INVALID_LINES', message, { rejectedCount: validated.rejectedCount, lines: validated.rejected });
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
+}
+
+/** Starts the batch's workflow; a second start (a replayed request) finds it running or finished and changes nothing. */
+async function startBatchWorkflow(deps: BatchCreateDeps, batch: { id: string; accountId: string; itemCount: number }): Promise<void> {
+  const { batches, temporal } = deps.config;
+  try {
+    await startWorkflow(deps.temporal, batchWorkflowContract, {
+      workflowId: batchWorkflowId(batch.id),
+      taskQueue: temporal.jobsTaskQueue,
+      args: [{ batchId: batch.id, accountId: batch.accountId, roundIntervalMs: batches.roundIntervalMs, roundsPerRun: batches.roundsPerRun }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      staticSummary: `Batch of ${batch.itemCount} items`,
+      staticDetails: `**Batch** \`${batch.id}\`\n\n**Account** \`${batch.accountId}\`\n\n**Items** ${batch.itemCount}`,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
+    throw err;
+  }
+}
+
+async function replay(deps: BatchCreateDeps, accountId: string, key: string, hash: string): Promise<CreateOutcome | null> {
+  const existing = await deps.prisma.batch.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey: key } } });
+  if (!existing) return null;
+  if (existing.requestHash !== hash) {
+    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', { idempotencyKey: key });
+  }
+  await startBatchWorkflow(deps, existing).catch((err: unknown) => {
+    throw unavailable(deps, err);
+  });
+  const view = await readBatch(deps.prisma, accountId, existing.id);
+  return { status: 201, body: view!, headers: { 'Idempotent-Replayed': 'true' } };
+}
+
+function unavailable(deps: BatchCreateDeps, err: unknown): ApiError {
+  deps.logger.warn({ err }, 'could not start a batch workflow');
+  return new ApiError('SERVICE_UNAVAILABLE', 'The batch could not be started right now; nothing was charged. Retry the request', undefined, { 'Retry-After': '1' });
+}
+
+export async function createBatch(
+  deps: BatchCreateDeps,
+  caller: Caller,
+  body: CreateBatchRequest,
+  context: { requestId: string; idempotencyKey?: string },
+): Promise<CreateOutcome> {
+  const accountId = caller.account.id;
+  const key = context.idempotencyKey;
+  const hash = requestHash(body);
+  if (key !== undefined) {
+    validateIdempotencyKey(key);
+    const replayed = await replay(deps, accountId, key, hash);
+    if (replayed) return replayed;
+  }
+  if (body.webhookUrl !== undefined) {
+    const check = await checkWebhookUrl(body.webhookUrl, { allowPrivate: deps.config.webhooks.allowPrivate });
+    if (!check.ok) throw new ApiError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
+  }
+  const validated = await validatedRequest(deps, caller, body);
+  if (validated.accepted.length === 0 || (validated.rejectedCount > 0 && body.allowPartial !== true)) throw invalidLines(validated);
+
+  const batchId = newId('bat');
+  const windowSeconds = body.completionWindow === undefined ? null : completionWindowSeconds(body.completionWindow);
+  const estimated = validated.accepted.reduce((sum, line) => sum + BigInt(line.costMicroCents), 0n);
+  try {
+    await deps.prisma.$transaction(
+      async (tx) => {
+        // Under the account's lock, so two submits cannot both take the last open slot.
+        await tx.$queryRaw`SELECT id FROM accounts WHERE id = ${accountId} FOR UPDATE`;
+        const open = await tx.batch.count({ where: { accountId, status: { in: ['running', 'cancelling'] } } });
+        const cap = deps.config.batches.maxOpenPerAccount;
+        if (open >= cap) {
+          throw new ApiError('BATCH_LIMIT_EXCEEDED', `The account has ${open} batches running and may have ${cap}; wait for one to finish`, { open, maxOpen: cap }, { 'Retry-After': '60' });
+        }
+        await tx.$executeRaw`
+          INSERT INTO batches (id, account_id, api_key_id, status, source, upload_id, item_count, rejected_count, rejected_lines,
+                               estimated_cost_micro_cents, max_cost_micro_cents, completion_window_seconds, expires_at, webhook_url,
+                               idempotency_key, request_hash, request_id, created_at, updated_at)
+          VALUES (${batchId}, ${accountId}, ${caller.apiKey.id}, 'running', ${body.fileId ? 'upload' : 'inline'}, ${body.fileId ?? null},
+                  ${validated.accepted.length}, ${validated.rejectedCount}, ${JSON.stringify(validated.rejected)}::jsonb, ${estimated},
+                  ${body.maxCostMicroCents === undefined ? null : BigInt(body.maxCostMicroCents)}, ${windowSeconds}::int,
+                  CASE WHEN ${windowSeconds}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${windowSeconds}::int) END,
+                  ${body.webhookUrl ?? null}, ${key ?? null}, ${hash}, ${context.requestId}, now(), now())`;
+        for (let start = 0; start < validated.accepted.length; start += INSERT_CHUNK) {
+          await tx.batchItem.createMany({
+            data: validated.accepted.slice(start, start + INSERT_CHUNK).map(({ line, item, costMicroCents }) => ({
+              batchId,
+              line,
+              customId: item.customId,
+              modelSlug: item.model,
+              version: item.version ?? null,
+              input: item.input as Prisma.InputJsonValue,
+              webhookUrl: item.webhookUrl ?? null,
+              priority: item.priority ?? null,
+              costMicroCents: BigInt(costMicroCents),
+            })),
+          });
+        }
+      },
+      { timeout: 120_000 },
+    );
+  } catch (err) {
+    // The same key sent twice at once: the other request stored its batch first.
+    if (key !== undefined && isUniqueViolation(err)) {
+      const replayed = await replay(deps, accountId, key, hash);
+      if (replayed) return replayed;
+    }
+    throw err;
+  }
+
+  try {
+    await startBatchWorkflow(deps, { id: batchId, accountId, itemCount: validated.accepted.length });
+  } catch (err) {
+    // Nothing was charged yet: the batch is withdrawn, so the client's retry starts afresh.
+    await deps.prisma.batch.delete({ where: { id: batchId } }).catch(() => undefined);
+    throw unavailable(deps, err);
+  }
+  const view = await readBatch(deps.prisma, accountId, batchId);
+  return { status: 201, body: view!, headers: {} };
+}

@@ -1,0 +1,91 @@
+/**
+ * The batch as the API shows it: counts per item status, cost so far and ETA, read from PostgreSQL only. An item whose
+ * job finished counts by its job's status even before the batch's workflow has noted it, so the answer is never behind
+ * the jobs listing.
+ */
+import type { Batch, Prisma, PrismaClient } from '@prisma/client';
+import type { z } from 'zod';
+import type { BatchListEntrySchema, BatchSchema, RejectedLineSchema } from '../contracts/http/batches';
+import { BATCH_ITEM_STATUSES, FINAL_BATCH_ITEM_STATUSES, formatCompletionWindow, type BatchItemStatus } from '../shared/batches';
+import { toNumber } from '../shared/money';
+
+export type BatchView = z.infer<typeof BatchSchema>;
+export type BatchListEntry = z.infer<typeof BatchListEntrySchema>;
+export type BatchCounts = Record<BatchItemStatus, number> & { total: number };
+
+type Db = Pick<PrismaClient, '$queryRaw' | '$queryRawUnsafe'> | Prisma.TransactionClient;
+
+/** The status an item shows: its own, or its job's final one when the job finished since the batch last looked. */
+export const ITEM_STATUS_SQL = `CASE WHEN i.status = 'running' AND j.status IN ('completed', 'failed', 'cancelled') THEN j.status::text ELSE i.status::text END`;
+
+export async function batchCounts(db: Db, batchId: string): Promise<BatchCounts> {
+  const rows = await db.$queryRawUnsafe<{ status: BatchItemStatus; n: number }[]>(
+    `SELECT ${ITEM_STATUS_SQL} AS status, count(*)::int AS n
+       FROM batch_items i LEFT JOIN jobs j ON j.id = i.job_id
+      WHERE i.batch_id = $1 GROUP BY 1`,
+    batchId,
+  );
+  const counts = Object.fromEntries(BATCH_ITEM_STATUSES.map((s) => [s, 0])) as BatchCounts;
+  counts.total = 0;
+  for (const row of rows) {
+    counts[row.status] = row.n;
+    counts.total += row.n;
+  }
+  return counts;
+}
+
+/** Charged for the batch's admitted items, less what was refunded. */
+export async function batchCostSoFar(db: Db, batchId: string): Promise<bigint> {
+  const [row] = await db.$queryRaw<{ cost: bigint }[]>`
+    SELECT COALESCE(SUM(j.cost_micro_cents - j.refunded_micro_cents), 0)::bigint AS cost
+      FROM batch_items i JOIN jobs j ON j.id = i.job_id WHERE i.batch_id = ${batchId}`;
+  return row?.cost ?? 0n;
+}
+
+function finalCount(counts: BatchCounts): number {
+  return FINAL_BATCH_ITEM_STATUSES.reduce((sum, status) => sum + counts[status], 0);
+}
+
+/** From the pace so far: the time per final item times the items left. Null before any item is final, or once all are. */
+export function estimatedCompletion(batch: Pick<Batch, 'createdAt'>, counts: BatchCounts, now: Date): string | null {
+  const done = finalCount(counts);
+  const left = counts.total - done;
+  if (done === 0 || left === 0) return null;
+  const perItemMs = (now.getTime() - batch.createdAt.getTime()) / done;
+  return new Date(now.getTime() + Math.ceil(perItemMs * left)).toISOString();
+}
+
+export function toBatchListEntry(batch: Batch, counts: BatchCounts, costSoFar: bigint, now = new Date()): BatchListEntry {
+  return {
+    batchId: batch.id,
+    status: batch.status,
+    source: batch.source === 'upload' ? 'upload' : 'inline',
+    counts,
+    estimatedCostMicroCents: toNumber(batch.estimatedCostMicroCents),
+    admittedCostMicroCents: toNumber(batch.admittedCostMicroCents),
+    costMicroCents: toNumber(costSoFar),
+    maxCostMicroCents: batch.maxCostMicroCents === null ? null : toNumber(batch.maxCostMicroCents),
+    completionWindow: batch.completionWindowSeconds === null ? null : formatCompletionWindow(batch.completionWindowSeconds),
+    expiresAt: batch.expiresAt?.toISOString() ?? null,
+    webhookUrl: batch.webhookUrl,
+    createdAt: batch.createdAt.toISOString(),
+    completedAt: batch.completedAt?.toISOString() ?? null,
+    cancelRequestedAt: batch.cancelRequestedAt?.toISOString() ?? null,
+    estimatedCompletionTime: batch.completedAt ? null : estimatedCompletion(batch, counts, now),
+  };
+}
+
+export function toBatchView(batch: Batch, counts: BatchCounts, costSoFar: bigint, now = new Date()): BatchView {
+  return {
+    ...toBatchListEntry(batch, counts, costSoFar, now),
+    rejected: { count: batch.rejectedCount, lines: batch.rejectedLines as z.infer<typeof RejectedLineSchema>[] },
+  };
+}
+
+/** The batch of `accountId`, as GET /v1/batches/{batchId} shows it; null when there is none (or another account's). */
+export async function readBatch(prisma: PrismaClient, accountId: string, batchId: string): Promise<BatchView | null> {
+  const batch = await prisma.batch.findFirst({ where: { id: batchId, accountId } });
+  if (!batch) return null;
+  const [counts, cost] = await Promise.all([batchCounts(prisma, batchId), batchCostSoFar(prisma, batchId)]);
+  return toBatchView(batch, counts, cost);
+}

@@ -1,0 +1,38 @@
+/** Batch vocabulary shared by the API, the batch workflow and its activities (docs/batches.md). */
+
+export const BATCH_STATUSES = ['running', 'cancelling', 'completed', 'cancelled', 'expired'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+export const BATCH_ITEM_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'skipped', 'expired'] as const;
+export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
+
+/** Item statuses that never change again. */
+export const FINAL_BATCH_ITEM_STATUSES: readonly BatchItemStatus[] = ['completed', 'failed', 'cancelled', 'skipped', 'expired'];
+
+/** Lines a request may carry inline; more go through an uploaded JSONL file. */
+export const MAX_INLINE_BATCH_ITEMS = 1000;
+
+/** Refused lines named in an answer or kept on a batch. */
+export const MAX_REPORTED_BATCH_LINES = 100;
+
+/** The content type of an uploaded batch file. */
+export const BATCH_FILE_CONTENT_TYPE = 'application/jsonl';
+
+/** The webhook event a batch sends once all its items are final. */
+export const BATCH_COMPLETED_EVENT = 'batch.completed';
+
+/** `24h`, `90m`, `2d` → seconds. */
+export function completionWindowSeconds(window: string): number {
+  const amount = Number(window.slice(0, -1));
+  const unit = window.slice(-1);
+  const factor = unit === 'd' ? 86_400 : unit === 'h' ? 3600 : unit === 'm' ? 60 : 1;
+  return amount * factor;
+}
+
+/** The shortest way to write `seconds` back as a window. */
+export function formatCompletionWindow(seconds: number): string {
+  for (const [unit, factor] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) {
+    if (seconds % factor === 0) return `${seconds / factor}${unit}`;
+  }
+  return `${seconds}s`;
+}

@@ -1,0 +1,47 @@
+/**
+ * One workflow per batch (`batch:<batchId>`): rounds of `advanceBatch` (note finished items, stop on cancel or expiry,
+ * admit the next items) with a pause between them, until every item is final; then the batch's final status and its
+ * `batch.completed` webhook. The items live in PostgreSQL, so a run holds nothing but its place, and continues as new
+ * after `roundsPerRun` rounds to keep its history bounded whatever the batch's size.
+ */
+import { condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import type { BatchActivities } from '../activities/batches';
+import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
+import { startWebhookDelivery } from './webhookStart';
+
+/** A round is retried until PostgreSQL and Temporal answer: every step of it is idempotent. */
+const batchSteps = proxyActivities<BatchActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+function progress(round: BatchRound): string {
+  const { counts } = round;
+  const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const final = total - counts.queued - counts.running;
+  return (
+    `**Items** ${final} of ${total} final · ${counts.running} running · ${counts.queued} queued\n\n` +
+    `**Completed** ${counts.completed} · **failed** ${counts.failed} · **cancelled** ${counts.cancelled} · **skipped** ${counts.skipped} · **expired** ${counts.expired}`
+  );
+}
+
+export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
+  let woken = false;
+  setHandler(cancelBatchSignal, () => {
+    woken = true;
+  });
+  for (let round = 0; round < input.roundsPerRun; round++) {
+    const result = await batchSteps.advanceBatch.executeWithOptions({ summary: 'Note finished items, admit the next ones' }, [{ batchId: input.batchId }]);
+    setCurrentDetails(progress(result));
+    if (result.settled) {
+      const finished = await batchSteps.finishBatch.executeWithOptions({ summary: 'Settle the batch' }, [{ batchId: input.batchId }]);
+      if (finished.webhook) await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.completed' });
+      return { batchId: input.batchId, status: finished.status };
+    }
+    // A cancel wakes the workflow at once; otherwise the next round comes after the pause.
+    await condition(() => woken, input.roundIntervalMs);
+    woken = false;
+  }
+  return continueAsNew<typeof batchWorkflow>({ ...input, roundsBefore: (input.roundsBefore ?? 0) + input.roundsPerRun });
+}
