@@ -2,7 +2,7 @@
  * The official `openai` Python SDK, unmodified, against the OpenAI dialect's image edits and videos
  * (test/interop/python/openai_media.py): images.edit with uploaded PNGs onto Runway's Gen-4 Image (the fake Runway of
  * test/support/upstreams/runway.ts), whose files become uploads of the account and the job's input files; an image
- * and its mask onto the built-in forge-pro, which repaints only where the mask is clear; videos.create,
+ * and its mask onto the built-in forge-lite, which repaints only where the mask is clear; videos.create,
  * retrieve until done, download_content and list on the built-in lumina models. Each request is an ordinary job,
  * listed by GET /v1/jobs and charged once.
  */
@@ -20,7 +20,7 @@ import { samplePng } from '../../support/upstreams/media';
 import { startRunwayFake, type RunwayFake } from '../../support/upstreams/runway';
 
 const GEN4_IMAGE = 'runway/gen4-image/text-to-image';
-const FORGE_PRO = 'pixelforge/forge-pro/text-to-image';
+const FORGE_LITE = 'pixelforge/forge-lite/text-to-image';
 const LUMI_MOTION = 'lumina/lumi-motion/text-to-video';
 const LUMI_CINE = 'lumina/lumi-cine/image-to-video';
 
@@ -74,7 +74,7 @@ describe('the official openai Python SDK: image edits and videos', () => {
   it('edits an uploaded PNG (image) and two (image[]) through the catalog mapping; the files are the jobs’ input uploads; refuses a mask and a model without edits', async () => {
     const account = await createTestAccount(stack.prisma);
     const tasksBefore = runway.tasks().length;
-    const result = await runPythonProgram('openai_media.py', ['edit'], { baseUrl, apiKey: account.apiKey, model: 'gen4-image', otherModel: 'forge-lite', pngPath, idempotencyKey: randomUUID() }, 180_000);
+    const result = await runPythonProgram('openai_media.py', ['edit'], { baseUrl, apiKey: account.apiKey, model: 'gen4-image', otherModel: 'forge-pro', pngPath, idempotencyKey: randomUUID() }, 180_000);
 
     expect(result.single).toEqual([true]);
     expect(result.double).toEqual([{ status: 200, png: true }]);
@@ -117,12 +117,12 @@ describe('the official openai Python SDK: image edits and videos', () => {
 
   it('edits an image inside a mask on a built-in model: image and mask are uploads of the account, in the job input', async () => {
     const account = await createTestAccount(stack.prisma);
-    const result = await runPythonProgram('openai_media.py', ['edit-mask'], { baseUrl, apiKey: account.apiKey, model: 'forge-pro', pngPath, maskPath }, 120_000);
+    const result = await runPythonProgram('openai_media.py', ['edit-mask'], { baseUrl, apiKey: account.apiKey, model: 'forge-lite', pngPath, maskPath }, 120_000);
     expect(result.images).toHaveLength(1);
 
     const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
     const jobs = page.body.jobs as { jobId: string; model: string; status: string }[];
-    expect(jobs.map((job) => [job.model, job.status])).toEqual([[FORGE_PRO, 'completed']]);
+    expect(jobs.map((job) => [job.model, job.status])).toEqual([[FORGE_LITE, 'completed']]);
     const row = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobs[0]!.jobId }, select: { input: true } });
     const input = row.input as { image_url: string; mask_url: string; size: string; prompt: string };
     expect(input).toMatchObject({ prompt: 'a lighthouse in the sky', size: 'landscape_4_3' });
