@@ -165,6 +165,8 @@ function printSummary(config, started, credentials, startedAt, cluster, cogModel
     `  API             ${started.api ? started.apiUrls.join(', ') : '(not started)'}`,
     `  Console         ${started.api ? `${config.api.publicBaseUrl}/console/   (sign-in filled in with the dev key)` : '(not started)'}`,
     `  OpenAPI         ${started.api ? `${config.api.publicBaseUrl}/openapi.json` : '(not started)'}`,
+    `  OpenAI API      ${started.api ? `${config.api.publicBaseUrl}/openai/v1   (base_url of the openai SDKs, docs/compatible-apis.md)` : '(not started)'}`,
+    `  Replicate API   ${started.api ? `${config.api.publicBaseUrl}/replicate   (base_url of replicate.Client, docs/compatible-apis.md)` : '(not started)'}`,
     `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace}${cluster ? ', server on PostgreSQL' : ''})`,
     `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
     `  PostgreSQL      ${config.database.url}`,

@@ -32,6 +32,7 @@ import { provenanceRouter } from './routes/provenance';
 import { batchesRouter } from './routes/batches';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
+import { replicateErrorHandler } from './dialects/replicate/errors';
 import { replicateRouter } from './dialects/replicate/router';
 
 /** BigInt never reaches JSON by accident: money columns serialize as exact numbers (checked in money.ts). */
@@ -92,6 +93,7 @@ export function createApp(deps: ApiDeps): Application {
   app.use(notFound());
   // Refusals made before a dialect's router (a NUL in the query) still answer in the dialect's shape.
   app.use(OPENAI_PREFIX, openAiErrorHandler(deps.logger));
+  app.use(REPLICATE_PREFIX, replicateErrorHandler(deps.logger));
   app.use(errorHandler(deps.logger));
   return app;
 }

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../db/prisma';
 import { NO_DIALECTS, replicateModelName, type DialectsDef, type VersionStatus } from '../../catalog/catalogFiles';
 import { isRunnable, pickCurrentVersion } from '../../catalog/versionResolver';
-import { canSeeModel } from '../../catalog/visibility';
+import { canUseModel } from '../../catalog/visibility';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
 
@@ -45,8 +45,11 @@ function notFound(name: string): ApiError {
   return new ApiError('MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`, [{ path: 'model', message: 'unknown model' }]);
 }
 
-/** Every model the caller's account can see, under its Replicate name. */
-export async function visibleReplicateModels(prisma: PrismaClient, caller: Caller): Promise<ReplicateModel[]> {
+/**
+ * Every model the caller's key may use (its account can see it and the key's allowed models include it), under its
+ * Replicate name: a model the key may not use is unknown here, as in the OpenAI dialect's list.
+ */
+export async function usableReplicateModels(prisma: PrismaClient, caller: Caller): Promise<ReplicateModel[]> {
   const rows = await prisma.model.findMany({
     select: {
       slug: true,
@@ -60,7 +63,7 @@ export async function visibleReplicateModels(prisma: PrismaClient, caller: Calle
     orderBy: [{ sortOrder: 'asc' }, { slug: 'asc' }],
   });
   return rows
-    .filter((row) => canSeeModel(row, caller.account))
+    .filter((row) => canUseModel(row, caller.account, caller.apiKey))
     .map((row) => {
       const versions = row.versions.map((v) => ({ ...v, id: replicateVersionId(row.slug, v.versionId), inputSchema: v.inputSchema as object }));
       return {
@@ -77,11 +80,11 @@ export async function visibleReplicateModels(prisma: PrismaClient, caller: Calle
 }
 
 /**
- * The model `owner/name` means for this caller. A model it cannot see is answered as unknown; a name two models
+ * The model `owner/name` means for this caller. A model its key may not use is answered as unknown; a name two models
  * share (a model added outside the catalog files, which refuse that) names none of them rather than either.
  */
 export async function resolveReplicateModel(prisma: PrismaClient, caller: Caller, name: string): Promise<ReplicateModel> {
-  const found = (await visibleReplicateModels(prisma, caller)).filter((model) => model.name === name);
+  const found = (await usableReplicateModels(prisma, caller)).filter((model) => model.name === name);
   if (found.length !== 1) throw notFound(name);
   return found[0];
 }
@@ -93,7 +96,7 @@ export async function resolveReplicateVersion(
   reference: string,
 ): Promise<{ model: ReplicateModel; version: ReplicateVersion }> {
   const [name, id] = reference.includes('/') ? splitReference(reference) : [undefined, reference];
-  const models = name === undefined ? await visibleReplicateModels(prisma, caller) : [await resolveReplicateModel(prisma, caller, name)];
+  const models = name === undefined ? await usableReplicateModels(prisma, caller) : [await resolveReplicateModel(prisma, caller, name)];
   for (const model of models) {
     const version = id === undefined ? model.latest : model.versions.find((v) => v.id === id);
     if (version) return { model, version };

@@ -9,13 +9,14 @@ import type { InputFileReader } from '../types';
 import { defaultInputReader } from './inputFiles';
 import { readImageUrl, readPrompt } from './inputs';
 import { ProcessingClock } from './processingClock';
+import { renderImageEdit } from './imageEdit';
 import { renderTextToImage, type RenderedFile } from './textToImage';
 import { renderVideo } from './video';
 
 export interface LocalAdapterOptions {
   /** Obey `[fail:...]` prompt tokens (tests and demos); off, they are ordinary prompt text. Default: on. */
   failureInjection?: boolean;
-  /** Reads input images (`image_url`, `characterImages`). Default: public addresses only. */
+  /** Reads input images (`image_url`, `mask_url`, `characterImages`). Default: public addresses only. */
   readInput?: InputFileReader;
 }
 
@@ -39,7 +40,8 @@ export function createLocalAdapter(options: LocalAdapterOptions = {}): Generator
   const running = new Map<string, AbortController>();
 
   function rendererFor(req: GenerationRequest): (job: RenderJob) => Promise<RenderedFile[]> {
-    if (req.capability === 'text-to-image') return renderTextToImage;
+    // A text-to-image model that takes an `image_url` (and `mask_url`) edits that image instead.
+    if (req.capability === 'text-to-image') return readImageUrl(req.input) ? (job) => renderImageEdit({ ...job, readInput }) : renderTextToImage;
     if (isVideoCapability(req.capability)) {
       if (req.capability.startsWith('image-to-') && !readImageUrl(req.input)) {
         throw new ProviderError('PROVIDER_REJECTED_INPUT', `${req.capability} needs image_url`, { retryable: false });

@@ -44,6 +44,7 @@ let ports: Ports;
 let devKey: string;
 const runs: DevRun[] = [];
 
+
 function listenOnFreePort(): Promise<net.Server> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -246,6 +247,10 @@ describe('npm run dev', () => {
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
     expect(job.outputs).toHaveLength(1);
     expect((await fetch(job.outputs[0].url)).status).toBe(200);
+
+    // The dialects' base URLs, for the official SDKs (test/system/interop/devQuickstart.test.ts runs them).
+    expect(summaryValue(summary, 'OpenAI API')).toBe(`${api}/openai/v1`);
+    expect(summaryValue(summary, 'Replicate API')).toBe(`${api}/replicate`);
 
     // The stack really is the data folder's: its infrastructure and the API and workers all point at it.
     const started = processesOfDataDir();

@@ -7,6 +7,8 @@ raised as JSON:
   answered as URLs, each fetched), then the refusals: a mask the model does not take, a model without an edit
   mapping, and one edit sent twice with an Idempotency-Key; settings {"baseUrl", "apiKey", "model", "otherModel",
   "pngPath", "idempotencyKey"}
+- edit-mask: images.edit with an image and a mask (both uploaded PNGs), answered as b64_json; settings
+  {"baseUrl", "apiKey", "model", "pngPath", "maskPath"}
 - video: videos.create (multipart) then videos.retrieve until it is done, then videos.download_content, a second
   video from an input_reference file (sent twice with an Idempotency-Key), videos.list paged one at a time, and the
   refusals: seconds and a size the model cannot make, an unknown video; settings {"baseUrl", "apiKey", "model",
@@ -69,6 +71,14 @@ def edit(settings):
     }
 
 
+def edit_mask(settings):
+    sdk = client(settings)
+    with open(settings["pngPath"], "rb") as image, open(settings["maskPath"], "rb") as mask:
+        edited = sdk.images.edit(model=settings["model"], image=image, mask=mask, prompt="a lighthouse in the sky",
+                                 size="1024x768", response_format="b64_json")
+    return {"images": [image.b64_json for image in edited.data]}
+
+
 def wait_until_done(sdk, video_id):
     seen = []
     while True:
@@ -113,7 +123,7 @@ def video(settings):
     }
 
 
-SCENARIOS = {"edit": edit, "video": video}
+SCENARIOS = {"edit": edit, "edit-mask": edit_mask, "video": video}
 
 
 def main():

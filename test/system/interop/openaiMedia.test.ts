@@ -1,7 +1,8 @@
 /**
  * The official `openai` Python SDK, unmodified, against the OpenAI dialect's image edits and videos
  * (test/interop/python/openai_media.py): images.edit with uploaded PNGs onto Runway's Gen-4 Image (the fake Runway of
- * test/support/upstreams/runway.ts), whose files become uploads of the account and the job's input files; videos.create,
+ * test/support/upstreams/runway.ts), whose files become uploads of the account and the job's input files; an image
+ * and its mask onto the built-in forge-lite, which repaints only where the mask is clear; videos.create,
  * retrieve until done, download_content and list on the built-in lumina models. Each request is an ordinary job,
  * listed by GET /v1/jobs and charged once.
  */
@@ -11,12 +12,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, get, request } from '../../support/api';
+import { ledgerJobIds } from '../../support/ledger';
 import { runPythonProgram } from '../../support/python';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
+import sharp from 'sharp';
 import { samplePng } from '../../support/upstreams/media';
 import { startRunwayFake, type RunwayFake } from '../../support/upstreams/runway';
 
 const GEN4_IMAGE = 'runway/gen4-image/text-to-image';
+const FORGE_LITE = 'pixelforge/forge-lite/text-to-image';
 const LUMI_MOTION = 'lumina/lumi-motion/text-to-video';
 const LUMI_CINE = 'lumina/lumi-cine/image-to-video';
 
@@ -25,6 +29,7 @@ let runway: RunwayFake;
 let baseUrl: string;
 let workDir: string;
 let pngPath: string;
+let maskPath: string;
 const saved: Record<string, string | undefined> = {};
 
 beforeAll(async () => {
@@ -34,11 +39,13 @@ beforeAll(async () => {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  stack = await startTestStack({ providers: ['runway', 'lumina'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
+  stack = await startTestStack({ providers: ['runway', 'lumina', 'pixelforge'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
   baseUrl = `${stack.url}/openai/v1`;
   workDir = await mkdtemp(path.join(tmpdir(), 'openai-media-'));
   pngPath = path.join(workDir, 'scene.png');
   await writeFile(pngPath, await samplePng());
+  maskPath = path.join(workDir, 'mask.png');
+  await writeFile(maskPath, await leftHalfMask(64, 48));
 }, 120_000);
 
 afterAll(async () => {
@@ -50,6 +57,13 @@ afterAll(async () => {
     else process.env[name] = value;
   }
 });
+
+/** A mask as OpenAI's edits take one: opaque (kept) on the left half, transparent (repainted) on the right. */
+async function leftHalfMask(width: number, height: number): Promise<Buffer> {
+  const pixels = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y += 1) for (let x = 0; x < width / 2; x += 1) pixels.writeUInt32BE(0x000000ff, (y * width + x) * 4);
+  return sharp(pixels, { raw: { width, height, channels: 4 } }).png().toBuffer();
+}
 
 async function chargedJobIds(accountId: string): Promise<string[]> {
   const charges = await stack.prisma.ledgerEntry.findMany({ where: { accountId, kind: 'charge' }, select: { jobId: true } });
@@ -91,6 +105,8 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(tasks.map((task) => (task.body.referenceImages as unknown[]).length)).toEqual([1, 2, 1]);
 
     expect(await chargedJobIds(account.accountId)).toEqual(rows.map((row) => row.id).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(rows.map((row) => row.id).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
 
     // Erasing the two-image job erases its uploads with it; the other jobs keep theirs.
     const erased = await request(`${stack.url}/v1/jobs/${rows[1]!.id}`, { method: 'DELETE', headers: bearer(account.apiKey) });
@@ -98,6 +114,36 @@ describe('the official openai Python SDK: image edits and videos', () => {
     const left = await stack.prisma.upload.findMany({ where: { id: { in: fileIds } }, select: { id: true } });
     expect(left.map((upload) => upload.id).sort()).toEqual([fileIds[0]!, fileIds[3]!].sort());
   }, 240_000);
+
+  it('edits an image inside a mask on a built-in model: image and mask are uploads of the account, in the job input', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const result = await runPythonProgram('openai_media.py', ['edit-mask'], { baseUrl, apiKey: account.apiKey, model: 'forge-lite', pngPath, maskPath }, 120_000);
+    expect(result.images).toHaveLength(1);
+
+    const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
+    const jobs = page.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(jobs.map((job) => [job.model, job.status])).toEqual([[FORGE_LITE, 'completed']]);
+    const row = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobs[0]!.jobId }, select: { input: true } });
+    const input = row.input as { image_url: string; mask_url: string; size: string; prompt: string };
+    expect(input).toMatchObject({ prompt: 'a lighthouse in the sky', size: 'landscape_4_3' });
+    const idOf = (url: string) => new URL(url).pathname.split('/').at(-1)!;
+    const uploads = await stack.prisma.upload.findMany({ where: { id: { in: [idOf(input.image_url), idOf(input.mask_url)] } }, select: { id: true, accountId: true, status: true, sizeBytes: true } });
+    expect(uploads).toHaveLength(2);
+    expect(uploads.every((upload) => upload.accountId === account.accountId && upload.status === 'uploaded')).toBe(true);
+    const mask = uploads.find((upload) => upload.id === idOf(input.mask_url))!;
+    expect(Number(mask.sizeBytes)).toBe((await leftHalfMask(64, 48)).length);
+
+    // The image kept its colour where the mask is opaque (left) and took the prompt's art where it is clear (right).
+    const edited = await sharp(Buffer.from(result.images[0], 'base64')).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(edited.info).toMatchObject({ width: 1024, height: 768 });
+    const pixel = (x: number, y: number) => [...edited.data.subarray((y * 1024 + x) * 3, (y * 1024 + x) * 3 + 3)];
+    for (const [x, y] of [[20, 20], [300, 400], [480, 700]]) expect(pixel(x, y)).toEqual([40, 120, 200]);
+    let repainted = 0;
+    for (let y = 0; y < 768; y += 16) for (let x = 528; x < 1024; x += 16) if (pixel(x, y).join() !== '40,120,200') repainted += 1;
+    expect(repainted).toBeGreaterThan(100);
+
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual([jobs[0]!.jobId]);
+  }, 180_000);
 
   it('creates a video, reads it until done, downloads its bytes, makes one from an input_reference, lists them; refuses seconds and sizes the model cannot make', async () => {
     const account = await createTestAccount(stack.prisma, { segments: ['beta'] });
@@ -139,6 +185,15 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(result.unknown).toMatchObject({ class: 'NotFoundError', status: 404, code: 'JOB_NOT_FOUND' });
 
     expect(await chargedJobIds(account.accountId)).toEqual([result.created.id, result.referenced.id].sort());
+    const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
+    expect(page.status).toBe(200);
+    const listed = page.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(listed.map((job) => [job.jobId, job.model, job.status])).toEqual([
+      [result.referenced.id, LUMI_CINE, 'completed'],
+      [result.created.id, LUMI_MOTION, 'completed'],
+    ]);
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual([result.created.id, result.referenced.id].sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
   }, 240_000);
 
   it('answers a request refused before the dialect (a NUL in the query) in OpenAI\'s shape', async () => {

@@ -5,6 +5,8 @@
  */
 import OpenAI, { NotFoundError, RateLimitError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get } from '../../support/api';
+import { ledgerJobIds } from '../../support/ledger';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 
 const FORGE_PRO = 'pixelforge/forge-pro/text-to-image';
@@ -55,13 +57,21 @@ describe('the official openai Node SDK against /openai/v1', () => {
     expect(jobs.every((job) => job.status === 'completed')).toBe(true);
     const charges = await stack.prisma.ledgerEntry.findMany({ where: { accountId: account.accountId, kind: 'charge' }, select: { jobId: true } });
     expect(charges.map((charge) => charge.jobId).sort()).toEqual(jobs.map((job) => job.id).sort());
+
+    // The account sees the same through its own API: the jobs listed, each charged once in its ledger.
+    const page = await get(`${stack.url}/v1/jobs`, account.apiKey);
+    expect(page.status).toBe(200);
+    const listed = page.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(listed.map((job) => [job.jobId, job.model, job.status]).sort()).toEqual(jobs.map((job) => [job.id, job.modelSlug, 'completed']).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(jobs.map((job) => job.id).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
   });
 
   it('lists the models and raises its NotFoundError for an unknown model and RateLimitError (insufficient_quota) without credits', async () => {
     const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO] });
     const ids: string[] = [];
     for await (const model of sdk(account.apiKey).models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['forge-pro', FORGE_PRO].sort());
+    expect(ids.sort()).toEqual(['forge-pro', 'gpt-image-1', FORGE_PRO].sort());
 
     const unknown = await raised(() => sdk(account.apiKey, { maxRetries: 0 }).images.generate({ model: 'no-such-model', prompt: 'anything' }));
     expect(unknown).toBeInstanceOf(NotFoundError);

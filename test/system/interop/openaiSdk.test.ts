@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, post } from '../../support/api';
+import { ledgerJobIds } from '../../support/ledger';
 import { runPythonProgram } from '../../support/python';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 
@@ -70,13 +71,16 @@ describe('the official openai Python SDK against /openai/v1', () => {
     const balance = await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     const charged = charges.reduce((sum, charge) => sum - charge.amountMicroCents, 0n);
     expect(balance.balanceMicroCents).toBe(10_000_000n - charged);
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(jobs.map((job) => job.jobId).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
   });
 
   it('lists the slugs and aliases the key may use, and only models that take jobs here', async () => {
     // gpt-image-2 is allowed to the key but runs only on OpenAI, whose credential this stack does not have.
     const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO, FORGE_LITE, 'openai/gpt-image-2/text-to-image'] });
     const result = await runPythonProgram('openai_images.py', ['models'], { baseUrl, apiKey: account.apiKey });
-    expect([...result.ids].sort()).toEqual(['forge-lite', 'forge-pro', FORGE_LITE, FORGE_PRO].sort());
+    // gpt-image-1 (OpenAI retired it) is the seeded catalog's alias of forge-pro, so clients that default to it run here.
+    expect([...result.ids].sort()).toEqual(['forge-lite', 'forge-pro', 'gpt-image-1', FORGE_LITE, FORGE_PRO].sort());
 
     const everything = await createTestAccount(stack.prisma);
     const all = await runPythonProgram('openai_images.py', ['models'], { baseUrl, apiKey: everything.apiKey });

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get } from '../../support/api';
+import { ledgerJobIds, publicLedger } from '../../support/ledger';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { runPythonProgram } from '../../support/python';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
@@ -77,6 +78,9 @@ describe('the official replicate Python client against /replicate/v1', () => {
     const ledger = await ledgerOf(account.accountId);
     expect(ledger.filter((entry) => entry.kind === 'charge').map((entry) => entry.jobId).sort()).toEqual(jobs.map((job) => job.jobId).sort());
     expect(ledger.filter((entry) => entry.kind === 'refund')).toEqual([]);
+    // The account's own ledger shows the same: one charge per prediction, no refund.
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(jobs.map((job) => job.jobId).sort());
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
 
     // The output URL answers only the key of the job's account.
     const other = await createTestAccount(stack.prisma);
@@ -115,6 +119,9 @@ describe('the official replicate Python client against /replicate/v1', () => {
     const refund = ledger.find((entry) => entry.kind === 'refund');
     expect(charge?.jobId).toBe(result.id);
     expect(refund).toMatchObject({ jobId: result.id, amountMicroCents: -charge!.amountMicroCents });
+    const visible = (await publicLedger(stack.url, account.apiKey)).filter((entry) => entry.kind !== 'topup');
+    expect(visible.map((entry) => [entry.kind, entry.jobId]).sort()).toEqual([['charge', result.id], ['refund', result.id]]);
+    expect(visible.reduce((sum, entry) => sum + entry.amountMicroCents, 0)).toBe(0);
     const balance = await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
     expect(balance.balanceMicroCents).toBe(1_000_000n);
   }, 60_000);
@@ -188,4 +195,35 @@ describe('the official replicate Python client against /replicate/v1', () => {
     expect(await raw.json()).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 'MODEL_NOT_FOUND' });
     expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
   }, 60_000);
+
+  it('answers a request refused before the dialect (a NUL in the query) as an RFC 7807 problem', async () => {
+    const account = await createTestAccount(stack.prisma);
+    const res = await fetch(`${stack.url}/replicate/v1/predictions?cursor=%00`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await res.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'VALIDATION_ERROR' });
+  });
+
+  it("shows and runs only the models the key's allowedModels names", async () => {
+    const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO] });
+    const read = (path: string) => fetch(`${stack.url}/replicate/v1${path}`, { headers: { authorization: `Bearer ${account.apiKey}` } });
+    const allowed = await read('/models/pixelforge/forge-pro');
+    expect(allowed.status).toBe(200);
+    const { latest_version: latest } = (await allowed.json()) as { latest_version: { id: string } };
+    expect((await read(`/models/pixelforge/forge-pro/versions/${latest.id}`)).status).toBe(200);
+
+    const other = await read('/models/motionworks/reel-2');
+    expect(other.status).toBe(404);
+    expect(await other.json()).toMatchObject({ status: 404, code: 'MODEL_NOT_FOUND' });
+    const unrestricted = await createTestAccount(stack.prisma);
+    const reel = (await (await fetch(`${stack.url}/replicate/v1/models/motionworks/reel-2`, { headers: { authorization: `Bearer ${unrestricted.apiKey}` } })).json()) as { latest_version: { id: string } };
+    expect((await read(`/models/motionworks/reel-2/versions/${reel.latest_version.id}`)).status).toBe(404);
+    const refused = await fetch(`${stack.url}/replicate/v1/models/motionworks/reel-2/predictions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { prompt: 'not for this key' } }),
+    });
+    expect(refused.status).toBe(404);
+    expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(0);
+  });
 });

@@ -206,7 +206,10 @@ describe('the OpenAI dialect in the catalog', () => {
 
   it('gives the shipped models their aliases and size mappings', () => {
     const forgePro = loadCatalog().models.find((m) => m.slug === 'pixelforge/forge-pro/text-to-image')!;
-    expect(forgePro.dialects.openai).toMatchObject({ aliases: ['forge-pro'], images: { sizes: { '1024x1024': { size: 'square_hd' } }, count: { field: 'num_images', as: 'string', max: 4 } } });
+    expect(forgePro.dialects.openai).toMatchObject({
+      aliases: ['forge-pro', 'gpt-image-1'],
+      images: { sizes: { '1024x1024': { size: 'square_hd' } }, count: { field: 'num_images', as: 'string', max: 4 } },
+    });
   });
 
   it('refuses an alias naming two models, a mapping the input refuses and a count field the input lacks', () => {
@@ -226,20 +229,24 @@ describe('the OpenAI dialect in the catalog', () => {
     const problems = problemsWith((models) => {
       models[0].dialects.openai.edits = { images: { field: 'prompt', list: true, max: 2 }, mask: { field: 'mask_url' } };
       models[1].dialects.openai.edits = { images: { field: 'init_image' } };
-      models[1].dialects.openai.videos = { seconds: { '8': { duration: '8' } }, sizes: { '1280x720': { size: 'hd' } }, inputReference: { field: 'image_url' } };
+      models[1].dialects.openai.videos = { seconds: { '8': { duration: '8' } }, sizes: { '1280x720': { size: 'hd' } }, inputReference: { field: 'first_frame_url' } };
     }).join('\n');
     expect(problems).toMatch(/OpenAI edits: prompt is not a list/);
     expect(problems).toMatch(/OpenAI edits put the mask into mask_url, which is not an input field/);
     expect(problems).toMatch(/OpenAI edits put images into init_image, which is not an input field/);
     expect(problems).toMatch(/OpenAI seconds 8 sets duration, which is not an input field/);
     expect(problems).toMatch(/OpenAI video size 1280x720 sets size to "hd", which the input refuses/);
-    expect(problems).toMatch(/OpenAI videos put input_reference into image_url, which is not an input field/);
+    expect(problems).toMatch(/OpenAI videos put input_reference into first_frame_url, which is not an input field/);
   });
 
   it('gives the shipped edit and video models their mappings', () => {
     const models = loadCatalog().models;
     expect(models.find((m) => m.slug === 'runway/gen4-image/text-to-image')!.dialects.openai?.edits).toEqual({
       images: { field: 'reference_images', list: true, item: 'image_url', max: 3 },
+    });
+    expect(models.find((m) => m.slug === 'pixelforge/forge-lite/text-to-image')!.dialects.openai?.edits).toEqual({
+      images: { field: 'image_url', list: false, max: 1 },
+      mask: { field: 'mask_url' },
     });
     expect(models.find((m) => m.slug === 'lumina/lumi-cine/image-to-video')!.dialects.openai?.videos?.inputReference).toEqual({ field: 'image_url', required: true });
   });

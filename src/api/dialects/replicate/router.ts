@@ -43,8 +43,8 @@ const createResponses = {
   400: problem('Invalid request or input (VALIDATION_ERROR, INVALID_INPUT)'),
   401: problem('Missing or unknown token'),
   402: problem('Out of credits or over a spend limit (INSUFFICIENT_BALANCE, BUDGET_EXCEEDED)'),
-  403: problem('The key lacks `submit_job`, or may not use the model'),
-  404: problem('Unknown model or version, or one the account cannot see (MODEL_NOT_FOUND)'),
+  403: problem('The key lacks `submit_job`'),
+  404: problem('Unknown model or version, or one the account cannot see or the key may not use (MODEL_NOT_FOUND)'),
   409: problem('Idempotency-Key reused with another body, or its first request still running'),
   429: problem('Rate or concurrency limit, or too many held requests; Retry-After'),
 };
@@ -138,7 +138,7 @@ registry.registerPath({
   description: description('The model with its latest version and input schema.', 'list_models'),
   security,
   request: { params: ownerName },
-  responses: { 200: json('The model', ModelSchema), 404: problem('Unknown model, or one the account cannot see (MODEL_NOT_FOUND)') },
+  responses: { 200: json('The model', ModelSchema), 404: problem('Unknown model, or one the account cannot see or the key may not use (MODEL_NOT_FOUND)') },
 });
 
 registry.registerPath({
