@@ -7,7 +7,7 @@
  * most its `limit + 1` rows, also when nothing matches.
  */
 import { Client as PgClient } from 'pg';
-import { encodeCursor } from '../src/jobs/cursor';
+import { encodeCursor } from '../src/db/keysetCursor';
 import { jobPageSql, type JobKeyset } from '../src/jobs/list';
 import type { JobStatus } from '../src/shared/jobs';
 import { createTestAccount } from '../test/support/accounts';
