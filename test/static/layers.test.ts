@@ -7,19 +7,24 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { cruise, type ICruiseResult, type IConfiguration } from 'dependency-cruiser';
-import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
-import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/config';
 
 const CONFIG = path.join(REPO_ROOT, '.dependency-cruiser.cjs');
 
+// dependency-cruiser's helpers that read its configuration and a tsconfig as its command line does; ES modules whose
+// types this project's CommonJS resolution does not reach, hence the typed dynamic imports.
+const extractDepcruiseOptions = async (file: string) =>
+  ((await import('dependency-cruiser/config-utl/extract-depcruise-options' as string)) as { default: (file: string) => Promise<IConfiguration['options']> }).default(file);
+const extractTSConfig = async (file: string) =>
+  ((await import('dependency-cruiser/config-utl/extract-ts-config' as string)) as { default: (file: string) => Record<string, unknown> }).default(file);
+
 async function violations(root: string): Promise<string[]> {
-  const options = (await extractDepcruiseOptions(CONFIG)) as IConfiguration['options'] & { ruleSet: IConfiguration };
+  const options = await extractDepcruiseOptions(CONFIG);
   const cwd = process.cwd();
   process.chdir(root); // rules and results speak of paths relative to the tree cruised
   try {
-    const tsConfig = extractTSConfig(path.join(root, 'tsconfig.json'));
+    const tsConfig = await extractTSConfig(path.join(root, 'tsconfig.json'));
     const { output } = await cruise(['src', 'workflows', 'activities'].filter((dir) => fs.existsSync(dir)), { ...options, validate: true }, {}, { tsConfig });
     const result = output as ICruiseResult;
     return result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
