@@ -42,9 +42,14 @@ export async function memoryBench(): Promise<Headline[]> {
   const worker = startWorkflowWorkerProcess();
   const sides: ApiSide[] = [];
   try {
-    // BENCH_API_NODE_OPTIONS adds a side with other options, e.g. to weigh a change of API_NODE_OPTIONS.
-    const candidate = process.env.BENCH_API_NODE_OPTIONS?.split(' ').filter(Boolean);
-    const variants: [string, string[]][] = [['API_NODE_OPTIONS', API_NODE_OPTIONS], ...(candidate ? [['candidate', candidate] as [string, string[]]] : []), ["Node's defaults", []]];
+    // BENCH_API_NODE_OPTIONS adds sides with other options (sets of options separated by `;`), e.g. to weigh a change
+    // of API_NODE_OPTIONS.
+    const candidates = (process.env.BENCH_API_NODE_OPTIONS ?? '').split(';').map((set) => set.split(' ').filter(Boolean)).filter((set) => set.length > 0);
+    const variants: [string, string[]][] = [
+      ['API_NODE_OPTIONS', API_NODE_OPTIONS],
+      ...candidates.map((set, i): [string, string[]] => [`candidate${i + 1}`, set]),
+      ["Node's defaults", []],
+    ];
     for (const [label, nodeOptions] of variants) {
       const api = await startApiProcess({ nodeOptions: [...nodeOptions] });
       sides.push({ label: `${label} ${nodeOptions.join(' ')}`.trim(), nodeOptions: [...nodeOptions], api, opener: undefined as unknown as JobOpener, streams: [], rss: { idle: 0, inFlight: 0, streams: 0 }, submitMs: 0, submitCpuMs: 0, latencies: [] });
@@ -93,7 +98,7 @@ export async function memoryBench(): Promise<Headline[]> {
     }
 
     const open = await Promise.all(sides.map((side) => side.opener.stillOpen()));
-    console.log(`memory: ${open.join(' and ')} jobs open (pending) through the two APIs, RSS median of ${RSS_SAMPLES} samples`);
+    console.log(`memory: ${open.join(' and ')} jobs open (pending) through the APIs, RSS median of ${RSS_SAMPLES} samples`);
     const row = (label: string, kb: number, base: number, note = '') =>
       console.log(`  ${label.padEnd(44)} ${mb(kb).padStart(9)} ${(kb === base ? '' : `+${mb(kb - base)}`).padStart(10)}   ${note}`.trimEnd());
     row('workflow worker, idle', workerIdle, workerIdle);
