@@ -38,4 +38,6 @@ RUN node -e "require('./dist/src/api/app'); require('./dist/src/workers/workflow
 
 USER node
 EXPOSE 3000
-CMD ["node", "dist/src/api/server.js"]
+# The API's V8 options (API_NODE_OPTIONS in scripts/lib/app.js): Node 24 would let its young generation grow to
+# 128 MB during a burst of submits and hold it (docs/scaling.md).
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist/src/api/server.js"]

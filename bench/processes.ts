@@ -12,6 +12,8 @@ export interface ProcessOptions {
   runtime?: Runtime;
   /** On top of this process's environment. */
   env?: NodeJS.ProcessEnv;
+  /** The node (V8) options it runs with; each process kind's own by default. */
+  nodeOptions?: string[];
 }
 
 export interface ApiProcess {
@@ -23,19 +25,19 @@ export interface ApiProcess {
 
 export const RSS_SAMPLES = 5;
 
-/** The V8 options every workflow worker of the project runs with (scripts/lib/app.js says why). */
-export const { WORKFLOW_WORKER_NODE_OPTIONS } = require('../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[] };
+/** The V8 options every workflow worker and every API process of the project run with (scripts/lib/app.js says why). */
+export const { WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS } = require('../scripts/lib/app') as { WORKFLOW_WORKER_NODE_OPTIONS: string[]; API_NODE_OPTIONS: string[] };
 
 /** The node arguments that run `source` (e.g. src/api/server.ts) the `runtime` way, `nodeOptions` first. */
 export function nodeArgs(runtime: Runtime, source: string, args: string[] = [], nodeOptions: string[] = []): string[] {
   return runtime === 'built' ? [...nodeOptions, path.join('dist', source.replace(/\.ts$/, '.js')), ...args] : [...nodeOptions, '--import', 'tsx', source, ...args];
 }
 
-export async function startApiProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): Promise<ApiProcess> {
+export async function startApiProcess({ runtime = 'tsx', env = {}, nodeOptions = API_NODE_OPTIONS }: ProcessOptions = {}): Promise<ApiProcess> {
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}`;
   const startedAt = performance.now();
-  const child = spawn(process.execPath, nodeArgs(runtime, path.join('src', 'api', 'server.ts')), {
+  const child = spawn(process.execPath, nodeArgs(runtime, path.join('src', 'api', 'server.ts'), [], nodeOptions), {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port), API_HOST: '127.0.0.1', PUBLIC_BASE_URL: url, LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -70,6 +72,13 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
 export function rssKb(child: ChildProcess): number {
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+}
+
+/** The CPU time (user and system) the process has used, in ms, from /proc (clock ticks of 10 ms). */
+export function cpuMs(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 export async function medianRss(child: ChildProcess): Promise<number> {

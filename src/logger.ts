@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { currentTraceId } from './observability/traceContext';
+import { currentTraceId } from './lib/traceContext';
 
 export type { Logger } from 'pino';
 

@@ -37,6 +37,15 @@ function builtFile(file) {
  */
 const WORKFLOW_WORKER_NODE_OPTIONS = ['--max-semi-space-size=8', '--heap-growing-percent=50'];
 
+/**
+ * The V8 options the API runs with, however it is started: `npm run dev`, `npm run cluster`, `npm run api`, the image's
+ * command and docker-compose.yml (test/unit/scripts/apiNodeOptions.test.ts holds each of them to this list). The API
+ * is one isolate that takes bursts of submits and event streams: with Node 24's 64 MB semi-spaces and its heap growth
+ * on a large host it held 313 MB with 1,000 jobs in flight and 200 streams, against 191–200 MB on Node 20; the
+ * workflow worker's options bring it back under 250 MB at the same submit throughput and latency (docs/scaling.md).
+ */
+const API_NODE_OPTIONS = WORKFLOW_WORKER_NODE_OPTIONS;
+
 /** `node --import tsx <file>`: the TypeScript entrypoint in a single process (signals reach it directly). */
 function tsxCommand(file, args = [], nodeOptions = []) {
   const loader = pathToFileURL(require.resolve('tsx', { paths: [REPO_ROOT] })).href;
@@ -97,11 +106,11 @@ function service(name, key, args, env, logDir, { built = false, nodeOptions = []
   return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
 }
 
-const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'api', [], env, logDir, options);
+const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'api', [], env, logDir, { ...options, nodeOptions: API_NODE_OPTIONS });
 const workflowWorkerService = (env, logDir, options = {}) =>
   service('worker:workflows', 'workers', ['--workflows'], env, logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
 const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
 /** Serves every self-hosted Cog provider, those an operator imports while the stack runs included. */
 const cogWorkerService = (env, logDir, options = {}) => service('worker:cog', 'workers', ['--cog-providers'], env, logDir, options);
 
-module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };
+module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PrismaClient } from '../db/prisma';
-import { ADMIN_SCOPE, CLIENT_SCOPES, hashApiKey, type Scope } from './apiKeys';
+import { ADMIN_SCOPE, CLIENT_SCOPES, type Scope } from '../shared/scopes';
+import { hashApiKey } from './apiKeys';
 import { addCredits, createAccount, createApiKey } from './service';
 
 export const DEV_ACCOUNT_ID = 'acc_dev';

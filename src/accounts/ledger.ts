@@ -1,12 +1,12 @@
 /**
  * GET /v1/account/ledger: the account's ledger entries, newest first, keyset-paginated on (created_at, id) with the
- * same signed cursor as the job listing (src/jobs/cursor.ts). Entries written in one millisecond share `created_at`;
+ * same signed cursor as the job listing (src/db/keysetCursor.ts). Entries written in one millisecond share `created_at`;
  * the id, a bigint sequence, orders them by insertion.
  */
 import { Prisma } from '@prisma/client';
 import type { LedgerEntryView, LedgerPage, LedgerQuery } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
-import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from '../jobs/cursor';
+import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from '../db/keysetCursor';
 import { toNumber } from '../shared/money';
 
 /**

@@ -9,7 +9,7 @@ import { countJobsInFlight } from '../jobs/store';
 import { storedUsageOf } from '../outputs/storedUsage';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
-import { isScope } from './apiKeys';
+import { isScope } from '../shared/scopes';
 import { accountRetention } from './retention';
 import { keySpendRow, spendLimitsView } from './spendView';
 

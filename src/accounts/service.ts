@@ -3,7 +3,8 @@ import type { PrismaClient } from '../db/prisma';
 import { lockAccount, topUp } from '../ledger/entries';
 import { newId } from '../lib/ids';
 import { generateWebhookSecret } from '../webhooks/signing';
-import { generateApiKey, type Scope } from './apiKeys';
+import { generateApiKey } from './apiKeys';
+import type { Scope } from '../shared/scopes';
 
 export interface NewAccount {
   name: string;

@@ -6,9 +6,7 @@
  * from another is held to its limits against the counters of the first key of its rotation chain, which all the keys
  * of the chain charge: one budget however many of them work at once. Pure.
  */
-
-export const SPEND_LIMITS = ['account_daily', 'account_monthly', 'key_daily', 'key_monthly'] as const;
-export type SpendLimitName = (typeof SPEND_LIMITS)[number];
+import type { SpendLimitName } from '../shared/spendLimitNames';
 
 export type SpendPeriod = 'daily' | 'monthly';
 

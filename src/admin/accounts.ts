@@ -6,7 +6,7 @@ import type { PrismaClient } from '../db/prisma';
 import { insertAccount } from '../accounts/service';
 import { PLAN_NAMES } from '../accounts/plans';
 import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
-import { decodeCursor, encodeCursor, keysetPage } from '../jobs/cursor';
+import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
 import { ApiError } from '../shared/errors';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
 import { recordAudit, type Actor } from './audit';

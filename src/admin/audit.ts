@@ -5,7 +5,7 @@
 import { Prisma } from '@prisma/client';
 import type { AuditEntryView, AuditQuery } from '../contracts/http/admin';
 import type { PrismaClient } from '../db/prisma';
-import { decodeCursor, encodeCursor, invalidCursor, keysetPage } from '../jobs/cursor';
+import { decodeCursor, encodeCursor, invalidCursor, keysetPage } from '../db/keysetCursor';
 
 type Tx = Prisma.TransactionClient;
 

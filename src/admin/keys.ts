@@ -3,7 +3,7 @@ import type { ApiKey, Prisma } from '@prisma/client';
 import type { CreateKeyRequest } from '../contracts/http/admin';
 import type { PrismaClient } from '../db/prisma';
 import { createApiKey } from '../accounts/service';
-import { isScope, type Scope } from '../accounts/apiKeys';
+import { isScope, type Scope } from '../shared/scopes';
 import { ApiError } from '../shared/errors';
 import { lockAccount } from '../ledger/entries';
 import { recordAudit, type Actor } from './audit';

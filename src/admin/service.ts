@@ -6,7 +6,7 @@ import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../cont
 import { CogImportError, importCogModel, serverOrigin } from '../catalog/cogImport';
 import type { AllowedNetworks } from '../net/allowedNetworks';
 import { createCogTransport } from '../providers/upstreams/cog/transport';
-import { checkOutboundUrl } from '../webhooks/addressGuard';
+import { checkOutboundUrl } from '../net/addressGuard';
 import { rotateWebhookSecret } from '../accounts/service';
 import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatus';
 import { joinTransaction } from '../db/joinTransaction';

@@ -1,7 +1,7 @@
 /** The operator API's views of accounts and keys, built from their rows (shapes: src/contracts/http/admin.ts). */
 import type { Account, ApiKey } from '@prisma/client';
 import type { AdminAccount, AdminKey } from '../contracts/http/admin';
-import { isScope } from '../accounts/apiKeys';
+import { isScope } from '../shared/scopes';
 import { keySpendRow, spendLimitsView } from '../accounts/spendView';
 import { toNumber } from '../shared/money';
 import { accountRetention } from '../accounts/retention';

@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Account, ApiKey } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
-import { hashApiKey, type Scope } from '../accounts/apiKeys';
+import { hashApiKey } from '../accounts/apiKeys';
+import type { Scope } from '../shared/scopes';
 import { ApiError } from '../shared/errors';
 import { createExpiringCache } from '../lib/expiringCache';
 import { createKeyStanding, type KeyHolder } from './keyStanding';

@@ -9,11 +9,10 @@ import { REPO_ROOT } from '../config';
 import { PRICING_UNITS, parseUnits, toPpm, type PricingRule } from '../domain/pricing';
 import { createSchemaAjv } from '../domain/inputValidation';
 import { UPSTREAM_IDS } from '../providers/upstreams/types';
+import { VERSION_STATUSES } from '../shared/versionStatuses';
 
 export const DEFAULT_CATALOG_DIR = path.join(REPO_ROOT, 'catalog');
 
-export const VERSION_STATUSES = ['active', 'deprecated', 'disabled', 'deleted'] as const;
-export type VersionStatus = (typeof VERSION_STATUSES)[number];
 export const VISIBILITIES = ['public', 'segment', 'private'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 

@@ -9,7 +9,7 @@ import { isProviderAvailable } from '../providers/upstreams/credentials';
 import { isUpstreamId } from '../providers/upstreams/types';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';
-import type { VersionStatus } from './catalogFiles';
+import type { VersionStatus } from '../shared/versionStatuses';
 import { compareVersionsNewestFirst, pickCurrentVersion } from './versionResolver';
 import { canSeeModel } from './visibility';
 import type { z } from 'zod';

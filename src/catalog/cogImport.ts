@@ -13,7 +13,7 @@ import { loadCatalog, checkCatalog, DEFAULT_CATALOG_DIR, DEFAULT_ROUTING, NO_DIA
 import { seedCatalog } from './seed';
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
-import { MEDIA_KINDS } from '../uploads/media';
+import { MEDIA_KINDS } from '../shared/media';
 import { MEDIA_ANNOTATION, kindsFromFieldName } from '../uploads/mediaFields';
 
 export class CogImportError extends Error {

@@ -7,7 +7,8 @@ import type { PricingRule } from '../domain/pricing';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
 import type { UpstreamRoute } from '../shared/upstreams';
 import { CatalogCache } from './cache';
-import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type VersionStatus, type Visibility } from './catalogFiles';
+import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type Visibility } from './catalogFiles';
+import type { VersionStatus } from '../shared/versionStatuses';
 import { readCatalogRevision } from './revision';
 
 export { canSeeModel, canUseModel } from './visibility';

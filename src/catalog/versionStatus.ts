@@ -5,7 +5,7 @@
  * The catalog files stay the source of truth: the next seed applies their status (except over a deletion).
  */
 import type { Prisma } from '@prisma/client';
-import { VERSION_STATUSES, type VersionStatus } from './catalogFiles';
+import { VERSION_STATUSES, type VersionStatus } from '../shared/versionStatuses';
 import { bumpCatalogRevision } from './revision';
 
 export class VersionStatusError extends Error {

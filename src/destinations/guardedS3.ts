@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import * as Minio from 'minio';
-import { checkOutboundUrl, pinnedLookup, type Resolver } from '../webhooks/addressGuard';
+import { checkOutboundUrl, pinnedLookup, type Resolver } from '../net/addressGuard';
 import type { DestinationSettings } from './settings';
 
 export interface GuardOptions {

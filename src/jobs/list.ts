@@ -12,7 +12,7 @@ import type { JobPageSchema } from '../contracts/http/jobs';
 import { ISO_TIMESTAMPS } from '../db/isoTimestamps';
 import { sqlPool, type PrismaClient } from '../db/prisma';
 import type { JobStatus } from '../shared/jobs';
-import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from './cursor';
+import { decodeCursor, encodeCursor, invalidCursor, keysetPage, type CursorPosition } from '../db/keysetCursor';
 import { toListEntryFromIso, type IsoListEntryRow } from './views';
 
 export interface ListQuery {

@@ -16,7 +16,7 @@ import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
 import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
-import { checkWebhookUrl } from '../webhooks/addressGuard';
+import { checkWebhookUrl } from '../net/addressGuard';
 import { requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, validatedInput, type Caller } from './quote';
 import type { CountedRequest, RateLimits } from './rateLimit';

@@ -1,7 +1,7 @@
 /**
  * The networks an operator lets the services reach for the servers an operator names (Cog prediction servers):
  * CIDR ranges (`10.8.0.0/16`, `fd00:1::/64`), single addresses and host names (`gpu-1.internal`), as in
- * COG_ALLOWED_NETWORKS. The address guard (src/webhooks/addressGuard.ts) decides with them; link-local and metadata
+ * COG_ALLOWED_NETWORKS. The address guard (src/net/addressGuard.ts) decides with them; link-local and metadata
  * addresses stay refused whatever is listed.
  */
 import { BlockList, isIP } from 'node:net';

@@ -7,7 +7,7 @@
  */
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { AllowedNetworks } from './allowedNetworks';
-import { checkOutboundUrl, pinnedLookup, type Resolver } from '../webhooks/addressGuard';
+import { checkOutboundUrl, pinnedLookup, type Resolver } from './addressGuard';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 export const MAX_REDIRECTS = 5;

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { classifyAddress } from '../webhooks/addressGuard';
+import { classifyAddress } from '../net/addressGuard';
 
 /** Addresses a scraper on the operator's own network has. */
 const INTERNAL = new Set(['loopback', 'private', 'shared']);

@@ -1,7 +1,7 @@
 import { now, type FileReferenceDeps } from './deps';
 import { matchFileUrl } from './fileUrl';
 import { inspectUpload, isPastExpiry } from './inspect';
-import { describeKind, mediaKindOf } from './media';
+import { describeKind, mediaKindOf } from '../shared/media';
 import { inputStrings, type MediaRequirement } from './mediaFields';
 
 export interface FileReferenceProblem {

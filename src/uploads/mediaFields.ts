@@ -1,4 +1,4 @@
-import { MEDIA_KINDS, type MediaKind } from './media';
+import { MEDIA_KINDS, type MediaKind } from '../shared/media';
 
 /**
  * Which kinds of media a string in a job input may reference, decided by:

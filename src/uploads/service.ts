@@ -8,7 +8,7 @@ import { now, type FileReferenceDeps, type UploadDeps } from './deps';
 import { fileUrlFor } from './fileUrl';
 import { newFileId, uploadObjectKey } from './ids';
 import { inspectUpload, isPastExpiry } from './inspect';
-import { maxUploadBytes, type UploadContentType } from './media';
+import { maxUploadBytes, type UploadContentType } from '../shared/media';
 
 // Answer shapes: the response schemas of src/contracts/http/uploads.ts.
 export type PresignedUpload = z.infer<typeof PresignedUploadSchema>;

@@ -6,7 +6,7 @@
 import type { Config } from '../config';
 import { BATCH_WEBHOOK_EVENT_TYPES, DEFAULT_WEBHOOK_EVENTS, type DeliveredWebhookEventType, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
 import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
-import type { Resolver } from './addressGuard';
+import type { Resolver } from '../net/addressGuard';
 import { postWebhookAttempt } from './httpAttempt';
 import { buildWebhookPayload } from './payload';
 import { activeSigningSecrets, webhookEventId, type AccountWebhookSecrets } from './signing';

@@ -2,7 +2,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { WebhookAttemptOutcome } from '../shared/webhooks';
-import { checkWebhookUrl, pinnedLookup, type Resolver } from './addressGuard';
+import { checkWebhookUrl, pinnedLookup, type Resolver } from '../net/addressGuard';
 import { signWebhook } from './signing';
 import { parseRetryAfter } from '../lib/retryAfter';
 

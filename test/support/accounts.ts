@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../../src/db/prisma';
-import { CLIENT_SCOPES, type Scope } from '../../src/accounts/apiKeys';
+import { CLIENT_SCOPES, type Scope } from '../../src/shared/scopes';
 import { createAccount, createApiKey, type NewAccount } from '../../src/accounts/service';
 import { ensureOperatorsAccount } from '../../src/accounts/devAccount';
 

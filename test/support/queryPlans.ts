@@ -11,6 +11,7 @@ interface PlanNode {
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
   'Rows Removed by Index Recheck'?: number;
+  'Heap Fetches'?: number;
   Plans?: PlanNode[];
 }
 
@@ -19,6 +20,8 @@ export interface QueryReading {
   indexes: string[];
   /** 'Seq Scan' when a scan read the table without an index. */
   scans: string[];
+  /** Rows index-only scans still looked up in the table (those not known all-visible). */
+  heapFetches: number;
   executionMs: number;
 }
 
@@ -31,6 +34,7 @@ function walk(node: PlanNode, reading: QueryReading): void {
     reading.rowsRead += perLoop * (node['Actual Loops'] ?? 1);
     reading.scans.push(node['Node Type']);
   }
+  reading.heapFetches += node['Heap Fetches'] ?? 0;
   if (node['Index Name']) reading.indexes.push(node['Index Name']);
   for (const child of node.Plans ?? []) walk(child, reading);
 }
@@ -41,7 +45,7 @@ export async function explainQuery(pg: ClientBase, query: { text: string; values
     values: query.values,
   });
   const [{ Plan, 'Execution Time': executionMs }] = rows[0]!['QUERY PLAN'];
-  const reading: QueryReading = { rowsRead: 0, indexes: [], scans: [], executionMs };
+  const reading: QueryReading = { rowsRead: 0, indexes: [], scans: [], heapFetches: 0, executionMs };
   walk(Plan, reading);
   return reading;
 }

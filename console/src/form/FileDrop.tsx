@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
-import type { MediaKind } from '../../../src/uploads/media';
+import type { MediaKind } from '../../../src/shared/media';
 import { explain } from '../components/ErrorNotice';
 import { formatBytes } from '../format';
 import { useSession } from '../session';

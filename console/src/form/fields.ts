@@ -4,7 +4,7 @@
  * repeatable groups. What the form does not know is shown as a JSON box, so any schema can still be submitted.
  */
 import { mediaRequirement } from '../../../src/uploads/mediaFields';
-import { UPLOAD_CONTENT_TYPES, type MediaKind } from '../../../src/uploads/media';
+import { UPLOAD_CONTENT_TYPES, type MediaKind } from '../../../src/shared/media';
 import { humanize } from '../format';
 
 type Schema = Record<string, unknown>;

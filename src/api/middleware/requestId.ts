@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { newId } from '../../lib/ids';
-import { currentTraceId } from '../../observability/traceContext';
+import { currentTraceId } from '../../lib/traceContext';
 
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import express, { Router, type Request, type Response, type NextFunction } from 'express';
 import { REPO_ROOT, type Config } from '../../config';
 import type { Logger } from '../../logger';
-import { classifyAddress } from '../../webhooks/addressGuard';
+import { classifyAddress } from '../../net/addressGuard';
 
 export const CONSOLE_PATH = '/console';
 const CONSOLE_ROOT = path.join(REPO_ROOT, 'console');

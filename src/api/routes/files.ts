@@ -4,7 +4,7 @@ import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
 import { FileIdParamsSchema } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
-import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
+import { UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';
 
 /** Longest life of the storage URL a file redirect hands out; never beyond the file's own expiry. */

@@ -12,7 +12,7 @@ import {
 } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
 import { isFileId } from '../../uploads/ids';
-import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../uploads/media';
+import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';
 
 registry.registerPath({

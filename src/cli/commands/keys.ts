@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { AdminKey } from '@genmedia/client';
-import { ADMIN_SCOPE, isScope, SCOPES, type Scope } from '../../accounts/apiKeys';
+import { ADMIN_SCOPE, isScope, SCOPES, type Scope } from '../../shared/scopes';
 import { ensureOperatorsAccount } from '../../accounts/devAccount';
 import { createApiKey } from '../../accounts/service';
 import { CliError, parseLimit, parseList, parseNonNegativeInt, runCommand, spendLimitOptions } from '../context';

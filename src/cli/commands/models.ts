@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { VERSION_STATUSES } from '../../catalog/catalogFiles';
+import { VERSION_STATUSES } from '../../shared/versionStatuses';
 import { seedCatalog } from '../../catalog/seed';
 import { isVersionStatus } from '../../catalog/versionStatus';
 import { CliError, parseList, parseNonNegativeInt, runCommand } from '../context';

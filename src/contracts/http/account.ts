@@ -1,6 +1,6 @@
 import { z } from './zod';
-import { SCOPES } from '../../accounts/apiKeys';
-import { SPEND_LIMITS } from '../../accounts/spendLimits';
+import { SCOPES } from '../../shared/scopes';
+import { SPEND_LIMITS } from '../../shared/spendLimitNames';
 import { ListJobsQuerySchema, MAX_PAGE_SIZE } from './jobs';
 
 /** The account overview reports spending per UTC day over this many days. */

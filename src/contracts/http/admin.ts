@@ -3,8 +3,8 @@
  * declared here once; the routes validate with them and the OpenAPI document (tag `Admin`) is generated from them.
  */
 import { z } from './zod';
-import { SCOPES } from '../../accounts/apiKeys';
-import { VERSION_STATUSES } from '../../catalog/catalogFiles';
+import { SCOPES } from '../../shared/scopes';
+import { VERSION_STATUSES } from '../../shared/versionStatuses';
 import { LedgerEntrySchema, ListLedgerQuerySchema, SpendLimitsSchema } from './account';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../../shared/retention';

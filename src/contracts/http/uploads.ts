@@ -1,6 +1,6 @@
 import { z } from './zod';
-import { filenameProblem, MAX_FILENAME_LENGTH } from '../../uploads/filename';
-import { UPLOAD_CONTENT_TYPES } from '../../uploads/media';
+import { filenameProblem, MAX_FILENAME_LENGTH } from '../../shared/uploadFilename';
+import { UPLOAD_CONTENT_TYPES } from '../../shared/media';
 
 export const PresignRequestSchema = z
   .strictObject({

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCredits, createApiKey } from '../../../src/accounts/service';
-import { encodeCursor } from '../../../src/jobs/cursor';
+import { encodeCursor } from '../../../src/db/keysetCursor';
 import { get, request } from '../../support/api';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../../src/jobs/cursor';
+import { encodeCursor } from '../../../src/db/keysetCursor';
 import { newJobId } from '../../../src/jobs/submit';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 import { get, imageJob, post, TEXT_TO_IMAGE } from './helpers';

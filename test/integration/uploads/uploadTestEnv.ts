@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import type { Scope } from '../../../src/accounts/apiKeys';
+import type { Scope } from '../../../src/shared/scopes';
 import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApiMetrics } from '../../../src/observability/metrics';
 import { createOpenStreams } from '../../../src/api/openStreams';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
-import type { Scope } from '../../../src/accounts/apiKeys';
+import type { Scope } from '../../../src/shared/scopes';
 import { createApiKey as issueApiKey } from '../../../src/accounts/service';
 import { loadConfig, type Config } from '../../../src/config';
 import { generateWebhookSecret } from '../../../src/webhooks/signing';

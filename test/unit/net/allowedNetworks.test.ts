@@ -1,11 +1,11 @@
 /**
  * COG_ALLOWED_NETWORKS: how its entries are read, its defaults per environment, and what the address guard decides
- * with it for a server an operator names (src/webhooks/addressGuard.ts).
+ * with it for a server an operator names (src/net/addressGuard.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { parseAllowedNetworks, type AllowedNetworks } from '../../../src/net/allowedNetworks';
-import { checkOutboundUrl, type Resolver } from '../../../src/webhooks/addressGuard';
+import { checkOutboundUrl, type Resolver } from '../../../src/net/addressGuard';
 
 const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password', PROVENANCE_ENABLED: 'false' };
 

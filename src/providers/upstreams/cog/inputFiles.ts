@@ -6,9 +6,9 @@
  * `refuseUnguardedUrls` checks what is left: a URL in a field not known as a file (a model imported before its file
  * fields were kept) goes to the server only when the guard would let us fetch it ourselves.
  */
-import { MAX_UPLOAD_BYTES, mediaKindOf } from '../../../uploads/media';
+import { MAX_UPLOAD_BYTES, mediaKindOf } from '../../../shared/media';
 import { inputFileMessage } from '../../../shared/jobFailures';
-import { checkOutboundUrl, type Resolver } from '../../../webhooks/addressGuard';
+import { checkOutboundUrl, type Resolver } from '../../../net/addressGuard';
 import { ProviderError, type InputFile } from '../../types';
 
 /** A media type that can stand in a data: URI as it is. */

@@ -8,7 +8,7 @@ import { ProviderError } from '../../types';
 import type { AllowedNetworks } from '../../../net/allowedNetworks';
 import { ResponseTooLargeError, readCapped } from '../../../net/cappedBody';
 import { BlockedUrlError, guardedFetch } from '../../../net/guardedFetch';
-import type { Resolver } from '../../../webhooks/addressGuard';
+import type { Resolver } from '../../../net/addressGuard';
 import { COG_PREDICTION_MAX_BYTES } from '../../../shared/cog';
 import { errorForStatus, errorForTransport } from '../errors';
 import type { CogPrediction } from './predictions';

@@ -9,7 +9,7 @@ import type { CogHealth, CogTransport } from '../../../../src/providers/upstream
 import type { CogPrediction } from '../../../../src/providers/upstreams/cog/predictions';
 import type { TenantUrlRules } from '../../../../src/providers/upstreams/cog/inputFiles';
 import type { InputFile } from '../../../../src/providers/types';
-import type { Resolver } from '../../../../src/webhooks/addressGuard';
+import type { Resolver } from '../../../../src/net/addressGuard';
 
 function memoryStore(servers: CogServer[]) {
   const rows = new Map<string, CogPredictionRecord & { expiresAt: Date }>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../../src/jobs/cursor';
+import { decodeCursor, encodeCursor } from '../../../src/db/keysetCursor';
 import { requestHash } from '../../../src/jobs/idempotency';
 import { ApiError } from '../../../src/shared/errors';
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { networkMatcher, type AllowedNetworks } from '../net/allowedNetworks';
+import { networkMatcher, type AllowedNetworks } from './allowedNetworks';
 
 /**
  * Server-side request forgery guard for every URL we are given to fetch or call: a client's (webhooks, input files),

@@ -6,7 +6,7 @@ import {
   pinnedLookup,
   webhookUrlProblem,
   type Resolver,
-} from '../../../src/webhooks/addressGuard';
+} from '../../../src/net/addressGuard';
 
 const fakeDns =
   (table: Record<string, string[]>): Resolver =>

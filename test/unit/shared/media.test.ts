@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUploadContentType, maxUploadBytes, mediaKindOf, UPLOAD_CONTENT_TYPES } from '../../../src/uploads/media';
+import { isUploadContentType, maxUploadBytes, mediaKindOf, UPLOAD_CONTENT_TYPES } from '../../../src/shared/media';
 
 describe('upload media types', () => {
   it('allows exactly the nine documented types', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filenameProblem } from '../../../src/uploads/filename';
+import { filenameProblem } from '../../../src/shared/uploadFilename';
 
 describe('filenameProblem', () => {
   it.each(['scene.png', 'My photo (1).JPG', 'été.webp', 'a', 'x'.repeat(255), '.hidden', 'file..png'])(
