@@ -27,6 +27,7 @@ const LAYERS = [
     paths: [
       '^src/accounts/',
       '^src/admin/',
+      '^src/batches/',
       '^src/catalog/',
       '^src/destinations/',
       '^src/dialects/',
@@ -35,6 +36,7 @@ const LAYERS = [
       '^src/observability/',
       '^src/outputs/',
       '^src/providers/',
+      '^src/provenance/',
       '^src/uploads/',
       '^src/webhooks/',
     ],

@@ -2,7 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { createFileSigner, parseCertificates, SignerConfigError, type FileSignerSettings } from './provenance/signer';
+import { readSigningKey, SignerConfigError, type SigningKeySettings } from './lib/signingKeys';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
@@ -436,7 +436,7 @@ export interface ProvenanceConfig {
   /** False: outputs are stored as generated (PROVENANCE_ENABLED=false). */
   enabled: boolean;
   /** The signer's key and chain; undefined when provenance is off, or outside production when none is configured. */
-  signing?: FileSignerSettings;
+  signing?: SigningKeySettings;
   /** The CA certificates (PEM) whose signatures count as this deployment's. */
   trustAnchorsPem?: string;
 }
@@ -470,11 +470,10 @@ function provenanceConfig(e: Env): ProvenanceConfig {
   if (certificateChainPem === undefined || privateKeyPem === undefined) {
     throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together');
   }
-  const signing: FileSignerSettings = { certificateChainPem, privateKeyPem, ...(e.PROVENANCE_TSA_URL ? { timestampAuthorityUrl: e.PROVENANCE_TSA_URL } : {}) };
+  const signing: SigningKeySettings = { certificateChainPem, privateKeyPem, ...(e.PROVENANCE_TSA_URL ? { timestampAuthorityUrl: e.PROVENANCE_TSA_URL } : {}) };
   let chain: X509Certificate[];
   try {
-    createFileSigner(signing);
-    chain = parseCertificates(certificateChainPem);
+    chain = readSigningKey(signing).chain;
   } catch (err) {
     if (!(err instanceof SignerConfigError)) throw err;
     throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY: ${err.message}`);

@@ -19,7 +19,7 @@ import { startWorkflow } from '../temporal/workflows';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import type { Caller } from '../jobs/quote';
 import type { SubmitStore } from '../jobs/submitStore';
-import { checkWebhookUrl } from '../webhooks/addressGuard';
+import { checkWebhookUrl } from '../net/addressGuard';
 import { inspectUpload } from '../uploads/inspect';
 import { inlineLines, jsonlLines, validateLines, type RawLine, type ValidatedLines } from './validation';
 import { readBatch, type BatchView } from './read';

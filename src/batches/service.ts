@@ -12,7 +12,7 @@ import { batchWorkflowId, cancelBatchSignal } from '../contracts/workflows/batch
 import { ApiError } from '../shared/errors';
 import type { Caller } from '../jobs/quote';
 import { submitStoreOver } from '../jobs/submitStore';
-import { decodeCursor, encodeCursor, keysetPage } from '../jobs/cursor';
+import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
 import { createBatch, estimateBatch, type BatchCreateDeps } from './create';
 import { batchCostSoFar, batchCounts, readBatch, toBatchListEntry, type BatchView } from './read';
 import { batchResults } from './results';

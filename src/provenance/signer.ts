@@ -4,9 +4,8 @@
  * `createFileSigner` is the implementation that ships: a PEM private key and certificate chain from files or
  * variables (src/config.ts, docs/provenance.md).
  */
-import { createPrivateKey, sign as cryptoSign, X509Certificate, type KeyObject } from 'node:crypto';
-
-export type SigningAlgorithm = 'es256' | 'ed25519';
+import { sign as cryptoSign } from 'node:crypto';
+import { readSigningKey, type SigningAlgorithm, type SigningKeySettings } from '../lib/signingKeys';
 
 export interface ContentSigner {
   readonly algorithm: SigningAlgorithm;
@@ -20,8 +19,6 @@ export interface ContentSigner {
    */
   sign(data: Buffer): Promise<Buffer>;
 }
-
-export class SignerConfigError extends Error {}
 
 /**
  * Set by the file signer only: its key in this process, so the C2PA library signs with it itself instead of calling
@@ -37,39 +34,9 @@ export function inProcessKeyOf(signer: ContentSigner): InProcessKey | undefined 
   return (signer as ContentSigner & { [IN_PROCESS_KEY]?: InProcessKey })[IN_PROCESS_KEY];
 }
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-/** The certificates of a PEM bundle, in the order they appear. */
-export function parseCertificates(pem: string): X509Certificate[] {
-  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
-  if (blocks.length === 0) throw new SignerConfigError('the certificate chain holds no PEM certificate');
-  return blocks.map((block) => new X509Certificate(block));
-}
-
-function algorithmOf(key: KeyObject): SigningAlgorithm {
-  if (key.asymmetricKeyType === 'ed25519') return 'ed25519';
-  if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') return 'es256';
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  throw new SignerConfigError(`the signing key is ${key.asymmetricKeyType}${curve ? ` (${curve})` : ''}; it must be ECDSA P-256 (ES256) or Ed25519`);
-}
-
-export interface FileSignerSettings {
-  certificateChainPem: string;
-  privateKeyPem: string;
-  timestampAuthorityUrl?: string;
-}
-
 /** The signer of a PEM key and chain; the algorithm follows the key. Throws SignerConfigError for a key or chain that cannot sign. */
-export function createFileSigner(settings: FileSignerSettings): ContentSigner {
-  let key: KeyObject;
-  try {
-    key = createPrivateKey(settings.privateKeyPem);
-  } catch (err) {
-    throw new SignerConfigError(`the signing key is not a readable PEM private key: ${(err as Error).message}`);
-  }
-  const algorithm = algorithmOf(key);
-  const chain = parseCertificates(settings.certificateChainPem);
-  if (!chain[0].checkPrivateKey(key)) throw new SignerConfigError('the signing key does not belong to the first certificate of the chain');
+export function createFileSigner(settings: SigningKeySettings): ContentSigner {
+  const { key, algorithm, chain } = readSigningKey(settings);
   const signWith = algorithm === 'es256' ? { key, dsaEncoding: 'ieee-p1363' as const } : key;
   const signer: ContentSigner & { [IN_PROCESS_KEY]: InProcessKey } = {
     algorithm,

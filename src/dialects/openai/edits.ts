@@ -7,7 +7,7 @@
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
-import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../uploads/media';
+import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../shared/media';
 import { resolveOpenAiModel } from './catalog';
 import { requestFileId, type StoreUpload } from './requestFiles';
 import {

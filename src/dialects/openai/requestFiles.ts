@@ -5,7 +5,7 @@
  * it stays as unguessable as a random one.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { UploadContentType } from '../../uploads/media';
+import type { UploadContentType } from '../../shared/media';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** As long as a random file id: 22 base62 characters. */

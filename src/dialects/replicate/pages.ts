@@ -4,7 +4,7 @@
  * `next` starts after the last prediction of a page, `previous` ends before its first.
  */
 import type { Job, Prisma } from '@prisma/client';
-import { decodeCursor, encodeCursor, type CursorPosition } from '../../jobs/cursor';
+import { decodeCursor, encodeCursor, type CursorPosition } from '../../db/keysetCursor';
 import { namesOfSlugs } from './catalog';
 import { toPrediction, type Prediction, type PredictionDeps } from './predictions';
 

@@ -7,7 +7,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, signAsset } from '../../../src/provenance/c2pa';
 import { GENMEDIA_ASSERTION, manifestDefinition, TRAINED_ALGORITHMIC_MEDIA, type ManifestStore } from '../../../src/provenance/manifest';
-import { createFileSigner, SignerConfigError, type ContentSigner } from '../../../src/provenance/signer';
+import { SignerConfigError } from '../../../src/lib/signingKeys';
+import { createFileSigner, type ContentSigner } from '../../../src/provenance/signer';
 
 // scripts/ is plain CommonJS so that it runs before node_modules exist.
 const { createChain } = require('../../../scripts/lib/provenanceChain') as {

@@ -9383,7 +9383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description The key lacks `submit_job`, or may not use the model */
+            /** @description The key lacks `submit_job` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9394,7 +9394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description Unknown model or version, or one the account cannot see (MODEL_NOT_FOUND) */
+            /** @description Unknown model or version, or one the account cannot see or the key may not use (MODEL_NOT_FOUND) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9493,7 +9493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description The key lacks `submit_job`, or may not use the model */
+            /** @description The key lacks `submit_job` */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9504,7 +9504,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description Unknown model or version, or one the account cannot see (MODEL_NOT_FOUND) */
+            /** @description Unknown model or version, or one the account cannot see or the key may not use (MODEL_NOT_FOUND) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9682,7 +9682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReplicateModel"];
                 };
             };
-            /** @description Unknown model, or one the account cannot see (MODEL_NOT_FOUND) */
+            /** @description Unknown model, or one the account cannot see or the key may not use (MODEL_NOT_FOUND) */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

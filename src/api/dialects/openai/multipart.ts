@@ -6,7 +6,7 @@
 import type { Request } from 'express';
 import type { ReceivedFile } from '../../../dialects/openai/edits';
 import { ApiError } from '../../../shared/errors';
-import { filenameProblem } from '../../../uploads/filename';
+import { filenameProblem } from '../../../shared/uploadFilename';
 
 export interface MultipartForm {
   /** Each text field's value; a field sent twice is refused. */
