@@ -1,8 +1,7 @@
 /**
  * What the generation activities record of a job's attempt: the submission marker, the upstream's generation id,
- * where the generation stands, and what it cost us. An attempt of a routed job is its own row (`job_attempts`), the
- * job row showing the latest; a job of a release before routes keeps them on the job row. Status and money stay
- * with src/jobs/store.ts.
+ * where the generation stands, and what it cost us. Each attempt is its own row (`job_attempts`), the job row showing
+ * the latest. Status and money stay with src/jobs/store.ts.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 
