@@ -20,8 +20,8 @@ import { routeOutageFor, stripFailureTokens } from '../src/providers/local/failu
 import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderAdapter, type Submission } from '../src/providers/types';
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
 import { failureRule } from '../src/shared/failureCodes';
-import { PROVIDER_MAX_ATTEMPTS, type JobOutput, type ProviderJobInput, type ProviderJobOutcome } from '../src/shared/jobs';
-import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamJobInput, type UpstreamRoute } from '../src/shared/upstreams';
+import type { JobOutput } from '../src/shared/jobs';
+import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamRoute } from '../src/shared/upstreams';
 import type { OutputMarker } from '../src/provenance/outputMarker';
 import { createOutputStore } from './generationOutputs';
 import { estimateCompletion, progressOf } from './generationProgress';
@@ -65,18 +65,7 @@ export interface GenerationActivities {
   /** Reads where the generation stands; stores the outputs once it succeeded. */
   checkGeneration(input: GenerationCheck): Promise<GenerationProgress>;
   /** Stops the job's generation at the provider, if it has one. */
-  cancelGeneration(input: { jobId: string; attemptId?: string; route?: UpstreamRoute }): Promise<void>;
-}
-
-/**
- * The activity names of releases before one provider path, served while their workflows may still run: the same
- * activities under the old names and payloads.
- */
-export interface LegacyGenerationActivities {
-  runProviderJob(input: ProviderJobInput): Promise<ProviderJobOutcome>;
-  startUpstreamJob(input: UpstreamJobInput): Promise<GenerationProgress>;
-  checkUpstreamJob(input: Omit<GenerationCheck, 'providerId' | 'modelSlug'> & Partial<GenerationCheck>): Promise<GenerationProgress>;
-  cancelUpstreamJob(input: { jobId: string; route: UpstreamRoute }): Promise<void>;
+  cancelGeneration(input: { jobId: string; attemptId: string; route?: UpstreamRoute }): Promise<void>;
 }
 
 /** A ProviderError becomes an ApplicationFailure of the same code (Temporal retries the retryable ones); the detail is logged. */
@@ -107,7 +96,7 @@ async function retried<T>(attempts: number, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createGenerationActivities(deps: GenerationActivityDeps): GenerationActivities & LegacyGenerationActivities {
+export function createGenerationActivities(deps: GenerationActivityDeps): GenerationActivities {
   const now = deps.now ?? Date.now;
   const { adapter, upstreamStore } = deps;
   const writeInterval = deps.progressWriteIntervalMs ?? 1000;
@@ -235,7 +224,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       : mapped;
     return {
       jobId: input.jobId,
-      ...(input.attempt ? { attemptId: input.attempt.id } : {}),
+      attemptId: input.attempt.id,
       providerId: input.providerId,
       modelSlug: input.modelSlug,
       capability: input.capability,
@@ -296,7 +285,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
     });
   }
 
-  const activities: GenerationActivities = {
+  return {
     async startGeneration(input) {
       const ctx = Context.current();
       const claim = await deps.jobStore.claim(input.jobId, input.expectedProcessingSeconds);
@@ -309,10 +298,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
           ctx.log.warn('could not signal job start', { jobId: input.jobId, error: String(err) });
         });
       }
-      if (input.attempt) {
-        const { id, number, role = number === 1 ? 'first' : 'failover' } = input.attempt;
-        await upstreamStore.beginAttempt({ jobId: input.jobId, attemptId: id }, number, input.providerId, role);
-      }
+      const { id, number, role = number === 1 ? 'first' : 'failover' } = input.attempt;
+      await upstreamStore.beginAttempt({ jobId: input.jobId, attemptId: id }, number, input.providerId, role);
       try {
         return await (adapter.finishesAtOnce ? generateHere(input, claim.startedAt) : startUpstream(input, claim.startedAt));
       } catch (err) {
@@ -353,33 +340,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       // A cancelled hedge (or failed attempt) may have run, and been billed, already: its cost, where reported now.
       if (!adapter.finishesAtOnce) {
         const after = await adapter.status({ id, route }, ctx.cancellationSignal).catch(() => undefined);
-        if (after) await recordCostOf({ jobId, ...(attemptId ? { attemptId } : {}) }, after);
+        if (after) await recordCostOf({ jobId, attemptId }, after);
       }
     },
-  };
-
-  return {
-    ...activities,
-    async runProviderJob(input) {
-      const ctx = Context.current();
-      const deadline = new Date(now() + 2 * 3_600_000).toISOString();
-      try {
-        const progress = await activities.startGeneration({ ...input, deadline });
-        if (progress.outcome === 'completed') return { outcome: 'completed', outputs: progress.outputs };
-        if (progress.outcome === 'cancelled') return { outcome: 'cancelled' };
-        throw ApplicationFailure.create({ type: 'PROVIDER_JOB_FAILED', message: 'the generation did not finish', nonRetryable: true });
-      } catch (err) {
-        // Releases before one provider path stopped the remote generation of a job that fails for good here.
-        const failure = err instanceof ApplicationFailure ? err : undefined;
-        if ((failure?.nonRetryable || ctx.info.attempt >= PROVIDER_MAX_ATTEMPTS) && !ctx.cancellationSignal.aborted) {
-          await activities.cancelGeneration({ jobId: input.jobId }).catch(() => undefined);
-        }
-        throw err;
-      }
-    },
-    startUpstreamJob: (input) => activities.startGeneration({ capability: '', versionId: '', ...input }),
-    checkUpstreamJob: (input) => activities.checkGeneration({ providerId: '', modelSlug: '', ...input }),
-    cancelUpstreamJob: (input) => activities.cancelGeneration(input),
   };
 }
 
@@ -392,8 +355,7 @@ function withoutFailureTokens(input: GenerationStart): GenerationStart {
 }
 
 function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {
-  const attemptId = 'attempt' in input ? input.attempt?.id : 'attemptId' in input ? input.attemptId : undefined;
-  return attemptId ? { jobId: input.jobId, attemptId } : { jobId: input.jobId };
+  return { jobId: input.jobId, attemptId: 'attempt' in input ? input.attempt.id : input.attemptId };
 }
 
 /** Another attempt of the job (a hedge, or the attempt it hedged) finished first: its outputs are the job's. */

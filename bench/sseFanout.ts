@@ -95,12 +95,11 @@ async function admitJobs(prisma: PrismaClient, accounts: TestAccount[], count: n
       modelSlug: 'pixelforge/forge-pro/text-to-image',
       modelId: 'pixelforge/forge-pro/text-to-image',
       versionId: 'v2',
-      providerId: 'pixelforge',
+      routes: [{ providerId: 'pixelforge', taskQueue: 'provider.pixelforge', expectedProcessingSeconds: 30 }],
       capability: 'text-to-image',
       input: { prompt: 'a lighthouse, streamed' },
       webhookUrl: null,
       costMicroCents: 45_000,
-      expectedProcessingSeconds: 30,
       admitBefore: new Date(Date.now() + 60_000).toISOString(),
     });
     jobs.push({ jobId, account });

@@ -61,6 +61,14 @@ const EnvSchema = z.object({
    * in one first-in, first-out line per priority, as before fair share.
    */
   TEMPORAL_FAIRNESS: bool.default(true),
+  /**
+   * The workflow worker joins the worker deployment TEMPORAL_DEPLOYMENT_NAME under its build id, and each workflow stays
+   * on the build that started it (docs/workflow-versioning.md). Off: unversioned, every worker runs every workflow.
+   */
+  TEMPORAL_WORKER_VERSIONING: bool.default(true),
+  TEMPORAL_DEPLOYMENT_NAME: z.string().min(1).default('genmedia'),
+  /** The build id of the workflow worker; default: the package version and a digest of the workflow code. */
+  WORKER_BUILD_ID: z.string().min(1).optional(),
 
   // MinIO
   MINIO_PORT: port.default(9000),
@@ -321,6 +329,8 @@ export interface Config {
     /** Whether jobs start with their account as the fairness key. */
     fairness: boolean;
     workflowCacheSize: number;
+    /** The worker deployment of the workflow worker; absent: unversioned. */
+    deployment?: { deploymentName: string; buildId?: string };
   };
   minio: {
     /** Where the API and workers reach MinIO. */
@@ -590,6 +600,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       providerTaskQueuePrefix: e.PROVIDER_TASK_QUEUE_PREFIX,
       fairness: e.TEMPORAL_FAIRNESS,
       workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
+      ...(e.TEMPORAL_WORKER_VERSIONING ? { deployment: { deploymentName: e.TEMPORAL_DEPLOYMENT_NAME, ...(e.WORKER_BUILD_ID ? { buildId: e.WORKER_BUILD_ID } : {}) } } : {}),
     },
     minio: {
       endpoint: minioEndpoint,

@@ -12,7 +12,6 @@ import {
   allHandlersFinished,
   condition,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -25,7 +24,6 @@ import type { JobActivities } from '../activities/jobs';
 import { JOB_FAILURE_TYPES, type JobError, type JobOutput, type ProviderJobOutcome } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, cancelUpdate, jobStartedSignal, jobStateQuery, type AdmissionResult, type CancelResult, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowStatus } from '../src/contracts/workflows/job';
 import { ADMISSION_REJECTIONS, CANCEL_REJECTIONS, cannotCancelMessage } from '../src/shared/jobRules';
-import { providerTaskQueue } from '../src/shared/temporal';
 import { upstreamCallbackSignal } from '../src/contracts/workflows/job';
 import { DEFAULT_PROGRESS_INTERVAL_SECONDS, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
 import { jobEventWebhooksWorkflowId } from '../src/contracts/workflows/jobEventWebhooks';
@@ -33,8 +31,7 @@ import { outputDeliveryWorkflowId } from '../src/contracts/workflows/outputDeliv
 import { jobEventWebhooksWorkflow } from './jobEventWebhooks';
 import { onJobTerminal } from './jobTerminal';
 import { outputDeliveryWorkflow } from './outputDelivery';
-import { runLegacyProviderJob, runLegacyUpstreamStep } from './legacyProviderSteps';
-import { runProviderStep, type CallbackCursor } from './providerStep';
+import type { CallbackCursor } from './providerStep';
 import { runRoutes } from './routes';
 
 
@@ -48,16 +45,12 @@ const ADMISSION_RETRY: RetryPolicy = {
   maximumInterval: '5 seconds',
   nonRetryableErrorTypes: [...ADMISSION_REJECTIONS],
 };
-const admission = proxyActivities<JobActivities>({ startToCloseTimeout: '10 seconds', retry: ADMISSION_RETRY });
-
 /**
  * Admission as a local activity (Temporal's early-return pattern): it runs in the first workflow task, so the
  * Update-with-Start is answered after one workflow task instead of two plus an activity task. A crash mid-way runs
  * it again on the next workflow task; `admitJob` is idempotent per job id and bounded by the admission deadline.
  */
-const localAdmission = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '10 seconds', retry: ADMISSION_RETRY });
-/** Marks histories whose admission ran as a local activity (older ones replay the activity task). */
-const ADMISSION_AS_LOCAL_ACTIVITY = 'admission-local-activity';
+const admission = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '10 seconds', retry: ADMISSION_RETRY });
 
 const cancellation = proxyActivities<JobActivities>({
   startToCloseTimeout: '10 seconds',
@@ -72,20 +65,13 @@ const cancellation = proxyActivities<JobActivities>({
 
 /** Job bookkeeping that must eventually happen (completion, failure, refund): retried until it does. */
 const BOOKKEEPING_RETRY: RetryPolicy = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+/** Reads the job's row; retried until PostgreSQL answers. */
 const bookkeeping = proxyActivities<JobActivities>({ startToCloseTimeout: '30 seconds', retry: BOOKKEEPING_RETRY });
 /**
  * The final bookkeeping as local activities: the job completes (or fails and is refunded) in the workflow task that
  * learns the provider's outcome, not one activity task and workflow task later. Both steps are idempotent per job.
  */
-const localBookkeeping = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '30 seconds', retry: BOOKKEEPING_RETRY });
-/** Marks histories whose final bookkeeping ran as local activities (older ones replay their activity tasks). */
-const BOOKKEEPING_AS_LOCAL_ACTIVITIES = 'bookkeeping-local-activities';
-
-/** Marks histories whose provider step is the one path of every provider (older ones replay their own steps). */
-const ONE_PROVIDER_STEP = 'one-provider-step';
-
-/** Marks histories whose completion may start the delivery of the outputs to the customer's bucket. */
-const OUTPUT_DELIVERY = 'output-delivery';
+const finalBookkeeping = proxyLocalActivities<JobActivities>({ startToCloseTimeout: '30 seconds', retry: BOOKKEEPING_RETRY });
 
 export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   let status: JobWorkflowStatus = 'admitting';
@@ -145,8 +131,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   // ── admission ──
   try {
-    const admit = patched(ADMISSION_AS_LOCAL_ACTIVITY) ? localAdmission.admitJob : admission.admitJob;
-    admitted = await admit.executeWithOptions({ summary: 'Charge the account and create the pending job' }, [input]);
+    admitted = await admission.admitJob.executeWithOptions({ summary: 'Charge the account and create the pending job' }, [input]);
   } catch (err) {
     rejection = asApplicationFailure(err, ADMISSION_REJECTIONS);
     setStatus('rejected');
@@ -157,15 +142,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   await startEventRelay(input);
 
   // ── provider work ──
-  const taskQueue = input.providerTaskQueue ?? providerTaskQueue(input.providerId);
-  // A job's routes are in its input since routing: older histories never reach runRoutes.
-  const step = input.routes
-    ? await runRoutes(input, input.routes, providerScope, upstreamCallbacks, describeProviderFailure)
-    : patched(ONE_PROVIDER_STEP)
-    ? await runProviderStep(input, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)
-    : input.upstream
-      ? await runLegacyUpstreamStep(input, input.upstream, taskQueue, providerScope, upstreamCallbacks, describeProviderFailure)
-      : await runLegacyProviderJob(input, taskQueue, providerScope, describeProviderFailure);
+  const step = await runRoutes(input, providerScope, upstreamCallbacks, describeProviderFailure);
   let outcome: ProviderJobOutcome | undefined;
   if ('error' in step) jobError = step.error;
   else outcome = step.outcome;
@@ -184,19 +161,17 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   if (outcome?.outcome === 'completed') {
     const outputs: JobOutput[] = outcome.outputs;
-    const book = patched(BOOKKEEPING_AS_LOCAL_ACTIVITIES) ? localBookkeeping : bookkeeping;
-    const completion = await book.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
+    const completion = await finalBookkeeping.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
     setStatus('completed');
     await condition(allHandlersFinished);
     await onJobTerminal({ input, status: 'completed' });
-    if (patched(OUTPUT_DELIVERY) && completion?.deliverOutputs) await startOutputDelivery(input.jobId);
+    if (completion?.deliverOutputs) await startOutputDelivery(input.jobId);
     return { jobId: input.jobId, status: 'completed', outputs };
   }
 
   const error = jobError!;
   log.warn('job failed', { jobId: input.jobId, code: error.code, message: error.message });
-  const book = patched(BOOKKEEPING_AS_LOCAL_ACTIVITIES) ? localBookkeeping : bookkeeping;
-  const { refundedMicroCents } = await book.failJob.executeWithOptions({ summary: `Fail the job (${error.code}) and refund it` }, [
+  const { refundedMicroCents } = await finalBookkeeping.failJob.executeWithOptions({ summary: `Fail the job (${error.code}) and refund it` }, [
     { jobId: input.jobId, error },
   ]);
   setStatus('failed');
@@ -205,19 +180,12 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   return { jobId: input.jobId, status: 'failed', error, refundedMicroCents };
 }
 
-/** Marks histories recorded before the cancel outcome was read from PostgreSQL (replay keeps their old path). */
-const CANCEL_OUTCOME_FROM_DATABASE = 'cancel-outcome-from-database';
-
 /**
  * The refund of a job the provider found cancelled (PostgreSQL decided the race for the cancel), or null when its
  * row is not cancelled. The row is read rather than waiting for the cancel update: an update whose answer was lost
  * after the commit would otherwise leave this workflow waiting forever.
  */
 async function cancelledRefund(jobId: string, recorded: () => CancelResult | undefined): Promise<number | null> {
-  if (!patched(CANCEL_OUTCOME_FROM_DATABASE)) {
-    await condition(() => recorded() !== undefined);
-    return recorded()!.refundedMicroCents;
-  }
   const known = recorded();
   if (known) return known.refundedMicroCents;
   const row = await bookkeeping.readJobOutcome({ jobId });

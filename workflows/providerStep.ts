@@ -9,14 +9,13 @@ import {
   ActivityCancellationType,
   CancellationScope,
   condition,
-  patched,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { GenerationActivities } from '../activities/generation';
 import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError, type ProviderJobOutcome } from '../src/shared/jobs';
-import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput } from '../src/contracts/workflows/job';
+import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
 import type { AttemptRef, GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
@@ -63,30 +62,24 @@ function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_AT
 }
 
 /** Stops an attempt's generation at its provider, whatever scope is being cancelled around it. */
-export function cancelAttemptGeneration(jobId: string, taskQueue: string, attempt: AttemptRef, route?: JobWorkflowInput['upstream']): Promise<void> {
-  const { cancel } = generationActivities(taskQueue);
+export function cancelAttemptGeneration(jobId: string, route: RoutePlan, attempt: AttemptRef): Promise<void> {
+  const { cancel } = generationActivities(route.taskQueue);
   return CancellationScope.nonCancellable(() =>
-    cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(route ? { route: route.route } : {}) }),
+    cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(route.upstream ? { route: route.upstream.route } : {}) }),
   ).catch(() => undefined);
 }
 
-/**
- * Marks histories where a check cut short by the step's own scope being cancelled (a hedge's loser) leaves stopping
- * the generation to whoever cancelled it, as a cancelled start does; older ones stopped it here too, then again.
- */
-const CANCELLED_CHECK_LEAVES_CANCEL_TO_CALLER = 'cancelled-check-leaves-cancel-to-caller';
-
 const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
 
+/** One attempt of the job: its generation on `on`'s provider, from start to end. */
 export async function runProviderStep(
   input: JobWorkflowInput,
-  taskQueue: string,
+  on: RoutePlan,
+  attempt: AttemptRef,
   providerScope: CancellationScope,
   callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
-  routed: {
-    /** The attempt of a routed job; absent for a job started before routes. */
-    attempt?: AttemptRef;
+  options: {
     /** Told once the provider reports the generation running (for hedging). */
     onRunning?: () => void;
     /** Told after each status check of the generation (for hedging: its start is seen at checks). */
@@ -95,30 +88,27 @@ export async function runProviderStep(
     startAttempts?: number;
   } = {},
 ): Promise<ProviderStepResult> {
-  const { attempt, onRunning, onChecked } = routed;
-  const activities = generationActivities(taskQueue, routed.startAttempts);
-  const route = input.upstream?.route;
-  const attemptId = attempt ? { attemptId: attempt.id } : {};
-  const deadlineMs = Date.now() + (input.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;
+  const { onRunning, onChecked } = options;
+  const activities = generationActivities(on.taskQueue, options.startAttempts);
+  const route = on.upstream?.route;
+  const providerId = on.providerId;
+  const deadlineMs = Date.now() + (on.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;
   const base = {
     jobId: input.jobId,
-    providerId: input.providerId,
+    providerId,
     modelSlug: input.modelSlug,
-    expectedProcessingSeconds: input.expectedProcessingSeconds,
+    expectedProcessingSeconds: on.expectedProcessingSeconds,
     ...(route ? { route } : {}),
   };
-  const cancelGeneration = () =>
-    CancellationScope.nonCancellable(() =>
-      activities.cancel.cancelGeneration({ jobId: input.jobId, ...attemptId, ...(route ? { route } : {}) }),
-    ).catch(() => undefined);
+  const cancelGeneration = () => cancelAttemptGeneration(input.jobId, on, attempt);
 
   let progress: GenerationProgress;
   try {
     progress = await providerScope.run(() =>
-      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${input.providerId}${route ? ` (${route.model})` : ''}` }, [
+      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${providerId}${route ? ` (${route.model})` : ''}` }, [
         {
           ...base,
-          ...(attempt ? { attempt } : {}),
+          attempt,
           capability: input.capability,
           versionId: input.versionId,
           input: input.input,
@@ -139,7 +129,7 @@ export async function runProviderStep(
   noteRunning();
   if (progress.outcome !== 'failed' && progress.upstreamId) {
     upsertSearchAttributes([{ key: JOB_SEARCH_ATTRIBUTES.UpstreamId, value: progress.upstreamId }]);
-    setCurrentDetails(`**Status** processing on ${input.providerId} · upstream generation \`${progress.upstreamId}\``);
+    setCurrentDetails(`**Status** processing on ${providerId} · upstream generation \`${progress.upstreamId}\``);
   }
 
   while (progress.outcome === 'waiting') {
@@ -153,11 +143,13 @@ export async function runProviderStep(
     await condition(() => callbacks.inbox.received > callbacks.seen, Math.min(progress.nextCheckMs, remaining));
     callbacks.seen = callbacks.inbox.received;
     try {
-      progress = await activities.check.checkGeneration.executeWithOptions({ summary: `Check ${input.providerId} generation ${progress.upstreamId}` }, [
-        { ...base, ...attemptId, upstreamId: progress.upstreamId },
+      progress = await activities.check.checkGeneration.executeWithOptions({ summary: `Check ${providerId} generation ${progress.upstreamId}` }, [
+        { ...base, attemptId: attempt.id, upstreamId: progress.upstreamId },
       ]);
     } catch (err) {
-      if (providerScope.consideredCancelled && patched(CANCELLED_CHECK_LEAVES_CANCEL_TO_CALLER)) return { outcome: { outcome: 'cancelled' } };
+      // A check cut short by this step's own scope being cancelled (a hedge's loser) leaves stopping the generation to
+      // whoever cancelled it, as a cancelled start does.
+      if (providerScope.consideredCancelled) return { outcome: { outcome: 'cancelled' } };
       await cancelGeneration();
       return { error: describeFailure(err) };
     }

@@ -11,7 +11,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   proxyLocalActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -29,26 +28,15 @@ const attempts = proxyLocalActivities<JobActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** Marks histories whose routes were ordered by the planner (older ones try them as listed). */
-const ROUTE_PLANNING = 'route-planning';
-/** Marks histories whose first attempt may be hedged. */
-const HEDGING = 'hedging';
-/** Marks histories where an attempt that found the outputs claimed waits for the attempt that claimed them. */
-const OUTPUTS_TAKEN_WAITS_FOR_CLAIM_HOLDER = 'outputs-taken-waits-for-claim-holder';
-/** Marks histories where the hedge is decided at the first attempt's next status check after the delay. */
-const HEDGE_AFTER_A_CHECK = 'hedge-after-a-check';
-/** Marks histories whose hedge is woken by the job's upstream callbacks, as its first attempt is. */
-const HEDGE_HEARS_CALLBACKS = 'hedge-hears-callbacks';
-
 interface Plan {
   routes: RoutePlan[];
   hedgeAfterMs?: number;
 }
 
 /** The routes in the order to try them (the version's choice, unhealthy routes last) and when to hedge the first. */
-async function plan(input: JobWorkflowInput, routes: RoutePlan[]): Promise<Plan> {
-  const policy = input.routePolicy;
-  if (!policy || routes.length < 2 || !patched(ROUTE_PLANNING)) return { routes };
+async function plan(input: JobWorkflowInput): Promise<Plan> {
+  const { routes, routePolicy: policy } = input;
+  if (!policy || routes.length < 2) return { routes };
   const planned = await attempts.planRoutes.executeWithOptions({ summary: `Order ${routes.length} routes (${policy.choose}, unhealthy last)` }, [{ modelSlug: input.modelSlug, routes, policy }]);
   for (const { providerId, reason } of planned.unhealthy) log.info('route unhealthy: tried last', { jobId: input.jobId, providerId, reason });
   return { routes: planned.order.map((index) => routes[index]), ...(planned.hedgeAfterMs === undefined ? {} : { hedgeAfterMs: planned.hedgeAfterMs }) };
@@ -58,19 +46,12 @@ const succeeded = (result: ProviderStepResult | undefined): boolean => result !=
 
 export async function runRoutes(
   input: JobWorkflowInput,
-  listed: RoutePlan[],
   providerScope: CancellationScope,
   callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
 ): Promise<ProviderStepResult> {
-  const { routes, hedgeAfterMs } = await plan(input, listed);
+  const { routes, hedgeAfterMs } = await plan(input);
   const attemptOf = (index: number, role: AttemptRole): Required<AttemptRef> => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
-  const onRoute = (route: RoutePlan): JobWorkflowInput => ({
-    ...input,
-    providerId: route.providerId,
-    expectedProcessingSeconds: route.expectedProcessingSeconds,
-    upstream: route.upstream,
-  });
   // A route with another behind it gives up sooner: the next route serves the job before a long backoff would.
   const startAttemptsOf = (index: number) => (index < routes.length - 1 ? PROVIDER_ATTEMPTS_BEFORE_FAILOVER : PROVIDER_MAX_ATTEMPTS);
   const canFailOver = (result: ProviderStepResult) => 'error' in result && mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy });
@@ -100,15 +81,11 @@ export async function runRoutes(
     const refs = [attemptOf(0, 'first'), attemptOf(1, 'hedge')];
     const start = (k: number) => {
       const route = routes[k];
-      // The hedge hears the job's callbacks from its start on (before that patch, only its check interval woke it).
-      const flags =
-        k === 0 ? callbacks
-        : patched(HEDGE_HEARS_CALLBACKS) ? { inbox: callbacks.inbox, seen: callbacks.inbox.received }
-        : { inbox: { received: 0 }, seen: 0 };
+      // The hedge hears the job's callbacks from its start on, as the first attempt does.
+      const cursor = k === 0 ? callbacks : { inbox: callbacks.inbox, seen: callbacks.inbox.received };
       scopes[k]
         .run(() =>
-          runProviderStep(onRoute(route), route.taskQueue, scopes[k], flags, describeFailure, {
-            attempt: refs[k],
+          runProviderStep(input, route, refs[k], scopes[k], cursor, describeFailure, {
             onRunning: () => (running[k] = true),
             onChecked: () => (checks[k] += 1),
             startAttempts: startAttemptsOf(k),
@@ -123,7 +100,7 @@ export async function runRoutes(
     start(0);
     const startedOrEnded = () => running[0] || settled[0] !== undefined;
     let decided = await condition(startedOrEnded, delayMs);
-    if (!decided && patched(HEDGE_AFTER_A_CHECK)) {
+    if (!decided) {
       // A start is seen at a status check, and the p90 comes from checks too: the hedge waits for the first attempt's
       // next check (at most as long again) rather than racing it.
       const seen = checks[0];
@@ -140,9 +117,8 @@ export async function runRoutes(
     setCurrentDetails(`**Status** ${routes[0].providerId} has not started after ${Math.round(delayMs / 1000)} s: also started on ${routes[1].providerId}`);
     start(1);
     // An attempt that found the outputs claimed (OUTPUTS_TAKEN) lost to the other, which is storing them: the job
-    // waits for that one (before this patch, the claim holder was cancelled and OUTPUTS_TAKEN became the job's error).
-    const waitForClaimHolder = patched(OUTPUTS_TAKEN_WAITS_FOR_CLAIM_HOLDER);
-    const outputsTaken = (r: ProviderStepResult | undefined) => waitForClaimHolder && r !== undefined && 'error' in r && r.error.code === 'OUTPUTS_TAKEN';
+    // waits for that one.
+    const outputsTaken = (r: ProviderStepResult | undefined) => r !== undefined && 'error' in r && r.error.code === 'OUTPUTS_TAKEN';
     const endsJob = (r: ProviderStepResult | undefined) => r !== undefined && 'error' in r && !canFailOver(r) && !outputsTaken(r);
     // Until one succeeds, both end, or one fails in a way no other route can help with (the client's input).
     await condition(() => settled.some(succeeded) || settled.every((r) => r !== undefined) || settled.some(endsJob));
@@ -150,7 +126,7 @@ export async function runRoutes(
       if (settled[k] !== undefined) continue;
       scopes[k].cancel();
       await condition(() => settled[k] !== undefined);
-      await cancelAttemptGeneration(input.jobId, routes[k].taskQueue, refs[k], routes[k].upstream);
+      await cancelAttemptGeneration(input.jobId, routes[k], refs[k]);
       settled[k] = { outcome: { outcome: 'cancelled' } };
     }
     for (const k of [0, 1]) await endAttempt(refs[k], routes[k], settled[k]!);
@@ -166,7 +142,7 @@ export async function runRoutes(
 
   let next = 0;
   let result: ProviderStepResult = { error: { code: 'INTERNAL_ERROR', message: 'The job has no route' } };
-  if (hedgeAfterMs !== undefined && routes.length >= 2 && patched(HEDGING)) {
+  if (hedgeAfterMs !== undefined && routes.length >= 2) {
     ({ result, next } = await hedged(hedgeAfterMs));
     if (!('error' in result) || !canFailOver(result)) return result;
   }
@@ -178,7 +154,7 @@ export async function runRoutes(
       setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
       log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
     }
-    result = await runProviderStep(onRoute(route), route.taskQueue, providerScope, callbacks, describeFailure, { attempt, startAttempts: startAttemptsOf(index) });
+    result = await runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) });
     await endAttempt(attempt, route, result);
     if (!('error' in result) || !canFailOver(result)) return result;
   }

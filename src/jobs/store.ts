@@ -8,7 +8,7 @@ import { Prisma, type PrismaClient } from '@prisma/client';
 import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
 import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './transitionObserver';
 import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
-import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
+import { firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
 import { budgetExceededDetails, budgetExceededMessage, exceededLimit, type SpendHolder } from '../accounts/spendLimits';
 import { accountRetention } from '../accounts/retention';
@@ -200,8 +200,8 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
                               webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
                               retention_seconds, batch_id, custom_id, created_at, updated_at)
             VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
-                    ${input.providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
-                    ${cost}, now() + make_interval(secs => ${input.expectedProcessingSeconds}), ${input.requestId},
+                    ${firstRoute(input).providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
+                    ${cost}, now() + make_interval(secs => ${firstRoute(input).expectedProcessingSeconds}), ${input.requestId},
                     ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, now(), now())
             RETURNING id, cost_micro_cents, estimated_completion_time, created_at
           ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
@@ -211,7 +211,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           created: true,
         };
       }).then(({ admission, created }) => {
-        if (created) observer.admitted({ modelSlug: input.modelSlug, providerId: input.providerId, costMicroCents: BigInt(input.costMicroCents) });
+        if (created) observer.admitted({ modelSlug: input.modelSlug, providerId: firstRoute(input).providerId, costMicroCents: BigInt(input.costMicroCents) });
         return admission;
       });
     },

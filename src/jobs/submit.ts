@@ -15,7 +15,7 @@ import type { Clock } from '../lib/clock';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
-import type { AdmissionResult, JobWorkflowInput } from '../contracts/workflows/job';
+import { firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import { checkWebhookUrl } from '../net/addressGuard';
 import { requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
 import { price, validatedInput, type Caller } from './quote';
@@ -214,8 +214,6 @@ export async function planJob(
     modelSlug: resolved.model.slug,
     modelId: resolved.model.id,
     versionId: resolved.version.versionId,
-    providerId: first.providerId,
-    providerTaskQueue: first.taskQueue,
     capability: resolved.model.capabilityId,
     input,
     webhookUrl: request.webhookUrl ?? null,
@@ -224,8 +222,6 @@ export async function planJob(
       : {}),
     ...(request.webhookUrl !== undefined && request.webhookFormat ? { webhookFormat: request.webhookFormat } : {}),
     costMicroCents: cost.estimatedCostMicroCents,
-    expectedProcessingSeconds: first.expectedProcessingSeconds,
-    ...(first.upstream ? { upstream: first.upstream } : {}),
     routes,
     failoverOnContentPolicy: resolved.routing.failoverOnContentPolicy,
     routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
@@ -314,7 +310,7 @@ function refusalHeaders(code: string, input: JobWorkflowInput, details: unknown,
 
 /** A concurrent slot frees up when a running job finishes: about one processing time, within 1..60 s. */
 function retryAfterForConcurrency(input: JobWorkflowInput): number {
-  return Math.min(60, Math.max(1, input.expectedProcessingSeconds));
+  return Math.min(60, Math.max(1, firstRoute(input).expectedProcessingSeconds));
 }
 
 async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput, log: Logger): Promise<AdmissionResult> {

@@ -1,8 +1,7 @@
 /**
  * What the generation activities record of a job's attempt: the submission marker, the upstream's generation id,
- * where the generation stands, and what it cost us. An attempt of a routed job is its own row (`job_attempts`), the
- * job row showing the latest; a job of a release before routes keeps them on the job row. Status and money stay
- * with src/jobs/store.ts.
+ * where the generation stands, and what it cost us. Each attempt is its own row (`job_attempts`), the job row showing
+ * the latest. Status and money stay with src/jobs/store.ts.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 
@@ -13,10 +12,10 @@ export interface UpstreamJobState {
   startedAt: Date | null;
 }
 
-/** Which attempt: a job's own row when `attemptId` is absent (workflows before routes). */
+/** Which attempt of which job (`job_attempts.id`). */
 export interface AttemptKey {
   jobId: string;
-  attemptId?: string;
+  attemptId: string;
 }
 
 export interface UpstreamSnapshotRecord {
@@ -56,14 +55,9 @@ export interface UpstreamJobStore {
   forgetCallback(upstream: string, callbackId: string): Promise<void>;
 }
 
-/**
- * The job's upstream cost once `cost` (of the attempt, if any) is recorded: a routed job costs what each of its
- * attempts cost, their sum once one reported; a job without attempts costs what its one generation reported.
- */
-function jobUpstreamCost({ jobId, attemptId }: AttemptKey, cost: bigint | null): Prisma.Sql {
-  return attemptId
-    ? Prisma.sql`COALESCE((SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId}), upstream_cost_micro_cents)`
-    : Prisma.sql`COALESCE(${cost}, upstream_cost_micro_cents)`;
+/** The job's upstream cost: what each of its attempts cost, their sum once one reported. */
+function jobUpstreamCost(jobId: string): Prisma.Sql {
+  return Prisma.sql`COALESCE((SELECT sum(upstream_cost_micro_cents) FROM job_attempts WHERE job_id = ${jobId}), upstream_cost_micro_cents)`;
 }
 
 export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
@@ -75,7 +69,6 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
     },
 
     async claimOutputs({ jobId, attemptId }) {
-      if (!attemptId) return true;
       const claimed = await prisma.$executeRaw`
         UPDATE jobs SET winning_attempt = ${attemptId}, updated_at = now()
         WHERE id = ${jobId} AND (winning_attempt IS NULL OR winning_attempt = ${attemptId})`;
@@ -83,14 +76,10 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
     },
 
     async releaseOutputs({ jobId, attemptId }) {
-      if (!attemptId) return;
       await prisma.$executeRaw`UPDATE jobs SET winning_attempt = NULL, updated_at = now() WHERE id = ${jobId} AND winning_attempt = ${attemptId}`;
     },
 
-    async state({ jobId, attemptId }) {
-      if (!attemptId) {
-        return prisma.job.findUniqueOrThrow({ where: { id: jobId }, select: { upstreamId: true, upstreamSubmittedAt: true, startedAt: true } });
-      }
+    async state({ attemptId }) {
       const attempt = await prisma.jobAttempt.findUnique({
         where: { id: attemptId },
         select: { upstreamId: true, submittedAt: true, job: { select: { startedAt: true } } },
@@ -100,23 +89,18 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
       return { upstreamId: attempt.upstreamId, upstreamSubmittedAt: attempt.submittedAt, startedAt: attempt.job.startedAt };
     },
 
-    async markSubmitting({ jobId, attemptId }) {
-      const marked = attemptId
-        ? await prisma.$executeRaw`
-            UPDATE job_attempts SET submitted_at = now() WHERE id = ${attemptId} AND submitted_at IS NULL AND upstream_id IS NULL`
-        : await prisma.$executeRaw`
-            UPDATE jobs SET upstream_submitted_at = now(), updated_at = now()
-            WHERE id = ${jobId} AND upstream_submitted_at IS NULL AND upstream_id IS NULL`;
+    async markSubmitting({ attemptId }) {
+      const marked = await prisma.$executeRaw`
+        UPDATE job_attempts SET submitted_at = now() WHERE id = ${attemptId} AND submitted_at IS NULL AND upstream_id IS NULL`;
       return marked > 0;
     },
 
-    async clearSubmitting({ jobId, attemptId }) {
-      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET submitted_at = NULL WHERE id = ${attemptId} AND upstream_id IS NULL`;
-      else await prisma.$executeRaw`UPDATE jobs SET upstream_submitted_at = NULL, updated_at = now() WHERE id = ${jobId} AND upstream_id IS NULL`;
+    async clearSubmitting({ attemptId }) {
+      await prisma.$executeRaw`UPDATE job_attempts SET submitted_at = NULL WHERE id = ${attemptId} AND upstream_id IS NULL`;
     },
 
     async recordUpstreamId({ jobId, attemptId }, upstreamId) {
-      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET upstream_id = ${upstreamId} WHERE id = ${attemptId}`;
+      await prisma.$executeRaw`UPDATE job_attempts SET upstream_id = ${upstreamId} WHERE id = ${attemptId}`;
       // The job shows the generation of its latest attempt.
       await prisma.$executeRaw`UPDATE jobs SET upstream_id = ${upstreamId}, updated_at = now() WHERE id = ${jobId}`;
     },
@@ -124,25 +108,23 @@ export function createUpstreamJobStore(prisma: PrismaClient): UpstreamJobStore {
     async recordSnapshot({ jobId, attemptId }, snapshot) {
       const progress = Math.max(0, Math.min(99, Math.floor(snapshot.progress)));
       const cost = snapshot.costMicroCents === undefined ? null : BigInt(Math.round(snapshot.costMicroCents));
-      if (attemptId) {
-        await prisma.$executeRaw`
-          UPDATE job_attempts SET
-            status = CASE WHEN ${snapshot.running === true} AND status = 'starting' THEN 'running' ELSE status END,
-            running_at = CASE WHEN ${snapshot.running === true} THEN COALESCE(running_at, now()) ELSE running_at END,
-            upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents)
-          WHERE id = ${attemptId}`;
-      }
+      await prisma.$executeRaw`
+        UPDATE job_attempts SET
+          status = CASE WHEN ${snapshot.running === true} AND status = 'starting' THEN 'running' ELSE status END,
+          running_at = CASE WHEN ${snapshot.running === true} THEN COALESCE(running_at, now()) ELSE running_at END,
+          upstream_cost_micro_cents = COALESCE(${cost}, upstream_cost_micro_cents)
+        WHERE id = ${attemptId}`;
       await prisma.$executeRaw`
         UPDATE jobs SET progress = GREATEST(progress, ${progress}), estimated_completion_time = ${snapshot.estimatedCompletionTime},
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
-               upstream_cost_micro_cents = ${jobUpstreamCost({ jobId, attemptId }, cost)}, updated_at = now()
+               upstream_cost_micro_cents = ${jobUpstreamCost(jobId)}, updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
     },
 
     async recordCost({ jobId, attemptId }, costMicroCents) {
       const cost = BigInt(Math.round(costMicroCents));
-      if (attemptId) await prisma.$executeRaw`UPDATE job_attempts SET upstream_cost_micro_cents = ${cost} WHERE id = ${attemptId}`;
-      await prisma.$executeRaw`UPDATE jobs SET upstream_cost_micro_cents = ${jobUpstreamCost({ jobId, attemptId }, cost)}, updated_at = now() WHERE id = ${jobId}`;
+      await prisma.$executeRaw`UPDATE job_attempts SET upstream_cost_micro_cents = ${cost} WHERE id = ${attemptId}`;
+      await prisma.$executeRaw`UPDATE jobs SET upstream_cost_micro_cents = ${jobUpstreamCost(jobId)}, updated_at = now() WHERE id = ${jobId}`;
     },
 
     async findByUpstreamId(providerIds, upstreamId) {

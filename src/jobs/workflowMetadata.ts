@@ -1,5 +1,5 @@
 import { formatDollars } from '@genmedia/client';
-import type { JobWorkflowInput } from '../contracts/workflows/job';
+import { firstRoute, type JobWorkflowInput } from '../contracts/workflows/job';
 import type { JobScheduling } from './scheduling';
 
 /** The one line the Temporal UI lists a job workflow by: `pixelforge/forge-pro/text-to-image · $0.045`. */
@@ -9,14 +9,15 @@ export function jobWorkflowSummary(input: JobWorkflowInput): string {
 
 /** The job's facts, as Markdown in the workflow's details (the UI renders it above the history). */
 export function jobWorkflowDetails(input: JobWorkflowInput, scheduling?: JobScheduling): string {
+  const first = firstRoute(input);
   return [
     `**Job** \`${input.jobId}\``,
-    `**Model** \`${input.modelSlug}\` version \`${input.versionId}\` on provider \`${input.providerId}\``,
+    `**Model** \`${input.modelSlug}\` version \`${input.versionId}\` on provider \`${first.providerId}\``,
     `**Account** \`${input.accountId}\` (API key \`${input.apiKeyId}\`)`,
     `**Cost** ${formatDollars(input.costMicroCents)} (${input.costMicroCents} micro-cents), refunded in full if the job fails or is cancelled`,
     `**Request** \`${input.requestId}\``,
     ...(scheduling ? [`**Priority** ${scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`] : []),
-    ...(input.upstream ? [`**Upstream model** \`${input.upstream.route.model}\``] : []),
+    ...(first.upstream ? [`**Upstream model** \`${first.upstream.route.model}\``] : []),
     ...(input.batchId ? [`**Batch** \`${input.batchId}\`, item \`${input.customId}\``] : []),
   ].join('\n\n');
 }

@@ -38,17 +38,6 @@ export const JOB_FAILURE_TYPES = {
 
 // ───────────── activity payloads ─────────────
 
-export interface ProviderJobInput {
-  jobId: string;
-  accountId: string;
-  providerId: string;
-  modelSlug: string;
-  capability: string;
-  versionId: string;
-  input: Record<string, unknown>;
-  expectedProcessingSeconds: number;
-}
-
 /** What the provider activity reports: outputs, or that a cancel won the race for the job. */
 export type ProviderJobOutcome =
   | { outcome: 'completed'; outputs: JobOutput[] }

@@ -31,17 +31,6 @@ export interface UpstreamJobPlan {
   timeoutSeconds: number;
 }
 
-export interface UpstreamJobInput {
-  jobId: string;
-  providerId: string;
-  modelSlug: string;
-  input: Record<string, unknown>;
-  route: UpstreamRoute;
-  expectedProcessingSeconds: number;
-  /** ISO 8601: after it the generation is of no use (Replicate `Cancel-After`). */
-  deadline: string;
-}
-
 /**
  * Where a generation stands, as the generation activities report it to the workflow.
  * `waiting`: check again after `nextCheckMs` (sooner when a callback arrives); `running` once the provider says
@@ -55,10 +44,7 @@ export type GenerationProgress =
   | { outcome: 'failed'; upstreamId?: string; error: JobError }
   | { outcome: 'cancelled' };
 
-/** The name of releases before the built-in and upstream providers shared one path. */
-export type UpstreamProgress = GenerationProgress;
-
-/** One try of a job on one route (absent in workflows before routes, whose job row holds the generation). */
+/** One try of a job on one route. */
 export interface AttemptRef {
   /** `<jobId>.<number>` */
   id: string;
@@ -72,7 +58,7 @@ export type AttemptRole = 'first' | 'failover' | 'hedge';
 /** Starts a job's generation on its provider: the job, its input and, for an upstream, the route. */
 export interface GenerationStart {
   jobId: string;
-  attempt?: AttemptRef;
+  attempt: AttemptRef;
   providerId: string;
   modelSlug: string;
   capability: string;
@@ -87,7 +73,7 @@ export interface GenerationStart {
 
 export interface GenerationCheck {
   jobId: string;
-  attemptId?: string;
+  attemptId: string;
   providerId: string;
   modelSlug: string;
   route?: UpstreamRoute;

@@ -22,6 +22,7 @@ import { createWorkerMetrics } from '../observability/metrics';
 import { startMetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { watchCogProviders } from './cogProviderWatcher';
+import { makeCurrentIfNew } from './workerDeployment';
 
 interface Options {
   workflows?: boolean;
@@ -70,7 +71,18 @@ async function runWorkers(options: Options): Promise<void> {
 
   // Each kind is loaded only where it runs: the provider side alone brings sharp and every upstream SDK (~30 MB).
   const workflowWorkers: Worker[] = options.workflows
-    ? [await (await import('./workflowWorker')).createWorkflowWorker({ config, connection, client, prisma, storage, metrics, tracing })]
+    ? [
+        await (await import('./workflowWorker')).createWorkflowWorker({
+          config,
+          connection,
+          client,
+          prisma,
+          storage,
+          metrics,
+          tracing,
+          deployment: config.temporal.deployment,
+        }),
+      ]
     : [];
   if (options.workflows) {
     await ensureMaintenanceSchedule(client, config.temporal.jobsTaskQueue);
@@ -85,6 +97,13 @@ async function runWorkers(options: Options): Promise<void> {
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
   const providerRuns = providerWorkers.map((w) => w.run());
   const workflowRuns = workflowWorkers.map((w) => w.run());
+  for (const worker of workflowWorkers) {
+    const version = worker.options.workerDeploymentOptions?.version;
+    if (!version) continue;
+    // New workflows start on a build once it is current; a new build takes that over from the one before it.
+    const outcome = await makeCurrentIfNew(client.workflowService, config.temporal.namespace, version, { identity: worker.options.identity });
+    logger.info({ deployment: version.deploymentName, buildId: version.buildId, outcome }, 'worker deployment version');
+  }
 
   let draining = false;
   let drained: () => void = () => undefined;

@@ -15,6 +15,7 @@ import type { DeliveryDestinations } from '../outputs/delivery/destinations';
 import { deliveryDestinationsFor } from '../destinations/open';
 import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
 import { BUNDLE_SCRIPT, PREBUILT_BUNDLES, RUNNING_BUILT } from './workflowPaths';
+import { buildIdOf, pinnedDeploymentOptions } from './workerDeployment';
 
 export { WORKFLOWS_PATH } from './workflowPaths';
 
@@ -61,16 +62,29 @@ export interface WorkflowWorkerDeps {
   tracing?: Tracing;
   /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: those the accounts configured. */
   destinations?: DeliveryDestinations;
+  /**
+   * The worker deployment this worker joins, its workflows pinned to it (docs/workflow-versioning.md); a build id of
+   * its own is derived from the workflow code when absent. Absent: an unversioned worker.
+   */
+  deployment?: { deploymentName: string; buildId?: string };
 }
 
-/** The worker of the `jobs` task queue: every workflow and the non-provider activities. */
+/**
+ * The worker of the `jobs` task queue: every workflow and the non-provider activities. A versioned one says its
+ * deployment version in `worker.options.workerDeploymentOptions`.
+ */
 export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
   const tracing = deps.tracing ?? TRACING_OFF;
+  const workflowBundle = deps.workflowBundle ?? (await workflowBundleFor(tracing));
+  const version = deps.deployment
+    ? { deploymentName: deps.deployment.deploymentName, buildId: deps.deployment.buildId ?? buildIdOf(workflowBundle) }
+    : undefined;
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
-    workflowBundle: deps.workflowBundle ?? (await workflowBundleFor(tracing)),
+    workflowBundle,
+    ...(version ? { workerDeploymentOptions: pinnedDeploymentOptions(version) } : {}),
     interceptors: tracing.workerInterceptors,
     sinks: tracing.workerSinks,
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.

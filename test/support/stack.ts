@@ -48,6 +48,8 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     JOBS_TASK_QUEUE: `jobs-test-${stackId}`,
     PROVIDER_TASK_QUEUE_PREFIX: `provider-test-${stackId}.`,
+    // A worker deployment per stack: the builds of one stack's worker processes never meet another stack's.
+    TEMPORAL_DEPLOYMENT_NAME: `genmedia-test-${stackId}`,
     PROVIDER_TIME_SCALE: '0.01',
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
@@ -182,6 +184,8 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     WORKER_METRICS_PORT: '0',
     JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
+    TEMPORAL_WORKER_VERSIONING: config.temporal.deployment ? '1' : '0',
+    ...(config.temporal.deployment ? { TEMPORAL_DEPLOYMENT_NAME: config.temporal.deployment.deploymentName } : {}),
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),

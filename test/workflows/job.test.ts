@@ -28,7 +28,7 @@ describe('jobWorkflow', () => {
     expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
     expect(seen).toHaveLength(1);
     expect(seen[0]).toMatchObject({ jobId: input.jobId, capability: 'text-to-image', input: { prompt: 'a fox' } });
-    expect(calls).toEqual(['admitJob', 'completeJob']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
     expect(await statusAttribute(client(), input.jobId)).toBe('completed');
   }, 60_000);
 
@@ -70,7 +70,7 @@ describe('jobWorkflow', () => {
       expect(cancelled).toEqual({ jobId: input.jobId, status: 'cancelled', refundedMicroCents: 45_000 });
       expect(await handle.result()).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
     });
-    expect(calls).toEqual(['admitJob', 'cancelPendingJob']);
+    expect(calls).toEqual(['admitJob', 'cancelPendingJob', 'endAttempt:1:cancelled']);
     expect(await statusAttribute(client(), input.jobId)).toBe('cancelled');
   }, 60_000);
 
@@ -100,7 +100,7 @@ describe('jobWorkflow', () => {
       release.resolve();
       expect(await handle.result()).toMatchObject({ status: 'completed' });
     });
-    expect(calls).toEqual(['admitJob', 'completeJob']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
   }, 60_000);
 
   it('reports a cancel that lost the race in PostgreSQL and lets the job finish', async () => {
@@ -124,7 +124,7 @@ describe('jobWorkflow', () => {
       release.resolve();
       expect(await handle.result()).toMatchObject({ status: 'completed' });
     });
-    expect(calls).toEqual(['admitJob', 'completeJob']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
   }, 60_000);
 
   it('ends cancelled with the refund PostgreSQL recorded when the cancel update failed after its commit', async () => {
@@ -174,7 +174,7 @@ describe('jobWorkflow', () => {
     });
     expect(attempts).toBe(1);
     expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION', message: 'refused' }, refundedMicroCents: 45_000 });
-    expect(calls).toEqual(['admitJob', 'failJob:CONTENT_POLICY_VIOLATION']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:failed:CONTENT_POLICY_VIOLATION', 'failJob:CONTENT_POLICY_VIOLATION']);
     expect(await statusAttribute(client(), input.jobId)).toBe('failed');
   }, 60_000);
 
@@ -194,6 +194,6 @@ describe('jobWorkflow', () => {
     const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
     expect(attempts).toBe(2);
     expect(result.status).toBe('completed');
-    expect(calls).toEqual(['admitJob', 'completeJob']);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
   }, 60_000);
 });

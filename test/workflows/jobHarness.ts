@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { GenerationActivities } from '../../activities/generation';
 import type { JobActivities } from '../../activities/jobs';
-import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput } from '../../src/contracts/workflows/job';
+import { JOB_SEARCH_ATTRIBUTES, admitUpdate, jobIdentitySearchAttributes, type JobWorkflowInput, type RoutePlan } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { jobWorkflow } from '../../workflows';
 import { sharedWorkflowBundle } from './sharedBundle';
@@ -31,7 +31,8 @@ export function useJobHarness(): () => JobHarness {
   return () => harness!;
 }
 
-export function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflowInput {
+/** A job on one route (a provider of its own, on its own task queue), with `route` changed as given. */
+export function jobInput(overrides: Partial<JobWorkflowInput> = {}, route: Partial<RoutePlan> = {}): JobWorkflowInput {
   const jobId = randomUUID();
   return {
     jobId,
@@ -41,13 +42,11 @@ export function jobInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkflow
     modelSlug: 'acme/pro/text-to-image',
     modelId: 'acme-pro',
     versionId: 'v1',
-    providerId: `prov-${jobId.slice(0, 8)}`,
-    providerTaskQueue: `provider.prov-${jobId.slice(0, 8)}`,
+    routes: [{ providerId: `prov-${jobId.slice(0, 8)}`, taskQueue: `provider.prov-${jobId.slice(0, 8)}`, expectedProcessingSeconds: 3, ...route }],
     capability: 'text-to-image',
     input: { prompt: 'a fox' },
     webhookUrl: null,
     costMicroCents: 45_000,
-    expectedProcessingSeconds: 3,
     admitBefore: new Date(Date.now() + 60_000).toISOString(),
     ...overrides,
   };
@@ -118,7 +117,7 @@ export async function withWorkers<T>(
   provider: object | null,
   fn: (taskQueue: string) => Promise<T>,
 ): Promise<T> {
-  return withProviderWorkers(harness, jobActivities, provider ? { [input.providerTaskQueue!]: provider } : {}, fn);
+  return withProviderWorkers(harness, jobActivities, provider ? { [input.routes[0].taskQueue]: provider } : {}, fn);
 }
 
 /** Runs the workflow worker and one provider worker per task queue given while `fn` runs. */

@@ -61,7 +61,7 @@ describe('output delivery', () => {
         return { outcome: 'delivered' };
       },
     };
-    const providers = { [input.providerTaskQueue!]: completes };
+    const providers = { [input.routes[0].taskQueue]: completes };
     await withProviderWorkers(harness(), { ...activities, ...delivery } as never, providers, async (taskQueue) => {
       const { handle } = await admit(client(), input, taskQueue);
       // The job's result while its delivery's first attempt is still copying.
@@ -79,7 +79,7 @@ describe('output delivery', () => {
   it('adds no workflow for a job whose account has no destination', async () => {
     const input = jobInput();
     const { activities } = fakeJobActivities();
-    await withProviderWorkers(harness(), activities, { [input.providerTaskQueue!]: completes }, async (taskQueue) => {
+    await withProviderWorkers(harness(), activities, { [input.routes[0].taskQueue]: completes }, async (taskQueue) => {
       const { handle } = await admit(client(), input, taskQueue);
       expect(await handle.result()).toMatchObject({ status: 'completed' });
     });

@@ -20,7 +20,7 @@ const client = () => harness().env.client;
 const ROUTE = { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] };
 
 function upstreamInput(timeoutSeconds = 60): JobWorkflowInput {
-  return jobInput({ upstream: { route: ROUTE, timeoutSeconds } });
+  return jobInput({}, { upstream: { route: ROUTE, timeoutSeconds } });
 }
 
 const completed = (jobId: string): GenerationProgress => ({
@@ -65,7 +65,7 @@ describe('jobWorkflow on an upstream', () => {
     expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(upstream.calls).toEqual(['start', 'check']);
-    expect(bookkeeping).toEqual(['admitJob', 'completeJob']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
     const description = await client().workflow.getHandle(jobWorkflowId(input.jobId)).describe();
     expect(description.typedSearchAttributes.get(JOB_SEARCH_ATTRIBUTES.UpstreamId)).toBe('req-1');
   }, 60_000);
@@ -112,7 +112,7 @@ describe('jobWorkflow on an upstream', () => {
     });
     expect(result).toMatchObject({ status: 'failed', error: { code: 'CONTENT_POLICY_VIOLATION' }, refundedMicroCents: 45_000 });
     expect(upstream.calls).toEqual(['start', 'check']);
-    expect(bookkeeping).toEqual(['admitJob', 'failJob:CONTENT_POLICY_VIOLATION']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:CONTENT_POLICY_VIOLATION', 'failJob:CONTENT_POLICY_VIOLATION']);
   }, 60_000);
 
   it('cancels the upstream generation and fails PROVIDER_TIMEOUT when the upstream timeout passes', async () => {
@@ -126,7 +126,7 @@ describe('jobWorkflow on an upstream', () => {
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_TIMEOUT' } });
     expect(upstream.calls.at(-1)).toBe('cancel');
     expect(upstream.calls.filter((c) => c === 'cancel')).toHaveLength(1);
-    expect(bookkeeping).toEqual(['admitJob', 'failJob:PROVIDER_TIMEOUT']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_TIMEOUT', 'failJob:PROVIDER_TIMEOUT']);
   }, 60_000);
 
   it('cancels the upstream generation when checking fails for good', async () => {
@@ -141,7 +141,7 @@ describe('jobWorkflow on an upstream', () => {
     });
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_AUTH_FAILED' } });
     expect(upstream.calls).toEqual(['start', 'check', 'cancel']);
-    expect(bookkeeping).toEqual(['admitJob', 'failJob:PROVIDER_AUTH_FAILED']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_AUTH_FAILED', 'failJob:PROVIDER_AUTH_FAILED']);
   }, 60_000);
 
   it('lets a cancel win while no worker has started the upstream job', async () => {
@@ -153,6 +153,6 @@ describe('jobWorkflow on an upstream', () => {
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
-    expect(bookkeeping).toEqual(['admitJob', 'cancelPendingJob']);
+    expect(bookkeeping).toEqual(['admitJob', 'cancelPendingJob', 'endAttempt:1:cancelled']);
   }, 60_000);
 });

@@ -8,7 +8,7 @@ export function routedInput(overrides: Partial<JobWorkflowInput> = {}): JobWorkf
   const base = jobInput(overrides);
   const route = (name: string): RoutePlan => ({ providerId: `${name}-${base.jobId.slice(0, 8)}`, taskQueue: `provider.${name}-${base.jobId}`, expectedProcessingSeconds: 3 });
   const routes = [route('first'), route('second')];
-  return { ...base, providerId: routes[0].providerId, providerTaskQueue: routes[0].taskQueue, routes };
+  return { ...base, routes };
 }
 
 /** A provider that fails with `code` (not retryable, so the test need not wait out backoffs), or completes. */

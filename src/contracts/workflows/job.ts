@@ -28,9 +28,6 @@ export interface JobWorkflowInput {
   modelSlug: string;
   modelId: string;
   versionId: string;
-  providerId: string;
-  /** Task queue of the provider's workers; absent → `provider.<providerId>`. */
-  providerTaskQueue?: string;
   /** Capability id of the model, e.g. `text-to-image`; the provider adapter picks its renderer by it. */
   capability: string;
   /** Validated input with the schema's defaults applied. */
@@ -43,17 +40,10 @@ export interface JobWorkflowInput {
   /** Minimum seconds between two `job.progress` webhooks; absent → DEFAULT_PROGRESS_INTERVAL_SECONDS. */
   webhookProgressIntervalSeconds?: number;
   costMicroCents: number;
-  /** Expected processing time once a worker begins the job (base of the ETA). */
-  expectedProcessingSeconds: number;
   /** ISO 8601. Admission refuses to charge after this instant: the API has answered the client by then. */
   admitBefore: string;
-  /** Present when the model runs on a real upstream (fal, Replicate, ...): the job follows the upstream path. */
-  upstream?: UpstreamJobPlan;
-  /**
-   * The routes to try, in order; the first is `providerId` with `upstream`. Absent in workflows started before
-   * routes, which run on `providerId` alone.
-   */
-  routes?: RoutePlan[];
+  /** The routes to try, in order (at least one): the job is created on the first one's provider. */
+  routes: RoutePlan[];
   /** Whether a content-policy refusal is tried on the next route (the version's setting). */
   failoverOnContentPolicy?: boolean;
   /** How the routes are ordered before the first attempt (the version's setting); absent: as listed. */
@@ -74,6 +64,13 @@ export interface RoutePolicy {
   health: { windowSeconds: number; minAttempts: number; maxFailureRate: number; maxStartSeconds: number };
   /** Absent in jobs from before hedging. */
   hedge?: { enabled: boolean; maxPriceRatio: number };
+}
+
+/** The route a job is created on (its provider and ETA until an attempt says otherwise). */
+export function firstRoute(input: Pick<JobWorkflowInput, 'jobId' | 'routes'>): RoutePlan {
+  const [first] = input.routes;
+  if (!first) throw new Error(`job ${input.jobId} has no route`);
+  return first;
 }
 
 /** One route of a job: where its attempt runs and how the version reaches that provider. */
@@ -143,12 +140,12 @@ export const JOB_SEARCH_ATTRIBUTES = {
 } as const;
 
 /** The identifying search attributes a job workflow is started with (`JobStatus` is upserted by the workflow). */
-export function jobIdentitySearchAttributes(input: Pick<JobWorkflowInput, 'jobId' | 'accountId' | 'modelSlug' | 'providerId'>) {
+export function jobIdentitySearchAttributes(input: Pick<JobWorkflowInput, 'jobId' | 'accountId' | 'modelSlug' | 'routes'>) {
   return new TypedSearchAttributes([
     { key: JOB_SEARCH_ATTRIBUTES.JobId, value: input.jobId },
     { key: JOB_SEARCH_ATTRIBUTES.AccountId, value: input.accountId },
     { key: JOB_SEARCH_ATTRIBUTES.Model, value: input.modelSlug },
-    { key: JOB_SEARCH_ATTRIBUTES.Provider, value: input.providerId },
+    { key: JOB_SEARCH_ATTRIBUTES.Provider, value: firstRoute(input).providerId },
   ]);
 }
 

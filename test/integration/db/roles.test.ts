@@ -145,13 +145,11 @@ describe('the compose database roles', () => {
         modelSlug: 'pixelforge/forge-pro/text-to-image',
         modelId: 'forge-pro',
         versionId: 'v1',
-        providerId: 'pixelforge',
-        providerTaskQueue: 'provider.pixelforge',
+        routes: [{ providerId: 'pixelforge', taskQueue: 'provider.pixelforge', expectedProcessingSeconds: 30 }],
         capability: 'text-to-image',
         input: { prompt: 'a lighthouse' },
         webhookUrl: null,
         costMicroCents: 45_000,
-        expectedProcessingSeconds: 30,
         admitBefore: new Date(Date.now() + 60_000).toISOString(),
       });
       expect(admitted).toMatchObject({ jobId, status: 'pending', costMicroCents: 45_000 });

@@ -37,6 +37,7 @@ describe('src/workers/main.ts', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let next: ReturnType<typeof spawn> | undefined;
     try {
       const account = await createTestAccount(stack.prisma);
       // The worker process bundles its workflows as it starts; on a loaded machine the first submits may be answered
@@ -56,18 +57,20 @@ describe('src/workers/main.ts', () => {
       }, 90_000, 50);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      // The running provider attempt finished instead of being abandoned; the bookkeeping follows on the next workflow worker.
-      await stack.workers.startWorkflowWorker();
+      // The running provider attempt finished instead of being abandoned; the bookkeeping follows on the next workflow
+      // worker of the same build, the one the job is pinned to (docs/workflow-versioning.md).
+      next = spawn(process.execPath, ['--import', 'tsx', MAIN, '--workflows'], { cwd: REPO_ROOT, env: workerProcessEnv(stack.config), stdio: ['ignore', 'ignore', 'inherit'] });
       const job = await eventually(async () => {
         const res = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
         return res.body.status === 'processing' ? undefined : res.body;
-      });
+      }, 90_000, 200);
       expect(job.status).toBe('completed');
       const history = await stack.api.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).fetchHistory();
       const attempts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.attempt).filter(Boolean);
       expect(Math.max(...(attempts as number[]))).toBe(1);
     } finally {
       child.kill('SIGKILL');
+      next?.kill('SIGKILL');
     }
-  }, 150_000);
+  }, 240_000);
 });

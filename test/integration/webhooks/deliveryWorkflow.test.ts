@@ -288,12 +288,11 @@ describe('job workflow → webhook', () => {
       modelSlug: 'acme/pro/text-to-image',
       modelId: 'acme-pro',
       versionId: 'v1',
-      providerId,
+      routes: [{ providerId, taskQueue: providerTaskQueue(providerId), expectedProcessingSeconds: 1 }],
       capability: 'text-to-image',
       input: { prompt: 'a red fox' },
       webhookUrl,
       costMicroCents: 45_000,
-      expectedProcessingSeconds: 1,
       admitBefore: new Date(Date.now() + 60_000).toISOString(),
     };
   }

@@ -69,6 +69,7 @@ async function checkJob(output: string, maxOutputBytes: number) {
   const outcome = await new MockActivityEnvironment()
     .run(activities.checkGeneration, {
       jobId: 'job_1',
+      attemptId: 'job_1.1',
       providerId: 'painter',
       modelSlug: 'painter/painter/text-to-image',
       route,

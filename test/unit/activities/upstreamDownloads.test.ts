@@ -111,6 +111,7 @@ async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
   const activities = createGenerationActivities(deps);
   const outcome = await new MockActivityEnvironment().run(activities.checkGeneration, {
     jobId: 'job_downloads',
+    attemptId: 'job_downloads.1',
     providerId: 'google',
     modelSlug: 'google/veo/text-to-video',
     route,

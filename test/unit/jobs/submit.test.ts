@@ -184,10 +184,9 @@ describe('submitJob', () => {
       apiKeyId: 'key_a',
       modelSlug: 'acme/painter',
       versionId: 'v2',
-      providerId: 'acme',
+      routes: [{ providerId: 'acme', expectedProcessingSeconds: 12 }],
       input: { prompt: 'a lighthouse', num_images: 2 },
       costMicroCents: 90_000,
-      expectedProcessingSeconds: 12,
       webhookUrl: null,
     });
     expect(input.jobId).toMatch(/^job_/);

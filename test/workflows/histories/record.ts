@@ -1,12 +1,12 @@
 /**
- * Records workflow histories for the replay test: the job workflow and the other long-lived workflows (webhook
- * delivery, which lives up to three days; the job event relay, which continues as new; upload expiry; the delivery of
- * outputs to a customer's bucket, which lives up to a day). Run after a released workflow change only when the
- * change is meant to keep old histories replayable (then commit the new files next to the old ones):
+ * Records the current workflow code's histories for the replay test (test/workflows/histories/current/): the job
+ * workflow and the other long-lived workflows (webhook delivery, which lives up to three days; the job event relay,
+ * which continues as new; upload expiry; the delivery of outputs to a customer's bucket, which lives up to a day).
+ * Each build runs only the workflows it started (docs/workflow-versioning.md), so after a workflow change the files
+ * are recorded again and replace the previous build's:
  *   npx tsx test/workflows/histories/record.ts
- * Files that exist already are kept: they are the histories of earlier releases.
  */
-import { access, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
@@ -34,8 +34,7 @@ import { startWorkflow, withStartOperation } from '../../../src/temporal/workflo
 import { bundleWorkflows, createJobTestEnv } from '../temporalEnv';
 import { historyToObject } from './format';
 
-/** The release whose histories this run records (files of earlier releases are kept). */
-const RELEASE = 'v5';
+const RECORDED = path.join(__dirname, 'current');
 const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
 const UPSTREAM_QUEUE = 'provider.record-upstream';
@@ -49,22 +48,26 @@ function input(jobId: string): JobWorkflowInput {
     modelSlug: 'pixelforge/forge-pro/text-to-image',
     modelId: 'forge-pro',
     versionId: 'v2',
-    providerId: 'record',
-    providerTaskQueue: jobId === 'job_rec_cancelled' ? 'provider.nobody' : PROVIDER_QUEUE,
+    // No worker polls the cancelled job's provider queue: it stays pending until cancelled.
+    routes: [{ providerId: 'record', taskQueue: jobId === 'job_rec_cancelled' ? 'provider.nobody' : PROVIDER_QUEUE, expectedProcessingSeconds: 3 }],
     capability: 'text-to-image',
     input: { prompt: 'a recorded fox', num_images: '1', size: 'square_hd', thinking_mode: false },
     webhookUrl: null,
     costMicroCents: 45_000,
-    expectedProcessingSeconds: 3,
     admitBefore: '2099-01-01T00:00:00.000Z',
     ...(jobId.startsWith('job_rec_upstream')
       ? {
-          providerId: 'record-upstream',
-          providerTaskQueue: UPSTREAM_QUEUE,
-          upstream: {
-            route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
-            timeoutSeconds: jobId === 'job_rec_upstream_timeout' ? 2 : 600,
-          },
+          routes: [
+            {
+              providerId: 'record-upstream',
+              taskQueue: UPSTREAM_QUEUE,
+              upstream: {
+                route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
+                timeoutSeconds: jobId === 'job_rec_upstream_timeout' ? 2 : 600,
+              },
+              expectedProcessingSeconds: 3,
+            },
+          ],
         }
       : {}),
     // A routed job: its first route (the built-in queue) is down, the second (an upstream) completes it.
@@ -229,7 +232,6 @@ async function main() {
       await processing.executeUpdate(cancelUpdate).catch(() => undefined);
       release();
       await processing.result();
-      // No worker polls this job's provider queue: it stays pending until cancelled.
       const cancelled = await admit('job_rec_cancelled');
       await cancelled.executeUpdate(cancelUpdate);
       await cancelled.result();
@@ -243,8 +245,6 @@ async function main() {
       await (await admit('job_rec_routed_planned')).result();
       await (await admit('job_rec_routed_hedged')).result();
       await (await admit('job_rec_routed_hedged_mid_check')).result();
-      await (await admit('job_rec_routed_hedged_v10')).result();
-      await (await admit('job_rec_routed_hedged_v11')).result();
       const start = <Args extends unknown[], Result>(contract: Parameters<typeof startWorkflow<Args, Result>>[1], workflowId: string, args: Args) =>
         startWorkflow(env.client, contract, { workflowId, taskQueue: TASK_QUEUE, args }).then((handle) => handle.result());
       await start(webhookDeliveryWorkflowContract, webhookWorkflowId('job_rec_webhook', 'job.completed'), [{ jobId: 'job_rec_webhook', eventType: 'job.completed' }]);
@@ -259,42 +259,36 @@ async function main() {
     })),
   );
 
-  const recordings = [
-    // v1: the first release; v2: upstream jobs; v3: admission as a local activity, user metadata; v4: the final
-    // bookkeeping as local activities; v5: one provider step for every provider.
-    ...['completed', 'rejected', 'failed', 'processing', 'cancelled'].map((name) => [`job_rec_${name}`, `job-${name}.${RELEASE}.json`]),
-    ['job_rec_upstream_completed', `job-upstream-completed.${RELEASE}.json`],
-    ['job_rec_upstream_timeout', `job-upstream-timeout.${RELEASE}.json`],
-    // v6: routes (a job fails over from one route to the next).
-    ['job_rec_routed', 'job-routed-failover.v6.json'],
-    // v7: routes ordered by the planner (health, price, speed) before the first attempt.
-    ['job_rec_routed_planned', 'job-routed-planned.v7.json'],
-    // v8: a hedge (the upstream stays queued; the other route finishes first and the upstream is cancelled).
-    ['job_rec_routed_hedged', 'job-routed-hedged.v8.json'],
-    // v9: a hedge whose loser is cancelled in the middle of a check (its generation is stopped once).
-    ['job_rec_routed_hedged_mid_check', 'job-routed-hedged-mid-check.v9.json'],
-    // v10: a hedge that hears the job's callbacks, and an attempt finding the outputs taken waits for their holder.
-    ['job_rec_routed_hedged_v10', 'job-routed-hedged.v10.json'],
-    // v11: the hedge decided at the first attempt's next status check after the delay.
-    ['job_rec_routed_hedged_v11', 'job-routed-hedged.v11.json'],
-    // v12: completion starts the delivery of the outputs to the customer's bucket.
-    ['job_rec_delivered', 'job-completed-delivery.v12.json'],
-  ];
   const workflowRecordings = [
-    ...recordings.map(([jobId, file]) => [jobWorkflowId(jobId), file]),
-    // The other long-lived workflows, from their first recorded release.
-    [webhookWorkflowId('job_rec_webhook', 'job.completed'), 'webhook-delivery-retried.v1.json'],
-    [webhookWorkflowId('job_rec_gone', 'job.failed'), 'webhook-delivery-gone.v1.json'],
-    [jobEventWebhooksWorkflowId('job_rec_relay'), 'job-event-webhooks-continued.v1.json'],
-    [uploadWorkflowId('file_rec_upload'), 'upload-expiry.v1.json'],
-    [outputDeliveryWorkflowId('job_rec_delivered'), 'output-delivery-retried.v1.json'],
-    [outputDeliveryWorkflowId('job_rec_delivery_failed'), 'output-delivery-failed.v1.json'],
+    ...[
+      'completed',
+      'rejected',
+      'failed',
+      'processing',
+      'cancelled',
+      'upstream_completed',
+      'upstream_timeout',
+      // A job that fails over from one route to the next; one whose routes the planner ordered first.
+      'routed',
+      'routed_planned',
+      // A hedge (the upstream stays queued; the other route finishes first and the upstream is cancelled), and one whose
+      // loser is cancelled in the middle of a check.
+      'routed_hedged',
+      'routed_hedged_mid_check',
+      // Completion starts the delivery of the outputs to the customer's bucket.
+      'delivered',
+    ].map((name) => [jobWorkflowId(`job_rec_${name}`), `job-${name.replaceAll('_', '-')}.json`]),
+    [webhookWorkflowId('job_rec_webhook', 'job.completed'), 'webhook-delivery-retried.json'],
+    [webhookWorkflowId('job_rec_gone', 'job.failed'), 'webhook-delivery-gone.json'],
+    [jobEventWebhooksWorkflowId('job_rec_relay'), 'job-event-webhooks-continued.json'],
+    [uploadWorkflowId('file_rec_upload'), 'upload-expiry.json'],
+    [outputDeliveryWorkflowId('job_rec_delivered'), 'output-delivery-retried.json'],
+    [outputDeliveryWorkflowId('job_rec_delivery_failed'), 'output-delivery-failed.json'],
   ];
+  await mkdir(RECORDED, { recursive: true });
   for (const [workflowId, file] of workflowRecordings) {
-    const target = path.join(__dirname, file);
-    if (await access(target).then(() => true, () => false)) continue;
     const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    await writeFile(target, `${JSON.stringify(historyToObject(history), null, 1)}\n`);
+    await writeFile(path.join(RECORDED, file), `${JSON.stringify(historyToObject(history), null, 1)}\n`);
   }
   await env.teardown();
 }
