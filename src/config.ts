@@ -256,7 +256,7 @@ const EnvSchema = z.object({
   /** Jobs whose outputs one step of the sweep deletes together (one DeleteObjects request per 1,000 objects). */
   OUTPUT_RETENTION_SWEEP_BATCH: z.coerce.number().int().min(1).max(10_000).default(1000),
   /** Batches one step of the sweep deletes side by side. */
-  OUTPUT_RETENTION_SWEEP_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(4),
+  OUTPUT_RETENTION_SWEEP_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
 
   // Provenance: Content Credentials (C2PA) on every output (docs/provenance.md)
   /** Off: outputs are stored unsigned and production starts without a chain. */

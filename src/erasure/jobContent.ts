@@ -85,6 +85,10 @@ export async function eraseJobRecords(prisma: PrismaClient, jobId: string): Prom
     await tx.$executeRaw`DELETE FROM webhook_events WHERE job_id = ${jobId}`;
     await tx.$executeRaw`UPDATE job_attempts SET error_message = NULL WHERE job_id = ${jobId} AND error_message IS NOT NULL`;
     await tx.$executeRaw`DELETE FROM idempotency_records WHERE job_id = ${jobId}`;
+    // The batch line the job was admitted from holds the same input.
+    await tx.$executeRaw`
+      UPDATE batch_items SET input = '{}'::jsonb, error_message = NULL
+      WHERE job_id = ${jobId} AND (input <> '{}'::jsonb OR error_message IS NOT NULL)`;
     await tx.$executeRaw`
       UPDATE cog_predictions p SET snapshot = NULL
       WHERE p.snapshot IS NOT NULL AND (p.provider_id, p.id) IN (

@@ -183,4 +183,22 @@ describe('DELETE /v1/jobs/{jobId}', () => {
     expect(await ledgerOf(account.accountId)).toEqual(ledgerBefore);
   }, 180_000);
 
+  it('erases the batch line a job was admitted from with the job', async () => {
+    const marker = `batch-erasure-marker-${randomUUID()}`;
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, {
+      items: [{ customId: 'only', model: 'lumina/lumi-xl/text-to-image', input: { prompt: marker } }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const item = await eventually(async () => {
+      const row = await stack.prisma.batchItem.findFirst({ where: { batchId: created.body.batchId } });
+      return row?.jobId ? row : undefined;
+    }, 60_000);
+    expect(await waitForFinal(stack, account.apiKey, item.jobId!, 90_000)).toMatchObject({ status: 'completed' });
+    expect(await tablesHolding(stack.prisma, marker)).toContain('batch_items');
+
+    expect((await del(item.jobId!)).status).toBe(200);
+    await eventually(async () => ((await tablesHolding(stack.prisma, marker)).length === 0 ? true : undefined), 60_000, 500);
+    const after = await stack.prisma.batchItem.findFirstOrThrow({ where: { batchId: created.body.batchId } });
+    expect(after).toMatchObject({ input: {}, customId: 'only', jobId: item.jobId });
+  }, 180_000);
 });
