@@ -2935,13 +2935,8 @@ export interface components {
             response_format?: "url" | "b64_json";
             /** @description Accepted and not stored */
             user?: string;
-            /**
-             * Format: binary
-             * @description One image (PNG, JPEG, WebP or GIF, at most 10 MB); several are sent as `image[]`
-             */
-            image?: string;
-            /** @description Several images, up to the model's limit */
-            "image[]"?: string[];
+            /** @description The images (PNG, JPEG, WebP or GIF, at most 10 MB each), up to the model's limit: one file sent as `image`, several as `image[]` (or repeated `image`) */
+            image?: string[];
             /**
              * Format: binary
              * @description A mask, for a model whose catalog mapping takes one
@@ -3110,10 +3105,12 @@ export interface components {
             id: string;
             created_at: string;
             cog_version: string;
-            openapi_schema: {
-                [key: string]: unknown;
-            };
+            openapi_schema: components["schemas"]["ReplicateOpenApiSchema"];
         } | null;
+        /** @description The version's OpenAPI document: its input and output schemas */
+        ReplicateOpenApiSchema: {
+            [key: string]: unknown;
+        };
         ReplicateWebhookSecret: {
             /** @example whsec_... */
             key: string;
@@ -9320,6 +9317,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
         };
     };
     replicateCreatePrediction: {
@@ -9562,6 +9570,28 @@ export interface operations {
                     "application/json": components["schemas"]["ReplicatePrediction"];
                 };
             };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
             /** @description No such prediction of this account (JOB_NOT_FOUND) */
             404: {
                 headers: {
@@ -9596,6 +9626,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReplicatePrediction"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
             /** @description No such prediction of this account (JOB_NOT_FOUND) */
@@ -9646,6 +9698,28 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
             /** @description No such prediction or output, or the outputs were deleted (JOB_NOT_FOUND, NOT_FOUND) */
             404: {
                 headers: {
@@ -9680,6 +9754,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReplicateModel"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
             /** @description Unknown model, or one the account cannot see or the key may not use (MODEL_NOT_FOUND) */
@@ -9719,6 +9815,28 @@ export interface operations {
                     "application/json": components["schemas"]["ReplicateVersion"];
                 };
             };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
+            /** @description The key lacks the operation's scope */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
             /** @description Unknown model or version (MODEL_NOT_FOUND, NOT_FOUND) */
             404: {
                 headers: {
@@ -9750,6 +9868,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReplicateWebhookSecret"];
+                };
+            };
+            /** @description Missing or unknown token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
             /** @description The key lacks `submit_job` */

@@ -52,8 +52,13 @@ export const ImageEditFieldsSchema = z.strictObject({
 });
 
 export const ImageEditRequestSchema = ImageEditFieldsSchema.extend({
-  image: binary().optional().openapi({ description: 'One image (PNG, JPEG, WebP or GIF, at most 10 MB); several are sent as `image[]`' }),
-  'image[]': z.array(binary()).optional().openapi({ description: "Several images, up to the model's limit" }),
+  // One property for both names the SDKs send: a client generator cannot hold `image` and `image[]` side by side.
+  image: z
+    .array(binary())
+    .optional()
+    .openapi({
+      description: "The images (PNG, JPEG, WebP or GIF, at most 10 MB each), up to the model's limit: one file sent as `image`, several as `image[]` (or repeated `image`)",
+    }),
   mask: binary().optional().openapi({ description: 'A mask, for a model whose catalog mapping takes one' }),
 }).openapi('OpenAiImageEditRequest');
 

@@ -302,13 +302,13 @@ export function openAiRouter(deps: ApiDeps, openAi: OpenAiDialect, bodies: BodyR
     res.json({ object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: page.hasMore });
   });
 
-  router.get(`${OPENAI_PREFIX}/videos/:videoId`, statusScope, async (req, res) => {
-    res.json(videoAnswer(await openAi.getVideo(getAuth(res), String(req.params.videoId))));
+  router.get(`${OPENAI_PREFIX}/videos/:video_id`, statusScope, async (req, res) => {
+    res.json(videoAnswer(await openAi.getVideo(getAuth(res), String(req.params.video_id))));
   });
 
-  router.get(`${OPENAI_PREFIX}/videos/:videoId/content`, statusScope, async (req, res) => {
+  router.get(`${OPENAI_PREFIX}/videos/:video_id/content`, statusScope, async (req, res) => {
     const { variant } = parseWith(VideoContentQuerySchema, req.query);
-    const content = await openAi.videoContent(getAuth(res), String(req.params.videoId), variant);
+    const content = await openAi.videoContent(getAuth(res), String(req.params.video_id), variant);
     res.setHeader('Content-Type', content.contentType);
     res.setHeader('Content-Length', String(content.sizeBytes));
     await pipeline(content.stream, res);

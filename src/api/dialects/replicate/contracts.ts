@@ -49,7 +49,7 @@ export const PredictionPageSchema = z
   .openapi('ReplicatePredictionPage');
 
 export const VersionSchema = z
-  .object({ id: z.string(), created_at: z.string(), cog_version: z.string(), openapi_schema: z.record(z.string(), z.unknown()) })
+  .object({ id: z.string(), created_at: z.string(), cog_version: z.string(), openapi_schema: z.record(z.string(), z.unknown()).openapi('ReplicateOpenApiSchema', { description: "The version's OpenAPI document: its input and output schemas" }) })
   .openapi('ReplicateVersion');
 
 export const ModelSchema = z

@@ -48,6 +48,8 @@ const createResponses = {
   409: problem('Idempotency-Key reused with another body, or its first request still running'),
   429: problem('Rate or concurrency limit, or too many held requests; Retry-After'),
 };
+/** What every keyed operation may answer before it runs: no usable key, or a key without the operation's scope. */
+const refusedKey = { 401: problem('Missing or unknown token'), 403: problem("The key lacks the operation's scope") };
 const description = (text: string, scope: string) => `${text} Scope: \`${scope}\`.`;
 
 registry.registerPath({
@@ -59,7 +61,7 @@ registry.registerPath({
   description: description('One ordinary genmedia job, charged, limited and routed as any job. Optional `Idempotency-Key`.', 'submit_job'),
   security,
   request: { headers: createHeaders, body: { required: true, content: { 'application/json': { schema: CreatePredictionSchema } } } },
-  responses: createResponses,
+  responses: { ...refusedKey, ...createResponses },
 });
 
 registry.registerPath({
@@ -71,7 +73,7 @@ registry.registerPath({
   description: description('As `POST /predictions`, naming the model instead of a version.', 'submit_job'),
   security,
   request: { params: ownerName, headers: createHeaders, body: { required: true, content: { 'application/json': { schema: CreateModelPredictionSchema } } } },
-  responses: createResponses,
+  responses: { ...refusedKey, ...createResponses },
 });
 
 registry.registerPath({
@@ -83,7 +85,7 @@ registry.registerPath({
   description: description("Every job of the account, `REPLICATE_PREDICTIONS_PAGE_SIZE` (100) a page; follow `next` and `previous` as they are.", 'check_status'),
   security,
   request: { query: z.object({ cursor: z.string().optional() }) },
-  responses: { 200: json('A page of predictions', PredictionPageSchema), 400: problem('Invalid cursor (INVALID_CURSOR)'), 401: problem('Missing or unknown token') },
+  responses: { ...refusedKey, 200: json('A page of predictions', PredictionPageSchema), 400: problem('Invalid cursor (INVALID_CURSOR)') },
 });
 
 registry.registerPath({
@@ -95,7 +97,7 @@ registry.registerPath({
   description: description('The job as a prediction.', 'check_status'),
   security,
   request: { params: predictionId },
-  responses: { 200: json('The prediction', PredictionSchema), 404: problem('No such prediction of this account (JOB_NOT_FOUND)') },
+  responses: { ...refusedKey, 200: json('The prediction', PredictionSchema), 404: problem('No such prediction of this account (JOB_NOT_FOUND)') },
 });
 
 registry.registerPath({
@@ -108,6 +110,7 @@ registry.registerPath({
   security,
   request: { params: predictionId },
   responses: {
+    ...refusedKey,
     200: json('The prediction', PredictionSchema),
     404: problem('No such prediction of this account (JOB_NOT_FOUND)'),
     409: problem('The prediction is running and cannot be cancelled (JOB_CANNOT_BE_CANCELLED)'),
@@ -124,6 +127,7 @@ registry.registerPath({
   security,
   request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }) },
   responses: {
+    ...refusedKey,
     200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
     404: problem('No such prediction or output, or the outputs were deleted (JOB_NOT_FOUND, NOT_FOUND)'),
   },
@@ -138,7 +142,7 @@ registry.registerPath({
   description: description('The model with its latest version and input schema.', 'list_models'),
   security,
   request: { params: ownerName },
-  responses: { 200: json('The model', ModelSchema), 404: problem('Unknown model, or one the account cannot see or the key may not use (MODEL_NOT_FOUND)') },
+  responses: { ...refusedKey, 200: json('The model', ModelSchema), 404: problem('Unknown model, or one the account cannot see or the key may not use (MODEL_NOT_FOUND)') },
 });
 
 registry.registerPath({
@@ -150,7 +154,7 @@ registry.registerPath({
   description: description('The version with its input schema.', 'list_models'),
   security,
   request: { params: ownerName.extend({ id: z.string() }) },
-  responses: { 200: json('The version', VersionSchema), 404: problem('Unknown model or version (MODEL_NOT_FOUND, NOT_FOUND)') },
+  responses: { ...refusedKey, 200: json('The version', VersionSchema), 404: problem('Unknown model or version (MODEL_NOT_FOUND, NOT_FOUND)') },
 });
 
 registry.registerPath({
@@ -161,7 +165,7 @@ registry.registerPath({
   summary: "The account's webhook signing secret",
   description: description('The `whsec_` secret webhooks are signed with (Standard Webhooks, as Replicate signs them).', 'submit_job'),
   security,
-  responses: { 200: json('The secret', WebhookSecretSchema), 403: problem('The key lacks `submit_job`') },
+  responses: { ...refusedKey, 200: json('The secret', WebhookSecretSchema), 403: problem('The key lacks `submit_job`') },
 });
 
 /** The bound of a prediction's JSON body: the model's input, prompts and file URLs included (as a job's). */
