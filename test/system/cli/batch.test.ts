@@ -88,7 +88,7 @@ describe('genmedia batch submit --wait in a terminal', () => {
     const table = await cli(['batch', 'results', batchId, '--table', '--status', 'failed'], who);
     expect(table.stdout.split('\n')[0]).toMatch(/^\s+line {2}customId\s+status\s+cost {2}outputs or error$/);
     expect(table.stdout.trim().split('\n')).toHaveLength(2);
-    expect(table.stdout).toMatch(/^\s+4 {2}sku-4\s+failed\s+\$0\s+\w+: /m);
+    expect(table.stdout).toMatch(/^\s+4 {2}sku-4\s+failed\s+\$0\.00\s+\w+: /m);
 
     const download = await cli(['batch', 'download', batchId, '-o', 'outputs.zip'], who, dir);
     expect(download.code).toBe(0);
