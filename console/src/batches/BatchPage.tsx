@@ -1,14 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { formatDollars, isBatchFinal, type BatchResultLine } from '@genmedia/client';
+import { finalItemCount, formatDollars, isBatchFinal, type BatchResultLine } from '@genmedia/client';
 import { ErrorNotice, explain } from '../components/ErrorNotice';
 import { FilterSelect } from '../components/FilterSelect';
 import { formatEta, formatTime } from '../format';
 import { useSession } from '../session';
 import { saveArchive, saveResults } from './downloads';
 import { RejectedLines } from './RejectedLines';
-import { BatchStatus, finishedItems, ItemStatus, ITEM_STATUSES } from './status';
+import { BatchStatus, ItemStatus, ITEM_STATUSES } from './status';
 
 /** How often a running batch's counts and items are read again. */
 const COUNTS_MS = 1000;
@@ -66,12 +66,12 @@ export function BatchPage() {
       <h1>
         Batch <code>{b.batchId}</code> <BatchStatus status={b.status} />
       </h1>
-      <progress className="batch-progress" max={Math.max(1, b.counts.total)} value={finishedItems(b.counts)} aria-label="Items final" />
+      <progress className="batch-progress" max={Math.max(1, b.counts.total)} value={finalItemCount(b.counts)} aria-label="Items final" />
       <dl className="stats" data-testid="batch-counts">
         <div>
           <dt>Final</dt>
           <dd data-testid="count-final">
-            {finishedItems(b.counts)} / {b.counts.total}
+            {finalItemCount(b.counts)} / {b.counts.total}
           </dd>
         </div>
         {ITEM_STATUSES.map((s) => (

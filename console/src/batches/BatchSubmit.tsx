@@ -3,10 +3,9 @@ import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { formatDollars, type BatchEstimate } from '@genmedia/client';
 import { explain } from '../components/ErrorNotice';
-import { formatBytes } from '../format';
+import { formatBytes, parseDollars } from '../format';
 import { uploadWithProgress } from '../form/upload';
 import { useSession } from '../session';
-import { parseDollars } from './dollars';
 import { RejectedLines } from './RejectedLines';
 
 type State =
@@ -66,7 +65,9 @@ export function BatchSubmit() {
     if (file && allowed) void take(file);
   }
 
-  const maxCostMicroCents = maxCost.trim() ? parseDollars(maxCost.trim()) : undefined;
+  // A cap must be a positive amount: null (refused) otherwise.
+  const typedCap = maxCost.trim() ? parseDollars(maxCost) : undefined;
+  const maxCostMicroCents = typedCap === undefined ? undefined : typedCap !== null && typedCap > 0 ? typedCap : null;
   const windowValid = completionWindow.trim() === '' || COMPLETION_WINDOW.test(completionWindow.trim());
   const submit = useMutation({
     mutationFn: (fileId: string) =>

@@ -1,11 +1,11 @@
 import { Link } from 'react-router';
-import { formatDollars } from '@genmedia/client';
+import { finalItemCount, formatDollars } from '@genmedia/client';
 import { LoadMore, useCursorPages } from '../components/cursorPages';
 import { Empty, ErrorNotice } from '../components/ErrorNotice';
 import { formatTime } from '../format';
 import { useSession } from '../session';
 import { BatchSubmit } from './BatchSubmit';
-import { BatchStatus, finishedItems } from './status';
+import { BatchStatus } from './status';
 
 const PAGE_SIZE = 20;
 
@@ -46,7 +46,7 @@ export function BatchesPage() {
                   <BatchStatus status={batch.status} />
                 </td>
                 <td>
-                  {finishedItems(batch.counts)}/{batch.counts.total}
+                  {finalItemCount(batch.counts)}/{batch.counts.total}
                 </td>
                 <td>{formatDollars(batch.costMicroCents)}</td>
                 <td>{formatTime(batch.createdAt)}</td>

@@ -1,21 +1,15 @@
 import { Presets, SingleBar } from 'cli-progress';
-import type { Batch } from '@genmedia/client';
+import { finalItemCount, type Batch } from '@genmedia/client';
 import { formatDollars } from './money';
 import type { ProgressMode } from './progress';
 
 /** How the ETA shown beside the bar is kept current between looks at the batch. */
 const REDRAW_MS = 1000;
 
-/** Items that will not change again. */
-export function finishedItems(batch: Pick<Batch, 'counts'>): number {
-  const { completed, failed, cancelled, skipped, expired } = batch.counts;
-  return completed + failed + cancelled + skipped + expired;
-}
-
 /** One line of counts: `12/40 final · 11 done · 1 failed · $0.54 · ETA 1m05s`, as the bar and the log lines show it. */
 export function describeCounts(batch: Batch, now = Date.now()): string {
   const { counts } = batch;
-  const parts = [`${finishedItems(batch)}/${counts.total} final`, `${counts.completed} done`, `${counts.failed} failed`];
+  const parts = [`${finalItemCount(batch.counts)}/${counts.total} final`, `${counts.completed} done`, `${counts.failed} failed`];
   for (const status of ['cancelled', 'skipped', 'expired'] as const) if (counts[status]) parts.push(`${counts[status]} ${status}`);
   parts.push(formatDollars(batch.costMicroCents));
   if (batch.estimatedCompletionTime) parts.push(`ETA ${formatSeconds(Math.max(0, Math.round((Date.parse(batch.estimatedCompletionTime) - now) / 1000)))}`);
@@ -46,10 +40,10 @@ export class BatchProgress {
     this.last = batch;
     if (this.bar) {
       if (first) {
-        this.bar.start(Math.max(1, batch.counts.total), finishedItems(batch), this.fields());
-        this.redraw = setInterval(() => this.last && this.bar!.update(finishedItems(this.last), this.fields()), REDRAW_MS);
+        this.bar.start(Math.max(1, batch.counts.total), finalItemCount(batch.counts), this.fields());
+        this.redraw = setInterval(() => this.last && this.bar!.update(finalItemCount(this.last.counts), this.fields()), REDRAW_MS);
       } else {
-        this.bar.update(finishedItems(batch), this.fields());
+        this.bar.update(finalItemCount(batch.counts), this.fields());
       }
       return;
     }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { Batch, BatchEstimate, BatchPage, BatchResultLine, Genmedia } from '@genmedia/client';
+import { finalItemCount, type Batch, type BatchEstimate, type BatchPage, type BatchResultLine, type Genmedia } from '@genmedia/client';
 import { BATCH_ITEM_STATUSES } from '../../../shared/batches';
 import { CliError, parseNonNegativeInt } from '../../context';
 import { BatchProgress, describeCounts } from '../batchProgress';
@@ -65,8 +65,7 @@ function describePage(page: BatchPage): string {
   if (page.batches.length === 0) return 'no batches';
   const header = ['batch'.padEnd(28), 'status'.padEnd(10), 'final'.padStart(11), 'cost'.padStart(10), 'created'].join('  ');
   const rows = page.batches.map((b) => {
-    const { total, completed, failed, cancelled, skipped, expired } = b.counts;
-    const final = `${completed + failed + cancelled + skipped + expired}/${total}`;
+    const final = `${finalItemCount(b.counts)}/${b.counts.total}`;
     return [b.batchId.padEnd(28), b.status.padEnd(10), final.padStart(11), formatDollars(b.costMicroCents).padStart(10), b.createdAt.slice(0, 19)].join('  ');
   });
   if (page.hasMore && page.nextCursor) rows.push(`more: genmedia batch ls --cursor ${page.nextCursor}`);
