@@ -26,7 +26,8 @@ export function BatchPage() {
   });
   const final = batch.data ? isBatchFinal(batch.data.status) : false;
   const items = useQuery({
-    queryKey: ['batch-results', batchId],
+    // Read once more when the batch turns final, so the table ends on the items' final state.
+    queryKey: ['batch-results', batchId, final],
     queryFn: async ({ signal }) => {
       const lines: BatchResultLine[] = [];
       for await (const line of client.batchResults(batchId, { signal })) lines.push(line);
@@ -34,6 +35,7 @@ export function BatchPage() {
     },
     enabled: batch.isSuccess,
     refetchInterval: final ? false : ITEMS_MS,
+    placeholderData: (previous) => previous,
   });
   const cancel = useMutation({
     mutationFn: () => client.cancelBatch(batchId),
@@ -55,7 +57,6 @@ export function BatchPage() {
   if (batch.error) return <div className="page"><ErrorNotice error={batch.error} context={`Loading batch ${batchId}`} /></div>;
   if (!batch.data) return <div className="page"><p aria-busy="true">Loading batch…</p></div>;
   const b = batch.data;
-  // Once the batch is final the counts are too; while it runs the items are read less often than the counts.
   const shown = (items.data ?? []).filter((line) => status === '' || line.status === status);
 
   return (

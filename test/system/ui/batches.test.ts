@@ -74,11 +74,11 @@ describe('the Batches page', () => {
     const items = page.locator('table.batch-items tbody tr');
     await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(5);
     await page.getByLabel('Status').selectOption('failed');
-    await expect.poll(() => items.count()).toBe(1);
+    await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(1);
     expect(await items.first().getAttribute('data-custom-id')).toBe('sku-3');
     expect(await items.first().textContent()).toMatch(/failed.*\$0\.00/);
     await page.getByLabel('Status').selectOption('completed');
-    await expect.poll(() => items.count()).toBe(4);
+    await expect.poll(() => items.count(), { timeout: 10_000 }).toBe(4);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     const [results] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download results (JSONL)' }).click()]);
