@@ -57,7 +57,8 @@ function zipEntries(file: string): string[] {
 
 describe('genmedia batch submit --wait in a terminal', () => {
   it('draws the bar with done, failed, cost and ETA until every item is final; results and download follow', async () => {
-    const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n, maxConcurrentJobs: 4 });
+    // Batch items hold at most half the account's slots: four at a time.
+    const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n, maxConcurrentJobs: 8 });
     const dir = tempDir('wait');
     batchFile(dir, 10, [4]);
     const terminal = await Terminal.start([process.execPath, CLI_BIN, 'batch', 'submit', 'lines.jsonl', '--wait'], { cwd: dir, env: userEnv(who) });
@@ -67,7 +68,7 @@ describe('genmedia batch submit --wait in a terminal', () => {
     const batchId = submitted.match(/batch (bat_\w+) submitted/)![1]!;
     await terminal.waitFor(/[█░]{10,}\s+\d+% \| running \| \d+\/10 final · \d+ done · \d+ failed · \$[\d.]+/);
     // Once an item is final the pace is known, and the ETA counts down beside the bar.
-    await terminal.waitFor(/[█░]{10,}\s+\d+% \| running \| [1-9]\/10 final · .* · ETA \d+s/, 60_000);
+    await terminal.waitFor(/[█░]{10,}\s+\d+% \| running \| [1-9]\/10 final · .* · ETA (\d+m)?\d+s/, 60_000);
     const end = await terminal.waitFor(/\[exit \d+\]/, 90_000);
     expect(end).toMatch(/[█]{30}\s+100% \| completed \| 10\/10 final · 9 done · 1 failed · \$0\.405/);
     expect(end).toContain(`${batchId} completed: 10/10 final · 9 done · 1 failed · $0.405`);
