@@ -134,6 +134,20 @@ describe('genmedia batch commands for scripts', () => {
     expect(cancel.json.error).toMatchObject({ code: 'BATCH_CANNOT_BE_CANCELLED', status: 409 });
   }, 120_000);
 
+  it('asks before a batch estimated above the threshold; without a terminal it refuses unless --yes', async () => {
+    const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
+    const file = batchFile(tempDir('confirm'), 3, []);
+    const refused = await cli(['batch', 'submit', file, '--confirm-over', '0.10', '--json'], who);
+    expect(refused.code).toBe(1);
+    expect(refused.json.error).toMatchObject({ code: 'CONFIRMATION_REQUIRED' });
+    expect(refused.json.error.message).toContain('this batch costs $0.135, above $0.10');
+    expect(await stack.prisma.batch.count({ where: { accountId: who.accountId } })).toBe(0);
+
+    const accepted = await cli(['batch', 'submit', file, '--confirm-over', '0.10', '--yes', '--json'], who);
+    expect(accepted.code).toBe(0);
+    expect(accepted.json).toMatchObject({ batchId: expect.stringMatching(/^bat_/), status: 'running', counts: { total: 3 } });
+  }, 60_000);
+
   it('refuses a file with invalid lines with each line named, and charges nothing', async () => {
     const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
     const dir = tempDir('invalid');

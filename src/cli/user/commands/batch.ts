@@ -8,6 +8,7 @@ import { finalItemCount, type Batch, type BatchEstimate, type BatchPage, type Ba
 import { BATCH_ITEM_STATUSES } from '../../../shared/batches';
 import { CliError, parseNonNegativeInt } from '../../context';
 import { BatchProgress, describeCounts } from '../batchProgress';
+import { confirmCost, DEFAULT_CONFIRM_OVER, type ConfirmOptions } from '../confirmCost';
 import { readBatchFile, sourceRequest } from '../batchFile';
 import { formatDollars, parseDollars } from '../money';
 import { connectionOptions } from '../options';
@@ -18,7 +19,7 @@ import { openClient } from '../session';
 /** How often --wait and watch look at the batch. */
 const POLL_MS = 1000;
 
-interface SubmitOptions extends CommandOptions {
+interface SubmitOptions extends CommandOptions, ConfirmOptions {
   wait?: boolean;
   allowPartial?: boolean;
   maxCost?: number;
@@ -170,12 +171,16 @@ export function registerBatchCommands(program: Command): void {
     .option('--completion-window <window>', 'items not admitted within it (30m, 24h, 2d) end expired, never charged')
     .option('--webhook-url <url>', 'https:// URL sent batch.completed once every item is final')
     .option('--idempotency-key <key>', 'the same key and file answer the same batch (one is made up otherwise)')
+    .option('-y, --yes', 'submit without asking, whatever the estimate')
+    .option('--confirm-over <dollars>', `ask before submitting a batch estimated above this (default ${DEFAULT_CONFIRM_OVER}, or GENMEDIA_CONFIRM_OVER)`)
     .action((file: string, options: SubmitOptions) =>
       runClientCommand(
         options,
         async () => {
           const client = openClient(options);
           const source = await sourceRequest(client, await readBatchFile(file), path.basename(file));
+          // The estimate prices the valid lines; refused ones are reported by the submit itself.
+          if (!options.yes) await confirmCost('batch', (await client.estimateBatch(source)).estimatedCostMicroCents, options);
           const created = await client.createBatch({ ...source, ...submitBody(options) }, { idempotencyKey: options.idempotencyKey });
           if (!options.json) {
             process.stderr.write(`batch ${created.batchId} submitted: ${created.counts.total} item(s), estimated ${formatDollars(created.estimatedCostMicroCents)}\n`);
