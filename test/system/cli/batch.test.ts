@@ -12,6 +12,8 @@ import { createTestAccount, startTestStack, type TestAccount, type TestStack } f
 import { Terminal } from '../../support/tmux';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
+/** No worker serves this provider in these tests. */
+const NEVER_STARTS = 'lumina/lumi-xl/text-to-image';
 const PRICE = 45_000;
 
 let stack: TestStack;
@@ -97,6 +99,22 @@ describe('genmedia batch submit --wait in a terminal', () => {
     const entries = zipEntries(path.join(dir, 'outputs.zip'));
     expect(entries).toEqual([...Array.from({ length: 10 }, (_, i) => i + 1).filter((n) => n !== 4).map((n) => `sku-${n}.png`), 'results.jsonl'].sort());
   }, 180_000);
+
+  it('Ctrl-C stops following and leaves the batch running', async () => {
+    const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
+    const dir = tempDir('ctrl-c');
+    // No worker serves lumina in this stack: its items are admitted and never start.
+    writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ customId: 'waits', model: NEVER_STARTS, input: { prompt: 'never starts' } }) + '\n');
+    const terminal = await Terminal.start([process.execPath, CLI_BIN, 'batch', 'submit', 'lines.jsonl', '--wait'], { cwd: dir, env: userEnv(who) });
+    terminals.push(terminal);
+    const batchId = (await terminal.waitFor(/batch (bat_\w+) submitted/)).match(/batch (bat_\w+) submitted/)![1]!;
+    await terminal.waitFor(/\d+% \| running \| 0\/1 final/);
+    await terminal.press('C-c');
+    const end = await terminal.waitFor(/\[exit \d+\]/);
+    expect(end).toContain(`batch ${batchId} is running and goes on; follow it with: genmedia batch watch ${batchId}`);
+    expect(end).toContain('[exit 130]');
+    expect((await stack.prisma.batch.findUniqueOrThrow({ where: { id: batchId } })).status).toBe('running');
+  }, 60_000);
 });
 
 describe('genmedia batch commands for scripts', () => {
