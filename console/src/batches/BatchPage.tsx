@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { finalItemCount, formatDollars, isBatchFinal, type BatchResultLine } from '@genmedia/client';
 import { ErrorNotice, explain } from '../components/ErrorNotice';
@@ -25,6 +25,11 @@ export function BatchPage() {
     refetchInterval: (query) => (query.state.data && isBatchFinal(query.state.data.status) ? false : COUNTS_MS),
   });
   const final = batch.data ? isBatchFinal(batch.data.status) : false;
+  // The listing shows each batch's status and counts: read it again once this one has moved on.
+  const shownStatus = batch.data?.status;
+  useEffect(() => {
+    if (shownStatus) void queryClient.invalidateQueries({ queryKey: ['batches'] });
+  }, [queryClient, shownStatus]);
   const items = useQuery({
     // Read once more when the batch turns final, so the table ends on the items' final state.
     queryKey: ['batch-results', batchId, final],

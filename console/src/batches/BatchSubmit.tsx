@@ -1,4 +1,4 @@
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { formatDollars, type BatchEstimate } from '@genmedia/client';
@@ -24,6 +24,7 @@ const COMPLETION_WINDOW = /^[1-9]\d{0,5}[smhd]$/;
 export function BatchSubmit() {
   const { client, can } = useSession();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const [state, setState] = useState<State>({ phase: 'idle' });
   const [dragging, setDragging] = useState(false);
   const [allowPartial, setAllowPartial] = useState(false);
@@ -77,7 +78,11 @@ export function BatchSubmit() {
         maxCostMicroCents: maxCostMicroCents ?? undefined,
         completionWindow: completionWindow.trim() || undefined,
       }),
-    onSuccess: (batch) => void navigate(`/batches/${batch.batchId}`),
+    onSuccess: (batch) => {
+      // The listing, cached from before, holds the new batch once read again.
+      void queryClient.invalidateQueries({ queryKey: ['batches'] });
+      void navigate(`/batches/${batch.batchId}`);
+    },
   });
 
   const estimate = state.phase === 'estimated' ? state.estimate : null;
