@@ -5,6 +5,8 @@ import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { AccountsPage } from './admin/AccountsPage';
 import { AuditPage } from './admin/AuditPage';
 import { OperatorAccountPage } from './admin/OperatorAccountPage';
+import { BatchesPage } from './batches/BatchesPage';
+import { BatchPage } from './batches/BatchPage';
 import { Layout } from './components/Layout';
 import { RouteError } from './components/ErrorNotice';
 import { ClientRoute, HomeRoute, OperatorRoutes } from './components/KeyGuards';
@@ -34,6 +36,8 @@ const router = createBrowserRouter(
         { path: 'models/*', element: <ClientRoute><ModelPage /></ClientRoute> },
         { path: 'jobs', element: <ClientRoute><JobsPage /></ClientRoute> },
         { path: 'jobs/:jobId', element: <ClientRoute><JobPage /></ClientRoute> },
+        { path: 'batches', element: <ClientRoute><BatchesPage /></ClientRoute> },
+        { path: 'batches/:batchId', element: <ClientRoute><BatchPage /></ClientRoute> },
         { path: 'account', element: <ClientRoute><AccountPage /></ClientRoute> },
         {
           path: 'admin',

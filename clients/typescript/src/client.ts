@@ -222,6 +222,16 @@ export class Genmedia {
   }
 
   /**
+   * The batch's outputs as one ZIP (each completed item's outputs named by customId, then `results.jsonl`), as the
+   * response body streams it: write it to a file or pipe it on; it is never held whole in memory.
+   */
+  async batchArchive(batchId: string, options: RequestOptions = {}): Promise<ReadableStream<Uint8Array>> {
+    const response = await unwrapResponse(this.api.GET('/v1/batches/{batchId}/archive', { params: { path: { batchId } }, parseAs: 'stream', signal: options.signal }));
+    if (!response.body) throw new GenmediaError(`the archive of ${batchId} came without a body`, { code: 'EMPTY_RESPONSE', status: response.status });
+    return response.body;
+  }
+
+  /**
    * Submits, follows the job's events and returns the finished job with its outputs. A dropped connection or an API
    * restart is bridged; the idempotency key makes a retried submit charge once. A failed or cancelled job throws a
    * GenmediaJobError carrying the job. Aborting `signal` stops following; the job itself goes on (see cancelJob).

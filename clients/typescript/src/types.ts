@@ -85,6 +85,11 @@ export type BatchEstimate = Schemas['BatchEstimate'];
 export type CreateBatchRequest = Schemas['CreateBatchRequest'];
 export type BatchStatus = Batch['status'];
 
+/** A batch's items that will not change again: completed, failed, cancelled, skipped or expired. */
+export function finalItemCount(counts: Batch['counts']): number {
+  return counts.completed + counts.failed + counts.cancelled + counts.skipped + counts.expired;
+}
+
 /** Whether a batch will change no more: every item is final. */
 export function isBatchFinal(status: BatchStatus): boolean {
   return status === 'completed' || status === 'cancelled' || status === 'expired';

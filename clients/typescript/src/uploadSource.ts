@@ -19,6 +19,7 @@ const CONTENT_TYPES_BY_EXTENSION: Record<string, UploadContentType> = {
   webm: 'video/webm',
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
+  jsonl: 'application/jsonl',
 };
 
 /** The content type a file name's extension stands for, among those the API accepts. */

@@ -42,7 +42,7 @@ export function FileDrop({ id, accept, media, value, onChange, disabled, describ
     abort.current = controller;
     setState({ phase: 'uploading', name: file.name, size: file.size, fraction: 0 });
     try {
-      const fileUrl = await uploadWithProgress(client, file, (fraction) => setState({ phase: 'uploading', name: file.name, size: file.size, fraction }), controller.signal);
+      const { fileUrl } = await uploadWithProgress(client, file, (fraction) => setState({ phase: 'uploading', name: file.name, size: file.size, fraction }), controller.signal);
       setState({ phase: 'done', name: file.name, size: file.size, preview: URL.createObjectURL(file) });
       onChange(fileUrl);
     } catch (err) {

@@ -1,4 +1,4 @@
-import type { Genmedia, UploadContentType } from '@genmedia/client';
+import type { Genmedia, PresignedUpload, UploadContentType } from '@genmedia/client';
 
 /**
  * Presigns through the SDK (declaring the size, so the storage refuses any other length), then PUTs with
@@ -9,12 +9,13 @@ export async function uploadWithProgress(
   file: File,
   onProgress: (fraction: number) => void,
   signal: AbortSignal,
-): Promise<string> {
-  const presigned = await client.presignUpload(file.name, file.type as UploadContentType, { size: file.size, signal });
+  contentType = file.type as UploadContentType,
+): Promise<PresignedUpload> {
+  const presigned = await client.presignUpload(file.name, contentType, { size: file.size, signal });
   await new Promise<void>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', presigned.uploadUrl);
-    xhr.setRequestHeader('Content-Type', file.type);
+    xhr.setRequestHeader('Content-Type', contentType);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
@@ -25,5 +26,5 @@ export async function uploadWithProgress(
     xhr.send(file);
   });
   onProgress(1);
-  return presigned.fileUrl;
+  return presigned;
 }

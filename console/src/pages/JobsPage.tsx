@@ -23,7 +23,10 @@ export function JobsPage() {
 
   return (
     <div className="page">
-      <h1>Jobs</h1>
+      <div className="page-head">
+        <h1>Jobs</h1>
+        <Link to="/batches">Batches: many jobs from one JSONL file →</Link>
+      </div>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
         <FilterSelect label="Status" value={status} onChange={(value) => setStatus(value as JobStatus | '')} options={STATUSES.map((s) => ({ value: s, label: s }))} />
         <label>

@@ -31,7 +31,7 @@ function reportError(options: CommandOptions, err: unknown): void {
     return;
   }
   const lines = [`error: ${error.message} (${error.code})`];
-  for (const detail of Array.isArray(error.details) ? error.details : []) lines.push(`  ${detailText(detail)}`);
+  for (const detail of detailList(error.details)) lines.push(`  ${detailText(detail)}`);
   if (error.requestId) lines.push(`  request id: ${error.requestId}`);
   if (error.retryAfterSeconds !== undefined) lines.push(`  retry in ${error.retryAfterSeconds} s`);
   process.stderr.write(lines.join('\n') + '\n');
@@ -56,9 +56,17 @@ function describeError(err: unknown): ErrorView {
   return { code: 'ERROR', message: err instanceof Error ? err.message : String(err) };
 }
 
+/** The details to list: an array of them, or the refused lines of a batch (`{rejectedCount, lines}`). */
+function detailList(details: unknown): unknown[] {
+  if (Array.isArray(details)) return details;
+  const lines = (details as { lines?: unknown } | null | undefined)?.lines;
+  return Array.isArray(lines) ? lines : [];
+}
+
 function detailText(detail: unknown): string {
   if (detail && typeof detail === 'object') {
-    const { path, field, message } = detail as { path?: unknown; field?: unknown; message?: unknown };
+    const { path, field, message, line, customId, code } = detail as { path?: unknown; field?: unknown; message?: unknown; line?: unknown; customId?: unknown; code?: unknown };
+    if (typeof line === 'number' && typeof message === 'string') return `line ${line}${typeof customId === 'string' ? ` (${customId})` : ''}: ${String(code)} ${message}`;
     const where = path ?? field;
     if (typeof message === 'string') return where ? `${String(where)}: ${message}` : message;
   }

@@ -1,19 +1,16 @@
 import { Option, type Command } from 'commander';
 import type { CostEstimate, Genmedia } from '@genmedia/client';
 import { CliError } from '../../context';
-import { canAsk, confirm } from '../ask';
+import { confirmCost, DEFAULT_CONFIRM_OVER } from '../confirmCost';
 import { downloadOutputs } from '../download';
 import { assignFile, buildInput, collect, splitAssignment, type InputSchema } from '../inputs';
 import { describeFinished, followInTerminal } from '../follow';
-import { formatDollars, parseDollars } from '../money';
+import { formatDollars } from '../money';
 import { runClientCommand, type CommandOptions } from '../output';
 import { JobProgress, progressModeFor } from '../progress';
 import { connectionOptions } from '../options';
 import { openClient } from '../session';
 import { JOB_PRIORITIES, type JobPriority } from '../../../shared/jobPriority';
-
-/** Jobs above this price are confirmed first, unless --yes (or GENMEDIA_CONFIRM_OVER changes it). */
-const DEFAULT_CONFIRM_OVER = '1.00';
 
 interface InputOptions extends CommandOptions {
   input: string[];
@@ -63,16 +60,6 @@ function describeEstimate(estimate: CostEstimate): string {
   return lines.join('\n');
 }
 
-async function confirmCost(estimate: CostEstimate, options: RunOptions): Promise<void> {
-  const threshold = parseDollars(options.confirmOver ?? process.env.GENMEDIA_CONFIRM_OVER ?? DEFAULT_CONFIRM_OVER);
-  if (options.yes || estimate.estimatedCostMicroCents <= threshold) return;
-  const price = formatDollars(estimate.estimatedCostMicroCents);
-  if (!canAsk() || options.json) {
-    throw new CliError('CONFIRMATION_REQUIRED', `this job costs ${price}, above ${formatDollars(threshold)}: add --yes to submit it`);
-  }
-  if (!(await confirm(`This job costs ${price}. Submit it?`))) throw new CliError('NOT_CONFIRMED', 'not submitted');
-}
-
 export function registerRunCommands(program: Command): void {
   inputOptions(program.command('run'))
     .description('Estimate, submit and follow a job with a progress bar, then save its outputs')
@@ -89,7 +76,7 @@ export function registerRunCommands(program: Command): void {
         async () => {
           const client = openClient(options);
           const { version, input } = await prepareJob(client, model, options);
-          await confirmCost(await client.estimate({ model, version, input }), options);
+          await confirmCost('job', (await client.estimate({ model, version, input })).estimatedCostMicroCents, options);
           let jobId: string | null = null;
           const progress = new JobProgress(progressModeFor(options.json));
           return followInTerminal(

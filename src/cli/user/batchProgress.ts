@@ -1,0 +1,68 @@
+import { Presets, SingleBar } from 'cli-progress';
+import { finalItemCount, type Batch } from '@genmedia/client';
+import { formatDollars } from './money';
+import type { ProgressMode } from './progress';
+
+/** How the ETA shown beside the bar is kept current between looks at the batch. */
+const REDRAW_MS = 1000;
+
+/** One line of counts: `12/40 final · 11 done · 1 failed · $0.54 · ETA 1m05s`, as the bar and the log lines show it. */
+export function describeCounts(batch: Batch, now = Date.now()): string {
+  const { counts } = batch;
+  const parts = [`${finalItemCount(batch.counts)}/${counts.total} final`, `${counts.completed} done`, `${counts.failed} failed`];
+  for (const status of ['cancelled', 'skipped', 'expired'] as const) if (counts[status]) parts.push(`${counts[status]} ${status}`);
+  parts.push(formatDollars(batch.costMicroCents));
+  if (batch.estimatedCompletionTime) parts.push(`ETA ${formatSeconds(Math.max(0, Math.round((Date.parse(batch.estimatedCompletionTime) - now) / 1000)))}`);
+  return parts.join(' · ');
+}
+
+/** A batch's progress on stderr: a bar of final items with done, failed, cost and a live ETA; lines without a terminal. */
+export class BatchProgress {
+  private readonly bar: SingleBar | null;
+  private last: Batch | null = null;
+  private lastLine = '';
+  private redraw: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly mode: ProgressMode,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {
+    this.bar = mode === 'bar'
+      ? new SingleBar(
+          { format: '{bar} {percentage}% | {status} | {detail}', stream, hideCursor: true, barsize: 30, clearOnComplete: false },
+          Presets.shades_classic,
+        )
+      : null;
+  }
+
+  update(batch: Batch): void {
+    const first = this.last === null;
+    this.last = batch;
+    if (this.bar) {
+      if (first) {
+        this.bar.start(Math.max(1, batch.counts.total), finalItemCount(batch.counts), this.fields());
+        this.redraw = setInterval(() => this.last && this.bar!.update(finalItemCount(this.last.counts), this.fields()), REDRAW_MS);
+      } else {
+        this.bar.update(finalItemCount(batch.counts), this.fields());
+      }
+      return;
+    }
+    // Without a terminal, a line when the counts change (not for the ETA alone).
+    const line = `${batch.status} ${describeCounts({ ...batch, estimatedCompletionTime: null })}`;
+    if (this.mode === 'lines' && line !== this.lastLine) this.stream.write(`${line}\n`);
+    this.lastLine = line;
+  }
+
+  stop(): void {
+    clearInterval(this.redraw);
+    if (this.bar && this.last) this.bar.stop();
+  }
+
+  private fields() {
+    return { status: this.last?.status ?? 'running', detail: this.last ? describeCounts(this.last) : '' };
+  }
+}
+
+function formatSeconds(seconds: number): string {
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
