@@ -14,6 +14,7 @@ import { JobPage } from './pages/JobPage';
 import { JobsPage } from './pages/JobsPage';
 import { ModelPage } from './pages/ModelPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { VerifyPage } from './pages/VerifyPage';
 import { SessionProvider } from './session';
 import './styles.css';
 
@@ -35,6 +36,7 @@ const router = createBrowserRouter(
         { path: 'jobs', element: <ClientRoute><JobsPage /></ClientRoute> },
         { path: 'jobs/:jobId', element: <ClientRoute><JobPage /></ClientRoute> },
         { path: 'account', element: <ClientRoute><AccountPage /></ClientRoute> },
+        { path: 'verify', element: <ClientRoute><VerifyPage /></ClientRoute> },
         {
           path: 'admin',
           element: <OperatorRoutes />,
