@@ -36,7 +36,7 @@ export function VerifyPage() {
     <div className="page verify-page">
       <h1>Check a file</h1>
       <p className="muted">
-        Every output of this service is signed with Content Credentials (a C2PA manifest). Drop a file to see whether it still carries them, whether it is
+        Outputs of this service are signed with Content Credentials (a C2PA manifest). Drop a file to see whether it still carries them, whether it is
         unchanged since it was signed, whether this deployment signed it, and which of your jobs made it. PNG, JPEG, WebP, MP4 or WebM.
       </p>
       <div

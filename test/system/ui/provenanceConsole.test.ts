@@ -86,7 +86,7 @@ describe('Content Credentials in the console', () => {
     await expect.poll(async () => (await panel.getByTestId('credential-state').textContent()) ?? '', { timeout: 15_000 }).toMatch(/^Trusted · valid, and signed by this deployment/);
     expect(await panel.getByTestId('credential-job').textContent()).toBe(`${jobId} · output 1`);
     expect(await panel.getByTestId('credential-model').textContent()).toMatch(new RegExp(`^${TEXT_TO_IMAGE} · version \\S+$`));
-    expect(await panel.getByTestId('credential-signer').textContent()).toContain(`${CHAIN_NAME} signer · issued by ${CHAIN_NAME}`);
+    expect(await panel.getByTestId('credential-signer').textContent()).toMatch(new RegExp(`^${CHAIN_NAME} signer`));
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
     // Downloaded as a person would: the bytes behind the page's download link.
