@@ -15,7 +15,8 @@ export function ContentCredentials({ jobId, outputs }: { jobId: string; outputs:
     <section aria-labelledby="credentials-title">
       <h2 id="credentials-title">Content Credentials</h2>
       <p className="muted">
-        Each output is signed with a C2PA manifest before it is stored. <Link to="/verify">Check a file</Link> you downloaded.
+        Outputs are signed with a C2PA manifest before they are stored, unless provenance is off for the account. <Link to="/verify">Check a file</Link> you
+        downloaded.
       </p>
       <ul className="credentials">
         {outputs.map((output, index) => (
