@@ -44,7 +44,9 @@ export function toOutput(jobId: string, file: MarkedFile, index: number): JobOut
   if (file.height !== undefined) output.height = file.height;
   if (file.durationSeconds !== undefined) output.durationSeconds = file.durationSeconds;
   if (file.manifest?.embedded) output.manifest = 'embedded';
-  if (file.manifest?.embedded === false) Object.assign(output, { manifest: 'sidecar', manifestKey: `${output.key}.c2pa` });
+  if (file.manifest?.embedded === false) {
+    Object.assign(output, { manifest: 'sidecar', manifestKey: `${output.key}.c2pa`, manifestSizeBytes: file.manifest.sidecarSizeBytes });
+  }
   return output;
 }
 

@@ -16,6 +16,7 @@ import { JobPage } from './pages/JobPage';
 import { JobsPage } from './pages/JobsPage';
 import { ModelPage } from './pages/ModelPage';
 import { NotFoundPage } from './pages/NotFoundPage';
+import { VerifyPage } from './pages/VerifyPage';
 import { SessionProvider } from './session';
 import './styles.css';
 
@@ -39,6 +40,7 @@ const router = createBrowserRouter(
         { path: 'batches', element: <ClientRoute><BatchesPage /></ClientRoute> },
         { path: 'batches/:batchId', element: <ClientRoute><BatchPage /></ClientRoute> },
         { path: 'account', element: <ClientRoute><AccountPage /></ClientRoute> },
+        { path: 'verify', element: <ClientRoute><VerifyPage /></ClientRoute> },
         {
           path: 'admin',
           element: <OperatorRoutes />,

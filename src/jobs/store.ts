@@ -7,7 +7,7 @@
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
 import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './transitionObserver';
-import type { JobError, JobOutput, JobStatus } from '../shared/jobs';
+import { storedOutputFootprint, type JobError, type JobOutput, type JobStatus } from '../shared/jobs';
 import { firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
 import { budgetExceededDetails, budgetExceededMessage, exceededLimit, type SpendHolder } from '../accounts/spendLimits';
@@ -290,11 +290,12 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
     },
 
     async complete(jobId, outputs) {
+      const stored = storedOutputFootprint(outputs);
       const moved = await prisma.$queryRaw<FinishedRow[]>`
         UPDATE jobs SET status = 'completed', progress = 100, completed_at = now(), estimated_completion_time = now(),
                outputs = ${JSON.stringify(outputs)}::jsonb, updated_at = now(),
-               stored_output_bytes = ${outputs.reduce((sum, output) => sum + output.sizeBytes, 0)},
-               stored_output_count = ${outputs.length},
+               stored_output_bytes = ${stored.bytes},
+               stored_output_count = ${stored.objects},
                outputs_retained_until = now() + retention_seconds * interval '1 second'
         WHERE id = ${jobId} AND status IN ('pending', 'processing')
         RETURNING ${FINISHED_COLUMNS}`;

@@ -23,7 +23,7 @@ export interface MarkingFacts {
 
 export interface MarkedFile extends GeneratedFile {
   /** How the output carries its manifest; absent when it carries none of ours. */
-  manifest?: { embedded: true } | { embedded: false; sidecarPath: string };
+  manifest?: { embedded: true } | { embedded: false; sidecarPath: string; sidecarSizeBytes: number };
 }
 
 export interface OutputMarker {
@@ -68,7 +68,7 @@ export function createOutputMarker(deps: OutputMarkerDeps): OutputMarker {
         } else {
           const sidecarPath = `${outputPath}.c2pa`;
           await writeFile(sidecarPath, signed.manifest);
-          marked.push({ ...file, path: outputPath, sizeBytes: size, manifest: { embedded: false, sidecarPath } });
+          marked.push({ ...file, path: outputPath, sizeBytes: size, manifest: { embedded: false, sidecarPath, sidecarSizeBytes: signed.manifest.length } });
         }
       }
       return marked;

@@ -28,6 +28,22 @@ export interface JobOutput {
    */
   manifest?: 'embedded' | 'sidecar';
   manifestKey?: string;
+  /** Size of the sidecar at `manifestKey`: stored, and counted in the job's stored bytes, beside the output. */
+  manifestSizeBytes?: number;
+}
+
+/**
+ * What a job's outputs occupy in storage: every output, and every sidecar manifest beside one (outputs recorded
+ * before sidecar sizes were kept count their sidecar as an object of no bytes).
+ */
+export function storedOutputFootprint(outputs: readonly JobOutput[]): { bytes: number; objects: number } {
+  let bytes = 0;
+  let objects = 0;
+  for (const output of outputs) {
+    bytes += output.sizeBytes + (output.manifestKey ? (output.manifestSizeBytes ?? 0) : 0);
+    objects += output.manifestKey ? 2 : 1;
+  }
+  return { bytes, objects };
 }
 
 /** `ApplicationFailure.type` values the job workflow and its activities use besides the API error codes. */

@@ -9,6 +9,7 @@ import { useSession } from '../session';
 import { useJobEvents } from './useJobEvents';
 import { WebhookLog } from './WebhookLog';
 import { DeleteJob } from './DeleteJob';
+import { ContentCredentials } from './ContentCredentials';
 
 export function JobPage() {
   const { jobId = '' } = useParams();
@@ -98,6 +99,7 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
 
       {job.attempts.length > 1 && <Attempts attempts={job.attempts} />}
       {job.outputs.length > 0 && <Outputs outputs={job.outputs} />}
+      {job.outputs.length > 0 && <ContentCredentials jobId={job.jobId} outputs={job.outputs} />}
       {job.delivery && <Delivery delivery={job.delivery} />}
       {job.webhookUrl && <WebhookLog jobId={job.jobId} />}
     </div>

@@ -27,6 +27,9 @@ export function JobsPage() {
         <h1>Jobs</h1>
         <Link to="/batches">Batches: many jobs from one JSONL file →</Link>
       </div>
+      <p className="muted">
+        Downloaded an output? <Link to="/verify">Check its Content Credentials</Link>.
+      </p>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter jobs">
         <FilterSelect label="Status" value={status} onChange={(value) => setStatus(value as JobStatus | '')} options={STATUSES.map((s) => ({ value: s, label: s }))} />
         <label>

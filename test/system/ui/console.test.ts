@@ -323,7 +323,11 @@ describe('what people see', () => {
     await page.goto(`${stack.url}${pathOf()}`);
     await page.locator('main h1').first().waitFor();
     await page.waitForLoadState('networkidle');
-    if (name.startsWith('job')) await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor();
+    if (name.startsWith('job')) {
+      await page.getByTestId('job-status').filter({ hasText: 'completed' }).waitFor();
+      // Each output's Content Credentials, read by the API after the job: the shot shows them read.
+      await page.getByTestId('credential-state').first().waitFor();
+    }
     // Whatever differs from run to run: ids, generated media, the estimate (it may still be on its way), and the
     // spend per day, whose 30 days end on the server's today.
     const mask = [page.locator('code'), page.locator('.gallery img, .gallery video'), page.locator('[data-testid="estimate-total"]'), page.locator('.spend-chart')];
