@@ -9,7 +9,8 @@ import type { Config } from '../src/config';
 import type { BatchRound } from '../src/contracts/workflows/batch';
 import { advanceBatch, finishBatch } from '../src/batches/advance';
 import { cancelDepsOver, cancelJob } from '../src/jobs/cancel';
-import { admitJobWorkflowOver, submitStoreOver } from '../src/jobs/submitStore';
+import { createJobStore } from '../src/jobs/store';
+import { startAdmittedJobWorkflowOver, submitStoreOver } from '../src/jobs/submitStore';
 import { systemClock } from '../src/lib/clock';
 import { createLogger } from '../src/logger';
 import { ApiError } from '../src/shared/errors';
@@ -29,11 +30,14 @@ export interface BatchActivities {
 
 export function createBatchActivities(deps: BatchActivityDeps): BatchActivities {
   const cancelDeps = cancelDepsOver(deps.prisma, deps.temporal, systemClock);
+  const jobs = createJobStore(deps.prisma);
   const roundDeps = {
     config: deps.config,
     prisma: deps.prisma,
     store: submitStoreOver(deps.prisma, deps.storage, deps.config),
-    admitWorkflow: admitJobWorkflowOver(deps.temporal, deps.config),
+    admitInOrder: jobs.admitInOrder,
+    startAdmittedJob: startAdmittedJobWorkflowOver(deps.temporal, deps.config),
+    failAdmittedJob: jobs.fail,
     logger: createLogger('batches'),
     now: () => systemClock.now(),
     async cancelPendingJob(accountId: string, jobId: string) {

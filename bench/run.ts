@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
+import { batchBench } from './batch';
 import { buildBench } from './build';
 import { catalogCacheBench } from './catalogCache';
 import { fairnessBench } from './fairness';
@@ -19,6 +20,7 @@ import { printTable, type Headline } from './stats';
 import { submitBench } from './submit';
 
 const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
+  batch: batchBench,
   build: buildBench,
   catalog: catalogCacheBench,
   fairness: fairnessBench,

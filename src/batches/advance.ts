@@ -4,22 +4,30 @@
  * batch's cost cap, and settle the batch once every item is final. Every step is idempotent: a round retried after a
  * crash finds what the crashed one did (an item's job id is derived from its line).
  */
-import type { PrismaClient } from '@prisma/client';
+import type { BatchItem, PrismaClient } from '@prisma/client';
 import type { Logger } from '../logger';
 import type { BatchRound } from '../contracts/workflows/batch';
-import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
+import { IN_FLIGHT_JOB_STATUSES, type JobStore, type OrderedAdmission } from '../jobs/store';
 import type { SubmitDeps } from '../jobs/submit';
 import type { Caller } from '../jobs/quote';
-import type { AdmitJobWorkflow } from '../jobs/submitStore';
+import type { StartAdmittedJobWorkflow } from '../jobs/submitStore';
+import type { JobWorkflowInput } from '../contracts/workflows/job';
+import type { JobScheduling } from '../jobs/scheduling';
+import { CLIENT_REFUSALS } from '../shared/jobRules';
 import type { JobPriority } from '../shared/jobPriority';
 import { ApiError } from '../shared/errors';
 import { batchCounts } from './read';
 import { memoizedModels } from './validation';
-import { admitPlannedItem, planItem, type ItemAdmission, type PlannedItem, type QueuedItem } from './itemAdmission';
+import { planItem, type PlannedItem, type QueuedItem } from './itemAdmission';
 
 export interface BatchRoundDeps extends Pick<SubmitDeps, 'config' | 'store'> {
   prisma: PrismaClient;
-  admitWorkflow: AdmitJobWorkflow;
+  /** Charges and creates jobs of one account in one transaction (the same rules as a submit's admission). */
+  admitInOrder: JobStore['admitInOrder'];
+  /** Starts the workflow of a job `admitInOrder` admitted. */
+  startAdmittedJob: StartAdmittedJobWorkflow;
+  /** Fails an admitted job whose workflow cannot be started, and refunds it. */
+  failAdmittedJob: JobStore['fail'];
   /** Cancels a pending job through its workflow and refunds it; false when it started first (it runs to its end). */
   cancelPendingJob(accountId: string, jobId: string): Promise<boolean>;
   logger: Logger;
@@ -28,8 +36,13 @@ export interface BatchRoundDeps extends Pick<SubmitDeps, 'config' | 'store'> {
   heartbeat?(): void;
 }
 
-/** Items admitted at once within a round. */
-const ADMISSION_PARALLELISM = 8;
+/**
+ * Items charged in one transaction: the account's lock is held for about a millisecond per item, so a submit of the
+ * account's own waits at most that long behind its batch.
+ */
+const ADMISSION_CHUNK = 100;
+/** Job workflows started at once. */
+const STARTS_IN_PARALLEL = 64;
 
 /** Items whose jobs reached a final status take that status. */
 async function noteFinishedJobs(prisma: PrismaClient, batchId: string): Promise<void> {
@@ -85,8 +98,12 @@ function callerRefusal(caller: Caller, now: number): { code: string; message: st
 }
 
 async function nextQueued(prisma: PrismaClient, batchId: string, limit: number): Promise<QueuedItem[]> {
-  const rows = await prisma.batchItem.findMany({ where: { batchId, status: 'queued' }, orderBy: { line: 'asc' }, take: limit });
-  return rows.map((row) => ({
+  const rows = await prisma.batchItem.findMany({ where: { batchId, status: 'queued', jobId: null }, orderBy: { line: 'asc' }, take: limit });
+  return rows.map((row) => queuedItem(batchId, row));
+}
+
+function queuedItem(batchId: string, row: BatchItem): QueuedItem {
+  return {
     batchId,
     line: row.line,
     customId: row.customId,
@@ -95,24 +112,28 @@ async function nextQueued(prisma: PrismaClient, batchId: string, limit: number):
     input: row.input as Record<string, unknown>,
     webhookUrl: row.webhookUrl,
     priority: row.priority as JobPriority | null,
-  }));
+  };
 }
 
-async function recordAdmission(prisma: PrismaClient, item: QueuedItem, admission: Extract<ItemAdmission, { outcome: 'admitted' }>): Promise<void> {
-  // The item's move and the batch's admitted cost in one transaction: a retried round adds the cost once.
-  await prisma.$transaction(async (tx) => {
-    const moved = await tx.$executeRaw`
-      UPDATE batch_items SET status = 'running', job_id = ${admission.jobId}, updated_at = now()
-       WHERE batch_id = ${item.batchId} AND line = ${item.line} AND status = 'queued'`;
-    if (moved === 1) {
-      await tx.$executeRaw`
-        UPDATE batches SET admitted_cost_micro_cents = admitted_cost_micro_cents + ${BigInt(admission.costMicroCents)}, updated_at = now()
-         WHERE id = ${item.batchId}`;
-    }
-  });
+/**
+ * The items whose jobs' workflows are started move to `running`, and the batch's admitted cost grows by their jobs'
+ * costs, in one statement: a retried round adds each item's cost once.
+ */
+async function markRunning(prisma: PrismaClient, batchId: string, lines: number[]): Promise<void> {
+  if (lines.length === 0) return;
+  await prisma.$executeRaw`
+    WITH moved AS (
+      UPDATE batch_items i SET status = 'running', updated_at = now()
+        FROM jobs j
+       WHERE i.batch_id = ${batchId} AND i.line = ANY(${lines}::int[]) AND i.status = 'queued' AND j.id = i.job_id
+      RETURNING j.cost_micro_cents
+    )
+    UPDATE batches SET admitted_cost_micro_cents = admitted_cost_micro_cents + (SELECT COALESCE(sum(cost_micro_cents), 0) FROM moved)::bigint,
+           updated_at = now()
+     WHERE id = ${batchId} AND EXISTS (SELECT 1 FROM moved)`;
 }
 
-async function recordRefusal(prisma: PrismaClient, item: QueuedItem, status: 'failed' | 'skipped', code: string, message: string): Promise<void> {
+async function recordRefusal(prisma: Pick<PrismaClient, '$executeRaw'>, item: QueuedItem, status: 'failed' | 'skipped', code: string, message: string): Promise<void> {
   await prisma.$executeRaw`
     UPDATE batch_items SET status = ${status}::"BatchItemStatus", error_code = ${code}, error_message = ${message.slice(0, 2000)}, updated_at = now()
      WHERE batch_id = ${item.batchId} AND line = ${item.line} AND status = 'queued'`;
@@ -153,31 +174,83 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
     toAdmit.push(plan);
   }
 
-  const admissionDeps = {
-    admitWorkflow: deps.admitWorkflow,
-    findAdmission: (accountId: string, jobId: string) => deps.store.findAdmission(accountId, jobId),
-    now: deps.now,
-    admissionTimeoutMs: deps.config.jobs.admissionTimeoutMs,
-  };
   let admitted = 0;
-  let waiting = false;
-  for (let start = 0; start < toAdmit.length && !waiting; start += ADMISSION_PARALLELISM) {
-    const chunk = toAdmit.slice(start, start + ADMISSION_PARALLELISM);
-    const outcomes = await Promise.all(chunk.map(({ planned }) => admitPlannedItem(admissionDeps, planned)));
-    for (const [i, outcome] of outcomes.entries()) {
-      const { item } = chunk[i]!;
-      if (outcome.outcome === 'admitted') {
-        await recordAdmission(deps.prisma, item, outcome);
-        admitted += 1;
-      } else if (outcome.outcome === 'refused') {
-        await recordRefusal(deps.prisma, item, 'failed', outcome.code, outcome.message);
-      } else {
-        waiting = true;
-      }
-    }
+  for (let start = 0; start < toAdmit.length; start += ADMISSION_CHUNK) {
+    const chunk = toAdmit.slice(start, start + ADMISSION_CHUNK);
+    const { started, waiting } = await admitChunk(deps, batch, chunk);
+    admitted += started;
     deps.heartbeat?.();
+    if (waiting) break;
   }
   return admitted;
+}
+
+type Planned = Extract<PlannedItem, { planned: unknown }>;
+
+/**
+ * Charges a chunk of planned items in one transaction, which also ties each admitted item to its job (the item stays
+ * `queued` until its workflow starts) and fails the refused; then starts their jobs' workflows and marks them running.
+ * A crash between the two leaves items tied to charged jobs whose workflows `resumeAdmissions` starts.
+ */
+async function admitChunk(deps: BatchRoundDeps, batch: { id: string; accountId: string }, chunk: Planned[]): Promise<{ started: number; waiting: boolean }> {
+  const inputs = chunk.map(({ planned }) => admissionInput(deps, planned.workflowInput));
+  const answered = await deps.admitInOrder(batch.accountId, inputs, async (tx, admissions) => {
+    const admitted = admissions.filter((a): a is Extract<OrderedAdmission, { outcome: 'admitted' }> => a.outcome === 'admitted');
+    await tx.$executeRaw`
+      UPDATE batch_items i SET job_id = v.job_id, updated_at = now()
+        FROM unnest(${admitted.map((a) => itemOf(chunk, a.input).item.line)}::int[], ${admitted.map((a) => a.input.jobId)}::text[]) AS v(line, job_id)
+       WHERE i.batch_id = ${batch.id} AND i.line = v.line AND i.status = 'queued'`;
+    for (const refused of admissions) {
+      if (refused.outcome !== 'refused') continue;
+      // Not the client's doing (an admission voided, an account gone): the round is retried, nothing of it kept.
+      if (!CLIENT_REFUSALS.includes(refused.code)) throw new Error(`admission of job ${refused.input.jobId} refused: ${refused.code} ${refused.message}`);
+      await recordRefusal(tx, itemOf(chunk, refused.input).item, 'failed', refused.code, refused.message);
+    }
+  });
+  const admitted = answered.flatMap((a) => (a.outcome === 'admitted' ? [{ input: a.input, ...itemOf(chunk, a.input) }] : []));
+  await startJobs(deps, admitted.map(({ input, planned }) => ({ input, scheduling: planned.scheduling })));
+  await markRunning(deps.prisma, batch.id, admitted.map(({ item }) => item.line));
+  return { started: admitted.length, waiting: answered.length < chunk.length };
+}
+
+/** The job's workflow input: admitted until the admission timeout from now, as a submit's would be. */
+function admissionInput(deps: BatchRoundDeps, planned: Omit<JobWorkflowInput, 'admitBefore'>): JobWorkflowInput {
+  return { ...planned, admitBefore: new Date(deps.now() + deps.config.jobs.admissionTimeoutMs).toISOString() };
+}
+
+function itemOf(chunk: Planned[], input: JobWorkflowInput): Planned {
+  const found = chunk.find(({ planned }) => planned.workflowInput.jobId === input.jobId);
+  if (!found) throw new Error(`job ${input.jobId} is not of this chunk`);
+  return found;
+}
+
+/** Starts the workflows of admitted jobs, STARTS_IN_PARALLEL at a time, below the account's interactive jobs. */
+async function startJobs(deps: BatchRoundDeps, jobs: { input: JobWorkflowInput; scheduling: JobScheduling }[]): Promise<void> {
+  for (let start = 0; start < jobs.length; start += STARTS_IN_PARALLEL) {
+    await Promise.all(jobs.slice(start, start + STARTS_IN_PARALLEL).map(({ input, scheduling }) => deps.startAdmittedJob(input, { ...scheduling, batchItem: true })));
+  }
+}
+
+/**
+ * Items a crashed round tied to charged jobs without marking them running: their jobs' workflows are started (again:
+ * a start finds a running or closed workflow and changes nothing), planned anew as they were; a job that can no
+ * longer be planned (its model gone meanwhile) fails and is refunded.
+ */
+async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null }): Promise<number> {
+  const tied = await deps.prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'queued', jobId: { not: null } }, orderBy: { line: 'asc' } });
+  if (tied.length === 0) return 0;
+  const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId);
+  const planning = { config: deps.config, store: memoizedModels(deps.store) };
+  const jobs: { input: JobWorkflowInput; scheduling: JobScheduling }[] = [];
+  for (const row of tied) {
+    const plan = await planItem(planning, caller, queuedItem(batch.id, row));
+    if ('planned' in plan) jobs.push({ input: admissionInput(deps, plan.planned.workflowInput), scheduling: plan.planned.scheduling });
+    else await deps.failAdmittedJob(row.jobId!, plan.refused);
+  }
+  await startJobs(deps, jobs);
+  await markRunning(deps.prisma, batch.id, tied.map((row) => row.line));
+  await noteFinishedJobs(deps.prisma, batch.id);
+  return tied.length;
 }
 
 /** The queued items from `line` on end skipped: the cap is reached (those before it are being admitted). */
@@ -189,10 +262,12 @@ async function skipFrom(prisma: PrismaClient, batchId: string, line: number, cap
 }
 
 export async function advanceBatch(deps: BatchRoundDeps, batchId: string): Promise<BatchRound> {
-  const batch = await deps.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
+  let batch = await deps.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
   await noteFinishedJobs(deps.prisma, batchId);
   let admitted = 0;
   if (batch.status === 'running' || batch.status === 'cancelling') {
+    // Their cost counts toward the cap before anything more is admitted.
+    if ((await resumeAdmissions(deps, batch)) > 0) batch = await deps.prisma.batch.findUniqueOrThrow({ where: { id: batchId } });
     const expired = batch.expiresAt !== null && batch.expiresAt.getTime() <= deps.now();
     if (batch.cancelRequestedAt) await stopBatch(deps, batch, 'cancelled');
     else if (expired) await stopBatch(deps, batch, 'expired');

@@ -81,8 +81,19 @@ function admissionOf(job: { id: string; costMicroCents: bigint; estimatedComplet
   };
 }
 
+/** One job of `admitInOrder`: admitted (`created` false when an earlier try had admitted it), or refused. */
+export type OrderedAdmission =
+  | { outcome: 'admitted'; input: JobWorkflowInput; admission: AdmissionResult; created: boolean }
+  | { outcome: 'refused'; input: JobWorkflowInput; code: JobRuleCode; message: string };
+
 export interface JobStore {
   admit(input: JobWorkflowInput): Promise<AdmissionResult>;
+  /**
+   * Admits jobs of one account in one transaction under one lock of the account, in order, each exactly as `admit`
+   * would; stops before the first the account's concurrent jobs refuse (it and those after it are not answered).
+   * `record` runs in the same transaction with the answers, so what it writes commits with the charges or not at all.
+   */
+  admitInOrder(accountId: string, inputs: JobWorkflowInput[], record?: (tx: Tx, admissions: OrderedAdmission[]) => Promise<void>): Promise<OrderedAdmission[]>;
   voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
   /** The admission of `jobId` when it was admitted (charged) for `accountId`; null otherwise. Changes nothing. */
   findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
@@ -124,8 +135,96 @@ function finishFacts(row: FinishedRow, status: JobFinishFacts['status'], refunde
   };
 }
 
+/**
+ * Under the account's lock: charges the account and creates the pending job, or finds it admitted by an earlier try
+ * (a retry after a commit whose answer was lost), or refuses with a JobRuleError before writing anything.
+ */
+async function admitLocked(
+  tx: Tx,
+  account: LockedAccount,
+  input: JobWorkflowInput,
+  /** The account's jobs in flight when the caller, holding the lock, knows them already. */
+  knownActive?: number,
+): Promise<{ admission: AdmissionResult; created: boolean; active: number }> {
+  // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight,
+  // the limits of the account and the key, and the counters of the key's budget (the first key of its rotation chain).
+  const [state] = await tx.$queryRaw<AdmissionState[]>`
+    SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
+      EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
+      ${knownActive ?? Prisma.sql`(SELECT count(*) FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[]))`}::int AS active,
+      a.plan, a.output_retention_seconds, a.output_retention_overridden,
+      a.daily_limit_micro_cents AS account_daily_limit, a.monthly_limit_micro_cents AS account_monthly_limit,
+      a.spend_day AS account_spend_day, a.spent_day_micro_cents AS account_spent_day,
+      a.spend_month AS account_spend_month, a.spent_month_micro_cents AS account_spent_month,
+      k.daily_limit_micro_cents AS key_daily_limit, k.monthly_limit_micro_cents AS key_monthly_limit,
+      b.spend_day AS key_spend_day, b.spent_day_micro_cents AS key_spent_day,
+      b.spend_month AS key_spend_month, b.spent_month_micro_cents AS key_spent_month
+    FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
+      LEFT JOIN api_keys b ON b.id = COALESCE(k.budget_key_id, k.id)
+    WHERE a.id = ${input.accountId}`;
+  if (state.id !== null) {
+    const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };
+    return { admission: admissionOf(existing), created: false, active: state.active };
+  }
+
+  if (state.voided || account.now.getTime() > Date.parse(input.admitBefore)) {
+    throw new JobRuleError('ADMISSION_VOIDED', 'The submission was abandoned before it could be admitted');
+  }
+
+  const active = state.active;
+  if (active >= account.maxConcurrentJobs) {
+    throw new JobRuleError(
+      'CONCURRENT_JOBS_EXCEEDED',
+      `The plan allows ${account.maxConcurrentJobs} concurrent jobs and ${active} are pending or processing`,
+    );
+  }
+  const cost = BigInt(input.costMicroCents);
+  if (account.balance < cost) {
+    throw new JobRuleError(
+      'INSUFFICIENT_BALANCE',
+      `The job costs ${cost} micro-cents and the balance is ${account.balance} micro-cents`,
+    );
+  }
+
+  const overLimit = exceededLimit(
+    { account: spendHolder(state, 'account'), key: input.apiKeyId ? spendHolder(state, 'key') : null },
+    cost,
+    account.now,
+  );
+  if (overLimit) {
+    throw new JobRuleError('BUDGET_EXCEEDED', budgetExceededMessage(overLimit, cost), budgetExceededDetails(overLimit, cost));
+  }
+
+  // One statement: the pending job, its charge in the ledger, the balance and the spend counters (`now()` is the
+  // transaction's time, the account lock's `now`).
+  const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
+  const retentionSeconds =
+    input.retentionSeconds !== undefined
+      ? input.retentionSeconds
+      : accountRetention({ plan: state.plan, outputRetentionSeconds: state.output_retention_seconds, outputRetentionOverridden: state.output_retention_overridden }).seconds;
+  const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
+    WITH job AS (
+      INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
+                        webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
+                        retention_seconds, batch_id, custom_id, created_at, updated_at)
+      VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
+              ${firstRoute(input).providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
+              ${cost}, now() + make_interval(secs => ${firstRoute(input).expectedProcessingSeconds}), ${input.requestId},
+              ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, now(), now())
+      RETURNING id, cost_micro_cents, estimated_completion_time, created_at
+    ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
+    SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
+  return {
+    admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),
+    created: true,
+    active: active + 1,
+  };
+}
+
 /** `observer` hears of each transition once it is committed (metrics). */
 export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObserver = IGNORE_TRANSITIONS): JobStore {
+  const reportAdmitted = (input: JobWorkflowInput) =>
+    observer.admitted({ modelSlug: input.modelSlug, providerId: firstRoute(input).providerId, costMicroCents: BigInt(input.costMicroCents) });
   const reportFinished = ({ refundedMicroCents, finished }: { refundedMicroCents: number; finished: JobFinishFacts | null }) => {
     if (finished) observer.finished(finished);
     return { refundedMicroCents };
@@ -136,84 +235,41 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
      * answer was lost returns the same admission.
      */
     async admit(input) {
-      return prisma.$transaction(async (tx) => {
-        const account = await lockJobAccount(tx, input.accountId);
-        // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight,
-        // the limits of the account and the key, and the counters of the key's budget (the first key of its rotation chain).
-        const [state] = await tx.$queryRaw<AdmissionState[]>`
-          SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
-            EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
-            (SELECT count(*)::int FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])) AS active,
-            a.plan, a.output_retention_seconds, a.output_retention_overridden,
-            a.daily_limit_micro_cents AS account_daily_limit, a.monthly_limit_micro_cents AS account_monthly_limit,
-            a.spend_day AS account_spend_day, a.spent_day_micro_cents AS account_spent_day,
-            a.spend_month AS account_spend_month, a.spent_month_micro_cents AS account_spent_month,
-            k.daily_limit_micro_cents AS key_daily_limit, k.monthly_limit_micro_cents AS key_monthly_limit,
-            b.spend_day AS key_spend_day, b.spent_day_micro_cents AS key_spent_day,
-            b.spend_month AS key_spend_month, b.spent_month_micro_cents AS key_spent_month
-          FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
-            LEFT JOIN api_keys b ON b.id = COALESCE(k.budget_key_id, k.id)
-          WHERE a.id = ${input.accountId}`;
-        if (state.id !== null) {
-          const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };
-          return { admission: admissionOf(existing), created: false };
-        }
+      // A job admitted beforehand (a batch's item, a retried step) is answered without taking the account's lock.
+      const earlier = await prisma.job.findFirst({ where: { id: input.jobId, accountId: input.accountId } });
+      if (earlier) return admissionOf(earlier);
+      return prisma
+        .$transaction(async (tx) => admitLocked(tx, await lockJobAccount(tx, input.accountId), input))
+        .then(({ admission, created }) => {
+          if (created) reportAdmitted(input);
+          return admission;
+        });
+    },
 
-        if (state.voided || account.now.getTime() > Date.parse(input.admitBefore)) {
-          throw new JobRuleError('ADMISSION_VOIDED', 'The submission was abandoned before it could be admitted');
+    async admitInOrder(accountId, inputs, record) {
+      const outcomes = await prisma.$transaction(async (tx) => {
+        const account = await lockJobAccount(tx, accountId);
+        const decided: OrderedAdmission[] = [];
+        // Counted once under the lock, then kept: each admission adds one.
+        let active: number | undefined;
+        for (const input of inputs) {
+          if (input.accountId !== accountId) throw new Error(`job ${input.jobId} is not of account ${accountId}`);
+          try {
+            const admitted = await admitLocked(tx, account, input, active);
+            active = admitted.active;
+            decided.push({ outcome: 'admitted', input, admission: admitted.admission, created: admitted.created });
+          } catch (err) {
+            // Every refusal is decided before the job's write: the transaction goes on with the next item.
+            if (!(err instanceof JobRuleError)) throw err;
+            if (err.code === 'CONCURRENT_JOBS_EXCEEDED') break;
+            decided.push({ outcome: 'refused', input, code: err.code, message: err.message });
+          }
         }
-
-        const active = state.active;
-        if (active >= account.maxConcurrentJobs) {
-          throw new JobRuleError(
-            'CONCURRENT_JOBS_EXCEEDED',
-            `The plan allows ${account.maxConcurrentJobs} concurrent jobs and ${active} are pending or processing`,
-          );
-        }
-        const cost = BigInt(input.costMicroCents);
-        if (account.balance < cost) {
-          throw new JobRuleError(
-            'INSUFFICIENT_BALANCE',
-            `The job costs ${cost} micro-cents and the balance is ${account.balance} micro-cents`,
-          );
-        }
-
-        const overLimit = exceededLimit(
-          { account: spendHolder(state, 'account'), key: input.apiKeyId ? spendHolder(state, 'key') : null },
-          cost,
-          account.now,
-        );
-        if (overLimit) {
-          throw new JobRuleError('BUDGET_EXCEEDED', budgetExceededMessage(overLimit, cost), budgetExceededDetails(overLimit, cost));
-        }
-
-        // One statement: the pending job, its charge in the ledger, the balance and the spend counters (`now()` is the
-        // transaction's time, the account lock's `now`).
-        const webhookEvents = input.webhookUrl ? (input.webhookEvents ?? [...DEFAULT_WEBHOOK_EVENTS]) : [];
-        const retentionSeconds =
-          input.retentionSeconds !== undefined
-            ? input.retentionSeconds
-            : accountRetention({ plan: state.plan, outputRetentionSeconds: state.output_retention_seconds, outputRetentionOverridden: state.output_retention_overridden }).seconds;
-        const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
-          WITH job AS (
-            INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
-                              webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
-                              retention_seconds, batch_id, custom_id, created_at, updated_at)
-            VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
-                    ${firstRoute(input).providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
-                    ${cost}, now() + make_interval(secs => ${firstRoute(input).expectedProcessingSeconds}), ${input.requestId},
-                    ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, now(), now())
-            RETURNING id, cost_micro_cents, estimated_completion_time, created_at
-          ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
-          SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
-        return {
-          admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),
-          created: true,
-        };
-      }).then(({ admission, created }) => {
-        if (created) observer.admitted({ modelSlug: input.modelSlug, providerId: firstRoute(input).providerId, costMicroCents: BigInt(input.costMicroCents) });
-        return admission;
+        await record?.(tx, decided);
+        return decided;
       });
+      for (const outcome of outcomes) if (outcome.outcome === 'admitted' && outcome.created) reportAdmitted(outcome.input);
+      return outcomes;
     },
 
     /**

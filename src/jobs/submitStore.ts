@@ -3,7 +3,7 @@
  * limits, the idempotency claims and the admission's settlement. `submitStoreOver` is the production one, over
  * PostgreSQL and object storage; unit tests give submit a store of their own.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { ResolvedModel } from '../catalog/versionResolver';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
@@ -17,7 +17,7 @@ import {
   type AdmissionResult,
   type JobWorkflowInput,
 } from '../contracts/workflows/job';
-import { withStartOperation } from '../temporal/workflows';
+import { startWorkflow, withStartOperation } from '../temporal/workflows';
 import { createIdempotency, type Idempotency, type IdempotencyOptions } from './idempotency';
 import { resolveUsableModel, type Caller } from './quote';
 import { consumeRateLimit, type CountedRequest, type RateLimits } from './rateLimit';
@@ -55,28 +55,46 @@ export function submitStoreOver(prisma: PrismaClient, storage: Storage, config: 
  * Admits a job through its workflow (Update-with-Start on the jobs task queue), giving up at `deadline` (epoch ms).
  * The workflow, and so each of its activities, waits in the task queues with the job's priority and fair share.
  */
-export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number, scheduling: JobScheduling, options?: AdmitOptions) => Promise<AdmissionResult>;
+export type AdmitJobWorkflow = (input: JobWorkflowInput, deadline: number, scheduling: JobScheduling) => Promise<AdmissionResult>;
 
-export interface AdmitOptions {
-  /**
-   * Answer from the job's workflow when it is already running (a retried admission of a batch item, whose job id is
-   * derived from its line) instead of refusing the start.
-   */
-  attachToRunning?: boolean;
+/**
+ * Starts the workflow of a job admitted beforehand (charged and created by `JobStore.admitInOrder`, as a batch admits
+ * its items); the workflow's own admission then finds the job admitted and charges nothing. Starting it again changes
+ * nothing: a running workflow is kept, and a closed one is never run a second time.
+ */
+export type StartAdmittedJobWorkflow = (input: JobWorkflowInput, scheduling: JobScheduling) => Promise<void>;
+
+/** How a job's workflow starts, whichever way it is admitted: on the jobs task queue, with its priority and fair share. */
+function jobWorkflowStart(input: JobWorkflowInput, scheduling: JobScheduling, config: Config) {
+  return {
+    workflowId: jobWorkflowId(input.jobId),
+    taskQueue: config.temporal.jobsTaskQueue,
+    args: [input] as [JobWorkflowInput],
+    priority: temporalPriority(scheduling, config.temporal.fairness),
+    typedSearchAttributes: jobIdentitySearchAttributes(input),
+    staticSummary: jobWorkflowSummary(input),
+    staticDetails: jobWorkflowDetails(input, scheduling),
+  };
 }
 
 export function admitJobWorkflowOver(temporal: Client, config: Config): AdmitJobWorkflow {
-  return (input, deadline, scheduling, options) => {
-    const startWorkflowOperation = withStartOperation(jobWorkflowContract, {
-      workflowId: jobWorkflowId(input.jobId),
-      taskQueue: config.temporal.jobsTaskQueue,
-      args: [input],
-      workflowIdConflictPolicy: options?.attachToRunning ? 'USE_EXISTING' : 'FAIL',
-      priority: temporalPriority(scheduling, config.temporal.fairness),
-      typedSearchAttributes: jobIdentitySearchAttributes(input),
-      staticSummary: jobWorkflowSummary(input),
-      staticDetails: jobWorkflowDetails(input, scheduling),
-    });
+  return (input, deadline, scheduling) => {
+    const startWorkflowOperation = withStartOperation(jobWorkflowContract, { ...jobWorkflowStart(input, scheduling, config), workflowIdConflictPolicy: 'FAIL' });
     return temporal.withDeadline(deadline, () => temporal.workflow.executeUpdateWithStart(admitUpdate, { startWorkflowOperation }));
+  };
+}
+
+export function startAdmittedJobWorkflowOver(temporal: Client, config: Config): StartAdmittedJobWorkflow {
+  return async (input, scheduling) => {
+    try {
+      await startWorkflow(temporal, jobWorkflowContract, {
+        ...jobWorkflowStart(input, scheduling, config),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
+    } catch (err) {
+      // Its workflow ran, and closed, already.
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
   };
 }

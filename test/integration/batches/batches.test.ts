@@ -67,7 +67,8 @@ describe('a 500-line batch', () => {
 
     // Generous: 500 real jobs on a machine shared with other test runs.
     const batch = await settled(account.apiKey, batchId, 540_000);
-    expect(batch.counts).toEqual({ total: 500, queued: 0, running: 0, completed: 496, failed: 4, cancelled: 0, skipped: 0, expired: 0 });
+    const unfinished = (await resultsOf(account.apiKey, batchId)).filter((r) => r.status !== 'completed').map((r) => `${r.line}: ${r.error?.code}`);
+    expect(batch.counts, `items not completed: ${unfinished.join(', ')}`).toEqual({ total: 500, queued: 0, running: 0, completed: 496, failed: 4, cancelled: 0, skipped: 0, expired: 0 });
     expect(batch.status).toBe('completed');
     expect(batch.admittedCostMicroCents).toBe(500 * PRICE);
     expect(batch.costMicroCents).toBe(496 * PRICE);

@@ -101,6 +101,48 @@ describe('job store (PostgreSQL)', () => {
     expect(ledger.every((e) => e.balanceAfterMicroCents >= 0n)).toBe(true);
   });
 
+  describe('admitInOrder (a batch admitting its items)', () => {
+    it('charges in order under one lock, refuses what the balance cannot pay, and stops at the concurrent jobs', async () => {
+      const { accountId } = await createTestAccount(prisma, { creditsMicroCents: 100_000n, maxConcurrentJobs: 3 });
+      const jobs = [jobFor(accountId), jobFor(accountId, { costMicroCents: 90_000 }), jobFor(accountId), jobFor(accountId), jobFor(accountId)];
+      const recorded: string[] = [];
+      const answers = await store.admitInOrder(accountId, jobs, async (tx, admissions) => {
+        // In the same transaction: the first job's row is visible.
+        expect(await tx.job.count({ where: { id: jobs[0]!.jobId } })).toBe(1);
+        recorded.push(...admissions.map((a) => `${a.input.jobId}:${a.outcome}`));
+      });
+      // 45,000 paid; 90,000 cannot be; 45,000 paid (10,000 left); then the balance refuses the 4th, and the 5th too.
+      expect(answers.map((a) => (a.outcome === 'refused' ? a.code : a.outcome))).toEqual(['admitted', 'INSUFFICIENT_BALANCE', 'admitted', 'INSUFFICIENT_BALANCE', 'INSUFFICIENT_BALANCE']);
+      expect(recorded).toEqual(answers.map((a) => `${a.input.jobId}:${a.outcome}`));
+      expect(await balanceOf(accountId)).toBe(10_000n);
+      expect((await ledgerOf(accountId)).map((e) => e.jobId)).toEqual([jobs[0]!.jobId, jobs[2]!.jobId]);
+
+      const { accountId: busy } = await createTestAccount(prisma, { creditsMicroCents: 1_000_000n, maxConcurrentJobs: 2 });
+      const more = [jobFor(busy), jobFor(busy), jobFor(busy), jobFor(busy)];
+      const stopped = await store.admitInOrder(busy, more);
+      // The third would pass the two concurrent jobs: it and those after it are not answered, nor charged.
+      expect(stopped.map((a) => a.input.jobId)).toEqual([more[0]!.jobId, more[1]!.jobId]);
+      expect(await prisma.job.count({ where: { accountId: busy } })).toBe(2);
+    });
+
+    it('answers jobs admitted by an earlier try without a second charge, and writes nothing when `record` throws', async () => {
+      const { accountId } = await createTestAccount(prisma, { creditsMicroCents: 1_000_000n });
+      const jobs = [jobFor(accountId), jobFor(accountId)];
+      await store.admitInOrder(accountId, [jobs[0]!]);
+      const again = await store.admitInOrder(accountId, jobs);
+      expect(again.map((a) => a.outcome === 'admitted' && a.created)).toEqual([false, true]);
+      expect(await ledgerOf(accountId)).toHaveLength(2);
+
+      const rolledBack = jobFor(accountId);
+      await expect(store.admitInOrder(accountId, [rolledBack], async () => Promise.reject(new Error('crash')))).rejects.toThrow('crash');
+      expect(await prisma.job.findUnique({ where: { id: rolledBack.jobId } })).toBeNull();
+      expect(await ledgerOf(accountId)).toHaveLength(2);
+      // A workflow's own admission of a job admitted beforehand finds it, and charges nothing.
+      expect(await store.admit(jobs[1]!)).toEqual((again[1] as { admission: unknown }).admission);
+      expect(await ledgerOf(accountId)).toHaveLength(2);
+    });
+  });
+
   it('cancels a pending job with a full refund, once', async () => {
     const { accountId } = await createTestAccount(prisma, { creditsMicroCents: 100_000n });
     const job = jobFor(accountId);
