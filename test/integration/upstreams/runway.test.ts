@@ -15,7 +15,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
 import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
 import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
-import { createRunwayAdapter, DATA_URI_MAX_CHARS, MICRO_CENTS_PER_CREDIT, taskFailure } from '../../../src/providers/upstreams/runway';
+import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
 import type { InputFile, UpstreamAdapter, UpstreamRef, UpstreamMapping, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { RUNWAY_VERSION, startRunwayFake, type FakeTask, type RunwayFake } from '../../support/upstreams/runway';
@@ -204,7 +204,7 @@ describe('Runway adapter: seeded models', () => {
     for (const s of running) expect(s).toMatchObject({ stage: 'RUNNING', progress: expect.any(Number) });
     expect(running.every((s) => s.progress! >= 0 && s.progress! < 100)).toBe(true);
     expect(seen.length).toBeLessThanOrEqual(5);
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(8 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(8 * RUNWAY_CREDIT_MICRO_CENTS);
     expect(fake.paidSubmissions() - paid).toBe(1);
   });
 
@@ -229,7 +229,7 @@ describe('Runway adapter: seeded models', () => {
       seed: 42,
     });
     const seen = await expectFinishedWithOutputs(GEN4_TURBO.route, first, 'mp4');
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(50 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(50 * RUNWAY_CREDIT_MICRO_CENTS);
   });
 
   it('maps every duration and aspect ratio Gen-4 Turbo offers to values Runway takes', async () => {
@@ -261,7 +261,7 @@ describe('Runway adapter: seeded models', () => {
       ratio: '720:1280',
     });
     const seen = await expectFinishedWithOutputs(SEEDANCE2.route, first, 'mp4');
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(360 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(360 * RUNWAY_CREDIT_MICRO_CENTS);
   });
 
   it('keeps Seedance 2.0 within nine reference images: at most four elements of two images', () => {
