@@ -6,8 +6,9 @@ import type { JobError, JobOutput } from './jobs';
 
 /**
  * How a version reaches a hosted upstream: the `upstream` block of a catalog route (docs/providers.md), the upstream's
- * model, operation, input mapping and output paths. Not a route itself (docs/glossary.md): the route is the provider
- * with its price and order; this is what one route on an upstream sends it.
+ * model, operation, input mapping and output paths; a self-hosted Cog route carries one too, its server as `model`.
+ * Not a route itself (docs/glossary.md): the route is the provider with its price and order; this is what one route
+ * sends its provider.
  */
 export interface UpstreamMapping {
   /**
