@@ -82,6 +82,14 @@ module.exports = {
       from: { path: '^(src|workflows|activities)/', pathNot: '^src/api/' },
       to: { path: '^src/api/' },
     },
+    {
+      name: 'service-imports-no-sdk',
+      severity: 'error',
+      comment:
+        'The service never imports its own published SDK (@genmedia/client): what it needs, such as money (src/shared/money.ts), is its own. Only the CLI, a client of the API, is built on it.',
+      from: { path: '^(src|workflows|activities)/', pathNot: '^src/cli/' },
+      to: { path: '(^clients/typescript/|@genmedia/client)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

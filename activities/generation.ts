@@ -21,7 +21,7 @@ import { isProviderError, ProviderError, type GenerationSnapshot, type ProviderA
 import { InputMappingError, mapInput, prepareFiles } from '../src/providers/upstreams/inputMapping';
 import { failureRule } from '../src/shared/failureCodes';
 import type { JobOutput } from '../src/shared/jobs';
-import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamRoute } from '../src/shared/upstreams';
+import { UPSTREAM_FAILURE_CODES, type GenerationCheck, type GenerationProgress, type GenerationStart, type UpstreamMapping } from '../src/shared/upstreams';
 import type { OutputMarker } from '../src/provenance/outputMarker';
 import { createOutputStore } from './generationOutputs';
 import { estimateCompletion, progressOf } from './generationProgress';
@@ -65,7 +65,7 @@ export interface GenerationActivities {
   /** Reads where the generation stands; stores the outputs once it succeeded. */
   checkGeneration(input: GenerationCheck): Promise<GenerationProgress>;
   /** Stops the job's generation at the provider, if it has one. */
-  cancelGeneration(input: { jobId: string; attemptId: string; route?: UpstreamRoute }): Promise<void>;
+  cancelGeneration(input: { jobId: string; attemptId: string; route?: UpstreamMapping }): Promise<void>;
 }
 
 /** A ProviderError becomes an ApplicationFailure of the same code (Temporal retries the retryable ones); the detail is logged. */

@@ -13,7 +13,7 @@ import { locateOutputs } from '../src/providers/upstreams/outputPaths';
 import { C2PA_MANIFEST_TYPE } from '../src/provenance/manifest';
 import type { MarkedFile, OutputMarker } from '../src/provenance/outputMarker';
 import type { JobOutput } from '../src/shared/jobs';
-import type { UpstreamRoute } from '../src/shared/upstreams';
+import type { UpstreamMapping } from '../src/shared/upstreams';
 
 export interface OutputStoreDeps {
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
@@ -72,7 +72,7 @@ export function createOutputStore(deps: OutputStoreDeps) {
   }
 
   /** Downloads or decodes every output the route locates in the upstream's answer and stores it under the job. */
-  async function storeLocated(owner: OutputOwner, route: UpstreamRoute | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
+  async function storeLocated(owner: OutputOwner, route: UpstreamMapping | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
     const { jobId } = owner;
     const locations = route ? locateOutputs(result, route.outputs, route.outputContentType) : [];
     if (locations.length === 0) {
@@ -144,7 +144,7 @@ export function createOutputStore(deps: OutputStoreDeps) {
   return {
     storeFiles,
     /** The outputs of a succeeded generation, wherever they are. */
-    store(jobId: string, route: UpstreamRoute | undefined, snapshot: GenerationSnapshot, signal: AbortSignal): Promise<JobOutput[]> {
+    store(jobId: string, route: UpstreamMapping | undefined, snapshot: GenerationSnapshot, signal: AbortSignal): Promise<JobOutput[]> {
       const owner: OutputOwner = { jobId, ...(route ? { upstreamModel: route.model } : {}) };
       return snapshot.files ? storeFiles(owner, snapshot.files) : storeLocated(owner, route, snapshot.result, signal);
     },

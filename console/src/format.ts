@@ -1,7 +1,5 @@
-import { formatDollars, MICRO_CENTS_PER_DOLLAR, type CatalogModel } from '@genmedia/client';
-
-/** Catalog prices are in credits: 1 credit = 1,000 micro-cents. */
-const MICRO_CENTS_PER_CREDIT = 1_000;
+import type { CatalogModel } from '@genmedia/client';
+import { creditsToMicroCents, formatDollars } from '../../src/shared/money';
 
 const UNIT_LABELS: Record<CatalogModel['pricing']['unit'], string> = {
   per_image: 'per image',
@@ -10,7 +8,7 @@ const UNIT_LABELS: Record<CatalogModel['pricing']['unit'], string> = {
 };
 
 export function unitPrice(pricing: CatalogModel['pricing']): string {
-  return `${formatDollars(Math.round(pricing.baseCredits * MICRO_CENTS_PER_CREDIT))} ${UNIT_LABELS[pricing.unit]}`;
+  return `${formatDollars(creditsToMicroCents(pricing.baseCredits))} ${UNIT_LABELS[pricing.unit]}`;
 }
 
 export function formatTime(iso: string | null | undefined): string {
@@ -47,20 +45,6 @@ export function formatBytes(bytes: number): string {
 export function humanize(name: string): string {
   const words = name.replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
-}
-
-/**
- * Dollars as typed by a person ("12", "$1,250.50", "0.000125", "-5") in micro-cents, exact (no floating point);
- * null when it is not an amount or has more than six decimals (finer than a micro-cent).
- */
-export function parseDollars(text: string): number | null {
-  const match = /^(-)?\s*\$?\s*(\d{1,3}(?:,\d{3})+|\d+)?(?:\.(\d{0,6}))?$/.exec(text.trim());
-  if (!match || (match[2] === undefined && !match[3])) return null;
-  const whole = Number((match[2] ?? '0').replace(/,/g, ''));
-  const fraction = Number((match[3] ?? '').padEnd(6, '0'));
-  const microCents = whole * MICRO_CENTS_PER_DOLLAR + fraction;
-  if (!Number.isSafeInteger(microCents)) return null;
-  return match[1] ? -microCents : microCents;
 }
 
 /** Micro-cents as a plain dollar amount for an input ("12.5", "0.000125"), the inverse of parseDollars. */

@@ -60,8 +60,8 @@ const PricingRuleSchema = z.strictObject({
   multipliers: z.record(z.string(), z.record(z.string(), z.number().nonnegative())).optional(),
 });
 
-/** How a version reaches its upstream (see src/providers/upstreams/types.ts, `UpstreamRoute`). */
-const UpstreamRouteFile = z.strictObject({
+/** How a version reaches a hosted upstream: a route's `upstream` block (`UpstreamMapping` in src/shared/upstreams.ts). */
+const UpstreamMappingFile = z.strictObject({
   model: z.string().min(1),
   operation: z.string().min(1).optional(),
   input: z.record(z.string(), z.unknown()),
@@ -73,7 +73,7 @@ const UpstreamRouteFile = z.strictObject({
 const RouteFile = z.strictObject({
   provider: id,
   /** Required when the provider is a real upstream, refused otherwise. */
-  upstream: UpstreamRouteFile.optional(),
+  upstream: UpstreamMappingFile.optional(),
   /** What the provider charges us for the input (its list price), in the shape of our own pricing rule. */
   listPrice: PricingRuleSchema.optional(),
 });
@@ -120,7 +120,7 @@ const VersionFile = z.strictObject({
   }),
   processingSeconds: z.number().int().positive(),
   /** The one route of a model of an upstream provider (its provider is the model's); refused for the others. */
-  upstream: UpstreamRouteFile.optional(),
+  upstream: UpstreamMappingFile.optional(),
   /** The routes of a maker's model, in order of preference; each on another provider. */
   routes: z.array(RouteFile).min(1).optional(),
   routing: RoutingFile.optional(),
@@ -447,7 +447,7 @@ const isUpstream = (adapter: string | undefined) => adapter !== undefined && (ad
 /**
  * A maker's version lists its routes; any other names none (its one route is its own provider, with its `upstream`
  * when that provider is a real upstream). Each route's provider runs jobs, appears once, and carries an upstream
- * route exactly when it is a real upstream; a list price must be computable from every valid input.
+ * mapping exactly when it is a real upstream; a list price must be computable from every valid input.
  */
 function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string, string>, where: string): string[] {
   const problems: string[] = [];

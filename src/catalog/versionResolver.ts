@@ -5,7 +5,7 @@
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
 import { isProviderAvailable } from '../providers/upstreams/credentials';
-import type { UpstreamRoute } from '../shared/upstreams';
+import type { UpstreamMapping } from '../shared/upstreams';
 import { CatalogCache } from './cache';
 import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type Visibility } from './catalogFiles';
 import type { VersionStatus } from '../shared/versionStatuses';
@@ -51,7 +51,7 @@ export interface ResolvedRoute {
   /** Active in the catalog and, for a real upstream, with credentials. */
   available: boolean;
   /** How the version reaches this real upstream; null for built-in and HTTP providers. */
-  upstream: UpstreamRoute | null;
+  upstream: UpstreamMapping | null;
   listPrice: PricingRule | null;
 }
 
@@ -114,7 +114,7 @@ async function readModelVersion(prisma: PrismaClient, slug: string, versionId?: 
   // A version seeded before routes were kept runs on its model's own provider.
   const defs: RouteDef[] = listed.length > 0
     ? listed
-    : [{ provider: model.providerId, ...(version.upstream ? { upstream: version.upstream as unknown as UpstreamRoute } : {}) }];
+    : [{ provider: model.providerId, ...(version.upstream ? { upstream: version.upstream as unknown as UpstreamMapping } : {}) }];
   const others = defs.some((d) => d.provider !== model.providerId)
     ? await prisma.provider.findMany({ where: { id: { in: defs.map((d) => d.provider) } } })
     : [];
@@ -126,7 +126,7 @@ async function readModelVersion(prisma: PrismaClient, slug: string, versionId?: 
       providerId: provider.id,
       adapter: provider.adapter,
       available: isProviderAvailable(provider),
-      upstream: (def.upstream as UpstreamRoute | undefined) ?? null,
+      upstream: (def.upstream as UpstreamMapping | undefined) ?? null,
       listPrice: def.listPrice ?? null,
     }];
   });

@@ -1,5 +1,5 @@
-import { formatDollars } from '@genmedia/client';
 import { firstRoute, type JobWorkflowInput } from '../contracts/workflows/job';
+import { formatDollars } from '../shared/money';
 import type { JobScheduling } from './scheduling';
 
 /** The one line the Temporal UI lists a job workflow by: `pixelforge/forge-pro/text-to-image · $0.045`. */

@@ -6,7 +6,7 @@
  * every adapter the same way: claim the job, heartbeat, store the outputs, and turn a `ProviderError` into an
  * `ApplicationFailure` of the same code.
  */
-import type { UpstreamRoute } from '../shared/upstreams';
+import type { UpstreamMapping } from '../shared/upstreams';
 
 export interface Submission {
   /** Our job id: the idempotency key where the upstream takes one, and a label in its dashboard. */
@@ -14,7 +14,7 @@ export interface Submission {
   /** The attempt of the job on this route (`<jobId>.<n>`), for jobs that have attempts. */
   attemptId?: string;
   /** How the version reaches an upstream; absent for the built-in and HTTP providers. */
-  route?: UpstreamRoute;
+  route?: UpstreamMapping;
   /** The input: mapped by the route and its files prepared for upstreams, as validated for the others. */
   input: Record<string, unknown>;
   /** Where the upstream should send its webhooks, when we have a public callback URL (fal, Replicate). */
@@ -44,7 +44,7 @@ export interface RunContext {
 /** What we need to find a generation again: its id and the route it was started on. */
 export interface GenerationRef {
   id: string;
-  route?: UpstreamRoute;
+  route?: UpstreamMapping;
 }
 
 export type GenerationState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -60,7 +60,7 @@ export interface GenerationSnapshot {
   queuePosition?: number;
   /** A short human description of where the generation is: the upstream status or its last log line. */
   stage?: string;
-  /** The upstream's answer once `succeeded`; `UpstreamRoute.outputs` locate the files in it. */
+  /** The upstream's answer once `succeeded`; `UpstreamMapping.outputs` locate the files in it. */
   result?: unknown;
   /** The finished files on disk, once `succeeded`, for adapters that generate themselves. */
   files?: GeneratedFile[];

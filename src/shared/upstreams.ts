@@ -4,8 +4,13 @@
  */
 import type { JobError, JobOutput } from './jobs';
 
-/** How a catalog version reaches its upstream: the `upstream` block of a version (docs/providers.md). */
-export interface UpstreamRoute {
+/**
+ * How a version reaches a hosted upstream: the `upstream` block of a catalog route (docs/providers.md), the upstream's
+ * model, operation, input mapping and output paths; a self-hosted Cog route carries one too, its server as `model`.
+ * Not a route itself (docs/glossary.md): the route is the provider with its price and order; this is what one route
+ * sends its provider.
+ */
+export interface UpstreamMapping {
   /**
    * The upstream's model or endpoint id: fal `fal-ai/flux/dev`; Replicate `owner/name` (official model)
    * or `owner/name:version`; Runway `gen4_turbo`; Google `veo-3.0-fast-generate-001`; OpenAI `gpt-image-2`.
@@ -24,9 +29,10 @@ export interface UpstreamRoute {
   outputContentType?: string;
 }
 
-/** What the job workflow is told at submit about a job that runs on a real upstream. */
-export interface UpstreamJobPlan {
-  route: UpstreamRoute;
+/** The upstream part of a route plan: what the job workflow is told at submit about a route on a hosted upstream. */
+export interface UpstreamPlan {
+  /** The route's upstream mapping (named `route` in workflow histories, so the name stays). */
+  route: UpstreamMapping;
   /** The longest the generation may take, from the moment it is submitted, before it is cancelled and refunded. */
   timeoutSeconds: number;
 }
@@ -65,7 +71,7 @@ export interface GenerationStart {
   versionId: string;
   input: Record<string, unknown>;
   /** Present when the provider is a real upstream. */
-  route?: UpstreamRoute;
+  route?: UpstreamMapping;
   expectedProcessingSeconds: number;
   /** ISO 8601: after it the generation is of no use (Replicate `Cancel-After`). */
   deadline: string;
@@ -76,7 +82,7 @@ export interface GenerationCheck {
   attemptId: string;
   providerId: string;
   modelSlug: string;
-  route?: UpstreamRoute;
+  route?: UpstreamMapping;
   upstreamId: string;
   expectedProcessingSeconds: number;
 }

@@ -1,7 +1,7 @@
 /**
  * The layers declared in .dependency-cruiser.cjs hold: no import cycle, no module outside a layer, no import from a
- * layer into one above it. The same rules are run over a small tree of deliberate mistakes, to show that they catch
- * each kind.
+ * layer into one above it, no import of the SDK but by the CLI. The same rules are run over a small tree of deliberate
+ * mistakes, to show that they catch each kind.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,7 +41,7 @@ describe('layers (.dependency-cruiser.cjs)', () => {
   const mistakes = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-layers-'));
   afterAll(() => fs.rmSync(mistakes, { recursive: true, force: true }));
 
-  it('refuse an import into a layer above, a cycle and a folder outside every layer', async () => {
+  it('refuse an import into a layer above, a cycle, a folder outside every layer and the service on its own SDK', async () => {
     const write = (file: string, code: string) => {
       fs.mkdirSync(path.dirname(path.join(mistakes, file)), { recursive: true });
       fs.writeFileSync(path.join(mistakes, file), code);
@@ -55,6 +55,9 @@ describe('layers (.dependency-cruiser.cjs)', () => {
     write('src/jobs/usesApi.ts', `import { app } from '../api/app';\nexport const x = app;\n`);
     write('src/api/app.ts', `export const app = 1;\n`);
     write('src/elsewhere/thing.ts', `import { store } from '../jobs/store';\nexport const thing = store;\n`);
+    write('clients/typescript/src/index.ts', `export const formatDollars = (n: number) => String(n);\n`);
+    write('src/jobs/usesSdk.ts', `import { formatDollars } from '../../clients/typescript/src/index';\nexport const price = formatDollars(1);\n`);
+    write('src/cli/usesSdk.ts', `import { formatDollars } from '../../clients/typescript/src/index';\nexport const price = formatDollars(1);\n`);
 
     expect((await violations(mistakes)).sort()).toEqual(
       [
@@ -64,6 +67,7 @@ describe('layers (.dependency-cruiser.cjs)', () => {
         'features-imports-no-layer-above: src/jobs/usesApi.ts → src/api/app.ts',
         'api-imported-by-no-one: src/jobs/usesApi.ts → src/api/app.ts',
         'in-a-layer: src/elsewhere/thing.ts → src/jobs/store.ts',
+        'service-imports-no-sdk: src/jobs/usesSdk.ts → clients/typescript/src/index.ts',
       ].sort(),
     );
   }, 120_000);

@@ -2,7 +2,7 @@ import { formatDollars } from '@genmedia/client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ErrorNotice } from '../components/ErrorNotice';
-import { parseDollars } from '../format';
+import { parseDollars } from '../../../src/shared/money';
 import { useSession } from '../session';
 import { adminApi, type CreditGrant, type GrantCreditsRequest } from './api';
 import { FormField, MoneyField } from './FormField';

@@ -1,5 +1,6 @@
 /** The daily and monthly spend limits as a form holds them (dollars as typed, empty for none). */
-import { dollarsForInput, parseDollars } from '../format';
+import { parseDollars } from '../../../src/shared/money';
+import { dollarsForInput } from '../format';
 import type { SpendLimits, SpendLimitsInput } from './api';
 
 export interface LimitFields {

@@ -1,6 +1,6 @@
 import { Presets, SingleBar } from 'cli-progress';
 import { finalItemCount, type Batch } from '@genmedia/client';
-import { formatDollars } from './money';
+import { formatDollars } from '../../shared/money';
 import type { ProgressMode } from './progress';
 
 /** How the ETA shown beside the bar is kept current between looks at the batch. */

@@ -1,6 +1,7 @@
 import { CliError } from '../context';
 import { canAsk, confirm } from './ask';
-import { formatDollars, parseDollars } from './money';
+import { formatDollars } from '../../shared/money';
+import { parseDollarArgument } from './dollarArgument';
 
 export const DEFAULT_CONFIRM_OVER = '1.00';
 
@@ -15,7 +16,7 @@ export interface ConfirmOptions {
  * terminal, or with --json, refuses unless --yes, and nothing is charged.
  */
 export async function confirmCost(what: 'job' | 'batch', costMicroCents: number, options: ConfirmOptions): Promise<void> {
-  const threshold = parseDollars(options.confirmOver ?? process.env.GENMEDIA_CONFIRM_OVER ?? DEFAULT_CONFIRM_OVER);
+  const threshold = parseDollarArgument(options.confirmOver ?? process.env.GENMEDIA_CONFIRM_OVER ?? DEFAULT_CONFIRM_OVER);
   if (options.yes || costMicroCents <= threshold) return;
   const price = formatDollars(costMicroCents);
   if (!canAsk() || options.json) {

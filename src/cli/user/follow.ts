@@ -1,6 +1,6 @@
 import type { Genmedia, Job } from '@genmedia/client';
 import { askAboutJob, Interrupted, withCtrlC, type InterruptOutcome } from './interrupt';
-import { formatDollars } from './money';
+import { formatDollars } from '../../shared/money';
 import { INTERRUPTED_EXIT_CODE } from './output';
 import type { JobProgress } from './progress';
 

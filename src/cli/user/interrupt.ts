@@ -1,6 +1,6 @@
 import type { Genmedia } from '@genmedia/client';
 import { canAsk, confirm } from './ask';
-import { formatDollars } from './money';
+import { formatDollars } from '../../shared/money';
 import type { JobProgress } from './progress';
 
 /** What Ctrl-C ended: the job left running, or cancelled and refunded. */

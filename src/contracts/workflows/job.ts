@@ -5,7 +5,7 @@
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { JobError, JobOutput, JobStatus } from '../../shared/jobs';
-import type { UpstreamJobPlan } from '../../shared/upstreams';
+import type { UpstreamPlan } from '../../shared/upstreams';
 import type { WebhookEventType, WebhookFormat } from '../../shared/webhooks';
 import { workflowContract } from './define';
 
@@ -73,12 +73,15 @@ export function firstRoute(input: Pick<JobWorkflowInput, 'jobId' | 'routes'>): R
   return first;
 }
 
-/** One route of a job: where its attempt runs and how the version reaches that provider. */
+/**
+ * One route as planned for one job at submit (the catalog's route resolved for this job): where its attempts run, how
+ * the version reaches that provider, its expected time and price. A job's `routes` are its route plans in order.
+ */
 export interface RoutePlan {
   providerId: string;
   taskQueue: string;
-  /** For a real upstream: its route and our timeout for it. */
-  upstream?: UpstreamJobPlan;
+  /** For a hosted upstream: the version's upstream mapping and our timeout for it. */
+  upstream?: UpstreamPlan;
   /** Expected processing time on this provider once it begins (base of the ETA). */
   expectedProcessingSeconds: number;
   /** What this provider charges us for the job's input, when the catalog says (micro-cents). */

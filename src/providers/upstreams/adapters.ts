@@ -1,5 +1,5 @@
 /** One adapter per real upstream, each on the upstream's official SDK. */
-import type { UpstreamRoute } from '../../shared/upstreams';
+import type { UpstreamMapping } from '../../shared/upstreams';
 import type { ProviderAdapter } from '../types';
 import { createFalAdapter } from './fal';
 import { createGoogleAdapter } from './google';
@@ -23,7 +23,7 @@ export function createUpstreamAdapter(id: UpstreamId, options: UpstreamAdapterOp
 
 /** An upstream adapter under the provider contract: every call carries the route the generation runs on. */
 export function asProviderAdapter(adapter: UpstreamAdapter): ProviderAdapter {
-  const routeOf = (route: UpstreamRoute | undefined): UpstreamRoute => {
+  const routeOf = (route: UpstreamMapping | undefined): UpstreamMapping => {
     if (!route) throw new Error(`${adapter.id} generations need the version's upstream route`);
     return route;
   };

@@ -6,7 +6,7 @@
  * Errors: every method throws `ProviderError` (src/providers/types.ts) with a stable code for anything
  * the upstream answered, or the abort reason when `signal` fired.
  */
-import type { UpstreamRoute } from '../../shared/upstreams';
+import type { UpstreamMapping } from '../../shared/upstreams';
 import type { InputFile } from '../types';
 import type { CallbackRequest, GenerationSnapshot, GenerationState, Submission, VerifiedCallback } from '../types';
 
@@ -17,7 +17,7 @@ export function isUpstreamId(value: string): value is UpstreamId {
   return (UPSTREAM_IDS as readonly string[]).includes(value);
 }
 
-export type { UpstreamRoute } from '../../shared/upstreams';
+export type { UpstreamMapping } from '../../shared/upstreams';
 
 /** A file our input refers to (an upload of ours or an external https URL), to be handed to the upstream. */
 export type { InputFile } from '../types';
@@ -27,12 +27,12 @@ export type UpstreamSnapshot = GenerationSnapshot;
 export type UpstreamState = GenerationState;
 
 /** What an upstream is sent: the submission with the route it is started on. */
-export type UpstreamSubmission = Pick<Submission, 'jobId' | 'input' | 'callbackUrl' | 'deadline'> & { route: UpstreamRoute };
+export type UpstreamSubmission = Pick<Submission, 'jobId' | 'input' | 'callbackUrl' | 'deadline'> & { route: UpstreamMapping };
 
 /** What we need to find a generation again: its id and the route it was started on. */
 export interface UpstreamRef {
   id: string;
-  route: UpstreamRoute;
+  route: UpstreamMapping;
 }
 
 /** Thrown by `verifyCallback` for an unsigned or forged callback (answered 401). */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { workflowMetadataQuery } from '@temporalio/workflow';
-import { formatDollars } from '@genmedia/client';
+import { formatDollars } from '../../../src/shared/money';
 import { startMetricsServer, type MetricsServer } from '../../../src/observability/metricsServer';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';

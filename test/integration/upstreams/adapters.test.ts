@@ -8,7 +8,7 @@ import { loadCatalog } from '../../../src/catalog/catalogFiles';
 import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createUpstreamAdapter } from '../../../src/providers/upstreams/adapters';
 import { mapInput } from '../../../src/providers/upstreams/inputMapping';
-import type { UpstreamAdapter, UpstreamId, UpstreamRoute } from '../../../src/providers/upstreams/types';
+import type { UpstreamAdapter, UpstreamId, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { ProviderError } from '../../../src/providers/types';
 import { startFalFake } from '../../support/upstreams/fal';
 import { startGoogleFake } from '../../support/upstreams/google';
@@ -26,9 +26,9 @@ const FAKES: Record<UpstreamId, () => Promise<FakeUpstream>> = {
 };
 
 /** The upstream's text-to-image route (every upstream has one), and its input for a prompt. */
-function textToImage(id: UpstreamId): { route: UpstreamRoute; input(prompt: string): Record<string, unknown> } {
+function textToImage(id: UpstreamId): { route: UpstreamMapping; input(prompt: string): Record<string, unknown> } {
   const model = loadCatalog().models.find((m) => m.providerId === id && m.capability === 'text-to-image')!;
-  const route = model.versions[0]!.upstream as UpstreamRoute;
+  const route = model.versions[0]!.upstream as UpstreamMapping;
   return { route, input: (prompt) => mapInput(route.input, { prompt, size: 'square_hd', num_images: '1', quality: 'medium', background: 'auto' }) };
 }
 

@@ -22,7 +22,7 @@ import {
   type InputFile,
   type UpstreamAdapter,
   type UpstreamRef,
-  type UpstreamRoute,
+  type UpstreamMapping,
   type UpstreamSnapshot,
 } from '../../../src/providers/upstreams/types';
 import { startFalFake, type FalFake } from '../../support/upstreams/fal';
@@ -30,12 +30,12 @@ import { samplePng } from '../../support/upstreams/media';
 
 interface ModelEntry {
   slug: string;
-  versions: { inputSchema: string; upstream: UpstreamRoute }[];
+  versions: { inputSchema: string; upstream: UpstreamMapping }[];
 }
 
 const MODELS = JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', 'models', 'fal.json'), 'utf8')) as ModelEntry[];
 
-function model(slug: string): { route: UpstreamRoute; schema: object } {
+function model(slug: string): { route: UpstreamMapping; schema: object } {
   const version = MODELS.find((m) => m.slug === slug)!.versions[0];
   return { route: version.upstream, schema: JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', version.inputSchema), 'utf8')) as object };
 }
@@ -88,14 +88,14 @@ function inputFile(url: string): InputFile {
 }
 
 /** Our validated input → the upstream's input with its files handed over, as the generic layer does it. */
-async function upstreamInput(target: { route: UpstreamRoute; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function upstreamInput(target: { route: UpstreamMapping; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const valid = validateInput(target.schema, input);
   if (!valid.ok) throw new Error(`invalid input: ${JSON.stringify(valid.errors)}`);
   const mapped = mapInput(target.route.input, valid.value);
   return (await prepareFiles(mapped, (url) => adapter.prepareFile(inputFile(url), signal()))) as Record<string, unknown>;
 }
 
-async function submit(route: UpstreamRoute, input: Record<string, unknown>, callbackUrl?: string, using = adapter): Promise<UpstreamSnapshot> {
+async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter): Promise<UpstreamSnapshot> {
   return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline(), ...(callbackUrl ? { callbackUrl } : {}) }, signal());
 }
 

@@ -15,18 +15,18 @@ import { ProviderError } from '../../../src/providers/types';
 import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
 import { costOf, createOpenAIAdapter, parseResetDuration } from '../../../src/providers/upstreams/openai';
 import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
-import type { InputFile, UpstreamAdapter, UpstreamRoute, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
+import type { InputFile, UpstreamAdapter, UpstreamMapping, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { startOpenAIFake, type OpenAIFake } from '../../support/upstreams/openai';
 
 interface ModelEntry {
   slug: string;
-  versions: { status: string; inputSchema: string; upstream: UpstreamRoute }[];
+  versions: { status: string; inputSchema: string; upstream: UpstreamMapping }[];
 }
 
 const MODELS = JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', 'models', 'openai.json'), 'utf8')) as ModelEntry[];
 
-function model(slug: string): { route: UpstreamRoute; schema: Record<string, any> } {
+function model(slug: string): { route: UpstreamMapping; schema: Record<string, any> } {
   const version = MODELS.find((m) => m.slug === slug)!.versions[0];
   return { route: version.upstream, schema: JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', version.inputSchema), 'utf8')) as Record<string, any> };
 }
@@ -41,14 +41,14 @@ let fake: OpenAIFake;
 let adapter: UpstreamAdapter;
 
 /** Our validated input → the upstream's input, as the generic layer makes it. */
-async function upstreamInput(target: { route: UpstreamRoute; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function upstreamInput(target: { route: UpstreamMapping; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const valid = validateInput(target.schema, input);
   if (!valid.ok) throw new Error(`invalid input: ${JSON.stringify(valid.errors)}`);
   const mapped = mapInput(target.route.input, valid.value);
   return (await prepareFiles(mapped, () => Promise.reject(new Error('no files in this model')))) as Record<string, unknown>;
 }
 
-async function submit(input: Record<string, unknown>, options: { using?: UpstreamAdapter; route?: UpstreamRoute; deadline?: Date; abort?: AbortSignal } = {}) {
+async function submit(input: Record<string, unknown>, options: { using?: UpstreamAdapter; route?: UpstreamMapping; deadline?: Date; abort?: AbortSignal } = {}) {
   const route = options.route ?? GPT_IMAGE_2.route;
   const mapped = await upstreamInput({ route, schema: GPT_IMAGE_2.schema }, input);
   return (options.using ?? adapter).submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input: mapped, deadline: options.deadline ?? deadline() }, options.abort ?? signal());

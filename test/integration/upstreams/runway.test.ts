@@ -15,19 +15,19 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
 import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
 import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
-import { createRunwayAdapter, DATA_URI_MAX_CHARS, MICRO_CENTS_PER_CREDIT, taskFailure } from '../../../src/providers/upstreams/runway';
-import type { InputFile, UpstreamAdapter, UpstreamRef, UpstreamRoute, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
+import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
+import type { InputFile, UpstreamAdapter, UpstreamRef, UpstreamMapping, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { RUNWAY_VERSION, startRunwayFake, type FakeTask, type RunwayFake } from '../../support/upstreams/runway';
 
 interface ModelEntry {
   slug: string;
-  versions: { inputSchema: string; upstream: UpstreamRoute }[];
+  versions: { inputSchema: string; upstream: UpstreamMapping }[];
 }
 
 const MODELS = JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', 'models', 'runway.json'), 'utf8')) as ModelEntry[];
 
-function model(slug: string): { route: UpstreamRoute; schema: object } {
+function model(slug: string): { route: UpstreamMapping; schema: object } {
   const version = MODELS.find((m) => m.slug === slug)!.versions[0];
   return { route: version.upstream, schema: JSON.parse(readFileSync(path.join(REPO_ROOT, 'catalog', version.inputSchema), 'utf8')) as object };
 }
@@ -69,14 +69,14 @@ function inputFile(url: string): InputFile {
 const dataUri = (bytes: Buffer) => `data:image/png;base64,${bytes.toString('base64')}`;
 
 /** Our validated input → the upstream's input with its files handed over, as the generic layer does it. */
-async function upstreamInput(target: { route: UpstreamRoute; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+async function upstreamInput(target: { route: UpstreamMapping; schema: object }, input: Record<string, unknown>): Promise<Record<string, unknown>> {
   const valid = validateInput(target.schema, input);
   if (!valid.ok) throw new Error(`invalid input: ${JSON.stringify(valid.errors)}`);
   const mapped = mapInput(target.route.input, valid.value);
   return (await prepareFiles(mapped, (url) => adapter.prepareFile(inputFile(url), signal()))) as Record<string, unknown>;
 }
 
-function submit(route: UpstreamRoute, input: Record<string, unknown>, using = adapter, abort = signal()): Promise<UpstreamSnapshot> {
+function submit(route: UpstreamMapping, input: Record<string, unknown>, using = adapter, abort = signal()): Promise<UpstreamSnapshot> {
   return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline() }, abort);
 }
 
@@ -129,7 +129,7 @@ function creates(): number {
 }
 
 /** Runs a task to its end and checks the located outputs are real files of the given kind. */
-async function expectFinishedWithOutputs(route: UpstreamRoute, first: UpstreamSnapshot, kind: 'png' | 'mp4'): Promise<UpstreamSnapshot[]> {
+async function expectFinishedWithOutputs(route: UpstreamMapping, first: UpstreamSnapshot, kind: 'png' | 'mp4'): Promise<UpstreamSnapshot[]> {
   const seen = await untilFinished({ id: first.id, route });
   const last = seen.at(-1)!;
   expect(last, JSON.stringify(last.error)).toMatchObject({ state: 'succeeded', stage: 'SUCCEEDED' });
@@ -204,7 +204,7 @@ describe('Runway adapter: seeded models', () => {
     for (const s of running) expect(s).toMatchObject({ stage: 'RUNNING', progress: expect.any(Number) });
     expect(running.every((s) => s.progress! >= 0 && s.progress! < 100)).toBe(true);
     expect(seen.length).toBeLessThanOrEqual(5);
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(8 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(8 * RUNWAY_CREDIT_MICRO_CENTS);
     expect(fake.paidSubmissions() - paid).toBe(1);
   });
 
@@ -229,7 +229,7 @@ describe('Runway adapter: seeded models', () => {
       seed: 42,
     });
     const seen = await expectFinishedWithOutputs(GEN4_TURBO.route, first, 'mp4');
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(50 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(50 * RUNWAY_CREDIT_MICRO_CENTS);
   });
 
   it('maps every duration and aspect ratio Gen-4 Turbo offers to values Runway takes', async () => {
@@ -261,7 +261,7 @@ describe('Runway adapter: seeded models', () => {
       ratio: '720:1280',
     });
     const seen = await expectFinishedWithOutputs(SEEDANCE2.route, first, 'mp4');
-    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(360 * MICRO_CENTS_PER_CREDIT);
+    expect(seen.at(-1)!.upstreamCostMicroCents).toBe(360 * RUNWAY_CREDIT_MICRO_CENTS);
   });
 
   it('keeps Seedance 2.0 within nine reference images: at most four elements of two images', () => {

@@ -7,10 +7,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { AttemptKey } from '../../../src/jobs/upstreamStore';
 import type { GenerationSnapshot as UpstreamSnapshot } from '../../../src/providers/types';
-import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { generationActivitiesWith } from './generationDeps';
 
-const route = { model: 'gen4', input: {}, outputs: ['output[]'] } as unknown as UpstreamRoute;
+const route = { model: 'gen4', input: {}, outputs: ['output[]'] } as unknown as UpstreamMapping;
 
 function activitiesWith(statusAfter: UpstreamSnapshot) {
   const costs: [AttemptKey, number][] = [];

@@ -8,10 +8,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
-import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { generationActivitiesWith } from './generationDeps';
 
-const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamRoute;
+const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamMapping;
 
 const queued: GenerationSnapshot = { id: 'req-1', state: 'queued' };
 

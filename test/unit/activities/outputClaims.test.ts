@@ -10,10 +10,10 @@ import { createGenerationActivities, type GenerationActivityDeps } from '../../.
 import type { AttemptKey, UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
-import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { failureOf } from './generationDeps';
 
-const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamRoute;
+const route = { model: 'fal-ai/flux/dev', input: {}, outputs: ['images[].url'] } as unknown as UpstreamMapping;
 let pngDataUri: string;
 
 beforeAll(async () => {

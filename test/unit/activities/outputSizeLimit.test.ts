@@ -14,9 +14,9 @@ import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { createCogAdapter } from '../../../src/providers/upstreams/cog';
 import type { CogPredictionStore } from '../../../src/providers/upstreams/cog/store';
 import type { CogTransport } from '../../../src/providers/upstreams/cog/transport';
-import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import type { UpstreamMapping } from '../../../src/shared/upstreams';
 
-const route = { model: 'cog', input: {}, outputs: ['.'] } as unknown as UpstreamRoute;
+const route = { model: 'cog', input: {}, outputs: ['.'] } as unknown as UpstreamMapping;
 
 let png: Buffer;
 let server: http.Server;

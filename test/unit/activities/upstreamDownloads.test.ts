@@ -12,7 +12,7 @@ import { createGenerationActivities, type GenerationActivityDeps } from '../../.
 import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
 import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
-import type { UpstreamRoute } from '../../../src/shared/upstreams';
+import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { failureOf } from './generationDeps';
 
 const KEY = 'AIza-test-key';
@@ -68,7 +68,7 @@ beforeEach(() => {
   elsewhere.seen.length = 0;
 });
 
-const route: UpstreamRoute = { model: 'veo', input: {}, outputs: ['url'] } as unknown as UpstreamRoute;
+const route: UpstreamMapping = { model: 'veo', input: {}, outputs: ['url'] } as unknown as UpstreamMapping;
 
 /** An upstream (like Google) whose generation succeeded with one output URL, and whose API origin gets its key. */
 function adapterWithOutput(url: string): UpstreamAdapter {

@@ -10,7 +10,8 @@ import { CliError, parseNonNegativeInt } from '../../context';
 import { BatchProgress, describeCounts } from '../batchProgress';
 import { confirmCost, DEFAULT_CONFIRM_OVER, type ConfirmOptions } from '../confirmCost';
 import { readBatchFile, sourceRequest } from '../batchFile';
-import { formatDollars, parseDollars } from '../money';
+import { formatDollars } from '../../../shared/money';
+import { parseDollarArgument } from '../dollarArgument';
 import { connectionOptions } from '../options';
 import { INTERRUPTED_EXIT_CODE, runClientCommand, type CommandOptions } from '../output';
 import { progressModeFor } from '../progress';
@@ -111,7 +112,7 @@ async function followBatch(client: Genmedia, batchId: string, options: CommandOp
 
 function dollarsOption(text: string): number {
   try {
-    return parseDollars(text);
+    return parseDollarArgument(text);
   } catch (err) {
     throw new InvalidArgumentError((err as Error).message);
   }

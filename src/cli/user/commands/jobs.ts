@@ -3,7 +3,7 @@ import { GenmediaJobError, isTerminal, type Job, type JobPage } from '@genmedia/
 import { parseNonNegativeInt } from '../../context';
 import { downloadOutputs } from '../download';
 import { describeFinished, followInTerminal } from '../follow';
-import { formatDollars } from '../money';
+import { formatDollars } from '../../../shared/money';
 import { runClientCommand, type CommandOptions } from '../output';
 import { JobProgress, progressModeFor } from '../progress';
 import { connectionOptions } from '../options';

@@ -1,15 +1,12 @@
 import type { Command } from 'commander';
 import type { ModelDetail, ModelListEntry } from '@genmedia/client';
-import { formatDollars } from '../money';
+import { creditsToMicroCents, formatDollars } from '../../../shared/money';
 import { connectionOptions } from '../options';
 import { runClientCommand, type CommandOptions } from '../output';
 import { openClient } from '../session';
 
-/** Catalog prices are in credits: 1 credit = 1,000 micro-cents. */
-const MICRO_CENTS_PER_CREDIT = 1000;
-
 function price(pricing: { baseCredits: number; unit: string }): string {
-  return `${formatDollars(pricing.baseCredits * MICRO_CENTS_PER_CREDIT)} ${pricing.unit.replace('_', ' ')}`;
+  return `${formatDollars(creditsToMicroCents(pricing.baseCredits))} ${pricing.unit.replace('_', ' ')}`;
 }
 
 function describeList(models: ModelListEntry[]): string {

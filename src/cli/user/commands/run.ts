@@ -5,7 +5,7 @@ import { confirmCost, DEFAULT_CONFIRM_OVER } from '../confirmCost';
 import { downloadOutputs } from '../download';
 import { assignFile, buildInput, collect, splitAssignment, type InputSchema } from '../inputs';
 import { describeFinished, followInTerminal } from '../follow';
-import { formatDollars } from '../money';
+import { formatDollars } from '../../../shared/money';
 import { runClientCommand, type CommandOptions } from '../output';
 import { JobProgress, progressModeFor } from '../progress';
 import { connectionOptions } from '../options';

@@ -7,7 +7,7 @@
 import type { Prediction } from 'replicate';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
-import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamRoute } from '../types';
+import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamMapping } from '../types';
 import { snapshotOf } from './predictions';
 import { answeredStatus, callReplicate, isApiResource, type ReplicateTransport } from './transport';
 import { createSecretSource, createWebhookVerifier } from './webhooks';
@@ -27,7 +27,7 @@ export function cancelAfterOf(deadline: Date, now = Date.now()): string {
 }
 
 /** `owner/name` runs the official model; `owner/name:version` runs that version. */
-function target(route: UpstreamRoute): { model: string } | { version: string } {
+function target(route: UpstreamMapping): { model: string } | { version: string } {
   const [model, version] = route.model.split(':');
   return version ? { version } : { model };
 }

@@ -12,8 +12,8 @@ import { callFailure, taskFailure } from './failures';
 
 export { taskFailure } from './failures';
 
-/** What a Runway credit costs in our micro-cents (US$0.01 a credit; US$1 = 1,000,000 micro-cents). */
-export const MICRO_CENTS_PER_CREDIT = 10_000;
+/** One of Runway's own credits (US$0.01, not a catalog credit) in our micro-cents (US$1 = 1,000,000 micro-cents). */
+export const RUNWAY_CREDIT_MICRO_CENTS = 10_000;
 
 /** Runway refuses a data: URI of 5 MB or more, counted encoded (https://docs.dev.runwayml.com/assets/inputs/). */
 export const DATA_URI_MAX_CHARS = 5 * 1024 * 1024;
@@ -39,7 +39,7 @@ const CREATE: Record<string, (client: RunwayML, body: Record<string, unknown>, o
 /** The final credits of a finished task (`cost`), in micro-cents; a running task only has `estimatedCost`. */
 function costOf(task: Task): number | undefined {
   const credits = 'cost' in task ? task.cost?.credits : undefined;
-  return typeof credits === 'number' && Number.isFinite(credits) && credits >= 0 ? Math.round(credits * MICRO_CENTS_PER_CREDIT) : undefined;
+  return typeof credits === 'number' && Number.isFinite(credits) && credits >= 0 ? Math.round(credits * RUNWAY_CREDIT_MICRO_CENTS) : undefined;
 }
 
 /** Runway's `progress` is a fraction (0..1) of a running task. */
