@@ -3,7 +3,7 @@
  * upstream's official SDK already reads; the origin variable points the SDK at another server
  * (a compatible gateway, or the fakes in tests).
  */
-import { isUpstreamId, type UpstreamId } from './types';
+import { isUpstreamId, type UpstreamId } from './ids';
 
 export interface UpstreamEnvironment {
   /** The API key, under the name the SDK reads. */
