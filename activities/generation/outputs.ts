@@ -1,6 +1,6 @@
 /**
  * Storing a finished generation's outputs under its job: files a provider generated in the worker, or the files an
- * upstream's answer points at (URLs, downloaded through the address guard, or inline data).
+ * provider's answer points at (URLs, downloaded through the address guard, or inline data).
  */
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,7 +27,7 @@ export interface OutputStoreDeps {
   marker?: OutputMarker;
 }
 
-/** The job whose outputs are stored, and the upstream model that made them when it was a real upstream. */
+/** The job whose outputs are stored, and the model on the route that made them when it ran on one. */
 export interface OutputOwner {
   jobId: string;
   upstreamModel?: string;
@@ -71,7 +71,7 @@ export function createOutputStore(deps: OutputStoreDeps) {
     }
   }
 
-  /** Downloads or decodes every output the route locates in the upstream's answer and stores it under the job. */
+  /** Downloads or decodes every output the route locates in the provider's answer and stores it under the job. */
   async function storeLocated(owner: OutputOwner, route: UpstreamRoute | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
     const { jobId } = owner;
     const locations = route ? locateOutputs(result, route.outputs, route.outputContentType) : [];

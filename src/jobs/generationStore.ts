@@ -1,7 +1,8 @@
 /**
  * What the generation activities record of a job's attempt on any provider: the submission marker, the provider's
- * generation id (column `upstream_id`), where the generation stands, and what it cost us; and the callbacks taken. Each attempt is its own row (`job_attempts`), the job row showing
- * the latest. Status and money stay with src/jobs/store.ts.
+ * generation id (column `upstream_id`), where the generation stands, and what it cost us; and the callbacks taken.
+ * Each attempt is its own row (`job_attempts`), the job row showing the latest. Status and money stay with
+ * src/jobs/store.ts.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 

@@ -1,10 +1,10 @@
 /**
  * The one contract of every provider adapter, whatever its kind (src/providers/kinds.ts): submit a generation (and
- * get its id), read its status, cancel it, and find its outputs. Hosted upstreams (fal, Replicate, ...) and Cog servers
- * answer at once with an id and are checked until they end; the built-in renderer and the HTTP queue protocol generate
- * inside `submit` and return the finished generation, their files already on disk (`finishedAtOnce`, below). The generation activities (activities/generation.ts) drive
- * every adapter the same way: claim the job, heartbeat, store the outputs, and turn a `ProviderError` into an
- * `ApplicationFailure` of the same code.
+ * get its id), read its status, cancel it, and find its outputs. Hosted upstreams (fal, Replicate, ...) and Cog
+ * servers answer at once with an id and are checked until they end; the built-in renderer and the HTTP queue protocol
+ * generate inside `submit` and return the finished generation, their files already on disk (`finishedAtOnce`,
+ * below). The generation activities (activities/generation/) drive every adapter the same way: claim the job,
+ * heartbeat, store the outputs, and turn a `ProviderError` into an `ApplicationFailure` of the same code.
  */
 import type { UpstreamRoute } from '../shared/upstreams';
 
