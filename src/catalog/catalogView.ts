@@ -5,7 +5,7 @@
  * A model is listed when the caller can see it and it has a runnable (`active` or `deprecated`)
  * version. Deleted versions are never listed. Providers with nothing listed are left out.
  */
-import { isProviderAvailable } from '../providers/upstreams/credentials';
+import { isProviderAvailable } from '../providers/availability';
 import { kindOf, runsJobs } from '../providers/kinds';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';

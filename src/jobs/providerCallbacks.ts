@@ -11,7 +11,7 @@ import type { Logger } from '../logger';
 import { kindOf, type CallbackIntake } from '../providers/kinds';
 import { CallbackRejected, type AdmittedCallback, type CallbackHead, type CallbackRequest, type CallbackVerifier, type VerifiedCallback } from '../providers/types';
 import { ApiError } from '../shared/errors';
-import { jobWorkflowId, upstreamCallbackSignal } from '../contracts/workflows/job';
+import { jobWorkflowId, providerCallbackSignal } from '../contracts/workflows/job';
 import { createGenerationStore } from './generationStore';
 
 /** How long verifying one callback may take (fal's JWKS may be fetched). */
@@ -19,7 +19,7 @@ const VERIFY_TIMEOUT_MS = 10_000;
 
 /** How one kind's callbacks are taken: its rules and its verifier. */
 export interface KindCallbacks {
-  rules: Pick<CallbackIntake, 'refusesReplays' | 'takesUnknownGenerations'>;
+  rules: Pick<CallbackIntake, 'bodyLimitBytes' | 'refusesReplays' | 'takesUnknownGenerations'>;
   verifier: CallbackVerifier;
 }
 
@@ -138,7 +138,7 @@ export function providerCallbackDepsOver(options: {
 export function signalJobOver(temporal: Client) {
   return async (jobId: string, state: string | undefined): Promise<boolean> => {
     try {
-      await temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(upstreamCallbackSignal, { state });
+      await temporal.workflow.getHandle(jobWorkflowId(jobId)).signal(providerCallbackSignal, { state });
       return true;
     } catch (err) {
       if ((err as Error).name === 'WorkflowNotFoundError') return false;

@@ -207,8 +207,3 @@ export function kindsRunBy(worker: Exclude<KindWorker, 'none'>): KindId[] {
 export function kindsThatRunJobs(): KindId[] {
   return KIND_IDS.filter((id) => runsJobs(id));
 }
-
-/** The kinds whose providers call back. */
-export function kindsWithCallbacks(): KindId[] {
-  return KIND_IDS.filter((id) => KINDS[id].callbacks !== undefined);
-}

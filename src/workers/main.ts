@@ -14,7 +14,7 @@ import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
 import { kindOf, kindsRunBy } from '../providers/kinds';
-import { isProviderAvailable } from '../providers/upstreams/credentials';
+import { isProviderAvailable } from '../providers/availability';
 import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule, ensureReconcileSchedule, ensureRetentionSchedule } from './maintenanceSchedule';
 import { installTemporalRuntime } from './temporalRuntime';

@@ -13,7 +13,7 @@ type Verify = () => Promise<VerifiedCallback>;
 /** Replicate's rules and a stand-in for its signature check: the headers must be there, the body is `verify`'s. */
 function signed(verify: Verify): KindCallbacks {
   return {
-    rules: { refusesReplays: true, takesUnknownGenerations: false },
+    rules: { bodyLimitBytes: 1024 * 1024, refusesReplays: true, takesUnknownGenerations: false },
     verifier: {
       async admit({ headers }) {
         const missing = Object.keys(REPLICATE_HEADERS).filter((name) => !headers[name]);
@@ -27,7 +27,7 @@ function signed(verify: Verify): KindCallbacks {
 /** Cog's rules and a stand-in for its secret check: the query's secret must be `s3cret`. */
 function cog(verify: Verify): KindCallbacks {
   return {
-    rules: { refusesReplays: false, takesUnknownGenerations: true },
+    rules: { bodyLimitBytes: 64 * 1024 * 1024, refusesReplays: false, takesUnknownGenerations: true },
     verifier: {
       async admit({ query }) {
         if (query?.secret !== 's3cret') throw new CallbackRejected('the secret does not match the prediction');

@@ -1,6 +1,6 @@
 /** The registry of provider kinds: what each kind declares, and the lists derived from it. */
 import { describe, expect, it } from 'vitest';
-import { isKindId, KIND_IDS, kindOf, kindsRunBy, kindsThatRunJobs, kindsWithCallbacks, runsJobs, type CallbackIntake } from '../../../src/providers/kinds';
+import { isKindId, KIND_IDS, kindOf, kindsRunBy, kindsThatRunJobs, runsJobs, type CallbackIntake } from '../../../src/providers/kinds';
 import { UPSTREAM_IDS } from '../../../src/providers/upstreams/ids';
 
 describe('provider kinds', () => {
@@ -25,7 +25,7 @@ describe('provider kinds', () => {
   });
 
   it('takes callbacks from fal, Replicate and Cog only, each with its own rules', () => {
-    expect([...kindsWithCallbacks()].sort()).toEqual(['cog', 'fal', 'replicate']);
+    expect(KIND_IDS.filter((id) => kindOf(id)!.callbacks).sort()).toEqual(['cog', 'fal', 'replicate']);
     expect(kindOf('fal')!.callbacks).toMatchObject({ bodyLimitBytes: 1024 * 1024, refusesReplays: true, takesUnknownGenerations: false });
     expect(kindOf('cog')!.callbacks).toMatchObject({ bodyLimitBytes: 64 * 1024 * 1024, refusesReplays: false, takesUnknownGenerations: true });
   });
