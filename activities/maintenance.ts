@@ -1,8 +1,8 @@
 import type { PrismaClient } from '@prisma/client';
-import { pruneCogPredictions } from '../src/jobs/cogStore';
+import { pruneCogPredictions } from '../src/providers/cog/predictionStore';
 import { pruneIdempotencyRecords } from '../src/jobs/idempotency';
 import { pruneRateLimitCounters } from '../src/jobs/rateLimit';
-import { pruneUpstreamCallbacks } from '../src/jobs/upstreamStore';
+import { pruneUpstreamCallbacks } from '../src/jobs/generationStore';
 
 import type { PruneResult } from '../src/contracts/workflows/maintenance';
 

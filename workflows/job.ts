@@ -24,7 +24,7 @@ import type { JobActivities } from '../activities/jobs';
 import { JOB_FAILURE_TYPES, type JobError, type JobOutput, type ProviderJobOutcome } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, cancelUpdate, jobStartedSignal, jobStateQuery, type AdmissionResult, type CancelResult, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowStatus } from '../src/contracts/workflows/job';
 import { ADMISSION_REJECTIONS, CANCEL_REJECTIONS, cannotCancelMessage } from '../src/shared/jobRules';
-import { upstreamCallbackSignal } from '../src/contracts/workflows/job';
+import { providerCallbackSignal } from '../src/contracts/workflows/job';
 import { DEFAULT_PROGRESS_INTERVAL_SECONDS, RUNNING_WEBHOOK_EVENTS } from '../src/shared/webhooks';
 import { jobEventWebhooksWorkflowId } from '../src/contracts/workflows/jobEventWebhooks';
 import { outputDeliveryWorkflowId } from '../src/contracts/workflows/outputDelivery';
@@ -100,7 +100,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   });
 
   const upstreamCallbacks: CallbackCursor = { inbox: { received: 0 }, seen: 0 };
-  setHandler(upstreamCallbackSignal, () => {
+  setHandler(providerCallbackSignal, () => {
     upstreamCallbacks.inbox.received += 1;
   });
 

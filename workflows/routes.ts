@@ -71,7 +71,7 @@ export async function runRoutes(
   /**
    * The first route, hedged by the second when it has not started in time. Both run in scopes of their own under the
    * job's; the loser's scope is cancelled and its generation stopped. Only the attempt that claims the job's outputs
-   * stores them (activities/generation.ts), so two that finish together never mix their files.
+   * stores them (activities/generation/outputClaim.ts), so two that finish together never mix their files.
    */
   async function hedged(delayMs: number): Promise<{ result: ProviderStepResult; next: number }> {
     const scopes = [new CancellationScope({ cancellable: true, parent: providerScope }), new CancellationScope({ cancellable: true, parent: providerScope })];

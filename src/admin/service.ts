@@ -5,7 +5,7 @@ import type { LedgerQuery } from '../contracts/http/account';
 import type { AdminJob, AuditQuery, ImportCogRequest, UsageQuery } from '../contracts/http/admin';
 import { CogImportError, importCogModel, serverOrigin } from '../catalog/cogImport';
 import type { AllowedNetworks } from '../net/allowedNetworks';
-import { createCogTransport } from '../providers/upstreams/cog/transport';
+import { createCogTransport } from '../providers/cog/transport';
 import { checkOutboundUrl } from '../net/addressGuard';
 import { rotateWebhookSecret } from '../accounts/service';
 import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatus';

@@ -24,8 +24,7 @@ import { jobsRouter } from './routes/jobs';
 import { metricsRouter } from './routes/metrics';
 import { modelsRouter } from './routes/models';
 import { uploadsRouter } from './routes/uploads';
-import { cogCallbacksRouter } from './routes/cogCallbacks';
-import { upstreamCallbacksRouter } from './routes/upstreamCallbacks';
+import { providerCallbacksRouter } from './routes/providerCallbacks';
 import { webhooksRouter } from './routes/webhooks';
 import { openAiErrorHandler } from './dialects/openai/errors';
 import { provenanceRouter } from './routes/provenance';
@@ -65,9 +64,7 @@ export function createApp(deps: ApiDeps): Application {
   // models' and the docs' routes first); where two routers share a prefix, their order still decides.
   app.use(
     routersByPrefix([
-      // Before the upstreams' router: `cog` is not one of its upstreams.
-      [['/v1/upstreams/cog'], cogCallbacksRouter(services.cogCallbacks, bodies)],
-      [['/v1/upstreams'], upstreamCallbacksRouter(services.upstreamCallbacks, bodies)],
+      [['/v1/upstreams'], providerCallbacksRouter(services.providerCallbacks, bodies)],
       [['/healthz', '/readyz'], healthRouter(deps)],
       [['/metrics'], metricsRouter(deps)],
       [['/docs'], docsRouter()],

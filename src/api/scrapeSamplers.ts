@@ -2,8 +2,9 @@ import type { ApiDeps } from './deps';
 import { taskQueueBacklogSampler } from '../observability/taskQueueBacklog';
 import { providerTaskQueue } from '../shared/temporal';
 import { storedUsageSampler } from '../observability/storedUsageGauges';
+import { kindsThatRunJobs } from '../providers/kinds';
 
-/** The task-queue backlog of the jobs queue and every active provider's queue, sampled into the API's metrics. */
+/** The task-queue backlog of the jobs queue and the queue of every active provider that runs jobs, sampled into the API's metrics. */
 export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'metrics' | 'prisma'>) {
   const { temporal: temporalConfig, observability } = deps.config;
   return taskQueueBacklogSampler({
@@ -12,7 +13,7 @@ export function apiBacklogSampler(deps: Pick<ApiDeps, 'config' | 'temporal' | 'm
     metrics: deps.metrics,
     maxAgeMs: observability.backlogSampleMs,
     queues: async () => {
-      const providers = await deps.prisma.provider.findMany({ where: { isActive: true, adapter: { not: 'maker' } }, select: { id: true }, orderBy: { id: 'asc' } });
+      const providers = await deps.prisma.provider.findMany({ where: { isActive: true, adapter: { in: kindsThatRunJobs() } }, select: { id: true }, orderBy: { id: 'asc' } });
       return [
         { taskQueue: temporalConfig.jobsTaskQueue, kind: 'workflow' as const },
         ...providers.map((p) => ({ taskQueue: providerTaskQueue(p.id, temporalConfig.providerTaskQueuePrefix), kind: 'activity' as const })),

@@ -9,10 +9,9 @@ import { destinationServiceFor } from '../destinations/open';
 import type { DestinationService } from '../destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
-import { cogCallbackDepsOver, createCogCallbackService, type CogCallbackService } from '../jobs/cogCallbacks';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
-import { createUpstreamCallbackService, upstreamCallbackDepsOver, type UpstreamCallbackService } from '../jobs/upstreamCallbacks';
+import { createProviderCallbackService, providerCallbackDepsOver, type ProviderCallbackService } from '../jobs/providerCallbacks';
 import { systemClock } from '../lib/clock';
 import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
 import { createReplicateDialect, type ReplicateDialect } from '../dialects/replicate/service';
@@ -25,8 +24,7 @@ import type { ApiDeps } from './deps';
 export interface ApiServices {
   jobs: JobService;
   jobEvents: JobEventService;
-  upstreamCallbacks: UpstreamCallbackService;
-  cogCallbacks: CogCallbackService;
+  providerCallbacks: ProviderCallbackService;
   uploads: UploadService;
   webhooks: WebhookService;
   accounts: AccountService;
@@ -64,10 +62,9 @@ export function createServices(deps: ApiDeps): ApiServices {
       maxWaitSeconds: config.jobs.replicateWaitSeconds,
     }),
     jobEvents: createJobEventService(deps),
-    upstreamCallbacks: createUpstreamCallbackService(
-      upstreamCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
+    providerCallbacks: createProviderCallbackService(
+      providerCallbackDepsOver({ prisma, temporal, logger, env: process.env, requestTimeoutMs: config.upstreams.requestTimeoutMs }),
     ),
-    cogCallbacks: createCogCallbackService(cogCallbackDepsOver({ prisma, temporal, logger })),
     uploads,
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
     accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),

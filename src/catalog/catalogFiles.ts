@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { REPO_ROOT } from '../config';
 import { PRICING_UNITS, parseUnits, toPpm, type PricingRule } from '../domain/pricing';
 import { createSchemaAjv } from '../domain/inputValidation';
-import { UPSTREAM_IDS } from '../providers/upstreams/types';
+import { KIND_IDS, kindOf, runsJobs } from '../providers/kinds';
 import { VERSION_STATUSES } from '../shared/versionStatuses';
 
 export const DEFAULT_CATALOG_DIR = path.join(REPO_ROOT, 'catalog');
@@ -46,10 +46,11 @@ const ProviderFile = z.array(
     color: hexColor,
     isActive: z.boolean().default(true),
     /**
-     * `local` (built-in renderer), `http` (remote queue protocol), a real upstream's id, or `maker`: the maker of
-     * models that run on the routes their versions list, which runs nothing itself.
+     * The provider's kind (src/providers/kinds.ts): `local` (built-in renderer), `http` (remote queue protocol), `cog`
+     * (self-hosted Cog servers), a hosted upstream's id, or `maker`: the maker of models that run on the routes their
+     * versions list, which runs nothing itself.
      */
-    adapter: z.enum(['local', 'http', 'maker', 'cog', ...UPSTREAM_IDS]).default('local'),
+    adapter: z.enum(KIND_IDS).default('local'),
   }),
 );
 
@@ -441,8 +442,10 @@ function checkOpenAiMedia(
   return problems;
 }
 
-/** Providers whose versions carry an upstream route: the real upstreams, and self-hosted Cog servers. */
-const isUpstream = (adapter: string | undefined) => adapter !== undefined && (adapter === 'cog' || (UPSTREAM_IDS as readonly string[]).includes(adapter));
+/** Providers whose versions carry an upstream route: the hosted upstreams, and self-hosted Cog servers. */
+const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesRoute === true;
+/** A maker: its models' versions list the routes they run on. */
+const isMaker = (adapter: string | undefined) => adapter !== undefined && !runsJobs(adapter);
 
 /**
  * A maker's version lists its routes; any other names none (its one route is its own provider, with its `upstream`
@@ -452,7 +455,7 @@ const isUpstream = (adapter: string | undefined) => adapter !== undefined && (ad
 function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string, string>, where: string): string[] {
   const problems: string[] = [];
   const own = adapters.get(model.providerId);
-  if (own === 'maker') {
+  if (isMaker(own)) {
     if (!version.routesListed) problems.push(`${where}: a version of a maker's model needs routes`);
     if (version.upstream) problems.push(`${where}: a maker's model lists its upstreams in routes`);
   } else if (own !== undefined) {
@@ -465,7 +468,7 @@ function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string,
   for (const route of version.routes) {
     const adapter = adapters.get(route.provider);
     if (adapter === undefined) problems.push(`${where}: route on unknown provider ${route.provider}`);
-    else if (adapter === 'maker') problems.push(`${where}: route on ${route.provider}, a maker, which runs nothing`);
+    else if (isMaker(adapter)) problems.push(`${where}: route on ${route.provider}, a maker, which runs nothing`);
     else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream route`);
     else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream route`);
     if (route.listPrice) problems.push(...checkPricing(route.listPrice, version.inputSchema, `${where} route ${route.provider} list price`));

@@ -5,8 +5,8 @@
  * A model is listed when the caller can see it and it has a runnable (`active` or `deprecated`)
  * version. Deleted versions are never listed. Providers with nothing listed are left out.
  */
-import { isProviderAvailable } from '../providers/upstreams/credentials';
-import { isUpstreamId } from '../providers/upstreams/types';
+import { isProviderAvailable } from '../providers/availability';
+import { kindOf, runsJobs } from '../providers/kinds';
 import type { PrismaClient } from '../db/prisma';
 import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from '../shared/versionStatuses';
@@ -125,15 +125,15 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
     .map((m) => ({ model: m, current: pickCurrentVersion(m.versions) }))
     .filter((x): x is { model: (typeof x)['model']; current: NonNullable<(typeof x)['current']> } => x.current !== null)
     .sort((a, b) => providerRank.get(a.model.providerId)! - providerRank.get(b.model.providerId)!);
-  // Models of a real upstream without credentials cannot run here: they are not listed, and the provider shows inactive.
+  // Models of a hosted upstream without credentials cannot run here: they are not listed, and the provider shows inactive.
   const unconfigured = (providerId: string) => {
     const p = providerById.get(providerId)!;
-    return !p.isActive && isUpstreamId(p.adapter);
+    return !p.isActive && kindOf(p.adapter)?.upstream === true;
   };
   const routeAvailable = (providerId: string) => providerById.get(providerId)?.isActive === true;
   // A maker's model is listed while one of its current routes can run here.
   const runnable = (x: (typeof visible)[number]) =>
-    providerById.get(x.model.providerId)!.adapter === 'maker'
+    !runsJobs(providerById.get(x.model.providerId)!.adapter)
       ? routeProviders(x.current, x.model.providerId).some(routeAvailable)
       : !unconfigured(x.model.providerId);
   const listed = visible.filter(runnable);

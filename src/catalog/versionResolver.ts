@@ -4,7 +4,7 @@
  */
 import type { PrismaClient } from '../db/prisma';
 import type { PricingRule } from '../domain/pricing';
-import { isProviderAvailable } from '../providers/upstreams/credentials';
+import { isProviderAvailable } from '../providers/availability';
 import type { UpstreamMapping } from '../shared/upstreams';
 import { CatalogCache } from './cache';
 import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type Visibility } from './catalogFiles';

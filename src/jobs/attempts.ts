@@ -1,6 +1,6 @@
 /**
  * A job's attempts (`job_attempts`): one per route it was tried on. The generation activities write an attempt while
- * it runs (src/jobs/upstreamStore.ts); the job workflow records how it ended; the job view lists them.
+ * it runs (src/jobs/generationStore.ts); the job workflow records how it ended; the job view lists them.
  */
 import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';

@@ -1,10 +1,10 @@
 /**
- * The one contract of every provider adapter: submit a generation (and get its id), read its status, cancel it, and
- * find its outputs. Real upstreams (fal, Replicate, ...) answer at once with an id and are checked until they end;
- * the built-in renderer and the HTTP queue protocol generate inside `submit` and return the finished generation,
- * their files already on disk (`finishedAtOnce`, below). The generation activities (activities/generation.ts) drive
- * every adapter the same way: claim the job, heartbeat, store the outputs, and turn a `ProviderError` into an
- * `ApplicationFailure` of the same code.
+ * The one contract of every provider adapter, whatever its kind (src/providers/kinds.ts): submit a generation (and
+ * get its id), read its status, cancel it, and find its outputs. Hosted upstreams (fal, Replicate, ...) and Cog
+ * servers answer at once with an id and are checked until they end; the built-in renderer and the HTTP queue protocol
+ * generate inside `submit` and return the finished generation, their files already on disk (`finishedAtOnce`,
+ * below). The generation activities (activities/generation/) drive every adapter the same way: claim the job,
+ * heartbeat, store the outputs, and turn a `ProviderError` into an `ApplicationFailure` of the same code.
  */
 import type { UpstreamMapping } from '../shared/upstreams';
 
@@ -72,19 +72,49 @@ export interface GenerationSnapshot {
 
 /** A verified callback: which generation it is about and an id to refuse a replay with. */
 export interface VerifiedCallback {
+  /** The generation's id at the provider (the column `upstream_id`). */
   upstreamId: string;
-  /** Unique per delivery (Replicate `webhook-id`; fal request id + timestamp). */
+  /** Unique per delivery (Replicate `webhook-id`; fal request id + timestamp; a hash of a Cog webhook's body). */
   callbackId: string;
   /** What the callback says the state is (informational: the job re-reads the status). */
   state?: GenerationState;
+  /** The provider the generation runs on, when the callback tells (a Cog prediction's); else any of the kind's. */
+  providerId?: string;
+  /** False when nothing the job should look at moved (a Cog webhook repeating what was kept); the job is not told. */
+  worthACheck?: boolean;
 }
 
-export interface CallbackRequest {
+/** What a callback's request holds before its body is read. */
+export interface CallbackHead {
   /** Lower-cased header names. */
   headers: Record<string, string | undefined>;
-  rawBody: Buffer;
   /** The query parameters of the callback URL (Cog's webhooks carry their secret there). */
   query?: Record<string, string | undefined>;
+}
+
+export interface CallbackRequest extends CallbackHead {
+  rawBody: Buffer;
+}
+
+/** Thrown by a callback verifier for an unsigned or forged callback (answered 401). */
+export class CallbackRejected extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CallbackRejected';
+  }
+}
+
+/**
+ * How the callbacks of one kind of provider are checked: `admit` looks at the head before the body is read (the
+ * signature headers are there; the prediction's secret is right) and answers with the check of the whole delivery.
+ * Both throw `CallbackRejected` for a callback that is not the provider's.
+ */
+export interface CallbackVerifier {
+  admit(head: CallbackHead): Promise<AdmittedCallback>;
+}
+
+export interface AdmittedCallback {
+  verify(request: CallbackRequest, signal: AbortSignal): Promise<VerifiedCallback>;
 }
 
 export interface ProviderAdapter {
@@ -105,7 +135,7 @@ export interface ProviderAdapter {
   cancel(ref: GenerationRef, signal: AbortSignal): Promise<void>;
   /** Headers needed to download an output URL (Google needs its API key); none for public URLs. */
   outputHeaders?(url: string): Record<string, string> | undefined;
-  /** Upstreams that send webhooks (fal, Replicate): checks the signature exactly as the upstream documents it. */
+  /** Providers that send webhooks (fal, Replicate, Cog): checks a delivery exactly as the provider documents it. */
   verifyCallback?(request: CallbackRequest, signal: AbortSignal): Promise<VerifiedCallback>;
 }
 
@@ -158,8 +188,6 @@ export function finishedAtOnce(id: string, generator: Generator): ProviderAdapte
     },
   };
 }
-
-export type ProviderKind = 'local' | 'http';
 
 /**
  * Stable error codes a provider failure carries. They end up as the job's `errorCode`,

@@ -1,4 +1,4 @@
-/** Where self-hosted Cog servers post their webhooks (src/api/routes/cogCallbacks.ts serves it). */
+/** Where self-hosted Cog servers post their webhooks (src/api/routes/providerCallbacks.ts serves it). */
 export const COG_CALLBACK_PATH = '/v1/upstreams/cog/callback';
 
 /** The most of one prediction read from a Cog server or its webhook: its output may hold data: URLs. */

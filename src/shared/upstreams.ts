@@ -21,7 +21,7 @@ export interface UpstreamMapping {
    * Google `generateContent` | `predictLongRunning`; OpenAI `images.generate`.
    */
   operation?: string;
-  /** Our validated input → the upstream's input (src/providers/upstreams/inputMapping.ts). */
+  /** Our validated input → the upstream's input (src/providers/inputMapping.ts). */
   input: Record<string, unknown>;
   /** Paths into the result where the output files are, e.g. `images[].url`, `video.url`, `output[]`. */
   outputs: string[];
@@ -86,14 +86,3 @@ export interface GenerationCheck {
   upstreamId: string;
   expectedProcessingSeconds: number;
 }
-
-/** Failure codes of upstream jobs beyond the provider error codes. */
-export const UPSTREAM_FAILURE_CODES = {
-  /**
-   * The request that starts a paid generation may have reached the upstream but its answer was lost (a worker
-   * died or the connection broke). Submitting again could pay twice, so the job fails and is refunded.
-   */
-  UPSTREAM_OUTCOME_UNKNOWN: 'UPSTREAM_OUTCOME_UNKNOWN',
-  /** Another attempt of the job finished first and its outputs are the job's: this one's are not stored. */
-  OUTPUTS_TAKEN: 'OUTPUTS_TAKEN',
-} as const;

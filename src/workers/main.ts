@@ -13,7 +13,8 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger } from '../logger';
-import { isProviderAvailable } from '../providers/upstreams/credentials';
+import { kindOf, kindsRunBy } from '../providers/kinds';
+import { isProviderAvailable } from '../providers/availability';
 import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule, ensureReconcileSchedule, ensureRetentionSchedule } from './maintenanceSchedule';
 import { installTemporalRuntime } from './temporalRuntime';
@@ -39,9 +40,9 @@ async function listProviders(): Promise<void> {
   const prisma = createPrisma(config.database.url, { poolSize: 1 });
   try {
     // Inactive providers, upstreams without credentials and makers (whose models run on their routes) accept no
-    // jobs, so they get no worker.
+    // jobs, so they get no worker; Cog providers are the Cog worker's.
     const providers = await prisma.provider.findMany({ select: { id: true, isActive: true, adapter: true }, orderBy: { id: 'asc' } });
-    const available = providers.filter((p) => p.adapter !== 'maker' && p.adapter !== 'cog' && isProviderAvailable(p));
+    const available = providers.filter((p) => kindOf(p.adapter)?.worker === 'own' && isProviderAvailable(p));
     process.stdout.write(`${JSON.stringify(available.map((p) => p.id))}\n`);
   } finally {
     await prisma.$disconnect();
@@ -113,7 +114,7 @@ async function runWorkers(options: Options): Promise<void> {
         intervalMs: COG_PROVIDER_WATCH_MS,
         logger,
         listCogProviders: async () =>
-          (await prisma.provider.findMany({ where: { adapter: 'cog', isActive: true }, select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id),
+          (await prisma.provider.findMany({ where: { adapter: { in: kindsRunBy('cog') }, isActive: true }, select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id),
         startWorker: async (providerId) => {
           const worker = await createWorker(providerId);
           if (draining) return;

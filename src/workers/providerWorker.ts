@@ -4,19 +4,10 @@ import { createGenerationActivities } from '../../activities/generation';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { createJobStore } from '../jobs/store';
-import { createUpstreamJobStore } from '../jobs/upstreamStore';
-import { createHttpAdapter } from '../providers/http/adapter';
-import { httpProviderConfigFromEnv } from '../providers/http/config';
-import { createLocalAdapter } from '../providers/local/adapter';
-import { finishedAtOnce, type ProviderAdapter } from '../providers/types';
-import { asProviderAdapter, createUpstreamAdapter } from '../providers/upstreams/adapters';
-import { upstreamCallbackUrl } from '../providers/upstreams/callbackUrl';
+import { createGenerationStore } from '../jobs/generationStore';
+import type { ProviderAdapter } from '../providers/types';
+import { kindOf, type ProviderKind } from '../providers/kinds';
 import { createInputFileReader } from '../providers/inputFileReader';
-import { MAX_INPUT_IMAGE_BYTES } from '../providers/local/inputFiles';
-import { isUpstreamId } from '../providers/upstreams/types';
-import { createCogAdapter } from '../providers/upstreams/cog';
-import { createCogPredictionStore } from '../jobs/cogStore';
-import { COG_CALLBACK_PATH } from '../shared/cog';
 import { jobStartedSignal } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
 import { jobWorkflowId } from '../contracts/workflows/job';
@@ -48,43 +39,25 @@ export interface ProviderWorkerDeps {
   tracing?: Tracing;
 }
 
-/** The adapter the provider's catalog row names: the built-in renderer, the HTTP queue protocol or a real upstream. */
-export async function adapterForProvider(deps: Pick<ProviderWorkerDeps, 'prisma' | 'storage' | 'providerId' | 'config' | 'env'>): Promise<ProviderAdapter> {
+/** What a provider runs on: its kind and the adapter that kind builds for it. */
+export interface ProviderRuntime {
+  kind: ProviderKind;
+  adapter: ProviderAdapter;
+}
+
+/** The provider's kind, from its catalog row, and its adapter (`adapter`, when given, instead of the kind's). */
+export async function runtimeForProvider(
+  deps: Pick<ProviderWorkerDeps, 'prisma' | 'storage' | 'providerId' | 'config' | 'env' | 'adapter'>,
+): Promise<ProviderRuntime> {
   const { providerId } = deps;
-  const provider = await deps.prisma.provider.findUnique({ where: { id: providerId } });
+  const provider = await deps.prisma.provider.findUnique({ where: { id: providerId }, select: { adapter: true } });
   if (!provider) throw new Error(`Unknown provider "${providerId}": it is not in the catalog`);
-  if (provider.adapter === 'http') {
-    const generator = createHttpAdapter(httpProviderConfigFromEnv(providerId), { allowPrivateOutputs: deps.config.providers.inputFetchAllowPrivate });
-    return finishedAtOnce(providerId, generator);
-  }
-  if (provider.adapter === 'local') {
-    const readInput = createInputFileReader({
-      uploads: { prisma: deps.prisma, storage: deps.storage, publicBaseUrl: deps.config.api.publicBaseUrl },
-      allowPrivate: deps.config.providers.inputFetchAllowPrivate,
-      maxBytes: MAX_INPUT_IMAGE_BYTES,
-      fetchTimeoutMs: 30_000,
-    });
-    return finishedAtOnce(providerId, createLocalAdapter({ failureInjection: deps.config.providers.failureInjection, readInput }));
-  }
-  if (isUpstreamId(provider.adapter)) {
-    const adapter = createUpstreamAdapter(provider.adapter, {
-      env: deps.env ?? process.env,
-      requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
-    });
-    return asProviderAdapter(adapter);
-  }
-  if (provider.adapter === 'cog') {
-    return createCogAdapter({
-      providerId,
-      store: createCogPredictionStore(deps.prisma),
-      requestTimeoutMs: deps.config.upstreams.requestTimeoutMs,
-      slotWaitMs: deps.config.cog.slotWaitMs,
-      missingGraceMs: deps.config.cog.missingGraceMs,
-      allowedNetworks: deps.config.cog.allowedNetworks,
-      tenantUrls: { allowPrivate: deps.config.providers.inputFetchAllowPrivate },
-    });
-  }
-  throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);
+  const kind = kindOf(provider.adapter);
+  if (!kind) throw new Error(`Provider "${providerId}" names unknown adapter "${provider.adapter}"`);
+  if (deps.adapter) return { kind, adapter: deps.adapter };
+  if (!kind.adapter) throw new Error(`Provider "${providerId}" is a ${kind.id}, which runs no jobs`);
+  const adapter = await kind.adapter({ providerId, prisma: deps.prisma, storage: deps.storage, config: deps.config, env: deps.env ?? process.env });
+  return { kind, adapter };
 }
 
 export function providerWorkerLimits(config: Config, providerId: string) {
@@ -101,12 +74,12 @@ export function outputMarkerFor(config: Config, prisma: PrismaClient): OutputMar
   return createOutputMarker({ signer: createFileSigner(signing), generator: CLAIM_GENERATOR, facts: createMarkingFacts(prisma) });
 }
 
-function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog: boolean): object {
+function activitiesFor(deps: ProviderWorkerDeps, { kind, adapter }: ProviderRuntime): object {
   const { storage, config } = deps;
   const marker = outputMarkerFor(config, deps.prisma);
   return createGenerationActivities({
     jobStore: createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined),
-    upstreamStore: createUpstreamJobStore(deps.prisma),
+    generations: createGenerationStore(deps.prisma),
     adapter,
     inputFile: createInputFileReader({
       uploads: { prisma: deps.prisma, storage, publicBaseUrl: config.api.publicBaseUrl },
@@ -118,7 +91,7 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog
     ...(marker ? { marker } : {}),
     notifyStarted: (jobId, startedAt) =>
       deps.client.workflow.getHandle(jobWorkflowId(jobId)).signal(jobStartedSignal, { startedAt: startedAt.toISOString() }),
-    callbackUrl: isUpstreamId(adapter.id) ? upstreamCallbackUrl(config, adapter.id) : isCog ? `${config.cog.callbackBaseUrl}${COG_CALLBACK_PATH}` : undefined,
+    callbackUrl: kind.callbacks?.url(config),
     pollIntervalMs: config.upstreams.pollIntervalMs,
     safetyNetPollMs: config.upstreams.safetyNetPollMs,
     maxOutputBytes: config.upstreams.maxOutputBytes,
@@ -130,14 +103,13 @@ function activitiesFor(deps: ProviderWorkerDeps, adapter: ProviderAdapter, isCog
 
 /** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activities, within its concurrency and rate limit. */
 export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Worker> {
-  const adapter = deps.adapter ?? (await adapterForProvider(deps));
-  const isCog = (await deps.prisma.provider.findUnique({ where: { id: deps.providerId }, select: { adapter: true } }))?.adapter === 'cog';
+  const runtime = await runtimeForProvider(deps);
   const limits = providerWorkerLimits(deps.config, deps.providerId);
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: providerTaskQueue(deps.providerId, deps.config.temporal.providerTaskQueuePrefix),
-    activities: activitiesFor(deps, adapter, isCog),
+    activities: activitiesFor(deps, runtime),
     interceptors: deps.tracing?.workerInterceptors,
     maxConcurrentActivityTaskExecutions: deps.maxConcurrentJobs ?? limits.maxConcurrentActivityTaskExecutions,
     ...(limits.maxTaskQueueActivitiesPerSecond !== undefined

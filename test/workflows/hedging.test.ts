@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationStart } from '../../src/shared/upstreams';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
-import { upstreamCallbackSignal } from '../../src/contracts/workflows/job';
+import { providerCallbackSignal } from '../../src/contracts/workflows/job';
 import { admit, fakeJobActivities, useJobHarness, withProviderWorkers, type ProviderFake } from './jobHarness';
 import { routedInput, routeProvider } from './routedJob';
 
@@ -77,7 +77,7 @@ describe('a hedged routed job', () => {
     const hedge: ProviderFake = {
       async startGeneration(args) {
         // The hedge's upstream calls back soon after it started; its own next check is a minute away.
-        setTimeout(() => void client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(upstreamCallbackSignal, { state: 'succeeded' }), 300);
+        setTimeout(() => void client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(providerCallbackSignal, { state: 'succeeded' }), 300);
         return { outcome: 'waiting', upstreamId: 'hedge-1', nextCheckMs: 60_000, running: true };
       },
       async checkGeneration(args) {

@@ -10,7 +10,7 @@ import type { GenerationActivities } from '../../activities/generation';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { type GenerationCheck, type GenerationProgress } from '../../src/shared/upstreams';
-import { upstreamCallbackSignal } from '../../src/contracts/workflows/job';
+import { providerCallbackSignal } from '../../src/contracts/workflows/job';
 import { eventually } from '../support/eventually';
 import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
 
@@ -59,7 +59,7 @@ describe('jobWorkflow on an upstream', () => {
     const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
       const { handle } = await admit(client(), input, taskQueue);
       await eventually(async () => (upstream.calls.includes('start') ? true : undefined), 20_000, 20);
-      await handle.signal(upstreamCallbackSignal, { state: 'succeeded' });
+      await handle.signal(providerCallbackSignal, { state: 'succeeded' });
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'completed', outputs: [{ key: `${input.jobId}/output-1.png` }] });
@@ -77,7 +77,7 @@ describe('jobWorkflow on an upstream', () => {
     const start = upstream.activities.startGeneration;
     upstream.activities.startGeneration = async (args) => {
       // The upstream calls back before its answer to the submit reaches the workflow.
-      await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(upstreamCallbackSignal, { state: 'succeeded' });
+      await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(providerCallbackSignal, { state: 'succeeded' });
       return start(args);
     };
     const started = Date.now();

@@ -1,7 +1,7 @@
 /**
  * Request bodies are read only by the routes that take one, after the route and the caller's credential are
  * checked, up to that route's own limit. Bodies being read at once share budgets of bytes: one for API clients (and
- * within it a share per account) and one for upstream callbacks, so neither a flood of large posts nor slow bodies
+ * within it a share per account) and one for providers' callbacks, so neither a flood of large posts nor slow bodies
  * from one caller can take the memory or the reading capacity of another. A body must arrive within a time limit.
  * A body that would pass a bound is refused before a byte of it is read (and the error handler closes the
  * connection rather than drain it).
@@ -16,7 +16,7 @@ export interface BodyReaderOptions {
   maxBufferedBytes: number;
   /** Bytes of client bodies one account may have in reading at once. */
   maxBufferedBytesPerAccount: number;
-  /** Bytes of upstream callback bodies read at once. */
+  /** Bytes of provider callback bodies read at once. */
   maxBufferedCallbackBytes: number;
   /** The longest a body may take to arrive once its request is accepted. */
   bodyTimeoutMs: number;
@@ -27,8 +27,11 @@ export interface BodyReaders {
   json(limitBytes: number): RequestHandler[];
   /** A `multipart/form-data` body of at most `limitBytes` from an authenticated client, as a Buffer in `req.body`. */
   multipart(limitBytes: number): RequestHandler[];
-  /** An upstream callback's raw bytes, at most `limitBytes`, as a Buffer in `req.body` (signatures cover the bytes). */
-  callback(limitBytes: number): RequestHandler[];
+  /**
+   * A provider callback's raw bytes, as a Buffer in `req.body` (signatures cover the bytes), at most `limitBytes`: a
+   * number, or read from the response's locals once the callback's head was admitted (each kind has its own).
+   */
+  callback(limitBytes: number | ((res: Response) => number)): RequestHandler[];
   /** Bytes reserved by bodies being read now, clients and callbacks together. */
   bufferedBytes(): number;
 }
@@ -82,14 +85,27 @@ function answerSlowBody(res: Response, timeoutMs: number): void {
   sendError(res, new ApiError('REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs} ms`), { closeConnection: true });
 }
 
+/** `express.raw` for any type, up to a limit known now or only once the request's head was looked at. */
+function rawUpTo(limit: number | ((res: Response) => number)): RequestHandler {
+  if (typeof limit === 'number') return express.raw({ type: () => true, limit });
+  const readers = new Map<number, RequestHandler>();
+  return (req, res, next) => {
+    const bytes = limit(res);
+    let reader = readers.get(bytes);
+    if (!reader) readers.set(bytes, (reader = express.raw({ type: () => true, limit: bytes })));
+    return reader(req, res, next);
+  };
+}
+
 export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
   const clients = new ByteBudget(options.maxBufferedBytes, options.maxBufferedBytesPerAccount);
   const callbacks = new ByteBudget(options.maxBufferedCallbackBytes);
 
   /** Reserves the body's declared length (or the route's limit when it declares none) until the request ends. */
   const reserve =
-    (budget: ByteBudget, callerOf: (res: Response) => string | undefined, limitBytes: number): RequestHandler =>
+    (budget: ByteBudget, callerOf: (res: Response) => string | undefined, limit: number | ((res: Response) => number)): RequestHandler =>
     (req, res, next) => {
+      const limitBytes = typeof limit === 'number' ? limit : limit(res);
       const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
       if (declared === 0 || (declared === undefined && req.headers['transfer-encoding'] === undefined)) return next();
       if (declared !== undefined && declared > limitBytes) {
@@ -113,7 +129,7 @@ export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
   return {
     json: (limitBytes) => [reserve(clients, account, limitBytes), express.json({ limit: limitBytes, strict: true }), rejectNulInBody()],
     multipart: (limitBytes) => [reserve(clients, account, limitBytes), express.raw({ type: 'multipart/form-data', limit: limitBytes })],
-    callback: (limitBytes) => [reserve(callbacks, anyCaller, limitBytes), express.raw({ type: () => true, limit: limitBytes })],
+    callback: (limitBytes) => [reserve(callbacks, anyCaller, limitBytes), rawUpTo(limitBytes)],
     bufferedBytes: () => clients.bytes + callbacks.bytes,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * The job workflow (`job:<jobId>`): one per job, started by submit with Update-with-Start (`admit`), cancelled with
- * `cancel`, told of a claimed job by `jobStarted` and of an upstream's callback by `upstreamCallback`.
+ * `cancel`, told of a claimed job by `jobStarted` and of a provider's callback by `upstreamCallback`.
  */
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
@@ -129,8 +129,11 @@ export const cancelUpdate = defineUpdate<CancelResult>('cancel');
 export const jobStartedSignal = defineSignal<[{ startedAt: string }]>('jobStarted');
 export const jobStateQuery = defineQuery<JobStateSnapshot>('jobState');
 
-/** Sent by the callback route when the upstream reports on the job's generation: check its status now. */
-export const upstreamCallbackSignal = defineSignal<[{ state?: string }]>('upstreamCallback');
+/**
+ * Sent by the callback route when the provider (an upstream or a Cog server) reports on the job's generation: check
+ * its status now. The signal keeps its first name, `upstreamCallback`, which recorded histories carry.
+ */
+export const providerCallbackSignal = defineSignal<[{ state?: string }]>('upstreamCallback');
 
 export const JOB_SEARCH_ATTRIBUTES = {
   JobId: defineSearchAttributeKey('JobId', SearchAttributeType.KEYWORD),

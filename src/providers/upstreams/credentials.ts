@@ -3,7 +3,7 @@
  * upstream's official SDK already reads; the origin variable points the SDK at another server
  * (a compatible gateway, or the fakes in tests).
  */
-import { isUpstreamId, type UpstreamId } from './types';
+import type { UpstreamId } from './ids';
 
 export interface UpstreamEnvironment {
   /** The API key, under the name the SDK reads. */
@@ -31,13 +31,4 @@ export function upstreamCredential(id: UpstreamId, env: NodeJS.ProcessEnv): stri
 export function upstreamOrigin(id: UpstreamId, env: NodeJS.ProcessEnv): string | undefined {
   const value = env[UPSTREAM_ENV[id].origin]?.trim();
   return value ? value.replace(/\/+$/, '') : undefined;
-}
-
-/**
- * Whether a provider takes jobs in this process: active in the catalog and, for an upstream, with its
- * credential set. A provider of an upstream without credentials is shown inactive and its models are unavailable.
- */
-export function isProviderAvailable(provider: { isActive: boolean; adapter: string }, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (!provider.isActive) return false;
-  return !isUpstreamId(provider.adapter) || upstreamCredential(provider.adapter, env) !== undefined;
 }

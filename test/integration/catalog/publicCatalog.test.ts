@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { request, startTestApi } from '../../support/api';
-import { isProviderAvailable } from '../../../src/providers/upstreams/credentials';
+import { isProviderAvailable } from '../../../src/providers/availability';
 import { isUpstreamId } from '../../../src/providers/upstreams/types';
 import { I2V_ELEMENTS, onlySeeded, seeded, T2I } from './testCatalog';
 

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAttemptStore } from '../../../src/jobs/attempts';
-import { createUpstreamJobStore } from '../../../src/jobs/upstreamStore';
+import { createGenerationStore } from '../../../src/jobs/generationStore';
 import { createTestAccount } from '../../support/accounts';
 import { startTestApi } from '../../support/api';
 import type { RunningApi } from '../../../src/api/server';
@@ -58,7 +58,7 @@ describe('the attempt store', () => {
 
   it('leaves the outputs to the next route when the attempt that claimed them ended without them (its download failed)', async () => {
     const jobId = await routedJob();
-    const upstream = createUpstreamJobStore(api.deps.prisma);
+    const upstream = createGenerationStore(api.deps.prisma);
     const store = createAttemptStore(api.deps.prisma);
     const first = { jobId, attemptId: `${jobId}.1` };
     const next = { jobId, attemptId: `${jobId}.2` };
@@ -75,7 +75,7 @@ describe('the attempt store', () => {
 
   it('keeps the outputs with the attempt that produced them', async () => {
     const jobId = await routedJob();
-    const upstream = createUpstreamJobStore(api.deps.prisma);
+    const upstream = createGenerationStore(api.deps.prisma);
     const store = createAttemptStore(api.deps.prisma);
     const winner = { jobId, attemptId: `${jobId}.1` };
     await upstream.beginAttempt(winner, 1, 'pixelforge', 'first');
@@ -86,7 +86,7 @@ describe('the attempt store', () => {
 
   it('finds nothing sent for an attempt whose start never ran (no row): nothing to cancel', async () => {
     const jobId = await routedJob();
-    const state = await createUpstreamJobStore(api.deps.prisma).state({ jobId, attemptId: `${jobId}.2` });
+    const state = await createGenerationStore(api.deps.prisma).state({ jobId, attemptId: `${jobId}.2` });
     expect(state).toEqual({ upstreamId: null, upstreamSubmittedAt: null, startedAt: null });
   });
 });

@@ -71,8 +71,8 @@ beforeAll(async () => {
   await events.body?.cancel();
 
   // A Cog server's webhook for a prediction whose slot is leased: the URL's secret is taken, and must not be kept.
-  const { createCogPredictionStore } = await import('../../../src/jobs/cogStore');
-  const { hashOf, newWebhookSecret, webhookUrlWith } = await import('../../../src/providers/upstreams/cog/webhooks');
+  const { createCogPredictionStore } = await import('../../../src/providers/cog/predictionStore');
+  const { hashOf, newWebhookSecret, webhookUrlWith } = await import('../../../src/providers/cog/webhooks');
   const { COG_CALLBACK_PATH } = await import('../../../src/shared/cog');
   const predictionId = `redaction-${randomBytes(6).toString('hex')}`;
   webhookSecret = newWebhookSecret();

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../src/catalog/catalogFiles';
 import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createUpstreamAdapter } from '../../../src/providers/upstreams/adapters';
-import { mapInput } from '../../../src/providers/upstreams/inputMapping';
+import { mapInput } from '../../../src/providers/inputMapping';
 import type { UpstreamAdapter, UpstreamId, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { ProviderError } from '../../../src/providers/types';
 import { startFalFake } from '../../support/upstreams/fal';

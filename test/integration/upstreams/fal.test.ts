@@ -14,17 +14,10 @@ import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
 import { createFalAdapter, FAL_JWKS_URL, falJwksUrl, redirectToOrigin } from '../../../src/providers/upstreams/fal';
-import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
-import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
-import {
-  CallbackRejected,
-  type CallbackRequest,
-  type InputFile,
-  type UpstreamAdapter,
-  type UpstreamRef,
-  type UpstreamMapping,
-  type UpstreamSnapshot,
-} from '../../../src/providers/upstreams/types';
+import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
+import { locateOutputs } from '../../../src/providers/outputPaths';
+import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
+import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { startFalFake, type FalFake } from '../../support/upstreams/fal';
 import { samplePng } from '../../support/upstreams/media';
 
@@ -95,13 +88,13 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
   return (await prepareFiles(mapped, (url) => adapter.prepareFile(inputFile(url), signal()))) as Record<string, unknown>;
 }
 
-async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter): Promise<UpstreamSnapshot> {
+async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter): Promise<GenerationSnapshot> {
   return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline(), ...(callbackUrl ? { callbackUrl } : {}) }, signal());
 }
 
 /** Polls every 300 ms until the generation ends; every snapshot seen. */
-async function untilFinished(ref: UpstreamRef): Promise<UpstreamSnapshot[]> {
-  const seen: UpstreamSnapshot[] = [];
+async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> {
+  const seen: GenerationSnapshot[] = [];
   for (let i = 0; i < 50; i++) {
     const snapshot = await adapter.status(ref, signal());
     seen.push(snapshot);

@@ -12,10 +12,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
-import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
+import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { costOf, createOpenAIAdapter, parseResetDuration } from '../../../src/providers/upstreams/openai';
-import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
-import type { InputFile, UpstreamAdapter, UpstreamMapping, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
+import { locateOutputs } from '../../../src/providers/outputPaths';
+import type { InputFile, GenerationSnapshot } from '../../../src/providers/types';
+import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { startOpenAIFake, type OpenAIFake } from '../../support/upstreams/openai';
 
@@ -144,7 +145,7 @@ describe('OpenAI adapter: a synchronous generation afterwards', () => {
   it('answers status with the kept answer, the same snapshot, without a request', async () => {
     const snapshot = await submit({ prompt: 'a windmill' });
     const requests = fake.requests.length;
-    const again: UpstreamSnapshot = await adapter.status({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal());
+    const again: GenerationSnapshot = await adapter.status({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal());
     expect(again).toEqual(snapshot);
     expect(fake.requests.length).toBe(requests);
   });

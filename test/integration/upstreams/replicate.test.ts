@@ -14,18 +14,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
-import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
-import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
+import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
+import { locateOutputs } from '../../../src/providers/outputPaths';
 import { cancelAfterOf, createReplicateAdapter, progressOf, replicateBaseUrl } from '../../../src/providers/upstreams/replicate';
-import {
-  CallbackRejected,
-  type CallbackRequest,
-  type InputFile,
-  type UpstreamAdapter,
-  type UpstreamRef,
-  type UpstreamMapping,
-  type UpstreamSnapshot,
-} from '../../../src/providers/upstreams/types';
+import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
+import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { startReplicateFake, type ReplicateFake } from '../../support/upstreams/replicate';
 
@@ -97,13 +90,13 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
   return (await prepareFiles(mapped, (url) => adapter.prepareFile(inputFile(url), signal()))) as Record<string, unknown>;
 }
 
-async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter, until = deadline()): Promise<UpstreamSnapshot> {
+async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter, until = deadline()): Promise<GenerationSnapshot> {
   return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: until, ...(callbackUrl ? { callbackUrl } : {}) }, signal());
 }
 
 /** Polls every 300 ms until the prediction ends; every snapshot seen. */
-async function untilFinished(ref: UpstreamRef): Promise<UpstreamSnapshot[]> {
-  const seen: UpstreamSnapshot[] = [];
+async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> {
+  const seen: GenerationSnapshot[] = [];
   for (let i = 0; i < 50; i++) {
     const snapshot = await adapter.status(ref, signal());
     seen.push(snapshot);

@@ -13,10 +13,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
-import { mapInput, prepareFiles } from '../../../src/providers/upstreams/inputMapping';
-import { locateOutputs } from '../../../src/providers/upstreams/outputPaths';
+import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
+import { locateOutputs } from '../../../src/providers/outputPaths';
 import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
-import type { InputFile, UpstreamAdapter, UpstreamRef, UpstreamMapping, UpstreamSnapshot } from '../../../src/providers/upstreams/types';
+import type { InputFile, GenerationRef, GenerationSnapshot } from '../../../src/providers/types';
+import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
 import { RUNWAY_VERSION, startRunwayFake, type FakeTask, type RunwayFake } from '../../support/upstreams/runway';
 
@@ -76,17 +77,17 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
   return (await prepareFiles(mapped, (url) => adapter.prepareFile(inputFile(url), signal()))) as Record<string, unknown>;
 }
 
-function submit(route: UpstreamMapping, input: Record<string, unknown>, using = adapter, abort = signal()): Promise<UpstreamSnapshot> {
+function submit(route: UpstreamMapping, input: Record<string, unknown>, using = adapter, abort = signal()): Promise<GenerationSnapshot> {
   return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline() }, abort);
 }
 
-async function submitPrompt(prompt: string, using = adapter): Promise<UpstreamSnapshot> {
+async function submitPrompt(prompt: string, using = adapter): Promise<GenerationSnapshot> {
   return submit(GEN4_IMAGE.route, await upstreamInput(GEN4_IMAGE, { prompt }), using);
 }
 
 /** Polls every 300 ms until the task ends; every snapshot seen. */
-async function untilFinished(ref: UpstreamRef): Promise<UpstreamSnapshot[]> {
-  const seen: UpstreamSnapshot[] = [];
+async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> {
+  const seen: GenerationSnapshot[] = [];
   for (let i = 0; i < 60; i++) {
     const snapshot = await adapter.status(ref, signal());
     seen.push(snapshot);
@@ -129,7 +130,7 @@ function creates(): number {
 }
 
 /** Runs a task to its end and checks the located outputs are real files of the given kind. */
-async function expectFinishedWithOutputs(route: UpstreamMapping, first: UpstreamSnapshot, kind: 'png' | 'mp4'): Promise<UpstreamSnapshot[]> {
+async function expectFinishedWithOutputs(route: UpstreamMapping, first: GenerationSnapshot, kind: 'png' | 'mp4'): Promise<GenerationSnapshot[]> {
   const seen = await untilFinished({ id: first.id, route });
   const last = seen.at(-1)!;
   expect(last, JSON.stringify(last.error)).toMatchObject({ state: 'succeeded', stage: 'SUCCEEDED' });
@@ -338,7 +339,7 @@ describe('Runway adapter: documented errors', () => {
       'INPUT_PREPROCESSING.INTERNAL': ['PROVIDER_UNAVAILABLE', true],
       'THIRD_PARTY.UNAVAILABLE': ['PROVIDER_UNAVAILABLE', true],
     };
-    const started: [string, UpstreamSnapshot][] = [];
+    const started: [string, GenerationSnapshot][] = [];
     for (const code of Object.keys(expected)) {
       fake.failureCode = code;
       started.push([code, await submitPrompt(`a lighthouse ${code} [upstream:fail]`)]);

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { importCogModel } from '../../../src/catalog/cogImport';
 import { REPO_ROOT } from '../../../src/config';
-import { createCogTransport } from '../../../src/providers/upstreams/cog/transport';
+import { createCogTransport } from '../../../src/providers/cog/transport';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { workerProcessEnv, type TestStack } from '../../support/stack';
 

@@ -5,7 +5,7 @@
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import type { AttemptKey } from '../../../src/jobs/upstreamStore';
+import type { AttemptKey } from '../../../src/jobs/generationStore';
 import type { GenerationSnapshot as UpstreamSnapshot } from '../../../src/providers/types';
 import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { generationActivitiesWith } from './generationDeps';
@@ -24,7 +24,7 @@ function activitiesWith(statusAfter: UpstreamSnapshot) {
       cancel: async ({ id }) => void cancelled.push(id),
     },
     {
-      upstreamStore: {
+      generations: {
         state: async () => ({ upstreamId: 'task-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
         recordSnapshot: async () => undefined,
         recordCost: async (key: AttemptKey, cost: number) => void costs.push([key, cost]),

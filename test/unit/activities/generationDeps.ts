@@ -2,18 +2,17 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { expect } from 'vitest';
 import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
-import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
-import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
+import type { GenerationStore } from '../../../src/jobs/generationStore';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 
 export function generationActivitiesWith(
   adapter: UpstreamAdapter,
-  stores: { upstreamStore: Partial<UpstreamJobStore>; jobStore?: Partial<GenerationActivityDeps['jobStore']> },
+  stores: { generations: Partial<GenerationStore>; jobStore?: Partial<GenerationActivityDeps['jobStore']> },
 ) {
   return createGenerationActivities({
     jobStore: (stores.jobStore ?? {}) as GenerationActivityDeps['jobStore'],
-    upstreamStore: stores.upstreamStore as UpstreamJobStore,
-    adapter: asProviderAdapter(adapter),
+    generations: stores.generations as GenerationStore,
+    adapter,
     inputFile: () => {
       throw new Error('no input files here');
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { outputKey } from '../../../activities/generationOutputs';
-import { estimateCompletion } from '../../../activities/generationProgress';
+import { outputKey } from '../../../activities/generation/outputs';
+import { estimateCompletion } from '../../../activities/generation/progress';
 
 describe('estimateCompletion', () => {
   const start = Date.parse('2030-01-01T00:00:00Z');

@@ -17,7 +17,7 @@ const queued: GenerationSnapshot = { id: 'req-1', state: 'queued' };
 
 function activities(adapter: UpstreamAdapter, state: { upstreamId: string | null; upstreamSubmittedAt: Date | null }, recorded: string[] = []) {
   return generationActivitiesWith(adapter, {
-    upstreamStore: {
+    generations: {
       state: async () => ({ ...state, startedAt: new Date() }),
       beginAttempt: async () => undefined,
       markSubmitting: async () => true,

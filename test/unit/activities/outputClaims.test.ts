@@ -7,8 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
-import type { AttemptKey, UpstreamJobStore } from '../../../src/jobs/upstreamStore';
-import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
+import type { AttemptKey, GenerationStore } from '../../../src/jobs/generationStore';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { failureOf } from './generationDeps';
@@ -35,7 +34,7 @@ function succeededWith(url: string): UpstreamAdapter {
 /** The job's claim on its outputs, as jobs.winning_attempt keeps it. */
 function claims() {
   let holder: string | null = null;
-  const store: Partial<UpstreamJobStore> = {
+  const store: Partial<GenerationStore> = {
     state: async () => ({ upstreamId: 'req-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
     recordSnapshot: async () => undefined,
     claimOutputs: async ({ attemptId }: AttemptKey) => {
@@ -47,14 +46,14 @@ function claims() {
       if (holder === attemptId) holder = null;
     },
   };
-  return { store: store as UpstreamJobStore, holder: () => holder };
+  return { store: store as GenerationStore, holder: () => holder };
 }
 
-async function check(url: string, upstreamStore: UpstreamJobStore, putOutput: GenerationActivityDeps['putOutput'] = async () => undefined) {
+async function check(url: string, generations: GenerationStore, putOutput: GenerationActivityDeps['putOutput'] = async () => undefined) {
   const activities = createGenerationActivities({
     jobStore: {} as GenerationActivityDeps['jobStore'],
-    upstreamStore,
-    adapter: asProviderAdapter(succeededWith(url)),
+    generations,
+    adapter: succeededWith(url),
     inputFile: () => {
       throw new Error('no input files here');
     },

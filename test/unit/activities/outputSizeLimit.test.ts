@@ -10,10 +10,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities } from '../../../activities/generation';
-import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
-import { createCogAdapter } from '../../../src/providers/upstreams/cog';
-import type { CogPredictionStore } from '../../../src/providers/upstreams/cog/store';
-import type { CogTransport } from '../../../src/providers/upstreams/cog/transport';
+import type { GenerationStore } from '../../../src/jobs/generationStore';
+import { createCogAdapter } from '../../../src/providers/cog';
+import type { CogPredictionStore } from '../../../src/providers/cog/store';
+import type { CogTransport } from '../../../src/providers/cog/transport';
 import type { UpstreamMapping } from '../../../src/shared/upstreams';
 
 const route = { model: 'cog', input: {}, outputs: ['.'] } as unknown as UpstreamMapping;
@@ -47,11 +47,11 @@ async function checkJob(output: string, maxOutputBytes: number) {
   } as unknown as CogPredictionStore;
   const activities = createGenerationActivities({
     jobStore: {} as never,
-    upstreamStore: {
+    generations: {
       state: async () => ({ upstreamId: 'job_1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
       recordSnapshot: async () => undefined,
       claimOutputs: async () => true,
-    } as unknown as UpstreamJobStore,
+    } as unknown as GenerationStore,
     adapter: createCogAdapter({ providerId: 'painter', store, transport: {} as CogTransport }),
     inputFile: () => {
       throw new Error('no input files here');

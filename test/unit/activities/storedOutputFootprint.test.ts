@@ -1,6 +1,6 @@
 /** What a job's outputs occupy in storage: the outputs, and the sidecar Content Credentials stored beside a WebM. */
 import { describe, expect, it } from 'vitest';
-import { toOutput } from '../../../activities/generationOutputs';
+import { toOutput } from '../../../activities/generation/outputs';
 import { storedOutputFootprint, type JobOutput } from '../../../src/shared/jobs';
 
 describe('the stored footprint of a job', () => {

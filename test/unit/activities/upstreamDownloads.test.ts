@@ -9,8 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivityDeps } from '../../../activities/generation';
-import type { UpstreamJobStore } from '../../../src/jobs/upstreamStore';
-import { asProviderAdapter } from '../../../src/providers/upstreams/adapters';
+import type { GenerationStore } from '../../../src/jobs/generationStore';
 import type { UpstreamAdapter } from '../../../src/providers/upstreams/types';
 import type { UpstreamMapping } from '../../../src/shared/upstreams';
 import { failureOf } from './generationDeps';
@@ -82,19 +81,19 @@ function adapterWithOutput(url: string): UpstreamAdapter {
   };
 }
 
-const upstreamStore = {
+const generations = {
   state: async () => ({ upstreamId: 'op-1', upstreamSubmittedAt: new Date(), startedAt: new Date() }),
   recordSnapshot: async () => undefined,
   claimOutputs: async () => true,
   releaseOutputs: async () => undefined,
-} as unknown as UpstreamJobStore;
+} as unknown as GenerationStore;
 
 async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
   const stored: string[] = [];
   const deps: GenerationActivityDeps = {
     jobStore: { claim: async () => ({ claimed: false, status: 'processing' }) } as unknown as GenerationActivityDeps['jobStore'],
-    upstreamStore,
-    adapter: asProviderAdapter(adapterWithOutput(outputUrl)),
+    generations,
+    adapter: adapterWithOutput(outputUrl),
     inputFile: () => {
       throw new Error('no input files here');
     },

@@ -1,7 +1,7 @@
 import type { CatalogData } from '../../../src/catalog/catalogFiles';
 import type { CatalogSnapshot } from '../../../src/catalog/catalogView';
 import { modelRow } from '../../../src/catalog/seed';
-import { isProviderAvailable } from '../../../src/providers/upstreams/credentials';
+import { isProviderAvailable } from '../../../src/providers/availability';
 
 /** The snapshot the database would hold right after seeding `data`, in the same display order. */
 export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {

@@ -23,7 +23,7 @@ import {
   jobStartedSignal,
   jobWorkflowContract,
   jobWorkflowId,
-  upstreamCallbackSignal,
+  providerCallbackSignal,
   type JobWorkflowInput,
 } from '../../../src/contracts/workflows/job';
 import { jobEventWebhooksWorkflowContract, jobEventWebhooksWorkflowId } from '../../../src/contracts/workflows/jobEventWebhooks';
@@ -238,7 +238,7 @@ async function main() {
       // An upstream job: a check on the interval, then a callback signal, then completion; and one that times out.
       const upstreamJob = await admit('job_rec_upstream_completed');
       await new Promise((r) => setTimeout(r, 500));
-      await upstreamJob.signal(upstreamCallbackSignal, { state: 'succeeded' });
+      await upstreamJob.signal(providerCallbackSignal, { state: 'succeeded' });
       await upstreamJob.result();
       await (await admit('job_rec_upstream_timeout')).result();
       await (await admit('job_rec_routed')).result();

@@ -7,8 +7,8 @@
  */
 import { abortError } from '../../abort';
 import { ProviderError } from '../../types';
-import { errorForStatus, errorForTransport, mentionsContentPolicy } from '../errors';
-import type { UpstreamState } from '../types';
+import { errorForStatus, errorForTransport, mentionsContentPolicy } from '../../errors';
+import type { GenerationState } from '../../types';
 import { FalAnswer, FalUnreachable } from './transport';
 
 interface ModelErrorItem {
@@ -100,7 +100,7 @@ export function isGenerationOutcome(answer: FalAnswer, completed: CompletedError
 export function generationFailure(
   answer: FalAnswer | undefined,
   completed: CompletedError,
-): { state: Extract<UpstreamState, 'failed' | 'cancelled'>; error: ProviderError } {
+): { state: Extract<GenerationState, 'failed' | 'cancelled'>; error: ProviderError } {
   const summary: FalErrorSummary = answer ? summarize(answer) : { types: [], text: '' };
   const errorType = completed.error_type ?? summary.errorType;
   const text = summary.text || completed.error || (answer ? `status ${answer.status}` : 'no result');

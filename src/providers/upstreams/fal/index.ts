@@ -11,7 +11,8 @@
 import { createFalClient, type FalClient, type QueueStatus } from '@fal-ai/client';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
-import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamRef, UpstreamSnapshot } from '../types';
+import type { GenerationRef, GenerationSnapshot } from '../../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
 import { createCostLookup } from './cost';
 import { callFailure, generationFailure, isGenerationOutcome, type CompletedError } from './failures';
 import { FalAnswer, falFetch, type FalTransport } from './transport';
@@ -63,7 +64,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
     }
   }
 
-  async function succeeded(id: string, result: unknown, signal: AbortSignal): Promise<UpstreamSnapshot> {
+  async function succeeded(id: string, result: unknown, signal: AbortSignal): Promise<GenerationSnapshot> {
     const flagged = flaggedImages(result);
     if (flagged > 0) {
       const error = new ProviderError('CONTENT_POLICY_VIOLATION', `fal's safety checker flagged ${flagged} of the images`, { retryable: false });
@@ -73,11 +74,11 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
     return { id, state: 'succeeded', stage: 'COMPLETED', result, ...(cost !== undefined ? { upstreamCostMicroCents: cost } : {}) };
   }
 
-  async function completed(ref: UpstreamRef, reported: CompletedError, signal: AbortSignal): Promise<UpstreamSnapshot> {
+  async function completed(ref: GenerationRef, reported: CompletedError, signal: AbortSignal): Promise<GenerationSnapshot> {
     if (reported.error_type === 'client_cancelled') return { id: ref.id, stage: 'COMPLETED', ...generationFailure(undefined, reported) };
     let data: unknown;
     try {
-      ({ data } = await clientFor(signal).queue.result(ref.route.model, { requestId: ref.id, abortSignal: signal }));
+      ({ data } = await clientFor(signal).queue.result(routeOf('fal', ref.route).model, { requestId: ref.id, abortSignal: signal }));
     } catch (error) {
       if (!signal.aborted && error instanceof FalAnswer && isGenerationOutcome(error, reported)) {
         return { id: ref.id, stage: 'COMPLETED', ...generationFailure(error, reported) };
@@ -103,7 +104,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
         'submit',
         signal,
         (fal) =>
-          fal.queue.submit(submission.route.model, {
+          fal.queue.submit(routeOf('fal', submission.route).model, {
             input: submission.input,
             abortSignal: signal,
             ...(submission.callbackUrl ? { webhookUrl: submission.callbackUrl } : {}),
@@ -116,7 +117,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
     },
 
     async status(ref, signal) {
-      const status = await call('status', signal, (fal) => fal.queue.status(ref.route.model, { requestId: ref.id, logs: true, abortSignal: signal }));
+      const status = await call('status', signal, (fal) => fal.queue.status(routeOf('fal', ref.route).model, { requestId: ref.id, logs: true, abortSignal: signal }));
       switch (status.status) {
         case 'IN_QUEUE':
           return { id: ref.id, state: 'queued', stage: 'IN_QUEUE', ...(typeof status.queue_position === 'number' ? { queuePosition: status.queue_position } : {}) };
@@ -129,7 +130,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
 
     async cancel(ref, signal) {
       try {
-        await clientFor(signal).queue.cancel(ref.route.model, { requestId: ref.id, abortSignal: signal });
+        await clientFor(signal).queue.cancel(routeOf('fal', ref.route).model, { requestId: ref.id, abortSignal: signal });
       } catch (error) {
         if (!signal.aborted && error instanceof FalAnswer && NOTHING_TO_CANCEL.has(error.status)) return;
         throw callFailure('cancel', error, signal);

@@ -12,7 +12,7 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { withTimeout } from '../../abort';
 import { upstreamOrigin } from '../credentials';
-import { CallbackRejected, type CallbackRequest, type UpstreamState, type VerifiedCallback } from '../types';
+import { CallbackRejected, type CallbackRequest, type GenerationState, type VerifiedCallback } from '../../types';
 
 export const FAL_JWKS_URL = 'https://rest.alpha.fal.ai/.well-known/jwks.json';
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -110,7 +110,7 @@ function header(request: CallbackRequest, name: string): string {
   return value;
 }
 
-function stateOf(rawBody: Buffer, requestId: string): UpstreamState | undefined {
+function stateOf(rawBody: Buffer, requestId: string): GenerationState | undefined {
   let body: { request_id?: unknown; status?: unknown };
   try {
     body = JSON.parse(rawBody.toString('utf8')) as typeof body;

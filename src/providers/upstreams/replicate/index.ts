@@ -7,7 +7,7 @@
 import type { Prediction } from 'replicate';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
-import type { UpstreamAdapter, UpstreamAdapterOptions, UpstreamMapping } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, type UpstreamMapping, routeOf } from '../types';
 import { snapshotOf } from './predictions';
 import { answeredStatus, callReplicate, isApiResource, type ReplicateTransport } from './transport';
 import { createSecretSource, createWebhookVerifier } from './webhooks';
@@ -68,7 +68,7 @@ export function createReplicateAdapter(options: UpstreamAdapterOptions): Upstrea
         transport,
         'create prediction',
         signal,
-        (client) => client.predictions.create({ ...target(submission.route), input: submission.input, ...webhook, signal }),
+        (client) => client.predictions.create({ ...target(routeOf('replicate', submission.route)), input: submission.input, ...webhook, signal }),
         { creating: true, headers: { 'Cancel-After': cancelAfterOf(submission.deadline) } },
       );
       return snapshotOf(prediction);

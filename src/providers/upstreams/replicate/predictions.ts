@@ -7,11 +7,11 @@
  */
 import { parseProgressFromLogs, type Prediction } from 'replicate';
 import { ProviderError } from '../../types';
-import { mentionsContentPolicy } from '../errors';
-import type { UpstreamSnapshot, UpstreamState } from '../types';
+import { mentionsContentPolicy } from '../../errors';
+import type { GenerationSnapshot, GenerationState } from '../../types';
 
 /** What a status means for us, where it is enough on its own (webhook bodies). */
-export const PREDICTION_STATES: Record<string, UpstreamState> = {
+export const PREDICTION_STATES: Record<string, GenerationState> = {
   starting: 'queued',
   processing: 'running',
   succeeded: 'succeeded',
@@ -59,7 +59,7 @@ function reachedDeadline(prediction: Prediction, now: number): boolean {
   return !Number.isNaN(ended) && ended >= deadline - 1_000;
 }
 
-function ended(prediction: Prediction, now: number): Pick<UpstreamSnapshot, 'state' | 'error'> {
+function ended(prediction: Prediction, now: number): Pick<GenerationSnapshot, 'state' | 'error'> {
   const id = prediction.id;
   switch (prediction.status) {
     case 'failed':
@@ -77,7 +77,7 @@ function ended(prediction: Prediction, now: number): Pick<UpstreamSnapshot, 'sta
   }
 }
 
-function succeeded(prediction: Prediction): UpstreamSnapshot {
+function succeeded(prediction: Prediction): GenerationSnapshot {
   const predictTime = prediction.metrics?.predict_time;
   const stage = typeof predictTime === 'number' ? `succeeded (predict_time ${predictTime.toFixed(1)} s)` : 'succeeded';
   if ((prediction.output === null || prediction.output === undefined) && prediction.data_removed) {
@@ -88,7 +88,7 @@ function succeeded(prediction: Prediction): UpstreamSnapshot {
 }
 
 /** A prediction as the API or a webhook shows it → our snapshot. */
-export function snapshotOf(prediction: Prediction, now = Date.now()): UpstreamSnapshot {
+export function snapshotOf(prediction: Prediction, now = Date.now()): GenerationSnapshot {
   const { id, status } = prediction;
   switch (status) {
     case 'starting':

@@ -12,7 +12,7 @@
 import Replicate from 'replicate';
 import { abortError } from '../../abort';
 import { ProviderError } from '../../types';
-import { errorForStatus, errorForTransport } from '../errors';
+import { errorForStatus, errorForTransport } from '../../errors';
 
 /** Replicate's API origin; the client adds the `/v1` prefix to it (its default base URL is `https://api.replicate.com/v1`). */
 export const REPLICATE_API_ORIGIN = 'https://api.replicate.com';

@@ -12,7 +12,7 @@
  */
 import crypto from 'node:crypto';
 import type { Prediction } from 'replicate';
-import { CallbackRejected, type CallbackRequest, type VerifiedCallback } from '../types';
+import { CallbackRejected, type CallbackRequest, type VerifiedCallback } from '../../types';
 import { PREDICTION_STATES } from './predictions';
 
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;

@@ -6,7 +6,7 @@
 import RunwayML from '@runwayml/sdk';
 import { abortError } from '../../abort';
 import { ProviderError } from '../../types';
-import { errorForStatus, errorForTransport } from '../errors';
+import { errorForStatus, errorForTransport } from '../../errors';
 
 /**
  * Failure codes of a problem on Runway's side (or its model vendor's) that Runway says may be retried: the

@@ -7,7 +7,8 @@
 import RunwayML, { toFile } from '@runwayml/sdk';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
-import type { InputFile, UpstreamAdapter, UpstreamAdapterOptions, UpstreamSnapshot, UpstreamState } from '../types';
+import type { InputFile, GenerationSnapshot, GenerationState } from '../../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
 import { callFailure, taskFailure } from './failures';
 
 export { taskFailure } from './failures';
@@ -18,7 +19,7 @@ export const RUNWAY_CREDIT_MICRO_CENTS = 10_000;
 /** Runway refuses a data: URI of 5 MB or more, counted encoded (https://docs.dev.runwayml.com/assets/inputs/). */
 export const DATA_URI_MAX_CHARS = 5 * 1024 * 1024;
 
-const STATES: Record<RunwayML.TaskRetrieveResponse['status'], UpstreamState> = {
+const STATES: Record<RunwayML.TaskRetrieveResponse['status'], GenerationState> = {
   PENDING: 'queued',
   THROTTLED: 'queued',
   RUNNING: 'running',
@@ -48,8 +49,8 @@ function progressOf(task: Task): number | undefined {
   return Math.round(Math.min(1, Math.max(0, task.progress)) * 100);
 }
 
-export function snapshotOf(task: Task): UpstreamSnapshot {
-  const snapshot: UpstreamSnapshot = { id: task.id, state: STATES[task.status] ?? 'running', stage: task.status };
+export function snapshotOf(task: Task): GenerationSnapshot {
+  const snapshot: GenerationSnapshot = { id: task.id, state: STATES[task.status] ?? 'running', stage: task.status };
   const progress = progressOf(task);
   if (progress !== undefined) snapshot.progress = progress;
   // The whole task is the result: the catalog's outputs path is `output[]`.
@@ -91,7 +92,9 @@ export function createRunwayAdapter(options: UpstreamAdapterOptions): UpstreamAd
       return file.own ? ownFile(file, signal) : file.url;
     },
 
-    async submit({ route, input }, signal) {
+    async submit(submission, signal) {
+      const { input } = submission;
+      const route = routeOf('runway', submission.route);
       const create = route.operation ? CREATE[route.operation] : undefined;
       if (!create) {
         throw new ProviderError('PROVIDER_REJECTED_INPUT', `Runway has no operation "${route.operation ?? ''}" in this adapter`, { retryable: false });
