@@ -118,7 +118,7 @@ it('admits every line exactly once across a SIGKILLed workflow worker', async ()
 }, 420_000);
 
 it('answers the same batch to a submit retried after its API was SIGKILLed, and finishes it after the API and the worker were SIGKILLed mid-admission', async () => {
-  const count = 400;
+  const count = 240;
   const credits = 100_000_000n;
   const account = await createTestAccount(stack.prisma, { creditsMicroCents: credits, maxConcurrentJobs: 40 });
   const body = { items: lines(count) };
