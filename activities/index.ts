@@ -99,7 +99,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       beginDelivery: delivery.begin,
     }),
     ...createOutputDeliveryActivities(delivery),
-    ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs }),
+    ...createReconcileActivities({ prisma: deps.prisma, temporal: deps.temporal, jobStore, discardOutputs, config: deps.config }),
     ...createUploadActivities({ prisma: deps.prisma, storage: deps.storage }),
     ...createMaintenanceActivities({ prisma: deps.prisma, upstreamCallbackRetentionHours: deps.config.upstreams.callbackRetentionHours }),
     ...createJobEventRelayActivities({ prisma: deps.prisma }),

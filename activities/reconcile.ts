@@ -1,9 +1,12 @@
 /**
  * The reconciler's activities: find jobs still pending or processing whose workflow is no longer running
- * (terminated, failed, timed out, or gone), and fail them with a refund, as their workflow would have.
+ * (terminated, failed, timed out, or gone), and fail them with a refund, as their workflow would have; and start the
+ * workflow of every open batch that has none running (src/batches/orphans.ts).
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
+import type { Config } from '../src/config';
+import { startOrphanedBatches } from '../src/batches/orphans';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { jobWorkflowId } from '../src/contracts/workflows/job';
 import type { WebhookEventType } from '../src/shared/webhooks';
@@ -16,6 +19,8 @@ export interface ReconcileDeps {
   temporal: Client;
   jobStore: JobStore;
   discardOutputs: (jobId: string) => Promise<void>;
+  /** The batch workflow's pace and task queue, for the batches it starts. */
+  config: Pick<Config, 'batches' | 'temporal'>;
 }
 
 export interface AbandonedJobFailed {
@@ -70,6 +75,11 @@ export function createReconcileActivities(deps: ReconcileDeps) {
       await deps.discardOutputs(jobId);
       const job = await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId }, select: { webhookUrl: true, webhookEvents: true } });
       return { jobId, refundedMicroCents, webhookUrl: job.webhookUrl, webhookEvents: job.webhookEvents as WebhookEventType[] };
+    },
+
+    /** Starts the workflow of up to `limit` open batches older than `minAgeSeconds` that have none running. */
+    startOrphanedBatches(options: { minAgeSeconds: number; limit: number; accountId?: string }): Promise<string[]> {
+      return startOrphanedBatches(deps, options);
     },
   };
 }

@@ -3,8 +3,14 @@
  * admit the next items) with a pause between them, until every item is final; then the batch's final status and its
  * `batch.completed` webhook. The items live in PostgreSQL, so a run holds nothing but its place, and continues as new
  * after `roundsPerRun` rounds to keep its history bounded whatever the batch's size.
+ *
+ * Worker Versioning (docs/workflow-versioning.md): each run is pinned to the build that runs it (the worker's
+ * default behaviour), so its history never meets another build's code, but a batch may outlast a build by days. Each
+ * run therefore continues as new onto the deployment's current build, and does so at once (after the round under
+ * way) when a newer build becomes current. A run's input is thus read by the next build: change `BatchWorkflowInput`
+ * only compatibly.
  */
-import { condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { condition, makeContinueAsNewFunc, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/batches';
 import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
 import { startWebhookDelivery } from './webhookStart';
@@ -26,12 +32,19 @@ function progress(round: BatchRound): string {
   );
 }
 
+/** A newer build is current: this run ends after its round and the next one runs there. */
+function newerBuildIsCurrent(): boolean {
+  return workflowInfo().targetWorkerDeploymentVersionChanged;
+}
+
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
   let woken = false;
   setHandler(cancelBatchSignal, () => {
     woken = true;
   });
-  for (let round = 0; round < input.roundsPerRun; round++) {
+  let rounds = 0;
+  while (rounds < input.roundsPerRun) {
+    rounds += 1;
     const result = await batchSteps.advanceBatch.executeWithOptions({ summary: 'Note finished items, admit the next ones' }, [{ batchId: input.batchId }]);
     setCurrentDetails(progress(result));
     if (result.settled) {
@@ -39,9 +52,12 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       if (finished.webhook) await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.completed' });
       return { batchId: input.batchId, status: finished.status };
     }
+    if (newerBuildIsCurrent()) break;
     // A cancel wakes the workflow at once; otherwise the next round comes after the pause.
     await condition(() => woken, input.roundIntervalMs);
     woken = false;
   }
-  return continueAsNew<typeof batchWorkflow>({ ...input, roundsBefore: (input.roundsBefore ?? 0) + input.roundsPerRun });
+  // The next run starts on the deployment's current build, not on the build of this one.
+  const continueOnCurrentBuild = makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' });
+  return continueOnCurrentBuild({ ...input, roundsBefore: (input.roundsBefore ?? 0) + rounds });
 }

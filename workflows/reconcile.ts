@@ -1,7 +1,9 @@
 /**
  * The reconciler, run every minute by the `reconcile` schedule: a job whose workflow ended without finishing it
  * (terminated by an operator, failed on a state conflict, lost) would stay charged, count against the concurrency
- * limit and be impossible to cancel. It is failed with JOB_ABANDONED and refunded, and its webhook is sent.
+ * limit and be impossible to cancel. It is failed with JOB_ABANDONED and refunded, and its webhook is sent. A batch
+ * still open with no workflow running (its submit died before starting it, or its workflow was terminated) would
+ * never admit another item: its workflow is started, and goes on from where the batch's items stand.
  */
 import { proxyActivities } from '@temporalio/workflow';
 import type { ReconcileActivities } from '../activities/reconcile';
@@ -9,7 +11,7 @@ import { DEFAULT_WEBHOOK_EVENTS } from '../src/shared/webhooks';
 import type { ReconcileOptions, ReconcileResult } from '../src/contracts/workflows/reconcile';
 import { startWebhookDelivery } from './webhookStart';
 
-const { findAbandonedJobs, failAbandonedJob } = proxyActivities<ReconcileActivities>({
+const { findAbandonedJobs, failAbandonedJob, startOrphanedBatches } = proxyActivities<ReconcileActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
@@ -28,5 +30,10 @@ export async function reconcileJobsWorkflow(options: ReconcileOptions = {}): Pro
     const subscribed = failed.webhookEvents.length > 0 ? failed.webhookEvents : DEFAULT_WEBHOOK_EVENTS;
     if (failed.webhookUrl && subscribed.includes('job.failed')) await startWebhookDelivery({ jobId, eventType: 'job.failed' });
   }
-  return { failedJobIds };
+  const startedBatchIds = await startOrphanedBatches({
+    minAgeSeconds: options.minAgeSeconds ?? 60,
+    limit: options.limit ?? 200,
+    accountId: options.accountId,
+  });
+  return { failedJobIds, startedBatchIds };
 }

@@ -34,7 +34,8 @@ export interface PlanPolicy {
 
 /**
  * Temporal's priority keys: 1 runs first, 3 is the key of a task that sets none. `normal` is 3, so jobs and any other
- * workflow that sets no priority (uploads, webhooks) share one level; 1 and 5 are left for the operator's own use.
+ * workflow that sets no priority (uploads, webhooks) share one level; 5 is the batch items' (src/jobs/scheduling.ts)
+ * and 1 is left for the operator's own use.
  */
 const TEMPORAL_PRIORITY_KEYS: Record<JobPriority, number> = { high: 2, normal: 3, low: 4 };
 

@@ -1,7 +1,8 @@
 /**
  * POST /v1/batches and POST /v1/batches/estimate: every line validated before anything is charged, then the batch and
  * its items stored in one transaction and its workflow started. Nothing is charged here: each item is charged when the
- * workflow admits it (docs/batches.md).
+ * workflow admits it (docs/batches.md). The transaction is the point of no return: once it commits, the batch runs,
+ * whether or not this request lives to start its workflow.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 import type { Client } from '@temporalio/client';
@@ -9,13 +10,11 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config';
 import type { CreateBatchRequest } from '../contracts/http/batches';
-import { batchWorkflowContract, batchWorkflowId } from '../contracts/workflows/batch';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
 import { BATCH_FILE_CONTENT_TYPE, completionWindowSeconds } from '../shared/batches';
 import type { Storage } from '../storage/storage';
-import { startWorkflow } from '../temporal/workflows';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import type { Caller } from '../jobs/quote';
 import type { SubmitStore } from '../jobs/submitStore';
@@ -23,6 +22,7 @@ import { checkWebhookUrl } from '../net/addressGuard';
 import { inspectUpload } from '../uploads/inspect';
 import { inlineLines, jsonlLines, validateLines, type RawLine, type ValidatedLines } from './validation';
 import { readBatch, type BatchView } from './read';
+import { startBatchWorkflow, type StartableBatch } from './workflowStart';
 
 export interface BatchCreateDeps {
   config: Config;
@@ -122,22 +122,16 @@ function isUniqueViolation(err: unknown): boolean {
   return err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
 }
 
-/** Starts the batch's workflow; a second start (a replayed request) finds it running or finished and changes nothing. */
-async function startBatchWorkflow(deps: BatchCreateDeps, batch: { id: string; accountId: string; itemCount: number }): Promise<void> {
-  const { batches, temporal } = deps.config;
+/**
+ * Starts the stored batch's workflow, waiting no longer than a submit waits for Temporal. The batch is stored already,
+ * so a start that fails (Temporal unreachable, or this process killed before it) loses nothing: the reconciler starts
+ * the workflow of every open batch that has none (activities/reconcile.ts).
+ */
+async function kickOff(deps: BatchCreateDeps, batch: StartableBatch): Promise<void> {
   try {
-    await startWorkflow(deps.temporal, batchWorkflowContract, {
-      workflowId: batchWorkflowId(batch.id),
-      taskQueue: temporal.jobsTaskQueue,
-      args: [{ batchId: batch.id, accountId: batch.accountId, roundIntervalMs: batches.roundIntervalMs, roundsPerRun: batches.roundsPerRun }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: `Batch of ${batch.itemCount} items`,
-      staticDetails: `**Batch** \`${batch.id}\`\n\n**Account** \`${batch.accountId}\`\n\n**Items** ${batch.itemCount}`,
-    });
+    await startBatchWorkflow(deps, batch, Date.now() + deps.config.jobs.admissionTimeoutMs);
   } catch (err) {
-    if ((err as Error).name === 'WorkflowExecutionAlreadyStartedError') return;
-    throw err;
+    deps.logger.warn({ err, batchId: batch.id }, 'could not start a batch workflow; the reconciler starts it');
   }
 }
 
@@ -147,16 +141,10 @@ async function replay(deps: BatchCreateDeps, accountId: string, key: string, has
   if (existing.requestHash !== hash) {
     throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', { idempotencyKey: key });
   }
-  await startBatchWorkflow(deps, existing).catch((err: unknown) => {
-    throw unavailable(deps, err);
-  });
+  // The first request may have stored the batch and ended before it started the workflow.
+  if (existing.status === 'running' || existing.status === 'cancelling') await kickOff(deps, existing);
   const view = await readBatch(deps.prisma, accountId, existing.id);
   return { status: 201, body: view!, headers: { 'Idempotent-Replayed': 'true' } };
-}
-
-function unavailable(deps: BatchCreateDeps, err: unknown): ApiError {
-  deps.logger.warn({ err }, 'could not start a batch workflow');
-  return new ApiError('SERVICE_UNAVAILABLE', 'The batch could not be started right now; nothing was charged. Retry the request', undefined, { 'Retry-After': '1' });
 }
 
 export async function createBatch(
@@ -229,13 +217,7 @@ export async function createBatch(
     throw err;
   }
 
-  try {
-    await startBatchWorkflow(deps, { id: batchId, accountId, itemCount: validated.accepted.length });
-  } catch (err) {
-    // Nothing was charged yet: the batch is withdrawn, so the client's retry starts afresh.
-    await deps.prisma.batch.delete({ where: { id: batchId } }).catch(() => undefined);
-    throw unavailable(deps, err);
-  }
+  await kickOff(deps, { id: batchId, accountId, itemCount: validated.accepted.length });
   const view = await readBatch(deps.prisma, accountId, batchId);
   return { status: 201, body: view!, headers: {} };
 }

@@ -12,7 +12,7 @@ export interface JobScheduling {
   /** Temporal's fairness key: the account. */
   fairnessKey: string;
   fairnessWeight: number;
-  /** A batch item: it waits one priority key below the account's interactive jobs of its priority. */
+  /** A batch item: it waits below every interactive job (BATCH_ITEM_PRIORITY_KEY). */
   batchItem?: boolean;
 }
 
@@ -32,11 +32,15 @@ export function jobScheduling(account: { id: string; plan: string }, requested?:
   return { priority: requested ?? plan.priority, fairnessKey: account.id, fairnessWeight: plan.fairnessWeight };
 }
 
-/** How far below an interactive job of the same priority a batch item waits (Temporal's keys run 1 to 5). */
-export const BATCH_PRIORITY_KEY_OFFSET = 1;
+/**
+ * The Temporal priority key of every batch item: the lowest level, below the interactive jobs of every account and
+ * plan (`low` is 4), so a batch takes only the capacity they leave, and never delays another account's jobs by its
+ * account's weight. Among batch items the accounts share by their weights.
+ */
+export const BATCH_ITEM_PRIORITY_KEY = 5;
 
 /** Temporal's priority of the job's workflow; without `fairness`, jobs of one priority wait first-in, first-out. */
 export function temporalPriority(scheduling: JobScheduling, fairness: boolean): Priority {
-  const priorityKey = temporalPriorityKey(scheduling.priority) + (scheduling.batchItem ? BATCH_PRIORITY_KEY_OFFSET : 0);
+  const priorityKey = scheduling.batchItem ? BATCH_ITEM_PRIORITY_KEY : temporalPriorityKey(scheduling.priority);
   return fairness ? { priorityKey, fairnessKey: scheduling.fairnessKey, fairnessWeight: scheduling.fairnessWeight } : { priorityKey };
 }

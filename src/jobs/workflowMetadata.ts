@@ -16,7 +16,9 @@ export function jobWorkflowDetails(input: JobWorkflowInput, scheduling?: JobSche
     `**Account** \`${input.accountId}\` (API key \`${input.apiKeyId}\`)`,
     `**Cost** ${formatDollars(input.costMicroCents)} (${input.costMicroCents} micro-cents), refunded in full if the job fails or is cancelled`,
     `**Request** \`${input.requestId}\``,
-    ...(scheduling ? [`**Priority** ${scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`] : []),
+    ...(scheduling
+      ? [`**Priority** ${scheduling.batchItem ? 'batch item, below every interactive job' : scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`]
+      : []),
     ...(first.upstream ? [`**Upstream model** \`${first.upstream.route.model}\``] : []),
     ...(input.batchId ? [`**Batch** \`${input.batchId}\`, item \`${input.customId}\``] : []),
   ].join('\n\n');

@@ -37,7 +37,8 @@ export type CurrentVersionOutcome = 'made-current' | 'already-current' | 'left-a
 
 /**
  * Makes `version` the deployment's current version unless it has been current before. The server learns of a version
- * from its workers' polls, so this waits (up to `waitMs`) for the version to appear.
+ * from its workers' polls, so this waits (up to `waitMs`) for the version to appear and to have polled every task
+ * queue of the current one.
  */
 export async function makeCurrentIfNew(
   service: WorkflowService,
@@ -46,6 +47,7 @@ export async function makeCurrentIfNew(
   options: { identity: string; waitMs?: number; intervalMs?: number },
 ): Promise<CurrentVersionOutcome> {
   const deadline = Date.now() + (options.waitMs ?? 60_000);
+  let refused: unknown;
   for (;;) {
     const found = await describeVersion(service, namespace, version).catch((err: unknown) => {
       if (Date.now() >= deadline) throw err;
@@ -54,18 +56,36 @@ export async function makeCurrentIfNew(
     if (found) {
       if (found.current) return 'already-current';
       if (found.everCurrent) return 'left-alone';
-      await service.setWorkerDeploymentCurrentVersion({
-        namespace,
-        deploymentName: version.deploymentName,
-        buildId: version.buildId,
-        conflictToken: found.conflictToken,
-        identity: options.identity,
-      });
-      return 'made-current';
+      refused = await service
+        .setWorkerDeploymentCurrentVersion({
+          namespace,
+          deploymentName: version.deploymentName,
+          buildId: version.buildId,
+          conflictToken: found.conflictToken,
+          identity: options.identity,
+        })
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            if (!pollersStillArriving(err)) throw err;
+            return err;
+          },
+        );
+      if (!refused) return 'made-current';
     }
-    if (Date.now() >= deadline) throw new Error(`the worker deployment version ${version.deploymentName}:${version.buildId} did not appear`);
+    if (Date.now() >= deadline) throw refused ?? new Error(`the worker deployment version ${version.deploymentName}:${version.buildId} did not appear`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
   }
+}
+
+const GRPC_FAILED_PRECONDITION = 9;
+
+/**
+ * The server refuses a version that has not yet polled every task queue the current one serves (a worker polls its
+ * workflow and activity tasks one after the other), lest those queues lose their versioning; it is asked again.
+ */
+function pollersStillArriving(err: unknown): boolean {
+  return (err as { code?: number }).code === GRPC_FAILED_PRECONDITION && /missing active task queues/i.test((err as Error).message);
 }
 
 async function describeVersion(service: WorkflowService, namespace: string, version: DeploymentVersion) {

@@ -21,7 +21,8 @@ export interface TemporalUnderTest {
   namespace: string;
 }
 
-function laterBuildBundle(): Promise<WorkflowBundleWithSourceMap> {
+/** A later build's bundle: today's workflows behind an interceptor that records `{ build: 'later' }` in the memo. */
+export function laterBuildBundle(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
     workflowInterceptorModules: [path.resolve(__dirname, 'fixtures/laterBuild.ts')],

@@ -39,7 +39,7 @@ describe('reconcileJobsWorkflow', () => {
     await stack.api.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).terminate('an operator stopped it');
     expect((await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey)).body.status).toBe('pending');
 
-    expect(await reconcile(account.accountId)).toEqual({ failedJobIds: [jobId] });
+    expect(await reconcile(account.accountId)).toEqual({ failedJobIds: [jobId], startedBatchIds: [] });
     const job = (await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey)).body;
     expect(job).toMatchObject({ status: 'failed', error: { code: 'JOB_ABANDONED' }, refundedMicroCents: job.costMicroCents });
     const ledger = await stack.prisma.ledgerEntry.findMany({ where: { jobId }, orderBy: { id: 'asc' } });
@@ -60,7 +60,7 @@ describe('reconcileJobsWorkflow', () => {
   it('leaves a job whose workflow is running alone', async () => {
     const account = await createTestAccount(stack.prisma);
     const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, imageJob());
-    expect(await reconcile(account.accountId)).toEqual({ failedJobIds: [] });
+    expect(await reconcile(account.accountId)).toEqual({ failedJobIds: [], startedBatchIds: [] });
     expect((await get(`${stack.url}/v1/jobs/${submitted.body.jobId}`, account.apiKey)).body.status).toBe('pending');
   });
 

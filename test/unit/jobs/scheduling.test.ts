@@ -47,4 +47,11 @@ describe('temporalPriority', () => {
     expect(temporalPriority(scheduling, true)).toEqual({ priorityKey: 4, fairnessKey: 'acc_1', fairnessWeight: 3 });
     expect(temporalPriority(scheduling, false)).toEqual({ priorityKey: 4 });
   });
+
+  it('puts a batch item of any priority at the lowest key, below every interactive job, with its account and weight', () => {
+    for (const priority of ['high', 'normal', 'low'] as const) {
+      expect(temporalPriority({ ...scheduling, priority, batchItem: true }, true)).toEqual({ priorityKey: 5, fairnessKey: 'acc_1', fairnessWeight: 3 });
+      expect(temporalPriority({ ...scheduling, priority, batchItem: true }, false)).toEqual({ priorityKey: 5 });
+    }
+  });
 });

@@ -1,0 +1,78 @@
+/**
+ * The API and the workflow worker as processes of their own, for tests that SIGKILL them: each serves the queues of a
+ * test stack's config, and `sigkill` waits until the process is gone.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { REPO_ROOT, type Config } from '../../src/config';
+import { eventually } from './eventually';
+import { workerProcessEnv } from './stack';
+
+export interface ApiProcess {
+  child: ChildProcess;
+  url: string;
+}
+
+/** The API (`src/api/server.ts`) on a free port, against the stack's services and queues, `env` on top. */
+export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
+    cwd: REPO_ROOT,
+    // The line that names the address is logged at info.
+    env: { ...workerProcessEnv(config), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    // Only the start is needed; the rest is dropped so a long test does not grow the buffer.
+    if (output.length < 100_000) output += chunk.toString('utf8');
+  });
+  const url = await eventually(
+    async () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API process exited (${child.exitCode ?? child.signalCode})`);
+      return /"url":"(http:\/\/127\.0\.0\.1:\d+)".*"msg":"API listening"/.exec(output)?.[1];
+    },
+    120_000,
+    100,
+    'the API process listening',
+  );
+  return { child, url };
+}
+
+/** The workflow worker (`src/workers/main.ts --workflows`) on the stack's queues, `env` on top. */
+export function spawnWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+    cwd: REPO_ROOT,
+    env: { ...workerProcessEnv(config), ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+export async function sigkill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/**
+ * A TCP address that accepts connections and never answers: a Temporal client pointed at it waits on every call, as
+ * it would on a server that stopped responding.
+ */
+export async function silentServer(): Promise<{ address: string; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

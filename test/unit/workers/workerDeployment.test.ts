@@ -1,0 +1,57 @@
+/**
+ * makeCurrentIfNew against a fake of the worker deployment service: a version the server refuses as current because
+ * its worker has not yet polled every task queue of the current one is asked again, and becomes current once it has;
+ * any other refusal is passed on.
+ */
+import { describe, expect, it } from 'vitest';
+import { makeCurrentIfNew, type DeploymentVersion } from '../../../src/workers/workerDeployment';
+
+const version: DeploymentVersion = { deploymentName: 'genmedia', buildId: '0.1.0-new' };
+
+function refusal(code: number, message: string): Error {
+  return Object.assign(new Error(`${code} ${message}`), { code });
+}
+
+/** A deployment whose current version is another build; `setCurrent` answers with the refusals given, then succeeds. */
+function fakeService(refusals: Error[]) {
+  const calls = { set: 0 };
+  const service = {
+    async describeWorkerDeployment() {
+      return {
+        conflictToken: new Uint8Array([1]),
+        workerDeploymentInfo: {
+          routingConfig: { currentDeploymentVersion: { buildId: '0.1.0-old' } },
+          versionSummaries: [{ deploymentVersion: { buildId: '0.1.0-old' }, currentSinceTime: {} }, { deploymentVersion: { buildId: version.buildId } }],
+        },
+      };
+    },
+    async setWorkerDeploymentCurrentVersion() {
+      calls.set += 1;
+      const next = refusals.shift();
+      if (next) throw next;
+      return {};
+    },
+  };
+  return { service: service as never, calls };
+}
+
+describe('makeCurrentIfNew', () => {
+  it('asks again while the new build has not polled every task queue of the current one', async () => {
+    const missing = refusal(9, "FAILED_PRECONDITION: proposed current version 'genmedia:0.1.0-new' is missing active task queues from the current version");
+    const { service, calls } = fakeService([missing, missing]);
+    expect(await makeCurrentIfNew(service, 'default', version, { identity: 'test', intervalMs: 1 })).toBe('made-current');
+    expect(calls.set).toBe(3);
+  });
+
+  it('gives up with the refusal once its wait is over', async () => {
+    const missing = refusal(9, 'missing active task queues from the current version');
+    const { service } = fakeService(Array.from({ length: 1000 }, () => missing));
+    await expect(makeCurrentIfNew(service, 'default', version, { identity: 'test', waitMs: 50, intervalMs: 5 })).rejects.toThrow(/missing active task queues/);
+  });
+
+  it('passes on any other refusal at once', async () => {
+    const { service, calls } = fakeService([refusal(7, 'PERMISSION_DENIED: not allowed')]);
+    await expect(makeCurrentIfNew(service, 'default', version, { identity: 'test', intervalMs: 1 })).rejects.toThrow(/PERMISSION_DENIED/);
+    expect(calls.set).toBe(1);
+  });
+});
