@@ -30,6 +30,15 @@ describe('a wrong value in the environment', () => {
     expect(problemOf(env)).toMatch(problem);
   });
 
+  it('never repeats the value of a secret', () => {
+    const secrets = { JOBS_CURSOR_SECRET: 'cursor-secret', MINIO_SECRET_KEY: 'minio12', METRICS_BEARER_TOKEN: 'bearer-token', DESTINATION_SECRET_KEY: 'destination-key' };
+    const problem = problemOf(secrets);
+    for (const [variable, value] of Object.entries(secrets)) {
+      expect(problem).toContain(`${variable}: `);
+      expect(problem).not.toContain(value);
+    }
+  });
+
   it('is reported with the other wrong values of the same environment', () => {
     const problem = problemOf({ PORT: 'eighty', LOG_LEVEL: 'loud' });
     expect(problem).toMatch(/PORT: /);
