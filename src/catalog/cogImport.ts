@@ -12,6 +12,7 @@ import path from 'node:path';
 import { loadCatalog, checkCatalog, DEFAULT_CATALOG_DIR, DEFAULT_ROUTING, NO_DIALECTS, type CatalogData, type ModelDef, type ProviderDef } from './catalogFiles';
 import { seedCatalog } from './seed';
 import type { PrismaClient } from '../db/prisma';
+import type { CogImport } from '../contracts/http/admin';
 import type { PricingRule } from '../domain/pricing';
 import { MEDIA_KINDS } from '../shared/media';
 import { MEDIA_ANNOTATION, kindsFromFieldName } from '../uploads/mediaFields';
@@ -116,17 +117,6 @@ export interface CogImportOptions {
   catalogDir?: string;
 }
 
-export interface CogImportResult {
-  slug: string;
-  versionId: string;
-  providerId: string;
-  serverUrl: string;
-  slots: number;
-  fields: string[];
-  priceMicroCents: number;
-  revision: number;
-}
-
 const CATEGORY_OF_CAPABILITY: Record<string, string> = {
   'text-to-image': 'image',
   'text-to-video': 'video',
@@ -208,7 +198,7 @@ function cogProvider(id: string): ProviderDef {
   };
 }
 
-export async function importCogModel(prisma: PrismaClient, options: CogImportOptions, document: Schema): Promise<CogImportResult> {
+export async function importCogModel(prisma: PrismaClient, options: CogImportOptions, document: Schema): Promise<CogImport> {
   const serverUrl = serverOrigin(options.url);
   const files = loadCatalog(options.catalogDir);
   const inputSchema = inputSchemaFromCog(document);

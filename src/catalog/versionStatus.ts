@@ -5,6 +5,7 @@
  * The catalog files stay the source of truth: the next seed applies their status (except over a deletion).
  */
 import type { Prisma } from '@prisma/client';
+import type { VersionStatusChange } from '../contracts/http/admin';
 import { VERSION_STATUSES, type VersionStatus } from '../shared/versionStatuses';
 import { bumpCatalogRevision } from './revision';
 
@@ -13,14 +14,6 @@ export class VersionStatusError extends Error {
     super(message);
     this.name = 'VersionStatusError';
   }
-}
-
-export interface VersionStatusChange {
-  slug: string;
-  versionId: string;
-  previousStatus: VersionStatus;
-  status: VersionStatus;
-  revision: number;
 }
 
 export function isVersionStatus(value: string): value is VersionStatus {

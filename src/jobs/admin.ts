@@ -1,33 +1,11 @@
 /** Operator views of jobs: one job in full, and what each provider earned against what its upstream cost. */
 import type { PrismaClient } from '@prisma/client';
+import type { AdminJob, ProviderMargin } from '../contracts/http/admin';
 import type { JobOutput } from '../shared/jobs';
 import { toNumber } from '../shared/money';
 
-export interface JobAdminView {
-  jobId: string;
-  accountId: string;
-  status: string;
-  progress: number;
-  model: string;
-  version: string;
-  providerId: string;
-  createdAt: string;
-  startedAt: string | null;
-  completedAt: string | null;
-  costMicroCents: number;
-  refundedMicroCents: number;
-  error: { code: string; message: string } | null;
-  upstream: {
-    id: string | null;
-    submittedAt: string | null;
-    stage: string | null;
-    queuePosition: number | null;
-    costMicroCents: number | null;
-  };
-  input: unknown;
-  outputs: JobOutput[];
-  ledger: { kind: string; amountMicroCents: number; createdAt: string }[];
-}
+/** The admin view of a job, but for the link to its workflow, which the caller adds. */
+export type JobAdminView = Omit<AdminJob, 'workflowUrl'>;
 
 export async function showJob(prisma: PrismaClient, jobId: string): Promise<JobAdminView | null> {
   const job = await prisma.job.findUnique({ where: { id: jobId } });
@@ -58,20 +36,6 @@ export async function showJob(prisma: PrismaClient, jobId: string): Promise<JobA
     outputs: job.outputs as unknown as JobOutput[],
     ledger: ledger.map((e) => ({ kind: e.kind, amountMicroCents: toNumber(e.amountMicroCents), createdAt: e.createdAt.toISOString() })),
   };
-}
-
-export interface ProviderMargin {
-  providerId: string;
-  jobs: number;
-  completedJobs: number;
-  /** Charges less refunds. */
-  revenueMicroCents: number;
-  /** Sum of what the upstreams reported, over the jobs that reported it. */
-  upstreamCostMicroCents: number;
-  jobsWithCost: number;
-  /** Revenue less cost over the jobs whose cost is known; null when none is. */
-  marginMicroCents: number | null;
-  marginPercent: number | null;
 }
 
 export async function jobMargins(prisma: PrismaClient, since: Date | null): Promise<ProviderMargin[]> {

@@ -405,6 +405,8 @@ export const VersionStatusChangeSchema = z
   .openapi('VersionStatusChange');
 
 export type AdminJob = z.infer<typeof AdminJobSchema>;
+export type ProviderMargin = z.infer<typeof ProviderMarginSchema>;
+export type VersionStatusChange = z.infer<typeof VersionStatusChangeSchema>;
 
 export const ImportCogRequestSchema = z
   .strictObject({
@@ -436,3 +438,4 @@ export const CogImportSchema = z
   .openapi('CogImport');
 
 export type ImportCogRequest = z.infer<typeof ImportCogRequestSchema>;
+export type CogImport = z.infer<typeof CogImportSchema>;

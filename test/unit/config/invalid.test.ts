@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../../src/config';
+
+function problemOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error(`${JSON.stringify(env)} was accepted`);
+}
+
+describe('a wrong value in the environment', () => {
+  it.each([
+    [{ PORT: 'eighty' }, /^Invalid environment: PORT: .*expected number/],
+    [{ PORT: '70000' }, /^Invalid environment: PORT: .*65535/],
+    [{ NODE_ENV: 'staging' }, /^Invalid environment: NODE_ENV: .*"production"/],
+    [{ TEMPORAL_FAIRNESS: 'yes' }, /^Invalid environment: TEMPORAL_FAIRNESS: /],
+    [{ PUBLIC_BASE_URL: 'api.example.com' }, /^Invalid environment: PUBLIC_BASE_URL: /],
+    [{ TEMPORAL_UI_URL: 'ftp://ui.example.com' }, /^Invalid environment: TEMPORAL_UI_URL: /],
+    [{ JOBS_CURSOR_SECRET: 'short' }, /^Invalid environment: JOBS_CURSOR_SECRET: .*16/],
+    [{ REPLICATE_WAIT_SECONDS: '60' }, /^Invalid environment: REPLICATE_WAIT_SECONDS: .*59/],
+    [{ PROVIDER_CONCURRENCY: 'local=1.5' }, /^Invalid environment: PROVIDER_CONCURRENCY: must look like "providerId=4,other=\.\.\." \(got "local=1\.5"\)/],
+    [{ PROVIDER_RATE_LIMITS: 'acme=0' }, /^Invalid environment: PROVIDER_RATE_LIMITS: must look like "providerId=0\.5,other=\.\.\." \(got "acme=0"\)/],
+    [{ WEBHOOK_RETRY_SCHEDULE: '0,5,-1' }, /^Invalid environment: WEBHOOK_RETRY_SCHEDULE: must be comma-separated non-negative seconds/],
+    [{ DESTINATION_SECRET_KEY: 'too-short' }, /^Invalid environment: DESTINATION_SECRET_KEY: must be 32 bytes/],
+    [{ COG_ALLOWED_NETWORKS: '10.0.0.0/99' }, /^Invalid environment: COG_ALLOWED_NETWORKS: /],
+  ])('%o stops the start, naming the variable', (env, problem) => {
+    expect(problemOf(env)).toMatch(problem);
+  });
+
+  it('never repeats the value of a secret', () => {
+    const secrets = { JOBS_CURSOR_SECRET: 'cursor-secret', MINIO_SECRET_KEY: 'minio12', METRICS_BEARER_TOKEN: 'bearer-token', DESTINATION_SECRET_KEY: 'destination-key' };
+    const problem = problemOf(secrets);
+    for (const [variable, value] of Object.entries(secrets)) {
+      expect(problem).toContain(`${variable}: `);
+      expect(problem).not.toContain(value);
+    }
+  });
+
+  it('is reported with the other wrong values of the same environment', () => {
+    const problem = problemOf({ PORT: 'eighty', LOG_LEVEL: 'loud' });
+    expect(problem).toMatch(/PORT: /);
+    expect(problem).toMatch(/LOG_LEVEL: /);
+  });
+});
