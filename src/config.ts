@@ -245,6 +245,8 @@ const EnvSchema = z.object({
   BATCH_ROUND_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
   /** Rounds of a batch's workflow before it continues as new (bounds its history). */
   BATCH_ROUNDS_PER_RUN: z.coerce.number().int().positive().default(200),
+  /** Least time between two events of one batch's progress stream (GET /v1/batches/{batchId}/events). */
+  BATCH_EVENTS_INTERVAL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
   /** How long a job's signed `eventsUrl` opens its events. */
   EVENTS_URL_TTL_SECONDS: z.coerce.number().int().positive().default(60 * 60),
 
@@ -404,6 +406,7 @@ export interface Config {
     admitPerRound: number;
     roundIntervalMs: number;
     roundsPerRun: number;
+    eventsIntervalMs: number;
   };
   outputs: {
     retentionMinSeconds: number;
@@ -668,6 +671,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       admitPerRound: e.BATCH_ADMIT_PER_ROUND,
       roundIntervalMs: e.BATCH_ROUND_INTERVAL_MS,
       roundsPerRun: e.BATCH_ROUNDS_PER_RUN,
+      eventsIntervalMs: e.BATCH_EVENTS_INTERVAL_MS,
     },
     outputs: {
       retentionMinSeconds: e.OUTPUT_RETENTION_MIN_SECONDS,

@@ -1,12 +1,13 @@
 /**
  * One workflow per batch (`batch:<batchId>`): rounds of `advanceBatch` (note finished items, stop on cancel or expiry,
  * admit the next items) with a pause between them, until every item is final; then the batch's final status and its
- * `batch.completed` webhook. The items live in PostgreSQL, so a run holds nothing but its place, and continues as new
+ * `batch.completed` webhook; asked for, a `batch.progress` webhook each time another tenth of the items is final. The items live in PostgreSQL, so a run holds nothing but its place, and continues as new
  * after `roundsPerRun` rounds to keep its history bounded whatever the batch's size.
  */
 import { condition, continueAsNew, proxyActivities, setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/batches';
 import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
+import { finalTenths } from '../src/shared/batches';
 import { startWebhookDelivery } from './webhookStart';
 
 /** A round is retried until PostgreSQL and Temporal answer: every step of it is idempotent. */
@@ -28,6 +29,7 @@ function progress(round: BatchRound): string {
 
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
   let woken = false;
+  let progressTenthsSent = input.progressTenthsSent ?? 0;
   setHandler(cancelBatchSignal, () => {
     woken = true;
   });
@@ -39,9 +41,17 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       if (finished.webhook) await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.completed' });
       return { batchId: input.batchId, status: finished.status };
     }
+    if (result.progressWebhook) {
+      // Only the latest tenth reached is sent: a round that crosses two sends one webhook.
+      const tenths = finalTenths(result.counts);
+      if (tenths > progressTenthsSent && tenths < 10) {
+        await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.progress', jobEventSequence: tenths * 10 });
+        progressTenthsSent = tenths;
+      }
+    }
     // A cancel wakes the workflow at once; otherwise the next round comes after the pause.
     await condition(() => woken, input.roundIntervalMs);
     woken = false;
   }
-  return continueAsNew<typeof batchWorkflow>({ ...input, roundsBefore: (input.roundsBefore ?? 0) + input.roundsPerRun });
+  return continueAsNew<typeof batchWorkflow>({ ...input, roundsBefore: (input.roundsBefore ?? 0) + input.roundsPerRun, progressTenthsSent });
 }
