@@ -97,6 +97,14 @@ describe('GET /v1/batches/{batchId}/events', () => {
     const malformed = await fetch(`${stack.url}/v1/batches/${batchId}/events`, { headers: bearer(account.apiKey, { accept: 'text/event-stream', 'last-event-id': 'not an id!' }) });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe('VALIDATION_ERROR');
+
+    // Progress webhooks are asked for with a webhookUrl, and only by the events a batch has.
+    const withoutUrl = await post(`${stack.url}/v1/batches`, account.apiKey, { items: lines(1), webhookEvents: ['batch.progress'] });
+    expect(withoutUrl.status).toBe(400);
+    expect(withoutUrl.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('webhookEvents needs a webhookUrl') });
+    const unknown = await post(`${stack.url}/v1/batches`, account.apiKey, { items: lines(1), webhookUrl: 'https://example.com/hook', webhookEvents: ['job.completed'] });
+    expect(unknown.status).toBe(400);
+    expect(json.body.webhookEvents).toEqual([]);
   }, 60_000);
 
   it('sends nothing while the batch stands still, hears a cancel through PostgreSQL, and ends with the cancelled batch', async () => {
