@@ -318,6 +318,8 @@ export const SETTINGS = {
     roundIntervalMs: setting('BATCH_ROUND_INTERVAL_MS', positiveInt.default(1000)),
     /** Rounds of a batch's workflow before it continues as new (bounds its history). */
     roundsPerRun: setting('BATCH_ROUNDS_PER_RUN', positiveInt.default(200)),
+    /** Least time between two events of a batch's progress stream. */
+    eventsIntervalMs: setting('BATCH_EVENTS_INTERVAL_MS', z.coerce.number().int().min(100).max(60_000).default(1000)),
   },
 
   // Outputs (docs/outputs.md)

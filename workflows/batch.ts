@@ -1,8 +1,9 @@
 /**
  * One workflow per batch (`batch:<batchId>`): rounds of `advanceBatch` (note finished items, stop on cancel or expiry,
  * admit the next items) with a pause between them, until every item is final; then the batch's final status and its
- * `batch.completed` webhook. The items live in PostgreSQL, so a run holds nothing but its place, and continues as new
- * after `roundsPerRun` rounds to keep its history bounded whatever the batch's size.
+ * `batch.completed` webhook; asked for, a `batch.progress` webhook each time another tenth of the items is final. The
+ * items live in PostgreSQL, so a run holds nothing but its place, and continues as new after `roundsPerRun` rounds to
+ * keep its history bounded whatever the batch's size.
  *
  * Worker Versioning (docs/workflow-versioning.md): each run is pinned to the build that runs it (the worker's
  * default behaviour), so its history never meets another build's code, but a batch may outlast a build by days. Each
@@ -13,6 +14,7 @@
 import { condition, makeContinueAsNewFunc, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/batches';
 import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
+import { finalTenths } from '../src/shared/batches';
 import { startWebhookDelivery } from './webhookStart';
 
 /** A round is retried until PostgreSQL and Temporal answer: every step of it is idempotent. */
@@ -39,6 +41,7 @@ function newerBuildIsCurrent(): boolean {
 
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
   let woken = false;
+  let progressTenthsSent = input.progressTenthsSent ?? 0;
   setHandler(cancelBatchSignal, () => {
     woken = true;
   });
@@ -52,6 +55,14 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
       if (finished.webhook) await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.completed' });
       return { batchId: input.batchId, status: finished.status };
     }
+    if (result.progressWebhook) {
+      // Only the latest tenth reached is sent: a round that crosses two sends one webhook.
+      const tenths = finalTenths(result.counts);
+      if (tenths > progressTenthsSent && tenths < 10) {
+        await startWebhookDelivery({ jobId: input.batchId, eventType: 'batch.progress', jobEventSequence: tenths * 10 });
+        progressTenthsSent = tenths;
+      }
+    }
     if (newerBuildIsCurrent()) break;
     // A cancel wakes the workflow at once; otherwise the next round comes after the pause.
     await condition(() => woken, input.roundIntervalMs);
@@ -59,5 +70,5 @@ export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWor
   }
   // The next run starts on the deployment's current build, not on the build of this one.
   const continueOnCurrentBuild = makeContinueAsNewFunc<typeof batchWorkflow>({ initialVersioningBehavior: 'AUTO_UPGRADE' });
-  return continueOnCurrentBuild({ ...input, roundsBefore: (input.roundsBefore ?? 0) + rounds });
+  return continueOnCurrentBuild({ ...input, roundsBefore: (input.roundsBefore ?? 0) + rounds, progressTenthsSent });
 }

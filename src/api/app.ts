@@ -29,6 +29,7 @@ import { webhooksRouter } from './routes/webhooks';
 import { openAiErrorHandler } from './dialects/openai/errors';
 import { provenanceRouter } from './routes/provenance';
 import { batchesRouter } from './routes/batches';
+import { batchEventsRouter } from './routes/batchEvents';
 import { OPENAI_PREFIX, openAiRouter } from './dialects/openai/router';
 import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
 import { replicateErrorHandler } from './dialects/replicate/errors';
@@ -76,6 +77,7 @@ export function createApp(deps: ApiDeps): Application {
       [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
       [['/v1/jobs', '/v1/provenance'], provenanceRouter(deps, services.provenance)],
       [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
+      [['/v1/batches'], batchEventsRouter(deps, services.batches)],
       [['/v1/batches'], batchesRouter(deps, services.batches, bodies)],
       [['/v1/uploads'], uploadsRouter(deps, services.uploads, bodies)],
       [['/v1/account/destination'], destinationRouter(deps, services.destinations, bodies)],

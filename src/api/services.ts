@@ -86,6 +86,6 @@ export function createServices(deps: ApiDeps): ApiServices {
       ...(config.provenance.trustAnchorsPem ? { trustAnchorsPem: config.provenance.trustAnchorsPem } : {}),
       outputUrlTtlSeconds: config.jobs.outputUrlTtlSeconds,
     }),
-    batches: createBatchService({ config, prisma, temporal, storage, logger }),
+    batches: createBatchService({ config, prisma, temporal, storage, logger, events: deps.events }),
   };
 }

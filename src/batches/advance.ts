@@ -275,7 +275,7 @@ export async function advanceBatch(deps: BatchRoundDeps, batchId: string): Promi
     await noteFinishedJobs(deps.prisma, batchId);
   }
   const counts = await batchCounts(deps.prisma, batchId);
-  return { settled: counts.queued === 0 && counts.running === 0, counts, admitted };
+  return { settled: counts.queued === 0 && counts.running === 0, counts, admitted, progressWebhook: batch.progressWebhook && batch.webhookUrl !== null };
 }
 
 /** The batch's final status, set once every item is final; whether it has a webhook to send `batch.completed` to. */

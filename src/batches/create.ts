@@ -13,7 +13,7 @@ import type { CreateBatchRequest } from '../contracts/http/batches';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
-import { BATCH_FILE_CONTENT_TYPE, completionWindowSeconds } from '../shared/batches';
+import { BATCH_FILE_CONTENT_TYPE, BATCH_PROGRESS_EVENT, completionWindowSeconds } from '../shared/batches';
 import type { Storage } from '../storage/storage';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import type { Caller } from '../jobs/quote';
@@ -190,6 +190,7 @@ export async function createBatch(
                   ${body.maxCostMicroCents === undefined ? null : BigInt(body.maxCostMicroCents)}, ${windowSeconds}::int,
                   CASE WHEN ${windowSeconds}::int IS NULL THEN NULL ELSE now() + make_interval(secs => ${windowSeconds}::int) END,
                   ${body.webhookUrl ?? null}, ${key ?? null}, ${hash}, ${context.requestId}, now(), now())`;
+        if (body.webhookEvents?.includes(BATCH_PROGRESS_EVENT)) await tx.$executeRaw`UPDATE batches SET progress_webhook = true WHERE id = ${batchId}`;
         for (let start = 0; start < validated.accepted.length; start += INSERT_CHUNK) {
           await tx.batchItem.createMany({
             data: validated.accepted.slice(start, start + INSERT_CHUNK).map(({ line, item, costMicroCents }) => ({

@@ -68,6 +68,7 @@ export function toBatchListEntry(batch: Batch, counts: BatchCounts, costSoFar: b
     completionWindow: batch.completionWindowSeconds === null ? null : formatCompletionWindow(batch.completionWindowSeconds),
     expiresAt: batch.expiresAt?.toISOString() ?? null,
     webhookUrl: batch.webhookUrl,
+    webhookEvents: batch.webhookUrl === null ? [] : batch.progressWebhook ? ['batch.progress', 'batch.completed'] : ['batch.completed'],
     createdAt: batch.createdAt.toISOString(),
     completedAt: batch.completedAt?.toISOString() ?? null,
     cancelRequestedAt: batch.cancelRequestedAt?.toISOString() ?? null,

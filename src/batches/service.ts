@@ -7,6 +7,7 @@ import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
+import type { JobEventHub } from '../jobs/events/hub';
 import type { CreateBatchRequest } from '../contracts/http/batches';
 import { batchWorkflowId, cancelBatchSignal } from '../contracts/workflows/batch';
 import { ApiError } from '../shared/errors';
@@ -16,6 +17,7 @@ import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
 import { createBatch, estimateBatch, type BatchCreateDeps } from './create';
 import { batchCostSoFar, batchCounts, readBatch, toBatchListEntry, type BatchView } from './read';
 import { batchResults } from './results';
+import { openBatchProgressFeed } from './progressFeed';
 
 export interface BatchServiceDeps {
   config: Config;
@@ -23,6 +25,8 @@ export interface BatchServiceDeps {
   temporal: Client;
   storage: Storage;
   logger: Logger;
+  /** The process's event hub, which tells progress streams that their batch changed. */
+  events: Pick<JobEventHub, 'watchBatch'>;
 }
 
 const LIST_FILTERS = 'batches';
@@ -34,6 +38,11 @@ export function createBatchService(deps: BatchServiceDeps) {
     const view = await readBatch(deps.prisma, accountId, batchId);
     if (!view) throw new ApiError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
     return view;
+  }
+
+  async function resultReader(accountId: string, batchId: string) {
+    await get(accountId, batchId);
+    return () => batchResults({ prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds }, batchId);
   }
 
   return {
@@ -85,9 +94,19 @@ export function createBatchService(deps: BatchServiceDeps) {
 
     /** The results as JSONL lines, in line order, read page by page (partial while the batch runs). */
     async results(accountId: string, batchId: string) {
-      await get(accountId, batchId);
-      return batchResults({ prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds }, batchId);
+      return (await resultReader(accountId, batchId))();
     },
+
+    /** A reader of the results that may be read more than once, each time page by page (the archive reads them twice). */
+    resultReader,
+
+    /** The batch, then each change of its counts, cost or status until it is final (at most one every BATCH_EVENTS_INTERVAL_MS). */
+    progress: (accountId: string, batchId: string, afterId?: string) =>
+      openBatchProgressFeed(
+        { hub: deps.events, read: () => readBatch(deps.prisma, accountId, batchId), intervalMs: deps.config.batches.eventsIntervalMs },
+        batchId,
+        afterId,
+      ),
   };
 }
 

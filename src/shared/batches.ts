@@ -6,6 +6,19 @@ export type BatchStatus = (typeof BATCH_STATUSES)[number];
 export const BATCH_ITEM_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled', 'skipped', 'expired'] as const;
 export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
 
+/** Batch statuses that never change again: every item is final. */
+export const FINAL_BATCH_STATUSES: readonly BatchStatus[] = ['completed', 'cancelled', 'expired'];
+
+/** The webhook a batch sends as its items finish, when asked for (`webhookEvents`): at each further tenth of its items final. */
+export const BATCH_PROGRESS_EVENT = 'batch.progress';
+
+/** The share of a batch's items final, in whole tenths (0 to 10): a `batch.progress` webhook goes at each further one below 10. */
+export function finalTenths(counts: Record<BatchItemStatus, number>): number {
+  const total = BATCH_ITEM_STATUSES.reduce((sum, status) => sum + counts[status], 0);
+  if (total === 0) return 10;
+  return Math.floor(((total - counts.queued - counts.running) * 10) / total);
+}
+
 /** Item statuses that never change again. */
 export const FINAL_BATCH_ITEM_STATUSES: readonly BatchItemStatus[] = ['completed', 'failed', 'cancelled', 'skipped', 'expired'];
 

@@ -18,7 +18,7 @@ export const WEBHOOK_FORMATS = ['replicate'] as const;
 
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 /** Events of a batch, sent to the batch's own webhookUrl by the same delivery as a job's (docs/batches.md). */
-export const BATCH_WEBHOOK_EVENT_TYPES = ['batch.completed'] as const;
+export const BATCH_WEBHOOK_EVENT_TYPES = ['batch.progress', 'batch.completed'] as const;
 
 /** Every event a webhook delivery carries: a job's, or a batch's (whose id stands where a job's would). */
 export type DeliveredWebhookEventType = WebhookEventType | (typeof BATCH_WEBHOOK_EVENT_TYPES)[number];

@@ -4,7 +4,7 @@
  * The delivery workflow calls them through activities and owns the retry schedule.
  */
 import type { Config } from '../config';
-import { BATCH_WEBHOOK_EVENT_TYPES, DEFAULT_WEBHOOK_EVENTS, type DeliveredWebhookEventType, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, type DeliveredWebhookEventType, type WebhookFormat, type PreparedWebhookEvent, type WebhookAttemptInput, type WebhookAttemptOutcome, type WebhookAttemptSummary } from '../shared/webhooks';
 import { type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import type { Resolver } from '../net/addressGuard';
 import { postWebhookAttempt } from './httpAttempt';
@@ -44,7 +44,7 @@ export interface WebhookDelivery {
 
 /** Events that report a final state: they happened when the job (or batch) finished, however late they are recorded. */
 function isFinalEvent(eventType: DeliveredWebhookEventType): boolean {
-  return (DEFAULT_WEBHOOK_EVENTS as readonly string[]).includes(eventType) || (BATCH_WEBHOOK_EVENT_TYPES as readonly string[]).includes(eventType);
+  return (DEFAULT_WEBHOOK_EVENTS as readonly string[]).includes(eventType) || eventType === 'batch.completed';
 }
 
 export function createWebhookDelivery(deps: WebhookDeliveryDeps): WebhookDelivery {

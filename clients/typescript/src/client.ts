@@ -1,6 +1,6 @@
 import type { Client } from 'openapi-fetch';
 import { GenmediaConnectionError, GenmediaError, GenmediaJobError } from './errors';
-import { followEvents, type FollowOptions } from './events';
+import { followBatch, followEvents, type FollowOptions, type OpenEventStream } from './events';
 import type { paths } from './generated/openapi';
 import { connect, followCursor, newIdempotencyKey, unwrap, unwrapResponse, type ConnectionOptions } from './transport';
 import type {
@@ -42,7 +42,6 @@ import type {
 } from './types';
 import { isBatchFinal, isTerminal } from './types';
 import { jsonLines } from './jsonLines';
-import { sleep } from './retry';
 import { readSourceBytes, readUploadSource, type UploadSource } from './uploadSource';
 
 export interface GenmediaOptions extends ConnectionOptions {
@@ -170,6 +169,20 @@ export class Genmedia {
     }, options);
   }
 
+  private batchEventStream(batchId: string): OpenEventStream {
+    return async (lastEventId, signal) => {
+      const result = await unwrapResponse(
+        this.api.GET('/v1/batches/{batchId}/events', {
+          params: { path: { batchId } },
+          headers: { accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId }) },
+          parseAs: 'stream',
+          signal,
+        }),
+      );
+      return result.status === 204 ? null : result;
+    };
+  }
+
   /**
    * Submits a batch: `items` inline (up to 1,000 lines) or `fileId` of an uploaded `application/jsonl` file. Nothing is
    * charged until each item is admitted. An idempotency key (made up when not given) makes a retry answer the same
@@ -205,14 +218,23 @@ export class Genmedia {
     return unwrap(this.api.POST('/v1/batches/{batchId}/cancel', { params: { path: { batchId } }, signal: options.signal }));
   }
 
-  /** Polls the batch until every item is final and returns it; `onProgress` sees it at each look. */
-  async waitForBatch(batchId: string, options: RequestOptions & { intervalMs?: number; onProgress?: (batch: Batch) => void } = {}): Promise<Batch> {
-    for (;;) {
-      const batch = await this.getBatch(batchId, options);
+  /**
+   * The batch now, then again whenever its counts, cost or status change (at most about one a second), until every
+   * item is final; reconnects across dropped connections. `since`: the id of the last event seen.
+   */
+  batchEvents(batchId: string, options: FollowOptions = {}): AsyncGenerator<Batch, void, undefined> {
+    return followBatch(this.batchEventStream(batchId), options);
+  }
+
+  /** Follows the batch's events until every item is final and returns it; `onProgress` sees each change. */
+  async waitForBatch(batchId: string, options: RequestOptions & { onProgress?: (batch: Batch) => void; reconnectTimeoutMs?: number } = {}): Promise<Batch> {
+    let last: Batch | undefined;
+    for await (const batch of this.batchEvents(batchId, { signal: options.signal, reconnectTimeoutMs: options.reconnectTimeoutMs })) {
       options.onProgress?.(batch);
-      if (isBatchFinal(batch.status)) return batch;
-      await sleep(options.intervalMs ?? 2000, options.signal);
+      last = batch;
     }
+    // The stream ends only after the final batch, or with 204 when a reconnect finds it final: read it then.
+    return last && isBatchFinal(last.status) ? last : this.getBatch(batchId, options);
   }
 
   /** The batch's results, one per item in line order, streamed; partial while the batch runs. */

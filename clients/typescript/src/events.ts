@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { GenmediaConnectionError, GenmediaError } from './errors';
 import { backoffMs, sleep } from './retry';
-import { isTerminal, type JobEvent } from './types';
+import { isBatchFinal, isTerminal, type Batch, type JobEvent } from './types';
 
 export interface FollowOptions {
   /** Only events after this position (the `sequence` of the last event seen). */
@@ -16,14 +16,36 @@ export const DEFAULT_RECONNECT_TIMEOUT_MS = 5 * 60_000;
 /** The API sends a heartbeat every 15 s: a stream silent for three of them is dead, even if the socket looks open. */
 const IDLE_TIMEOUT_MS = 45_000;
 
-/** Opens the event stream after `lastEventId`; null when the job is finished and nothing is left (204). */
+/** Opens the event stream after `lastEventId`; null when the job (or batch) is finished and nothing is left (204). */
 export type OpenEventStream = (lastEventId: string | undefined, signal: AbortSignal | undefined) => Promise<Response | null>;
+
+/** What a stream carries: how to read one event, its position when the message has no id, and whether it is the last. */
+interface StreamShape<T> {
+  fallbackId(item: T): string | undefined;
+  isLast(item: T): boolean;
+}
+
+const jobEvents: StreamShape<JobEvent> = { fallbackId: (event) => String(event.sequence), isLast: (event) => isTerminal(event.status) };
+const batchProgress: StreamShape<Batch> = { fallbackId: () => undefined, isLast: (batch) => isBatchFinal(batch.status) };
 
 /**
  * A job's events, in order and each once: what happened after `since`, then live events until the terminal one. A
  * dropped connection or an API restart is bridged by reconnecting with `Last-Event-ID`, so nothing is missed.
  */
-export async function* followEvents(open: OpenEventStream, options: FollowOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
+export function followEvents(open: OpenEventStream, options: FollowOptions = {}): AsyncGenerator<JobEvent, void, undefined> {
+  return follow(open, jobEvents, options);
+}
+
+/**
+ * A batch's progress: the batch now, then again whenever its counts, cost or status change, until it is final. A
+ * dropped connection is bridged by reconnecting with `Last-Event-ID` (`since`: the id of the last event seen), which
+ * sends the batch again only if it changed meanwhile.
+ */
+export function followBatch(open: OpenEventStream, options: FollowOptions = {}): AsyncGenerator<Batch, void, undefined> {
+  return follow(open, batchProgress, options);
+}
+
+async function* follow<T>(open: OpenEventStream, shape: StreamShape<T>, options: FollowOptions): AsyncGenerator<T, void, undefined> {
   const { signal } = options;
   const reconnectTimeoutMs = options.reconnectTimeoutMs ?? DEFAULT_RECONNECT_TIMEOUT_MS;
   let lastEventId = options.since === undefined ? undefined : String(options.since);
@@ -38,12 +60,12 @@ export async function* followEvents(open: OpenEventStream, options: FollowOption
       const response = await open(lastEventId, connection.signal);
       if (response === null) return;
       for await (const message of sseMessages(response, connection, (ms) => (serverRetryMs = ms))) {
-        const event = JSON.parse(message.data) as JobEvent;
-        lastEventId = message.id ?? String(event.sequence);
+        const item = JSON.parse(message.data) as T;
+        lastEventId = message.id ?? shape.fallbackId(item);
         failingSince = undefined;
         attempt = 0;
-        yield event;
-        if (isTerminal(event.status)) return;
+        yield item;
+        if (shape.isLast(item)) return;
       }
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
@@ -53,7 +75,7 @@ export async function* followEvents(open: OpenEventStream, options: FollowOption
     } finally {
       connection.close();
     }
-    // The stream ended before the terminal event, or failed: reconnect after the last event seen.
+    // The stream ended before the last event, or failed: reconnect after the last event seen.
     failingSince ??= Date.now();
     if (Date.now() - failingSince > reconnectTimeoutMs) {
       throw failure instanceof GenmediaError ? failure : new GenmediaConnectionError(failure ?? new Error('event stream closed'));

@@ -9,20 +9,23 @@ import { useSession } from '../session';
 import { saveArchive, saveResults } from './downloads';
 import { RejectedLines } from './RejectedLines';
 import { BatchStatus, ItemStatus, ITEM_STATUSES } from './status';
+import { useBatchEvents } from './useBatchEvents';
 
-/** How often a running batch's counts and items are read again. */
+/** How often a running batch's counts are read again when its event stream cannot be followed, and its items. */
 const COUNTS_MS = 1000;
 const ITEMS_MS = 3000;
 
-/** One batch: live counts, cost and ETA, cancel, its items filterable by status, and downloads. */
+/** One batch: live counts, cost and ETA (from its event stream), cancel, its items filterable by status, and downloads. */
 export function BatchPage() {
   const { batchId = '' } = useParams();
   const { client } = useSession();
   const queryClient = useQueryClient();
+  // The stream sends the batch at once and at each change, and ends once it is final (or when it cannot be followed).
+  const following = useBatchEvents(client, batchId, (live) => queryClient.setQueryData(['batch', batchId], live));
   const batch = useQuery({
     queryKey: ['batch', batchId],
     queryFn: ({ signal }) => client.getBatch(batchId, { signal }),
-    refetchInterval: (query) => (query.state.data && isBatchFinal(query.state.data.status) ? false : COUNTS_MS),
+    refetchInterval: (query) => (following || (query.state.data && isBatchFinal(query.state.data.status)) ? false : COUNTS_MS),
   });
   const final = batch.data ? isBatchFinal(batch.data.status) : false;
   // The listing shows each batch's status and counts: read it again once this one has moved on.

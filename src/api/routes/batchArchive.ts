@@ -1,8 +1,10 @@
 /**
  * GET /v1/batches/{batchId}/archive: a ZIP written as it is read. yazl builds the archive entry by entry as a stream
  * (no temporary file, no buffering of a whole output): each completed item's outputs are piped from storage in line
- * order, named by customId, then `results.jsonl`.
+ * order, named by customId, then `results.jsonl`, written from a second reading of the results as they are read, so
+ * neither an output nor the results file is ever held whole in memory.
  */
+import { Readable } from 'node:stream';
 import type { Response } from 'express';
 import { ZipFile } from 'yazl';
 import type { BatchResult } from '../../batches/results';
@@ -16,15 +18,19 @@ export function archiveName(customId: string, index: number, count: number, cont
   return `${safe}${count > 1 ? `-${index + 1}` : ''}${ext ? `.${ext}` : ''}`;
 }
 
-export async function streamArchive(res: Response, batchId: string, results: AsyncIterable<BatchResult>, storage: Storage): Promise<void> {
+/** The results as JSONL text, one line per result, produced as they are read. */
+async function* jsonLines(results: AsyncIterable<BatchResult>): AsyncGenerator<Buffer> {
+  for await (const { line } of results) yield Buffer.from(`${JSON.stringify(line)}\n`);
+}
+
+/** `readResults` is called twice: once for the outputs, once for `results.jsonl`; each reading goes page by page. */
+export async function streamArchive(res: Response, batchId: string, readResults: () => AsyncIterable<BatchResult>, storage: Storage): Promise<void> {
   const zip = new ZipFile();
   res.status(200);
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', `attachment; filename="${batchId}.zip"`);
   zip.outputStream.pipe(res);
-  const lines: string[] = [];
-  for await (const { line, stored } of results) {
-    lines.push(`${JSON.stringify(line)}\n`);
+  for await (const { line, stored } of readResults()) {
     for (const [index, output] of stored.entries()) {
       const body = await storage.getStream(storage.outputsBucket, output.key);
       if (!body) continue;
@@ -36,7 +42,7 @@ export async function streamArchive(res: Response, batchId: string, results: Asy
       });
     }
   }
-  zip.addBuffer(Buffer.from(lines.join('')), 'results.jsonl');
+  zip.addReadStream(Readable.from(jsonLines(readResults()), { objectMode: false }), 'results.jsonl');
   zip.end();
   await new Promise<void>((resolve) => res.once('finish', resolve));
 }

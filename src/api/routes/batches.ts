@@ -196,8 +196,8 @@ export function batchesRouter(deps: ApiDeps, batches: BatchService, bodies: Body
 
   router.get('/v1/batches/:batchId/archive', statusScope, async (req, res) => {
     const batchId = String(req.params.batchId);
-    const results = await batches.results(getAuth(res).account.id, batchId);
-    await streamArchive(res, batchId, results, deps.storage);
+    const readResults = await batches.resultReader(getAuth(res).account.id, batchId);
+    await streamArchive(res, batchId, readResults, deps.storage);
   });
 
   return router;

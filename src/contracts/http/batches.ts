@@ -2,6 +2,7 @@
 import { z } from './zod';
 import { JOB_PRIORITIES } from '../../shared/jobPriority';
 import { BATCH_ITEM_STATUSES, BATCH_STATUSES, MAX_INLINE_BATCH_ITEMS } from '../../shared/batches';
+import { BATCH_WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
 
 /** One line of a batch: the same fields as a submit, named by the caller's own `customId`. */
@@ -45,6 +46,17 @@ const batchOptions = {
     .string({ error: 'webhookUrl must be a string' })
     .optional()
     .openapi({ description: 'https:// URL sent `batch.completed` once every item is final', example: 'https://example.com/hooks/batches' }),
+  webhookEvents: z
+    .array(z.enum(BATCH_WEBHOOK_EVENT_TYPES, { error: `webhookEvents entries must be one of ${BATCH_WEBHOOK_EVENT_TYPES.join(', ')}` }))
+    .min(1, 'webhookEvents must name at least one event')
+    .max(BATCH_WEBHOOK_EVENT_TYPES.length)
+    .optional()
+    .openapi({
+      description:
+        'Which events are sent to webhookUrl besides `batch.completed`, which is always sent once: `batch.progress` each time ' +
+        'another tenth of the items is final (10 %, 20 % ... 90 %; at most nine per batch, at most one per round of the batch). Requires webhookUrl.',
+      example: ['batch.progress', 'batch.completed'],
+    }),
 };
 
 export const CreateBatchRequestSchema = z
@@ -64,6 +76,7 @@ export const CreateBatchRequestSchema = z
     ...batchOptions,
   })
   .refine((body) => (body.items === undefined) !== (body.fileId === undefined), { message: 'give either items or fileId', path: ['items'] })
+  .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, { message: 'webhookEvents needs a webhookUrl', path: ['webhookEvents'] })
   .openapi('CreateBatchRequest');
 
 export type CreateBatchRequest = z.infer<typeof CreateBatchRequestSchema>;
@@ -98,12 +111,19 @@ export const BatchSchema = z
     completionWindow: z.string().nullable(),
     expiresAt: z.string().nullable().openapi({ format: 'date-time' }),
     webhookUrl: z.string().nullable(),
+    webhookEvents: z.array(z.enum(BATCH_WEBHOOK_EVENT_TYPES)).openapi({ description: 'The events sent to webhookUrl; empty without one' }),
     createdAt: z.string().openapi({ format: 'date-time' }),
     completedAt: z.string().nullable().openapi({ format: 'date-time' }),
     cancelRequestedAt: z.string().nullable().openapi({ format: 'date-time' }),
     estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'From the pace so far; null before any item finished or once all are final' }),
   })
   .openapi('Batch');
+
+/** The id of a batch progress event (`GET /v1/batches/{batchId}/events`): names what the batch showed, opaque to clients. */
+export const BatchEventIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'Last-Event-ID must be the id of an event of this stream')
+  .openapi({ description: 'The id of the last event received: the stream sends the batch again only once it shows something else', example: 'q3H0u7Zb1KcVt9Lx' });
 
 export const BatchListEntrySchema = BatchSchema.omit({ rejected: true }).openapi('BatchListEntry');
 

@@ -20,6 +20,8 @@ export interface BatchWorkflowInput {
   roundsPerRun: number;
   /** Rounds made by earlier runs (continue-as-new), for the summary. */
   roundsBefore?: number;
+  /** Tenths of the items final that earlier runs sent `batch.progress` for (continue-as-new). */
+  progressTenthsSent?: number;
 }
 
 export interface BatchWorkflowResult {
@@ -33,6 +35,8 @@ export interface BatchRound {
   settled: boolean;
   counts: Record<BatchItemStatus, number>;
   admitted: number;
+  /** The batch asked for `batch.progress` webhooks (absent in rounds recorded before there were any). */
+  progressWebhook?: boolean;
 }
 
 /** Stop admitting: queued items end cancelled, pending jobs are cancelled and refunded, running ones finish. */

@@ -3,6 +3,8 @@
  * that has listeners, however many streams are open. The `job_events` trigger notifies with the account id at
  * commit; the hub then reads that account's rows after its cursor and hands them to every listener in order.
  * A slow safety tick re-reads tracked accounts in case a notification was lost (a reconnect of the LISTEN client).
+ * The same connection listens on `batch_changes` (the batch id, from the batch tables' triggers) for the batches'
+ * progress streams: those hear that their batch changed, and read it themselves.
  */
 import pg from 'pg';
 import type { PrismaClient } from '../../db/prisma';
@@ -12,6 +14,9 @@ import { readAccountEvents, type JobEventRow } from './rows';
 /** Receives new rows in order; `null` once when the hub closes (the process is stopping). */
 export type JobEventListener = (rows: JobEventRow[] | null) => void;
 
+/** Hears that the batch may have changed; `null` once when the hub closes. */
+export type BatchChangeListener = (changed: true | null) => void;
+
 export interface JobEventSubscription {
   /** Every event of the account up to this account sequence is in PostgreSQL; the listener gets those after it. */
   readonly watermark: bigint;
@@ -20,7 +25,12 @@ export interface JobEventSubscription {
 
 export interface JobEventHub {
   subscribe(accountId: string, listener: JobEventListener): Promise<JobEventSubscription>;
-  /** Number of listeners, for tests and metrics. */
+  /**
+   * Calls `listener` whenever the batch's counts, cost or status may have changed: on its notification, and after the
+   * connection was lost and made again (a notification may have been missed meanwhile). Listening has begun when it resolves.
+   */
+  watchBatch(batchId: string, listener: BatchChangeListener): Promise<{ close(): void }>;
+  /** Number of listeners (of job events and of batches), for tests and metrics. */
   listenerCount(): number;
   close(): Promise<void>;
 }
@@ -33,6 +43,7 @@ interface TrackedAccount {
 }
 
 const CHANNEL = 'job_events';
+const BATCH_CHANNEL = 'batch_changes';
 const SAFETY_TICK_MS = 5_000;
 const RECONNECT_DELAY_MS = 1_000;
 
@@ -40,6 +51,7 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
   const { prisma, logger } = options;
   const accounts = new Map<string, TrackedAccount>();
   const tracking = new Map<string, Promise<TrackedAccount>>();
+  const batches = new Map<string, Set<BatchChangeListener>>();
   let client: pg.Client | null = null;
   let connecting: Promise<void> | null = null;
   let tick: NodeJS.Timeout | null = null;
@@ -48,16 +60,21 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
   async function connect(): Promise<void> {
     const next = new pg.Client({ connectionString: options.databaseUrl });
     next.on('notification', (message) => {
-      if (message.payload) readAccount(message.payload);
+      if (!message.payload) return;
+      if (message.channel === BATCH_CHANNEL) tellBatch(message.payload);
+      else readAccount(message.payload);
     });
     next.on('error', (err) => {
       logger.warn({ err }, 'job event listener connection lost; reconnecting');
       if (client === next) client = null;
       next.end().catch(() => undefined);
-      setTimeout(() => void ensureListening().then(readAll, () => undefined), RECONNECT_DELAY_MS).unref();
+      setTimeout(() => void ensureListening().then(() => {
+        readAll();
+        for (const batchId of batches.keys()) tellBatch(batchId);
+      }, () => undefined), RECONNECT_DELAY_MS).unref();
     });
     await next.connect();
-    await next.query(`LISTEN ${CHANNEL}`);
+    await next.query(`LISTEN ${CHANNEL}; LISTEN ${BATCH_CHANNEL}`);
     client = next;
   }
 
@@ -67,6 +84,10 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
       connecting = null;
     });
     return connecting;
+  }
+
+  function tellBatch(batchId: string) {
+    for (const listener of batches.get(batchId) ?? []) listener(true);
   }
 
   function readAll() {
@@ -133,9 +154,24 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
       };
     },
 
+    async watchBatch(batchId, listener) {
+      if (closed) throw new Error('The job event hub is closed');
+      await ensureListening();
+      let listeners = batches.get(batchId);
+      if (!listeners) batches.set(batchId, (listeners = new Set()));
+      listeners.add(listener);
+      return {
+        close() {
+          listeners.delete(listener);
+          if (listeners.size === 0 && batches.get(batchId) === listeners) batches.delete(batchId);
+        },
+      };
+    },
+
     listenerCount() {
       let count = 0;
       for (const account of accounts.values()) count += account.listeners.size;
+      for (const listeners of batches.values()) count += listeners.size;
       return count;
     },
 
@@ -144,6 +180,8 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
       if (tick) clearInterval(tick);
       for (const account of accounts.values()) for (const listener of account.listeners) listener(null);
       accounts.clear();
+      for (const listeners of batches.values()) for (const listener of listeners) listener(null);
+      batches.clear();
       await connecting?.catch(() => undefined);
       await client?.end().catch(() => undefined);
       client = null;

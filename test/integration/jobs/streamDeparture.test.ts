@@ -1,7 +1,7 @@
 /**
  * Clients that leave a long request early, at any point (while their key or job is still being looked up, while
  * the feed opens, or once the stream runs), leave nothing behind: no heartbeat timer, no hub listener, no count of
- * open streams. And one account cannot hold more streams and waits open than its cap.
+ * open streams; a batch's progress stream likewise. And one account cannot hold more streams and waits open than its cap.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -16,6 +16,7 @@ let account: TestAccount;
 let runningJobId: string;
 /** The running job's signed events URL, as a path: its streams are counted and watched apart from the account's. */
 let runningEventsUrlPath: string;
+let runningBatchId: string;
 
 beforeAll(async () => {
   // Slow enough that the job is still running while every request below comes and goes.
@@ -26,6 +27,9 @@ beforeAll(async () => {
   runningJobId = submitted.body.jobId;
   const eventsUrl = new URL(submitted.body.eventsUrl);
   runningEventsUrlPath = `${eventsUrl.pathname}${eventsUrl.search}`;
+  const batch = await post(`${stack.url}/v1/batches`, account.apiKey, { items: [{ customId: 'slow', model: imageJob().model, input: imageJob().input }] });
+  expect(batch.status).toBe(201);
+  runningBatchId = batch.body.batchId;
 });
 
 afterAll(async () => {
@@ -68,6 +72,7 @@ describe('clients that leave early', () => {
       { path: '/v1/jobs/events', headers: { ...stream, 'last-event-id': '0' } },
       { path: `/v1/jobs/${runningJobId}`, headers: { prefer: 'wait=60' } },
       { path: runningEventsUrlPath, headers: stream },
+      { path: `/v1/batches/${runningBatchId}/events`, headers: stream },
     ];
     const total = 4_000;
     const parallel = 200;

@@ -29,7 +29,7 @@ describe('batches in the SDK', () => {
     expect((await client.createBatch({ items }, { idempotencyKey: 'sdk-batch-1' })).batchId).toBe(created.batchId);
 
     const seen: Batch[] = [];
-    const batch = await client.waitForBatch(created.batchId, { intervalMs: 200, onProgress: (b) => seen.push(b) });
+    const batch = await client.waitForBatch(created.batchId, { onProgress: (b) => seen.push(b) });
     expect(batch).toMatchObject({ status: 'completed', counts: { total: 3, completed: 2, failed: 1 }, costMicroCents: 90_000 });
     expect(seen.at(-1)).toEqual(batch);
 

@@ -1,4 +1,4 @@
-"""Verifies batch.completed deliveries with the Standard Webhooks reference library for Python (standardwebhooks).
+"""Verifies batch.completed and batch.progress deliveries with the Standard Webhooks reference library for Python (standardwebhooks).
 
 Reads {"secret", "otherSecret", "deliveries": [{"headers", "body"}]} as JSON on stdin. Prints, for each delivery, the
 verified payload's type, batch id, status and counts, and whether a changed body or the other secret is refused.

@@ -1,7 +1,8 @@
 /**
  * A batch's webhooks as a Python receiver checks them: `batch.completed` reaches the batch's HTTPS receiver once, when
  * every item is final, and the Standard Webhooks library for Python (test/interop/python/verify_batch_webhooks.py)
- * verifies it with the account's whsec_ secret; an item's own webhook is a job's.
+ * verifies it with the account's whsec_ secret; an item's own webhook is a job's. A batch that asks for
+ * `batch.progress` is sent one at each further tenth of its items final, each its own event, verified the same way.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,4 +80,37 @@ describe('batch.completed verified by the Python standardwebhooks library', () =
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(requestsTo(batchHook)).toHaveLength(1);
   }, 120_000);
+
+  it('sends batch.progress at each further tenth of the items final when asked, and batch.completed still once', async () => {
+    // One item at a time (half of two concurrent jobs): ten items cross the tenths one by one.
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n, maxConcurrentJobs: 2 });
+    const other = await createTestAccount(stack.prisma);
+    const batchHook = `${receiver.baseUrl}/hooks/${randomUUID()}`;
+    const model = 'pixelforge/forge-pro/text-to-image';
+    const items = Array.from({ length: 10 }, (_, i) => ({ customId: `p-${i + 1}`, model, input: { prompt: `lighthouse ${i + 1}` } }));
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { webhookUrl: batchHook, webhookEvents: ['batch.progress'], items });
+    expect(created.status).toBe(201);
+    expect(created.body.webhookEvents).toEqual(['batch.progress', 'batch.completed']);
+    const batchId: string = created.body.batchId;
+
+    const typeOf = (request: ReceivedRequest) => (JSON.parse(request.body) as { type: string }).type;
+    await eventually(async () => (requestsTo(batchHook).some((r) => typeOf(r) === 'batch.completed') ? true : undefined), 90_000, 50);
+    // The progress deliveries a slow round may still be sending.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const deliveries = requestsTo(batchHook).map(asDelivery);
+    const verified = (await runPythonProgram('verify_batch_webhooks.py', [], { secret: account.webhookSecret, otherSecret: other.webhookSecret, deliveries })) as {
+      webhookId: string;
+      type: string;
+      batchId: string;
+      changedBodyRefused: boolean;
+      otherSecretRefused: boolean;
+    }[];
+    expect(verified.every((v) => v.batchId === batchId && v.changedBodyRefused && v.otherSecretRefused)).toBe(true);
+    const progress = verified.filter((v) => v.type === 'batch.progress');
+    expect(verified.filter((v) => v.type === 'batch.completed')).toHaveLength(1);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress.length).toBeLessThanOrEqual(9);
+    // Each tenth is its own event: no webhook-id twice.
+    expect(new Set(verified.map((v) => v.webhookId)).size).toBe(verified.length);
+  }, 150_000);
 });

@@ -1069,6 +1069,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batches/{batchId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a batch's progress
+         * @description With `Accept: text/event-stream`, the batch as `GET /v1/batches/{batchId}` shows it at once, then again whenever its counts, cost or status change (`batch.progress`, at most one every BATCH_EVENTS_INTERVAL_MS, 1 s by default: changes in between are folded into the next), and `batch.completed` once it is final (`completed`, `cancelled` or `expired`), after which the stream closes. Each event's id names what it shows: a reconnect with `Last-Event-ID` is sent the batch only once it shows something else, and answers 204 once the batch is final and the client has its final event, which tells an EventSource to stop. Without that Accept header, the batch as JSON. Scope: `check_status`.
+         */
+        get: operations["listBatchEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openai/v1/images/generations": {
         parameters: {
             query?: never;
@@ -2740,6 +2760,8 @@ export interface components {
             /** Format: date-time */
             expiresAt: string | null;
             webhookUrl: string | null;
+            /** @description The events sent to webhookUrl; empty without one */
+            webhookEvents: ("batch.progress" | "batch.completed")[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2792,6 +2814,14 @@ export interface components {
              * @example https://example.com/hooks/batches
              */
             webhookUrl?: string;
+            /**
+             * @description Which events are sent to webhookUrl besides `batch.completed`, which is always sent once: `batch.progress` each time another tenth of the items is final (10 %, 20 % ... 90 %; at most nine per batch, at most one per round of the batch). Requires webhookUrl.
+             * @example [
+             *       "batch.progress",
+             *       "batch.completed"
+             *     ]
+             */
+            webhookEvents?: ("batch.progress" | "batch.completed")[];
         };
         BatchEstimate: {
             itemCount: number;
@@ -2829,6 +2859,8 @@ export interface components {
             /** Format: date-time */
             expiresAt: string | null;
             webhookUrl: string | null;
+            /** @description The events sent to webhookUrl; empty without one */
+            webhookEvents: ("batch.progress" | "batch.completed")[];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -8682,6 +8714,122 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (INTERNAL_ERROR); the requestId finds it in the logs */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable; retry after Retry-After */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBatchEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event received: the stream sends the batch again only once it shows something else */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch as JSON; with `Accept: text/event-stream`, a stream of Server-Sent Events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Batch"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Stream requested with the `Last-Event-ID` of the final event of a final batch: it is over */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (VALIDATION_ERROR, INVALID_INPUT, ...) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Key lacks the scope or access (INSUFFICIENT_SCOPE, MODEL_ACCESS_DENIED, UNAUTHORIZED_ACCESS) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many event streams and `Prefer: wait` requests open (RATE_LIMIT_EXCEEDED, per account or per API process); retry after Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
                     [name: string]: unknown;

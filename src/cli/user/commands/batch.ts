@@ -17,9 +17,6 @@ import { INTERRUPTED_EXIT_CODE, runClientCommand, type CommandOptions } from '..
 import { progressModeFor } from '../progress';
 import { openClient } from '../session';
 
-/** How often --wait and watch look at the batch. */
-const POLL_MS = 1000;
-
 interface SubmitOptions extends CommandOptions, ConfirmOptions {
   wait?: boolean;
   allowPartial?: boolean;
@@ -85,7 +82,7 @@ function describeFinal(result: Batch | BatchInterrupted): string {
 }
 
 /**
- * Polls the batch to its end with the progress bar. Ctrl-C stops following (exit 130) and leaves the batch running.
+ * Follows the batch's event stream to its end with the progress bar. Ctrl-C stops following (exit 130) and leaves the batch running.
  * Exit status 1 when any item did not complete.
  */
 async function followBatch(client: Genmedia, batchId: string, options: CommandOptions): Promise<Batch | BatchInterrupted> {
@@ -94,7 +91,7 @@ async function followBatch(client: Genmedia, batchId: string, options: CommandOp
   const onSigint = () => controller.abort();
   process.on('SIGINT', onSigint);
   try {
-    const batch = await client.waitForBatch(batchId, { intervalMs: POLL_MS, signal: controller.signal, onProgress: (b) => progress.update(b) });
+    const batch = await client.waitForBatch(batchId, { signal: controller.signal, onProgress: (b) => progress.update(b) });
     progress.stop();
     if (batch.counts.completed < batch.counts.total) process.exitCode = 1;
     return batch;
