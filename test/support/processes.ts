@@ -1,5 +1,5 @@
 /**
- * The API and the workflow worker as processes of their own, for tests that SIGKILL them: each serves the queues of a
+ * The API and the workers as processes of their own, for tests that SIGKILL them: each serves the queues of a
  * test stack's config, and `sigkill` waits until the process is gone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,7 +41,17 @@ export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {
 
 /** The workflow worker (`src/workers/main.ts --workflows`) on the stack's queues, `env` on top. */
 export function spawnWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+  return spawnWorker(config, ['--workflows'], env);
+}
+
+/** The worker of one provider (`src/workers/main.ts --provider <id>`) on the stack's queues, `env` on top. */
+export function spawnProviderWorker(config: Config, providerId: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  return spawnWorker(config, ['--provider', providerId], env);
+}
+
+/** tsx as a loader inside this one process, so a SIGKILL hits the worker itself. */
+function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), ...args], {
     cwd: REPO_ROOT,
     env: { ...workerProcessEnv(config), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -3,14 +3,13 @@
  * `jobs` worker optionally trusting a webhook receiver's CA, provider workers, all on private task queues),
  * plus views into storage and workflow history.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { ApiDeps } from '../../../src/api/deps';
-import { REPO_ROOT } from '../../../src/config';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { post } from '../../support/api';
-import { startTestStack, workerProcessEnv, type TestStack, type TestStackOptions } from '../../support/stack';
+import { spawnProviderWorker } from '../../support/processes';
+import { startTestStack, type TestStack, type TestStackOptions } from '../../support/stack';
 
 export type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -62,19 +61,10 @@ export async function balanceOf(stack: { prisma: TestStack['prisma'] }, accountI
   return (await stack.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).balanceMicroCents;
 }
 
-/** A provider worker in a process of its own (tsx as a loader inside it, so SIGKILL hits the worker itself). */
+/** A provider worker in a process of its own. */
 export function startWorkerProcess(stack: E2eStack, providerId: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
-    cwd: REPO_ROOT,
-    env: workerProcessEnv(stack.config),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return spawnProviderWorker(stack.config, providerId);
 }
 
 /** SIGKILLs a worker process and waits for it to be gone. */
-export async function killWorkerProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
+export { sigkill as killWorkerProcess } from '../../support/processes';

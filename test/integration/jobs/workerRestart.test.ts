@@ -2,12 +2,11 @@
  * A provider worker process killed (SIGKILL) in the middle of a job: the heartbeat timeout hands the job
  * to another worker, which finishes it; the account is charged exactly once.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../../src/config';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
-import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
+import { spawnProviderWorker } from '../../support/processes';
+import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { get, post } from './helpers';
 
 let stack: TestStack;
@@ -23,12 +22,7 @@ afterAll(async () => {
 });
 
 function startWorkerProcess(providerId: string): ChildProcess {
-  // tsx as a loader inside this one process, so SIGKILL hits the worker itself.
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
-    cwd: REPO_ROOT,
-    env: workerProcessEnv(stack.config),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return spawnProviderWorker(stack.config, providerId);
 }
 
 describe('provider worker killed mid-job', () => {
