@@ -2,7 +2,8 @@
  * Content Credentials on real job outputs, read by an implementation of C2PA that is not the service's (c2pa-python
  * from PyPI): a built-in image and video, a Cog model's image, an upstream's image that carries its own manifest
  * (kept as an ingredient), and a WebM with its sidecar (checked as a pair by the verify endpoint and the CLI too). The
- * service's own endpoints report the same, a changed byte or another file's sidecar is invalid to both, the verify endpoint tells our file from another account's, an unsigned one and another chain's,
+ * service's own endpoints report the same, a changed byte or another file's sidecar is invalid to both, the verify
+ * endpoint tells our file from another account's, an unsigned one and another chain's, and refuses a malformed pair,
  * and an account with provenance switched off gets unmarked outputs while others do not.
  */
 import { execFile } from 'node:child_process';

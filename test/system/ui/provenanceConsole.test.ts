@@ -137,7 +137,7 @@ describe('Content Credentials in the console', () => {
     const webm = await readFile(path.join(workDir, 'clip-signed.webm'));
 
     const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
-    await page.getByRole('link', { name: 'Check a file' }).click();
+    await page.goto(`${stack.url}/console/verify`);
     await page.getByRole('heading', { name: 'Check a file' }).waitFor();
     const dropzone = page.getByTestId('verify-dropzone');
     const dropPair = async (bytes: Buffer) => {
