@@ -8,6 +8,7 @@ JSON object of what it saw; the calling test checks it against the database.
 usage: client_flow.py <dir holding the generated genmedia_client package>   (settings as JSON on stdin)
 """
 
+import builtins
 import json
 import sys
 import time
@@ -18,6 +19,11 @@ sys.path.insert(0, sys.argv[1])
 
 from genmedia_client import AuthenticatedClient  # noqa: E402
 from genmedia_client.api.jobs import cancel_job, estimate_job, list_job_events, submit_job  # noqa: E402
+import genmedia_client.types  # noqa: E402
+
+# openapi-python-client 0.29 annotates a required body of several content types (the verify endpoint's raw file or
+# multipart form) with `Unset` without importing it (its issue 1451); the name is lent until the generator imports it.
+builtins.Unset = genmedia_client.types.Unset
 from genmedia_client.api.provenance import verify_provenance  # noqa: E402
 from genmedia_client.api.uploads import get_upload, presign_upload  # noqa: E402
 from genmedia_client.types import File  # noqa: E402
