@@ -10,6 +10,14 @@ export const GENMEDIA_ASSERTION = 'io.genmedia.output';
 /** The media type of a sidecar manifest store (`.c2pa`). */
 export const C2PA_MANIFEST_TYPE = 'application/c2pa';
 
+/**
+ * Whether `head` (a file's first 20 bytes or more) opens a C2PA manifest store: a JUMBF superbox (`jumb`) whose
+ * description box (`jumd`) carries the C2PA store's type, whose UUID begins with the ASCII `c2pa`.
+ */
+export function opensManifestStore(head: Buffer): boolean {
+  return head.length >= 20 && head.toString('latin1', 4, 8) === 'jumb' && head.toString('latin1', 12, 16) === 'jumd' && head.toString('latin1', 16, 20) === 'c2pa';
+}
+
 export interface OutputFacts {
   jobId: string;
   /** 1-based, as the API numbers outputs. */

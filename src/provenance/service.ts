@@ -16,7 +16,7 @@ import { ApiError } from '../shared/errors';
 import type { JobOutput } from '../shared/jobs';
 import type { Storage } from '../storage/storage';
 import { readManifest } from './c2pa';
-import { C2PA_MANIFEST_TYPE } from './manifest';
+import { C2PA_MANIFEST_TYPE, opensManifestStore } from './manifest';
 import { genmediaAssertionOf, toReport } from './report';
 
 export interface ProvenanceServiceDeps {
@@ -31,8 +31,24 @@ export interface ProvenanceService {
   /** Signed storage URLs of output `n` and of its sidecar manifest, if it has one. */
   outputDownload(accountId: string, jobId: string, n: number): Promise<{ url: string; manifestUrl: string | null }>;
   outputProvenance(accountId: string, jobId: string, n: number): Promise<OutputProvenance>;
-  /** Checks the file at `filePath` (the request body, already received); `head` is its first bytes. */
-  verify(accountId: string, filePath: string, head: Buffer): Promise<ProvenanceVerification>;
+  /**
+   * Checks a received file against its embedded manifest or, when `sidecar` is given, against that manifest store
+   * (a WebM's `.c2pa`). Throws INVALID_MANIFEST when the sidecar is no C2PA manifest store.
+   */
+  verify(accountId: string, file: ReceivedFile, sidecar?: ReceivedFile): Promise<ProvenanceVerification>;
+}
+
+/** A file already received onto disk, and its first bytes (at least 20, when it has them). */
+export interface ReceivedFile {
+  path: string;
+  head: Buffer;
+}
+
+/** The largest sidecar manifest a check takes: ours are a few kilobytes (certificates and assertions, no thumbnail). */
+export const SIDECAR_MANIFEST_MAX_BYTES = 1024 * 1024;
+
+function notAManifest(): ApiError {
+  return new ApiError('INVALID_MANIFEST', 'The part manifest is not a C2PA manifest store (the .c2pa sidecar of a WebM output)', [{ path: 'manifest', message: 'not a C2PA manifest store' }]);
 }
 
 function outputNotFound(jobId: string, n: number): ApiError {
@@ -95,13 +111,19 @@ export function createProvenanceService(deps: ProvenanceServiceDeps): Provenance
       return { jobId, output: n, contentType: output.contentType, manifestUrl, ...report };
     },
 
-    async verify(accountId, filePath, head) {
-      const mimeType = sniffMediaType(head);
+    async verify(accountId, file, sidecar) {
+      const mimeType = sniffMediaType(file.head);
       if (!mimeType || !OUTPUT_CONTENT_TYPES.includes(mimeType)) {
         throw new ApiError('INVALID_CONTENT_TYPE', `The file is not one of the types outputs are served as: ${OUTPUT_CONTENT_TYPES.join(', ')}`);
       }
-      const read = await readManifest({ path: filePath, mimeType }, deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {});
-      const report = toReport(read, 'embedded');
+      if (sidecar && !opensManifestStore(sidecar.head)) throw notAManifest();
+      const read = await readManifest(
+        { path: file.path, mimeType },
+        { ...(sidecar ? { sidecar: await readFile(sidecar.path) } : {}), ...(deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {}) },
+      );
+      // A store the library finds no manifest in is no sidecar; one it cannot parse is reported invalid, as embedded.
+      if (sidecar && read.kind === 'none') throw notAManifest();
+      const report = toReport(read, sidecar ? 'sidecar' : 'embedded');
       const claimed = report.signedByThisService ? genmediaAssertionOf(report) : null;
       let job: ProvenanceVerification['job'] = null;
       if (claimed && typeof claimed.jobId === 'string') {

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   INVALID_CURSOR: 400,
   /** The job has no output of that number (not completed, deleted, or fewer outputs). */
   OUTPUT_NOT_FOUND: 404,
+  /** A sidecar sent to be checked with its file is no C2PA manifest store. */
+  INVALID_MANIFEST: 400,
   // compatible APIs: a held request whose jobs did not finish in time, or all failed (refunded)
   WAIT_TIMEOUT: 504,
   JOB_FAILED: 502,

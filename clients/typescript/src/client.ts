@@ -42,7 +42,7 @@ import type {
 } from './types';
 import { isBatchFinal, isTerminal } from './types';
 import { jsonLines } from './jsonLines';
-import { readSourceBytes, readUploadSource, type UploadSource } from './uploadSource';
+import { fileNameOf, readSourceBytes, readUploadSource, type UploadSource } from './uploadSource';
 
 export interface GenmediaOptions extends ConnectionOptions {
   /** Default: the `GENMEDIA_API_KEY` environment variable. */
@@ -68,6 +68,11 @@ export interface RunOptions extends SubmitOptions, Pick<FollowOptions, 'reconnec
   onSubmitted?: (submitted: SubmitJobResponse) => void;
   /** Called with every event of the job: status, progress, stage, queue position, ETA. */
   onProgress?: (event: JobEvent) => void;
+}
+
+export interface VerifyOptions extends RequestOptions {
+  /** The file's sidecar manifest store (a WebM output's `.c2pa`): a path, a Blob or bytes. */
+  manifest?: UploadSource;
 }
 
 export interface UploadOptions extends RequestOptions {
@@ -140,18 +145,26 @@ export class Genmedia {
 
   /**
    * Checks a file's Content Credentials (a path, a Blob or bytes): whether it carries a manifest, whether that is
-   * valid, whether this deployment signed it, and which of your jobs made it.
+   * valid, whether this deployment signed it, and which of your jobs made it. `manifest` is its sidecar manifest (a
+   * WebM output's `.c2pa`), sent with it so that the file is checked against it.
    */
-  async verifyProvenance(source: UploadSource, options: RequestOptions = {}): Promise<ProvenanceVerification> {
+  async verifyProvenance(source: UploadSource, options: VerifyOptions = {}): Promise<ProvenanceVerification> {
     const body = await readSourceBytes(source);
-    return unwrap(
-      this.api.POST('/v1/provenance/verify', {
-        body: body as never,
-        bodySerializer: (blob: unknown) => blob as Blob,
-        headers: { 'content-type': 'application/octet-stream' },
-        signal: options.signal,
-      }),
-    );
+    if (options.manifest === undefined) {
+      return unwrap(
+        this.api.POST('/v1/provenance/verify', {
+          body: body as never,
+          bodySerializer: (blob: unknown) => blob as Blob,
+          headers: { 'content-type': 'application/octet-stream' },
+          signal: options.signal,
+        }),
+      );
+    }
+    const form = new FormData();
+    form.append('file', body, fileNameOf(source, 'file'));
+    form.append('manifest', new Blob([await readSourceBytes(options.manifest)], { type: 'application/c2pa' }), fileNameOf(options.manifest, 'manifest.c2pa'));
+    // The runtime sets the multipart content type, with its boundary, from the form.
+    return unwrap(this.api.POST('/v1/provenance/verify', { body: form as never, bodySerializer: (sent: unknown) => sent as FormData, signal: options.signal }));
   }
 
   /** The job's events after `since`, then live ones until the terminal event; reconnects across dropped connections. */

@@ -1,5 +1,5 @@
 export { GenmediaAdmin, type GenmediaAdminOptions, type GrantOptions } from './admin';
-export { Genmedia, type GenmediaOptions, type RequestOptions, type RunOptions, type SubmitOptions, type UploadOptions } from './client';
+export { Genmedia, type GenmediaOptions, type RequestOptions, type RunOptions, type SubmitOptions, type UploadOptions, type VerifyOptions } from './client';
 export { GenmediaConnectionError, GenmediaError, GenmediaJobError, retryAfterSeconds } from './errors';
 export { followBatch, followEvents, type FollowOptions } from './events';
 export { DEFAULT_RETRY_POLICY, isRetrySafe, retryingFetch, type RetryPolicy } from './retry';

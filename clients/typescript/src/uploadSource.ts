@@ -37,6 +37,13 @@ export async function readSourceBytes(source: UploadSource): Promise<Blob> {
   return source instanceof Blob ? source : new Blob([source as unknown as ArrayBuffer]);
 }
 
+/** The file name `source` carries (a path's last segment, a File's name), else `fallback`. */
+export function fileNameOf(source: UploadSource, fallback: string): string {
+  if (typeof source === 'string') return source.split(/[\\/]/).pop() || fallback;
+  if (source instanceof Blob && 'name' in source && typeof source.name === 'string' && source.name) return source.name;
+  return fallback;
+}
+
 /** Reads `source` into a Blob and settles its name and content type (given, from the File, or from the extension). */
 export async function readUploadSource(
   source: UploadSource,

@@ -1,18 +1,17 @@
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, registry, storageResponse } from '../openapi';
+import { isMultipart, receiveBody, receiveFileParts, type ReceivedFile } from '../receiveFiles';
 import { parseWith } from '../validate';
-import { OutputParamsSchema, OutputProvenanceSchema, ProvenanceVerificationSchema } from '../../contracts/http/provenance';
+import { OutputParamsSchema, OutputProvenanceSchema, ProvenanceCheckFormSchema, ProvenanceVerificationSchema } from '../../contracts/http/provenance';
+import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
 import { OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
-import type { ProvenanceService } from '../../provenance/service';
+import { SIDECAR_MANIFEST_MAX_BYTES, type ProvenanceService } from '../../provenance/service';
 import { ApiError } from '../../shared/errors';
 
 const security = [{ [bearerAuth.name]: [] }];
@@ -68,14 +67,24 @@ registry.registerPath({
   tags: ['Provenance'],
   summary: 'Check the Content Credentials of a file',
   description:
-    'The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES). Answers whether it carries a C2PA manifest, whether the manifest is valid ' +
-    "(one changed byte makes it invalid), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. " +
-    "A file of another account is only reported as signed by this service. WebM carries its manifest in a sidecar, not in the file: check it with `GET /v1/jobs/{jobId}/outputs/{n}/provenance`. Scope: `check_status`.",
+    'The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES), or a `multipart/form-data` body with the file in the part `file` ' +
+    'and, optionally, its sidecar manifest (a WebM output\'s `.c2pa`, up to 1 MiB) in the part `manifest`, against which the file is then checked. ' +
+    'Answers whether it carries a C2PA manifest (embedded, or in the sidecar sent), whether the manifest is valid ' +
+    "(one changed byte makes it invalid, and so does another file's sidecar), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. " +
+    'A file of another account is only reported as signed by this service. A WebM sent without its sidecar carries no manifest. ' +
+    'Refused: a part other than `file` and `manifest`, a part sent twice or as a text field, a missing or empty `file` (VALIDATION_ERROR); a file of another type (INVALID_CONTENT_TYPE); ' +
+    'a `manifest` that is no C2PA manifest store (INVALID_MANIFEST); a part over its limit (PAYLOAD_TOO_LARGE). Scope: `check_status`.',
   security,
   request: {
     body: {
       required: true,
-      content: Object.fromEntries(['application/octet-stream', ...OUTPUT_CONTENT_TYPES].map((type) => [type, { schema: z.string().openapi({ format: 'binary' }) }])),
+      content: {
+        ...Object.fromEntries(['application/octet-stream', ...OUTPUT_CONTENT_TYPES].map((type) => [type, { schema: z.string().openapi({ format: 'binary' }) }])),
+        'multipart/form-data': {
+          schema: ProvenanceCheckFormSchema,
+          encoding: { file: { contentType: ['application/octet-stream', ...OUTPUT_CONTENT_TYPES].join(', ') }, manifest: { contentType: `${C2PA_MANIFEST_TYPE}, application/octet-stream` } },
+        },
+      },
     },
   },
   responses: {
@@ -84,29 +93,27 @@ registry.registerPath({
   },
 });
 
-/** Counts the bytes through it and fails once they pass `limit`. */
-function byteLimit(limit: number, seen: { bytes: number; head: Buffer }): Transform {
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      seen.bytes += chunk.length;
-      if (seen.head.length < 16) seen.head = Buffer.concat([seen.head, chunk.subarray(0, 16 - seen.head.length)]);
-      if (seen.bytes > limit) done(tooLarge(limit));
-      else done(null, chunk);
-    },
+function fileTooLarge(limit: number): ApiError {
+  return new ApiError('PAYLOAD_TOO_LARGE', `The file is over the ${limit} byte limit of outputs`, { maxBytes: limit });
+}
+
+/** The file to check and, in a multipart body, its sidecar manifest; both on disk in `dir`. */
+async function receiveCheck(req: Request, dir: string, fileLimit: number): Promise<{ file: ReceivedFile; manifest?: ReceivedFile }> {
+  if (!isMultipart(req.headers)) {
+    const file = await receiveBody(req, path.join(dir, 'file'), fileLimit, () => fileTooLarge(fileLimit));
+    if (file.bytes === 0) throw new ApiError('VALIDATION_ERROR', 'Invalid request: send the file to check as the request body');
+    return { file };
+  }
+  const parts = await receiveFileParts(req, dir, {
+    file: { limitBytes: fileLimit, label: 'The file' },
+    manifest: { limitBytes: SIDECAR_MANIFEST_MAX_BYTES, label: 'The sidecar manifest' },
   });
-}
-
-function tooLarge(limit: number): ApiError {
-  return new ApiError('PAYLOAD_TOO_LARGE', `The file is over the ${limit} byte limit of outputs`);
-}
-
-/** The request body into `file`, at most `limit` bytes; answers its size and first bytes. */
-async function receiveFile(req: Readable & { headers: Record<string, unknown> }, file: string, limit: number): Promise<{ bytes: number; head: Buffer }> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const seen = { bytes: 0, head: Buffer.alloc(0) };
-  await pipeline(req, byteLimit(limit, seen), createWriteStream(file));
-  return seen;
+  const file = parts.get('file');
+  const manifest = parts.get('manifest');
+  if (!file) throw new ApiError('VALIDATION_ERROR', 'Invalid request: the part file (the file to check) is missing', [{ path: 'file', message: 'missing' }]);
+  if (file.bytes === 0) throw new ApiError('VALIDATION_ERROR', 'Invalid request: the part file is empty', [{ path: 'file', message: 'empty' }]);
+  if (manifest?.bytes === 0) throw new ApiError('VALIDATION_ERROR', 'Invalid request: the part manifest is empty', [{ path: 'manifest', message: 'empty' }]);
+  return { file, ...(manifest ? { manifest } : {}) };
 }
 
 export function provenanceRouter(deps: ApiDeps, provenance: ProvenanceService): Router {
@@ -130,10 +137,8 @@ export function provenanceRouter(deps: ApiDeps, provenance: ProvenanceService): 
   router.post('/v1/provenance/verify', statusScope, async (req, res) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'genmedia-verify-'));
     try {
-      const file = path.join(dir, 'file');
-      const { bytes, head } = await receiveFile(req, file, deps.config.upstreams.maxOutputBytes);
-      if (bytes === 0) throw new ApiError('VALIDATION_ERROR', 'Invalid request: send the file to check as the request body');
-      res.json(await provenance.verify(getAuth(res).account.id, file, head));
+      const { file, manifest } = await receiveCheck(req, dir, deps.config.upstreams.maxOutputBytes);
+      res.json(await provenance.verify(getAuth(res).account.id, file, manifest));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

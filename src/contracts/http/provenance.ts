@@ -68,6 +68,14 @@ export const ProvenanceVerificationSchema = z
   })
   .openapi('ProvenanceVerification');
 
+/** The multipart form of a check: the file, and the sidecar manifest to check it against (a WebM's `.c2pa`). */
+export const ProvenanceCheckFormSchema = z
+  .object({
+    file: z.string().openapi({ format: 'binary', description: 'The file to check (PNG, JPEG, WebP, MP4 or WebM)' }),
+    manifest: z.string().optional().openapi({ format: 'binary', description: "Its sidecar manifest store (`application/c2pa`, at most 1 MiB): a WebM output's `.c2pa`" }),
+  })
+  .openapi('ProvenanceCheckForm');
+
 export const OutputParamsSchema = z.object({
   jobId: z.string().min(1).max(100),
   n: z.coerce.number({ error: 'n is the output number, 1 for the first' }).int('n is a whole number').min(1, 'n starts at 1').max(1000),

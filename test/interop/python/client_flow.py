@@ -1,12 +1,14 @@
 """A Python program using the client openapi-python-client generated from the API's /openapi.json.
 
 It estimates a job, submits it twice with one Idempotency-Key, follows the job's events as JSON pages to the end,
-cancels a job that never starts, then presigns and uploads a file and reads it back through its fileUrl. It prints
-one JSON object of what it saw; the calling test checks it against the database.
+cancels a job that never starts, then presigns and uploads a file and reads it back through its fileUrl, and checks
+that file's Content Credentials as a multipart form (alone, then with a sidecar that is no manifest). It prints one
+JSON object of what it saw; the calling test checks it against the database.
 
 usage: client_flow.py <dir holding the generated genmedia_client package>   (settings as JSON on stdin)
 """
 
+import builtins
 import json
 import sys
 import time
@@ -17,10 +19,20 @@ sys.path.insert(0, sys.argv[1])
 
 from genmedia_client import AuthenticatedClient  # noqa: E402
 from genmedia_client.api.jobs import cancel_job, estimate_job, list_job_events, submit_job  # noqa: E402
+import genmedia_client.types  # noqa: E402
+
+# openapi-python-client 0.29 annotates a required body of several content types (the verify endpoint's raw file or
+# multipart form) with `Unset` without importing it (its issue 1451); the name is lent until the generator imports it.
+builtins.Unset = genmedia_client.types.Unset
+from genmedia_client.api.provenance import verify_provenance  # noqa: E402
 from genmedia_client.api.uploads import get_upload, presign_upload  # noqa: E402
+from genmedia_client.types import File  # noqa: E402
 from genmedia_client.models import (  # noqa: E402
     CancelJobResponse,
     CostEstimate,
+    Error,
+    ProvenanceCheckForm,
+    ProvenanceVerification,
     EstimateRequest,
     EstimateRequestInput,
     JobEventPage,
@@ -107,6 +119,23 @@ def upload(client, content, timeout_seconds=20):
     }
 
 
+def check_provenance(client, content):
+    """The file checked as a multipart form: alone, then with its own bytes as a (not a manifest) sidecar."""
+    alone = verify_provenance.sync_detailed(client=client, body=ProvenanceCheckForm(file=File(payload=content, file_name="scene.png")))
+    checked = expect_type(alone.parsed, ProvenanceVerification)
+    refused = verify_provenance.sync_detailed(
+        client=client,
+        body=ProvenanceCheckForm(file=File(payload=content, file_name="scene.png"), manifest=File(payload=content, file_name="scene.c2pa")),
+    )
+    error = expect_type(refused.parsed, Error)
+    return {
+        "status": alone.status_code,
+        "hasManifest": checked.has_manifest,
+        "refusedStatus": refused.status_code,
+        "refusedCode": str(error.error.code),
+    }
+
+
 def main():
     settings = json.load(sys.stdin)
     client = AuthenticatedClient(base_url=settings["baseUrl"], token=settings["apiKey"], raise_on_unexpected_status=True)
@@ -121,7 +150,9 @@ def main():
         result["pending"] = pending
         result["cancelled"] = cancel(client, pending["jobId"])
         with open(settings["uploadFile"], "rb") as file:
-            result["upload"] = upload(client, file.read())
+            content = file.read()
+            result["upload"] = upload(client, content)
+            result["provenance"] = check_provenance(client, content)
     print(json.dumps(result))
 
 

@@ -1,8 +1,9 @@
 /**
  * Content Credentials on real job outputs, read by an implementation of C2PA that is not the service's (c2pa-python
  * from PyPI): a built-in image and video, a Cog model's image, an upstream's image that carries its own manifest
- * (kept as an ingredient), and a WebM with its sidecar. The service's own endpoints report the same, a changed byte
- * is invalid to both, the verify endpoint tells our file from another account's, an unsigned one and another chain's,
+ * (kept as an ingredient), and a WebM with its sidecar (checked as a pair by the verify endpoint and the CLI too). The
+ * service's own endpoints report the same, a changed byte or another file's sidecar is invalid to both, the verify
+ * endpoint tells our file from another account's, an unsigned one and another chain's, and refuses a malformed pair,
  * and an account with provenance switched off gets unmarked outputs while others do not.
  */
 import { execFile } from 'node:child_process';
@@ -145,6 +146,16 @@ async function verify(apiKey: string, bytes: Buffer): Promise<any> {
   return res.body;
 }
 
+/** Checks a file with its sidecar manifest, as a multipart body. */
+async function verifyPair(apiKey: string, file: Buffer, manifest: Buffer): Promise<any> {
+  const form = new FormData();
+  form.append('file', new Blob([file], { type: 'video/webm' }), 'clip.webm');
+  form.append('manifest', new Blob([manifest], { type: 'application/c2pa' }), 'clip.webm.c2pa');
+  const res = await request(`${stack.url}/v1/provenance/verify`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
 function expectOurManifest(read: PythonRead, job: any, output: number) {
   expect(read.error).toBeUndefined();
   expect(read.state, JSON.stringify(read.failures)).toBe('Trusted');
@@ -160,6 +171,9 @@ function expectOurManifest(read: PythonRead, job: any, output: number) {
 describe('outputs read by c2pa-python', () => {
   let imageJob: any;
   let imageFile: string;
+  let webmJob: any;
+  let webmFile: string;
+  let webmSidecar: string;
 
   it('a built-in image carries our manifest, and its size in the job record is the signed file\'s', async () => {
     imageJob = await runJob(account.apiKey, 'pixelforge/forge-pro/text-to-image', { prompt: 'a signed lighthouse', num_images: '1' });
@@ -226,6 +240,7 @@ describe('outputs read by c2pa-python', () => {
     expect(output.manifestUrl).toMatch(/output-1\.webm\.c2pa\?/);
     const file = await saveOutput(output.url, 'clip.webm');
     const sidecar = await saveOutput(output.manifestUrl, 'clip.webm.c2pa');
+    [webmJob, webmFile, webmSidecar] = [job, file, sidecar];
 
     const download = await fetch(`${stack.url}/v1/jobs/${job.jobId}/outputs/1`, { headers: bearer(account.apiKey), redirect: 'manual' });
     expect(download.status).toBe(302);
@@ -237,6 +252,90 @@ describe('outputs read by c2pa-python', () => {
     const report = await get(`${stack.url}/v1/jobs/${job.jobId}/outputs/1/provenance`, account.apiKey);
     expect(report.body).toMatchObject({ hasManifest: true, manifestLocation: 'sidecar', validationState: 'Trusted', manifestUrl: expect.stringMatching(/\.c2pa\?/) });
   }, 120_000);
+
+  it('a WebM checked with its sidecar by the verify endpoint names its job; one changed byte or another file is invalid, to c2pa-python too', async () => {
+    const bytes = await readFile(webmFile);
+    const sidecar = await readFile(webmSidecar);
+    expect(await verifyPair(account.apiKey, bytes, sidecar)).toMatchObject({
+      hasManifest: true,
+      valid: true,
+      signedByThisService: true,
+      job: { jobId: webmJob.jobId, output: 1 },
+      report: { manifestLocation: 'sidecar', validationState: 'Trusted' },
+    });
+    // Without its sidecar a WebM carries nothing; another account learns only that this service issued it.
+    expect(await verify(account.apiKey, bytes)).toMatchObject({ hasManifest: false, valid: false, job: null });
+    expect(await verifyPair(otherAccount.apiKey, bytes, sidecar)).toMatchObject({ hasManifest: true, valid: true, signedByThisService: true, job: null });
+
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 20] ^= 0x01;
+    const flippedFile = path.join(workDir, 'flipped.webm');
+    await writeFile(flippedFile, flipped);
+    const changed = await verifyPair(account.apiKey, flipped, sidecar);
+    expect(changed).toMatchObject({ hasManifest: true, valid: false, signedByThisService: false, job: null, report: { validationState: 'Invalid' } });
+    expect(changed.report.failures.map((f: { code: string }) => f.code)).toContain('assertion.dataHash.mismatch');
+
+    const otherFile = path.join(workDir, 'other.webm');
+    await promisify(execFile)('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=size=48x32:rate=10', '-t', '1', '-c:v', 'libvpx-vp9', otherFile]);
+    expect(await verifyPair(account.apiKey, await readFile(otherFile), sidecar)).toMatchObject({ hasManifest: true, valid: false, signedByThisService: false, job: null });
+
+    const [intactRead, flippedRead, otherRead] = await readWithPython([
+      { path: webmFile, mimeType: 'video/webm', sidecar: webmSidecar },
+      { path: flippedFile, mimeType: 'video/webm', sidecar: webmSidecar },
+      { path: otherFile, mimeType: 'video/webm', sidecar: webmSidecar },
+    ]);
+    expectOurManifest(intactRead, webmJob, 1);
+    for (const read of [flippedRead, otherRead]) {
+      expect(read.state === 'Invalid' || read.error !== undefined, JSON.stringify(read)).toBe(true);
+      expect(read.state).not.toBe('Trusted');
+    }
+  }, 60_000);
+
+  it('refuses a multipart check without its file, with a part twice, an unknown part, a sidecar that is no manifest or one too large', async () => {
+    const bytes = await readFile(webmFile);
+    const sidecar = await readFile(webmSidecar);
+    const refusal = async (form: FormData) => {
+      const res = await request(`${stack.url}/v1/provenance/verify`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey}` }, body: form });
+      return { status: res.status, code: res.body?.error?.code, message: res.body?.error?.message as string };
+    };
+    const form = (parts: [string, Buffer | string, string?][]) => {
+      const made = new FormData();
+      for (const [name, value, filename] of parts) made.append(name, typeof value === 'string' ? value : new Blob([value]), ...(filename ? [filename] : []));
+      return made;
+    };
+
+    expect(await refusal(form([['manifest', sidecar, 'clip.webm.c2pa']]))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringContaining('file') });
+    expect(await refusal(form([['file', bytes, 'a.webm'], ['file', bytes, 'b.webm']]))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringContaining('more than once') });
+    expect(await refusal(form([['file', bytes, 'a.webm'], ['thumbnail', bytes, 'a.png']]))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringContaining('thumbnail') });
+    expect(await refusal(form([['file', bytes, 'a.webm'], ['note', 'hello']]))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringContaining('note') });
+    expect(await refusal(form([['file', 'not a file']]))).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', message: expect.stringContaining('must be a file') });
+    expect(await refusal(form([['file', bytes, 'a.webm'], ['manifest', await samplePng(), 'a.c2pa']]))).toMatchObject({ status: 400, code: 'INVALID_MANIFEST' });
+    expect(await refusal(form([['file', bytes, 'a.webm'], ['manifest', Buffer.alloc(1024 * 1024 + 1, 1), 'big.c2pa']]))).toMatchObject({ status: 413, code: 'PAYLOAD_TOO_LARGE' });
+    expect(await refusal(form([['file', Buffer.from('not a picture'), 'a.txt'], ['manifest', sidecar, 'a.c2pa']]))).toMatchObject({ status: 400, code: 'INVALID_CONTENT_TYPE' });
+    const broken = await request(`${stack.url}/v1/provenance/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'multipart/form-data; boundary=x' },
+      body: '--x\r\nContent-Disposition: form-data; name="file"; filename="a.webm"\r\n\r\nunfinished',
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('`genmedia verify --manifest` checks a WebM with its sidecar', async () => {
+    const env = { ...process.env, GENMEDIA_BASE_URL: stack.url, GENMEDIA_API_KEY: account.apiKey, GENMEDIA_CONFIG_DIR: path.join(workDir, 'cli') };
+    const checked = await runCli(['verify', webmFile, '--manifest', webmSidecar], { env, cwd: workDir });
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(checked.stdout).toContain('Content Credentials valid');
+    expect(checked.stdout).toContain(`job ${webmJob.jobId}, output 1`);
+
+    const flipped = Buffer.from(await readFile(webmFile));
+    flipped[flipped.length - 20] ^= 0x01;
+    const flippedFile = path.join(workDir, 'flipped-for-cli.webm');
+    await writeFile(flippedFile, flipped);
+    const changed = await runCli(['verify', flippedFile, '--manifest', webmSidecar, '--json'], { env, cwd: workDir });
+    expect(changed.code).toBe(1);
+    expect(changed.json).toMatchObject({ hasManifest: true, valid: false, job: null });
+  });
 
   it('a byte changed in a signed output is invalid to c2pa-python and to the verify endpoint', async () => {
     const bytes = await readFile(imageFile);

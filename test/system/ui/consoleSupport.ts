@@ -98,20 +98,24 @@ export async function openConsole(
 
 /** Drops `bytes` as a file on the drop zone, as a person dragging it from their desktop would. */
 export async function dropFile(page: Page, dropzone: Locator, name: string, type: string, bytes: Buffer): Promise<void> {
+  await dropFiles(page, dropzone, [{ name, type, bytes }]);
+}
+
+/** Drops several files at once on `dropzone`, as a person dragging a selection would. */
+export async function dropFiles(page: Page, dropzone: Locator, files: { name: string; type: string; bytes: Buffer }[]): Promise<void> {
   const transfer = await page.evaluateHandle(
-    ({ name, type, base64 }) => {
+    (sent) => {
       // Runs in the page; the project compiles without the DOM library.
       const web = globalThis as unknown as {
         atob(text: string): string;
         DataTransfer: new () => { items: { add(file: unknown): void } };
         File: new (parts: unknown[], name: string, options: { type: string }) => unknown;
       };
-      const data = Uint8Array.from(web.atob(base64), (c) => c.charCodeAt(0));
       const dt = new web.DataTransfer();
-      dt.items.add(new web.File([data], name, { type }));
+      for (const { name, type, base64 } of sent) dt.items.add(new web.File([Uint8Array.from(web.atob(base64), (c) => c.charCodeAt(0))], name, { type }));
       return dt;
     },
-    { name, type, base64: bytes.toString('base64') },
+    files.map(({ name, type, bytes }) => ({ name, type, base64: bytes.toString('base64') })),
   );
   await dropzone.dispatchEvent('dragover', { dataTransfer: transfer });
   await dropzone.dispatchEvent('drop', { dataTransfer: transfer });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, signAsset } from '../../../src/provenance/c2pa';
-import { GENMEDIA_ASSERTION, manifestDefinition, TRAINED_ALGORITHMIC_MEDIA, type ManifestStore } from '../../../src/provenance/manifest';
+import { GENMEDIA_ASSERTION, manifestDefinition, opensManifestStore, TRAINED_ALGORITHMIC_MEDIA, type ManifestStore } from '../../../src/provenance/manifest';
 import { SignerConfigError } from '../../../src/lib/signingKeys';
 import { createFileSigner, type ContentSigner } from '../../../src/provenance/signer';
 
@@ -93,6 +93,14 @@ describe('signing outputs with the C2PA reference implementation', () => {
     flipped[flipped.length - 20] ^= 1;
     const damaged = await readManifest({ buffer: flipped, mimeType: 'video/webm' }, { sidecar: signed.manifest, trustAnchorsPem: ours.rootPem });
     expect(damaged.kind === 'store' && damaged.store.validation_state).toBe('Invalid');
+  });
+
+  it('tells a sidecar manifest store by its first bytes from any other file', async () => {
+    const signed = await sign('video/webm', ours.signer);
+    expect(opensManifestStore(signed.manifest.subarray(0, 32))).toBe(true);
+    expect(opensManifestStore(fs.readFileSync(files['video/webm']).subarray(0, 32))).toBe(false);
+    expect(opensManifestStore(fs.readFileSync(files['image/png']).subarray(0, 32))).toBe(false);
+    expect(opensManifestStore(signed.manifest.subarray(0, 19))).toBe(false);
   });
 
   it.each(['image/png', 'video/mp4'])('reports a %s with one byte of its content changed as invalid', async (contentType) => {

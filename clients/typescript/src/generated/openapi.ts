@@ -936,7 +936,7 @@ export interface paths {
         put?: never;
         /**
          * Check the Content Credentials of a file
-         * @description The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES). Answers whether it carries a C2PA manifest, whether the manifest is valid (one changed byte makes it invalid), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. A file of another account is only reported as signed by this service. WebM carries its manifest in a sidecar, not in the file: check it with `GET /v1/jobs/{jobId}/outputs/{n}/provenance`. Scope: `check_status`.
+         * @description The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES), or a `multipart/form-data` body with the file in the part `file` and, optionally, its sidecar manifest (a WebM output's `.c2pa`, up to 1 MiB) in the part `manifest`, against which the file is then checked. Answers whether it carries a C2PA manifest (embedded, or in the sidecar sent), whether the manifest is valid (one changed byte makes it invalid, and so does another file's sidecar), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. A file of another account is only reported as signed by this service. A WebM sent without its sidecar carries no manifest. Refused: a part other than `file` and `manifest`, a part sent twice or as a text field, a missing or empty `file` (VALIDATION_ERROR); a file of another type (INVALID_CONTENT_TYPE); a `manifest` that is no C2PA manifest store (INVALID_MANIFEST); a part over its limit (PAYLOAD_TOO_LARGE). Scope: `check_status`.
          */
         post: operations["verifyProvenance"];
         delete?: never;
@@ -1570,7 +1570,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "INVALID_MANIFEST" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -2737,6 +2737,18 @@ export interface components {
                 output: number;
             } | null;
             report: components["schemas"]["ProvenanceReport"];
+        };
+        ProvenanceCheckForm: {
+            /**
+             * Format: binary
+             * @description The file to check (PNG, JPEG, WebP, MP4 or WebM)
+             */
+            file: string;
+            /**
+             * Format: binary
+             * @description Its sidecar manifest store (`application/c2pa`, at most 1 MiB): a WebM output's `.c2pa`
+             */
+            manifest?: string;
         };
         Batch: {
             batchId: string;
@@ -7949,6 +7961,7 @@ export interface operations {
                 "image/webp": string;
                 "video/mp4": string;
                 "video/webm": string;
+                "multipart/form-data": components["schemas"]["ProvenanceCheckForm"];
             };
         };
         responses: {
