@@ -1,0 +1,48 @@
+/**
+ * A Temporal dev server of its own whose state is a SQLite file, as `npm run dev` runs it, for tests that stop Temporal
+ * and start it again on the same state: a free port, namespace `default` with genmedia's search attributes. Needs only
+ * the Temporal CLI (TEMPORAL_CLI_PATH), which every integration run has.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { freeLoopbackPort } from '../../src/lib/freePort';
+import { temporalCli, type TemporalServer } from './temporalServer';
+
+const load = createRequire(__filename);
+const { createService, waitReady, ensureSearchAttributes } = load('../../scripts/lib/temporal.js');
+
+interface DevServerService {
+  start(): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startPersistentDevServer(): Promise<TemporalServer> {
+  const binary = temporalCli();
+  if (!binary) throw new Error('TEMPORAL_CLI_PATH is not set (run through npm test, whose bootstrap provides the Temporal CLI)');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-temporal-dev-'));
+  const port = await freeLoopbackPort();
+  const address = `127.0.0.1:${port}`;
+  const dbFile = path.join(dir, 'temporal.db');
+  let service: DevServerService | undefined;
+
+  // Every start reads the same file: what the server stored before it stopped is there again.
+  const start = async () => {
+    service = createService({ binary, port, dbFile, namespace: 'default', logFile: path.join(dir, 'server.log') });
+    service!.start();
+    await waitReady({ binary, address, service });
+  };
+
+  await start();
+  ensureSearchAttributes({ binary, address, namespace: 'default' });
+  return {
+    address,
+    start,
+    stop: async (graceMs) => service?.stop(graceMs),
+    async close() {
+      await service?.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
