@@ -158,7 +158,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   // Planned in line order, so the cost cap stops at the first item that would pass it; that item and all after it
   // are skipped, never charged.
   let committed = batch.admittedCostMicroCents;
-  const toAdmit: Extract<PlannedItem, { planned: unknown }>[] = [];
+  const toAdmit: Planned[] = [];
   for (const item of queued) {
     const plan = await planItem(planning, caller, item);
     if ('refused' in plan) {
@@ -174,25 +174,35 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
     toAdmit.push(plan);
   }
 
+  // Chunk by chunk, a chunk's workflows starting while the next is charged: at most two chunks in flight.
   let admitted = 0;
-  for (let start = 0; start < toAdmit.length; start += ADMISSION_CHUNK) {
-    const chunk = toAdmit.slice(start, start + ADMISSION_CHUNK);
-    const { started, waiting } = await admitChunk(deps, batch, chunk);
-    admitted += started;
-    deps.heartbeat?.();
-    if (waiting) break;
+  let starting: Promise<void> = Promise.resolve();
+  try {
+    for (let start = 0; start < toAdmit.length; start += ADMISSION_CHUNK) {
+      const { charged, waiting } = await chargeChunk(deps, batch, toAdmit.slice(start, start + ADMISSION_CHUNK));
+      await starting;
+      starting = startCharged(deps, batch.id, charged);
+      // Awaited below; handled now, so a failure while the next chunk is charged is not an unhandled rejection.
+      starting.catch(() => undefined);
+      admitted += charged.length;
+      deps.heartbeat?.();
+      if (waiting) break;
+    }
+  } finally {
+    await starting;
   }
   return admitted;
 }
 
 type Planned = Extract<PlannedItem, { planned: unknown }>;
+type Charged = Planned & { input: JobWorkflowInput };
 
 /**
  * Charges a chunk of planned items in one transaction, which also ties each admitted item to its job (the item stays
- * `queued` until its workflow starts) and fails the refused; then starts their jobs' workflows and marks them running.
- * A crash between the two leaves items tied to charged jobs whose workflows `resumeAdmissions` starts.
+ * `queued` until its workflow starts) and fails the refused. `waiting`: the account's concurrent jobs stopped it before
+ * its end. A crash before `startCharged` leaves items tied to charged jobs whose workflows `resumeAdmissions` starts.
  */
-async function admitChunk(deps: BatchRoundDeps, batch: { id: string; accountId: string }, chunk: Planned[]): Promise<{ started: number; waiting: boolean }> {
+async function chargeChunk(deps: BatchRoundDeps, batch: { id: string; accountId: string }, chunk: Planned[]): Promise<{ charged: Charged[]; waiting: boolean }> {
   const inputs = chunk.map(({ planned }) => admissionInput(deps, planned.workflowInput));
   const answered = await deps.admitInOrder(batch.accountId, inputs, async (tx, admissions) => {
     const admitted = admissions.filter((a): a is Extract<OrderedAdmission, { outcome: 'admitted' }> => a.outcome === 'admitted');
@@ -207,10 +217,14 @@ async function admitChunk(deps: BatchRoundDeps, batch: { id: string; accountId: 
       await recordRefusal(tx, itemOf(chunk, refused.input).item, 'failed', refused.code, refused.message);
     }
   });
-  const admitted = answered.flatMap((a) => (a.outcome === 'admitted' ? [{ input: a.input, ...itemOf(chunk, a.input) }] : []));
-  await startJobs(deps, admitted.map(({ input, planned }) => ({ input, scheduling: planned.scheduling })));
-  await markRunning(deps.prisma, batch.id, admitted.map(({ item }) => item.line));
-  return { started: admitted.length, waiting: answered.length < chunk.length };
+  const charged = answered.flatMap((a) => (a.outcome === 'admitted' ? [{ ...itemOf(chunk, a.input), input: a.input }] : []));
+  return { charged, waiting: answered.length < chunk.length };
+}
+
+/** Starts the workflows of charged items' jobs, then marks the items running. */
+async function startCharged(deps: BatchRoundDeps, batchId: string, charged: Charged[]): Promise<void> {
+  await startJobs(deps, charged.map(({ input, planned }) => ({ input, scheduling: planned.scheduling })));
+  await markRunning(deps.prisma, batchId, charged.map(({ item }) => item.line));
 }
 
 /** The job's workflow input: admitted until the admission timeout from now, as a submit's would be. */
