@@ -8,15 +8,10 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from '../../src/lib/freePort';
-import { temporalCli, type TemporalServer } from './temporalServer';
+import { restartable, temporalCli, type TemporalServer } from './temporalServer';
 
 const load = createRequire(__filename);
-const { createService, waitReady, ensureSearchAttributes } = load('../../scripts/lib/temporal.js');
-
-interface DevServerService {
-  start(): void;
-  stop(graceMs?: number): Promise<void>;
-}
+const { createService, ensureSearchAttributes } = load('../../scripts/lib/temporal.js');
 
 export async function startPersistentDevServer(): Promise<TemporalServer> {
   const binary = temporalCli();
@@ -25,24 +20,10 @@ export async function startPersistentDevServer(): Promise<TemporalServer> {
   const port = await freeLoopbackPort();
   const address = `127.0.0.1:${port}`;
   const dbFile = path.join(dir, 'temporal.db');
-  let service: DevServerService | undefined;
-
   // Every start reads the same file: what the server stored before it stopped is there again.
-  const start = async () => {
-    service = createService({ binary, port, dbFile, namespace: 'default', logFile: path.join(dir, 'server.log') });
-    service!.start();
-    await waitReady({ binary, address, service });
-  };
-
-  await start();
-  ensureSearchAttributes({ binary, address, namespace: 'default' });
-  return {
-    address,
-    start,
-    stop: async (graceMs) => service?.stop(graceMs),
-    async close() {
-      await service?.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return restartable(address, dir, {
+    service: () => createService({ binary, port, dbFile, namespace: 'default', logFile: path.join(dir, 'server.log') }),
+    waitReadyWith: binary,
+    firstStart: () => ensureSearchAttributes({ binary, address, namespace: 'default' }),
+  });
 }

@@ -15,7 +15,8 @@ const load = createRequire(__filename);
 const cluster = load('../../scripts/lib/temporalCluster.js');
 const { waitReady } = load('../../scripts/lib/temporal.js');
 
-interface ServerService {
+/** A server process of scripts/lib (the cluster's or the dev server), started again by calling start() anew. */
+export interface ServerService {
   start(): void;
   stop(graceMs?: number): Promise<void>;
 }
@@ -63,16 +64,30 @@ export async function startTemporalServer(): Promise<TemporalServer> {
     membership: [await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort()],
   };
   const address = `127.0.0.1:${ports.frontend}`;
+  return restartable(address, dir, {
+    service: () => cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials }),
+    waitReadyWith: temporalCli(),
+    firstStart: () => cluster.prepareNamespace({ cli: temporalCli(), address, namespace: 'default' }),
+  });
+}
+
+/**
+ * A server at `address` whose state lives in `dir`: every start() makes its process anew on that state and waits for it
+ * to answer (with the Temporal CLI `waitReadyWith`); close() stops it for good and removes `dir`.
+ */
+export async function restartable(
+  address: string,
+  dir: string,
+  how: { service(): ServerService; waitReadyWith: string; firstStart(): unknown },
+): Promise<TemporalServer> {
   let service: ServerService | undefined;
-
   const start = async () => {
-    service = cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials });
-    service!.start();
-    await waitReady({ binary: temporalCli(), address, service });
+    service = how.service();
+    service.start();
+    await waitReady({ binary: how.waitReadyWith, address, service });
   };
-
   await start();
-  await cluster.prepareNamespace({ cli: temporalCli(), address, namespace: 'default' });
+  await how.firstStart();
   return {
     address,
     start,
