@@ -9,7 +9,8 @@ import type { Client } from '@temporalio/client';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config';
-import type { CreateBatchRequest } from '../contracts/http/batches';
+import type { z } from 'zod';
+import type { BatchEstimateSchema, CreateBatchRequest } from '../contracts/http/batches';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
 import { ApiError } from '../shared/errors';
@@ -85,12 +86,7 @@ async function validatedRequest(deps: BatchCreateDeps, caller: Caller, body: Pic
   return validateLines({ config: deps.config, store: deps.submitStore }, caller, capped(lines, deps.config.batches.maxItems));
 }
 
-export interface BatchEstimate {
-  itemCount: number;
-  estimatedCostMicroCents: number;
-  byModel: { model: string; items: number; estimatedCostMicroCents: number }[];
-  rejected: { count: number; lines: ValidatedLines['rejected'] };
-}
+export type BatchEstimate = z.infer<typeof BatchEstimateSchema>;
 
 export async function estimateBatch(deps: BatchCreateDeps, caller: Caller, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<BatchEstimate> {
   const validated = await validatedRequest(deps, caller, body);

@@ -3,7 +3,8 @@
  * access, input against its schema, routes, webhook address, input files, priority, price), so a line accepted here
  * is refused at admission only when something changed since (the catalog, the account's access, its balance).
  */
-import { BatchLineSchema, type BatchLine } from '../contracts/http/batches';
+import type { z } from 'zod';
+import { BatchLineSchema, type BatchLine, type RejectedLineSchema } from '../contracts/http/batches';
 import { ApiError } from '../shared/errors';
 import { MAX_REPORTED_BATCH_LINES } from '../shared/batches';
 import type { ResolvedModel } from '../catalog/versionResolver';
@@ -20,12 +21,7 @@ export interface AcceptedLine {
   costMicroCents: number;
 }
 
-export interface RejectedLine {
-  line: number;
-  customId: string | null;
-  code: string;
-  message: string;
-}
+export type RejectedLine = z.infer<typeof RejectedLineSchema>;
 
 export interface ValidatedLines {
   accepted: AcceptedLine[];
