@@ -1,7 +1,7 @@
-import { Presets, SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import { finalItemCount, type Batch } from '@genmedia/client';
 import { formatDollars } from '../../shared/money';
-import type { ProgressMode } from './progress';
+import { progressBar, type ProgressMode } from './progress';
 
 /** How the ETA shown beside the bar is kept current between looks at the batch. */
 const REDRAW_MS = 1000;
@@ -27,12 +27,7 @@ export class BatchProgress {
     private readonly mode: ProgressMode,
     private readonly stream: NodeJS.WriteStream = process.stderr,
   ) {
-    this.bar = mode === 'bar'
-      ? new SingleBar(
-          { format: '{bar} {percentage}% | {status} | {detail}', stream, hideCursor: true, barsize: 30, clearOnComplete: false },
-          Presets.shades_classic,
-        )
-      : null;
+    this.bar = progressBar(mode, stream);
   }
 
   update(batch: Batch): void {

@@ -12,6 +12,16 @@ export function progressModeFor(json: boolean | undefined, stream: NodeJS.WriteS
   return stream.isTTY === true ? 'bar' : 'lines';
 }
 
+/** The terminal bar of a job's or a batch's progress (`{bar} 40% | status | detail`); null unless `mode` is `bar`. */
+export function progressBar(mode: ProgressMode, stream: NodeJS.WriteStream): SingleBar | null {
+  return mode === 'bar'
+    ? new SingleBar(
+        { format: '{bar} {percentage}% | {status} | {detail}', stream, hideCursor: true, barsize: 30, clearOnComplete: false },
+        Presets.shades_classic,
+      )
+    : null;
+}
+
 /** A job's progress on stderr: a bar with the percentage, status, stage, queue position and a live ETA. */
 export class JobProgress {
   private readonly bar: SingleBar | null;
@@ -23,12 +33,7 @@ export class JobProgress {
     private readonly mode: ProgressMode,
     private readonly stream: NodeJS.WriteStream = process.stderr,
   ) {
-    this.bar = mode === 'bar'
-      ? new SingleBar(
-          { format: '{bar} {percentage}% | {status} | {detail}', stream, hideCursor: true, barsize: 30, clearOnComplete: false },
-          Presets.shades_classic,
-        )
-      : null;
+    this.bar = progressBar(mode, stream);
   }
 
   start(jobId: string, what: 'submitted' | 'following' = 'submitted'): void {
