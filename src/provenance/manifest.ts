@@ -2,11 +2,10 @@
  * The manifest genmedia signs into every output, and the shapes of what the library reads back. Pure: the facts of
  * the job in, the manifest definition out.
  */
+import { GENMEDIA_ASSERTION, type GenmediaAssertion } from '../shared/provenance';
 
 /** IPTC digital source type of media a trained model made (https://cv.iptc.org/newscodes/digitalsourcetype/). */
 export const TRAINED_ALGORITHMIC_MEDIA = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
-/** Label of genmedia's own assertion: which job, model and route made the file, and when. */
-export const GENMEDIA_ASSERTION = 'io.genmedia.output';
 /** The media type of a sidecar manifest store (`.c2pa`). */
 export const C2PA_MANIFEST_TYPE = 'application/c2pa';
 
@@ -39,15 +38,6 @@ export interface ManifestDefinition {
   assertions: { label: string; data: Record<string, unknown> }[];
 }
 
-export interface GenmediaAssertion {
-  jobId: string;
-  output: number;
-  model: string;
-  version: string;
-  route: { provider: string; upstreamModel?: string };
-  createdAt: string;
-  prompt?: string;
-}
 
 export function manifestDefinition(facts: OutputFacts, generator: { name: string; version: string }, contentType: string): ManifestDefinition {
   const assertion: GenmediaAssertion = {

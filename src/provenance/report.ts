@@ -4,7 +4,8 @@
  */
 import type { ProvenanceReport, ProvenanceSigner } from '../contracts/http/provenance';
 import type { ReadOutcome } from './c2pa';
-import { GENMEDIA_ASSERTION, type GenmediaAssertion, type ManifestStore, type StoredManifest } from './manifest';
+import { GENMEDIA_ASSERTION, type GenmediaAssertion } from '../shared/provenance';
+import type { ManifestStore, StoredManifest } from './manifest';
 
 function signerOf(manifest: StoredManifest): ProvenanceSigner | null {
   const info = manifest.signature_info;

@@ -1,5 +1,6 @@
 /** Reading a manifest report for people: what each validation state means, and genmedia's own assertion. */
 import type { ProvenanceReport } from '@genmedia/client';
+import { GENMEDIA_ASSERTION, type GenmediaAssertion } from '../../../src/shared/provenance';
 
 type State = NonNullable<ProvenanceReport['validationState']>;
 
@@ -9,17 +10,6 @@ export const VALIDATION_STATES: Record<State, { text: string; tone: 'ok' | 'warn
   Invalid: { text: 'the file was changed after it was signed, or its manifest is broken', tone: 'bad' },
 };
 
-/** The assertion genmedia writes into every manifest it signs (docs/provenance.md). */
-export const GENMEDIA_ASSERTION = 'io.genmedia.output';
-
-export interface GenmediaAssertion {
-  jobId: string;
-  output: number;
-  model: string;
-  version: string;
-  route: { provider: string; upstreamModel?: string };
-  createdAt: string;
-}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 

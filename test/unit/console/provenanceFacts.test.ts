@@ -1,7 +1,8 @@
 /** The console's reading of a manifest report: genmedia's own assertion, and nothing from an assertion of another shape. */
 import { describe, expect, it } from 'vitest';
-import { GENMEDIA_ASSERTION as CONSOLE_LABEL, genmediaAssertionIn } from '../../../console/src/pages/provenanceFacts';
-import { GENMEDIA_ASSERTION } from '../../../src/provenance/manifest';
+import { genmediaAssertionIn } from '../../../console/src/pages/provenanceFacts';
+import { manifestDefinition } from '../../../src/provenance/manifest';
+import { GENMEDIA_ASSERTION } from '../../../src/shared/provenance';
 
 const ours = {
   jobId: 'job_abc',
@@ -13,8 +14,14 @@ const ours = {
 };
 
 describe('genmediaAssertionIn', () => {
-  it('reads the label the service writes', () => {
-    expect(CONSOLE_LABEL).toBe(GENMEDIA_ASSERTION);
+  it('reads the assertion the service writes', () => {
+    const signedAt = new Date(ours.createdAt);
+    const written = manifestDefinition(
+      { jobId: ours.jobId, output: ours.output, modelSlug: ours.model, version: ours.version, route: ours.route, signedAt },
+      { name: 'genmedia', version: 'test' },
+      'image/png',
+    );
+    expect(genmediaAssertionIn(written.assertions)).toEqual(ours);
   });
 
   it("finds genmedia's assertion among the others", () => {

@@ -6,7 +6,8 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readManifest, signAsset } from '../../../src/provenance/c2pa';
-import { GENMEDIA_ASSERTION, manifestDefinition, opensManifestStore, TRAINED_ALGORITHMIC_MEDIA, type ManifestStore } from '../../../src/provenance/manifest';
+import { manifestDefinition, opensManifestStore, TRAINED_ALGORITHMIC_MEDIA, type ManifestStore } from '../../../src/provenance/manifest';
+import { GENMEDIA_ASSERTION } from '../../../src/shared/provenance';
 import { SignerConfigError } from '../../../src/lib/signingKeys';
 import { createFileSigner, type ContentSigner } from '../../../src/provenance/signer';
 
