@@ -235,9 +235,12 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
      * answer was lost returns the same admission.
      */
     async admit(input) {
-      // A job admitted beforehand (a batch's item, a retried step) is answered without taking the account's lock.
-      const earlier = await prisma.job.findFirst({ where: { id: input.jobId, accountId: input.accountId } });
-      if (earlier) return admissionOf(earlier);
+      // A batch's item was admitted beforehand by admitInOrder: it is answered without taking the account's lock, which
+      // the batch's next chunk may hold. A single job is looked for under the lock only, as a submit needs no more.
+      if (input.batchId) {
+        const earlier = await prisma.job.findFirst({ where: { id: input.jobId, accountId: input.accountId } });
+        if (earlier) return admissionOf(earlier);
+      }
       return prisma
         .$transaction(async (tx) => admitLocked(tx, await lockJobAccount(tx, input.accountId), input))
         .then(({ admission, created }) => {
