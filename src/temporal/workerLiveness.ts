@@ -92,7 +92,8 @@ async function heartbeatsOf(service: WorkflowService, namespace: string, taskQue
         if (!beat || beat.taskQueue !== taskQueue) continue;
         seen.push({
           identity: beat.workerIdentity ?? '',
-          buildId: beat.deploymentVersion?.buildId || undefined,
+          // An unversioned worker reports its SDK's build id with no deployment name.
+          buildId: beat.deploymentVersion?.deploymentName ? beat.deploymentVersion.buildId || undefined : undefined,
           running: beat.status === WORKER_STATUS_RUNNING,
           heartbeatMs: millis(beat.heartbeatTime),
         });
