@@ -58,7 +58,7 @@ async function startAndRunAJob(env: NodeJS.ProcessEnv): Promise<VersionLine[]> {
     200,
     'the worker deployment version logged',
   );
-  await eventually(async () => ((await readiness()).status === 200 ? true : undefined), 60_000, 200, `ready on ${version.buildId}`);
+  await eventually(async () => ((await readiness()).status === 200 ? true : undefined), 60_000, 500, `ready on ${version.buildId}`);
   const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: 'pixelforge/forge-pro/text-to-image', input: { prompt: 'a lighthouse' } });
   expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
   const job = await waitForFinal(stack, account.apiKey, submitted.body.jobId, 60_000);
