@@ -17,7 +17,8 @@ const DIST = path.join(REPO_ROOT, 'dist');
 const SDK_DIST = path.join(REPO_ROOT, 'clients', 'typescript', 'dist');
 const INFO_FILE = path.join(DIST, 'build-info.json');
 /** Written by bundleWorkflows at build time; src/workers/workflowPaths.ts names the same files. */
-const BUNDLES = { plain: path.join(DIST, 'workflow-bundle.js'), tracing: path.join(DIST, 'workflow-bundle-tracing.js') };
+/** The one workflow bundle: its tracing interceptors are bundled always and switched on or off by the worker. */
+const BUNDLE = path.join(DIST, 'workflow-bundle.js');
 
 const INPUT_DIRS = ['src', 'workflows', 'activities', path.join('clients', 'typescript', 'src')];
 const INPUT_FILES = [
@@ -64,7 +65,7 @@ function readInfo() {
 function staleReason() {
   const info = readInfo();
   if (!info) return 'dist/ has not been built';
-  if (!Object.values(BUNDLES).every((file) => fs.existsSync(file))) return 'a workflow bundle is missing from dist/';
+  if (!fs.existsSync(BUNDLE)) return 'the workflow bundle is missing from dist/';
   if (info.inputsHash !== inputsHash()) return 'sources changed since the last build';
   return null;
 }
@@ -75,11 +76,11 @@ function tsc(project) {
   if (result.status !== 0) throw new Error(`tsc -p ${project} failed:\n${`${result.stdout}\n${result.stderr}`.trim()}`);
 }
 
-/** `node dist/src/workers/bundleWorkflows.js <out> [interceptor module...]`: webpack in its own process, as the worker did. */
-function bundle(out, interceptorModules) {
+/** `node dist/src/workers/bundleWorkflows.js <out>`: webpack in its own process, as the worker does from the sources. */
+function bundle(out) {
   const script = path.join(DIST, 'src', 'workers', 'bundleWorkflows.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, out, ...interceptorModules], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [script, out], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
@@ -110,10 +111,8 @@ async function build() {
   tsc(path.join('clients', 'typescript', 'tsconfig.build.json'));
   log.info('build: tsc -p tsconfig.build.json → dist/');
   tsc('tsconfig.build.json');
-  log.info('build: bundling the workflows → dist/workflow-bundle.js, dist/workflow-bundle-tracing.js');
-  // The module list comes from the compiled code, so the bundle carries exactly what the worker would have bundled.
-  const { WORKFLOW_TRACING_MODULES } = require(path.join(DIST, 'src', 'observability', 'tracing.js'));
-  await Promise.all([bundle(BUNDLES.plain, []), bundle(BUNDLES.tracing, WORKFLOW_TRACING_MODULES)]);
+  log.info('build: bundling the workflows → dist/workflow-bundle.js');
+  await bundle(BUNDLE);
   fs.writeFileSync(INFO_FILE, `${JSON.stringify({ inputsHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
   log.ok(`build: dist/ (${log.seconds(Date.now() - startedAt)})`);
 }
@@ -143,4 +142,4 @@ function builtProcessEnv(env = process.env) {
   };
 }
 
-module.exports = { DIST, BUNDLES, build, ensureBuilt, staleReason, inputsHash, builtProcessEnv };
+module.exports = { DIST, BUNDLE, build, ensureBuilt, staleReason, inputsHash, builtProcessEnv };

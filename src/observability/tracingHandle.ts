@@ -13,10 +13,16 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/**
+ * Every workflow bundle carries tracing's workflow interceptors, which hand their spans to the `exporter` sink: with
+ * tracing off the worker drops them, so the same bundle (and build id) serves both settings.
+ */
+const DROPPED_WORKFLOW_SPANS: InjectedSinks<any> = { exporter: { export: { fn: () => undefined, callDuringReplay: false } } };
+
 export const TRACING_OFF: Tracing = {
   enabled: false,
   clientInterceptors: undefined,
   workerInterceptors: undefined,
-  workerSinks: undefined,
+  workerSinks: DROPPED_WORKFLOW_SPANS,
   shutdown: async () => undefined,
 };

@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createPrisma } from '../db/prisma';
-import { createLogger } from '../logger';
+import { createLogger, type Logger } from '../logger';
 import { kindOf, kindsRunBy } from '../providers/kinds';
 import { isProviderAvailable } from '../providers/availability';
 import { openWorkerConnections } from './connections';
@@ -23,7 +23,7 @@ import { createWorkerMetrics } from '../observability/metrics';
 import { startMetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { watchCogProviders } from './cogProviderWatcher';
-import { makeCurrentIfNew } from './workerDeployment';
+import { makeCurrentIfNew, watchCurrentVersion, type CurrentVersionClaim, type CurrentVersionWatch, type DeploymentVersion } from './workerDeployment';
 
 interface Options {
   workflows?: boolean;
@@ -34,6 +34,25 @@ interface Options {
 
 /** How often the Cog worker looks for providers an operator imported. */
 const COG_PROVIDER_WATCH_MS = 5_000;
+/**
+ * A build that has been current before takes current back once the current build has had no live workflow worker for
+ * this long (a restart of that build's workers takes less), looking this often.
+ */
+const CURRENT_TAKEOVER_AFTER_MS = 15_000;
+const CURRENT_WATCH_MS = 5_000;
+
+function logClaim(logger: Logger, version: DeploymentVersion, claim: CurrentVersionClaim): void {
+  const fields = { deployment: version.deploymentName, buildId: version.buildId, outcome: claim.outcome };
+  if (claim.outcome !== 'taken-back') {
+    logger.info({ ...fields, ...(claim.previous ? { currentBuildId: claim.previous.buildId } : {}) }, 'worker deployment version');
+    return;
+  }
+  const idleSeconds = claim.previous?.lastSeenMs === undefined ? undefined : Math.round((Date.now() - claim.previous.lastSeenMs) / 1000);
+  logger.warn(
+    { ...fields, previousBuildId: claim.previous?.buildId, previousIdleSeconds: idleSeconds },
+    'worker deployment version: took current back from a build with no live worker',
+  );
+}
 
 async function listProviders(): Promise<void> {
   const config = loadConfig();
@@ -98,12 +117,24 @@ async function runWorkers(options: Options): Promise<void> {
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
   const providerRuns = providerWorkers.map((w) => w.run());
   const workflowRuns = workflowWorkers.map((w) => w.run());
+  const currentWatches: CurrentVersionWatch[] = [];
   for (const worker of workflowWorkers) {
     const version = worker.options.workerDeploymentOptions?.version;
     if (!version) continue;
-    // New workflows start on a build once it is current; a new build takes that over from the one before it.
-    const outcome = await makeCurrentIfNew(client.workflowService, config.temporal.namespace, version, { identity: worker.options.identity });
-    logger.info({ deployment: version.deploymentName, buildId: version.buildId, outcome }, 'worker deployment version');
+    // New workflows start on a build once it is current; a new build takes that over from the one before it, and a
+    // build that ran before takes it back from a current build nothing runs any more.
+    const takeOver = { taskQueue: config.temporal.jobsTaskQueue, afterMs: CURRENT_TAKEOVER_AFTER_MS };
+    const identity = worker.options.identity;
+    logClaim(logger, version, await makeCurrentIfNew(client.workflowService, config.temporal.namespace, version, { identity, takeOver }));
+    currentWatches.push(
+      watchCurrentVersion(client.workflowService, config.temporal.namespace, version, {
+        identity,
+        takeOver,
+        intervalMs: CURRENT_WATCH_MS,
+        onClaim: (claim) => logClaim(logger, version, claim),
+        onError: (err) => logger.warn({ err, buildId: version.buildId }, 'worker deployment version: could not look at the current build'),
+      }),
+    );
   }
 
   let draining = false;
@@ -130,6 +161,7 @@ async function runWorkers(options: Options): Promise<void> {
     logger.info({ signal }, 'draining workers');
     draining = true;
     cogWatcher?.stop();
+    for (const watch of currentWatches) watch.stop();
     stop(providerWorkers);
     void Promise.allSettled(providerRuns).then(() => stop(workflowWorkers));
     drained();

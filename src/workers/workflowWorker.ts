@@ -13,8 +13,8 @@ import type { Storage } from '../storage/storage';
 import type { WorkerMetrics } from '../observability/metrics';
 import type { DeliveryDestinations } from '../outputs/delivery/destinations';
 import { deliveryDestinationsFor } from '../destinations/open';
-import { TRACING_OFF, WORKFLOW_TRACING_MODULES, type Tracing } from '../observability/tracing';
-import { BUNDLE_SCRIPT, PREBUILT_BUNDLES, RUNNING_BUILT } from './workflowPaths';
+import { TRACING_OFF, type Tracing } from '../observability/tracing';
+import { BUNDLE_SCRIPT, PREBUILT_BUNDLE, RUNNING_BUILT } from './workflowPaths';
 import { buildIdOf, pinnedDeploymentOptions } from './workerDeployment';
 
 export { WORKFLOWS_PATH } from './workflowPaths';
@@ -23,12 +23,12 @@ export { WORKFLOWS_PATH } from './workflowPaths';
  * Bundles the workflows in a child process and returns the code: the bundler's memory leaves with the child, where
  * bundling in the worker itself kept a few hundred MB in its heap for good. The child's file is removed once read.
  */
-export async function bundleWorkflowsInChildProcess(workflowInterceptorModules: string[] = []): Promise<{ code: string }> {
+export async function bundleWorkflowsInChildProcess(): Promise<{ code: string }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-'));
   try {
     const codePath = path.join(dir, 'workflows.js');
     const tsx = pathToFileURL(require.resolve('tsx')).href;
-    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath, ...workflowInterceptorModules], { maxBuffer: 16 * 1024 * 1024 });
+    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
     return { code: readFileSync(codePath, 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -36,15 +36,13 @@ export async function bundleWorkflowsInChildProcess(workflowInterceptorModules: 
 }
 
 /**
- * The workflow code. Built (`npm run build`), the bundle made at build time, with or without the tracing interceptors
- * as tracing is on or off: no bundler runs at start. From the sources, bundled now, so `npm run dev` runs the
- * workflows as they are.
+ * The workflow code, the same whether tracing is on or off. Built (`npm run build`), the bundle made at build time: no
+ * bundler runs at start. From the sources, bundled now, so `npm run dev` runs the workflows as they are.
  */
-async function workflowBundleFor(tracing: Tracing): Promise<WorkflowBundleOption> {
-  if (!RUNNING_BUILT) return bundleWorkflowsInChildProcess(tracing.enabled ? WORKFLOW_TRACING_MODULES : []);
-  const codePath = tracing.enabled ? PREBUILT_BUNDLES.tracing : PREBUILT_BUNDLES.plain;
-  if (!existsSync(codePath)) throw new Error(`the prebuilt workflow bundle ${codePath} is missing: run npm run build`);
-  return { codePath };
+async function workflowBundle(): Promise<WorkflowBundleOption> {
+  if (!RUNNING_BUILT) return bundleWorkflowsInChildProcess();
+  if (!existsSync(PREBUILT_BUNDLE)) throw new Error(`the prebuilt workflow bundle ${PREBUILT_BUNDLE} is missing: run npm run build`);
+  return { codePath: PREBUILT_BUNDLE };
 }
 
 export interface WorkflowWorkerDeps {
@@ -75,15 +73,15 @@ export interface WorkflowWorkerDeps {
  */
 export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
   const tracing = deps.tracing ?? TRACING_OFF;
-  const workflowBundle = deps.workflowBundle ?? (await workflowBundleFor(tracing));
+  const bundle = deps.workflowBundle ?? (await workflowBundle());
   const version = deps.deployment
-    ? { deploymentName: deps.deployment.deploymentName, buildId: deps.deployment.buildId ?? buildIdOf(workflowBundle) }
+    ? { deploymentName: deps.deployment.deploymentName, buildId: deps.deployment.buildId ?? buildIdOf(bundle) }
     : undefined;
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: deps.config.temporal.jobsTaskQueue,
-    workflowBundle,
+    workflowBundle: bundle,
     ...(version ? { workerDeploymentOptions: pinnedDeploymentOptions(version) } : {}),
     interceptors: tracing.workerInterceptors,
     sinks: tracing.workerSinks,

@@ -22,15 +22,11 @@ export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {
     env: { ...workerProcessEnv(config), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    // Only the start is needed; the rest is dropped so a long test does not grow the buffer.
-    if (output.length < 100_000) output += chunk.toString('utf8');
-  });
+  const output = collectOutput(child);
   const url = await eventually(
     async () => {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the API process exited (${child.exitCode ?? child.signalCode})`);
-      return /"url":"(http:\/\/127\.0\.0\.1:\d+)".*"msg":"API listening"/.exec(output)?.[1];
+      return /"url":"(http:\/\/127\.0\.0\.1:\d+)".*"msg":"API listening"/.exec(output())?.[1];
     },
     120_000,
     100,
@@ -39,9 +35,30 @@ export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {
   return { child, url };
 }
 
+/** The start of what a child writes to stdout; the rest is dropped so a long test does not grow the buffer. */
+function collectOutput(child: ChildProcess): () => string {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    if (output.length < 100_000) output += chunk.toString('utf8');
+  });
+  return () => output;
+}
+
 /** The workflow worker (`src/workers/main.ts --workflows`) on the stack's queues, `env` on top. */
 export function spawnWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawnWorker(config, ['--workflows'], env);
+}
+
+export interface LoggingProcess {
+  child: ChildProcess;
+  /** The start of its stdout, its log lines at info. */
+  output(): string;
+}
+
+/** The workflow worker, as `spawnWorkflowWorker` starts it, logging at info to a buffer the test reads. */
+export function spawnLoggingWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}): LoggingProcess {
+  const child = spawnWorker(config, ['--workflows'], { LOG_LEVEL: 'info', ...env }, 'pipe');
+  return { child, output: collectOutput(child) };
 }
 
 /** The worker of one provider (`src/workers/main.ts --provider <id>`) on the stack's queues, `env` on top. */
@@ -50,12 +67,20 @@ export function spawnProviderWorker(config: Config, providerId: string, env: Nod
 }
 
 /** tsx as a loader inside this one process, so a SIGKILL hits the worker itself. */
-function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), ...args], {
     cwd: REPO_ROOT,
     env: { ...workerProcessEnv(config), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
+}
+
+/** SIGTERM, as an operator or Ctrl-C stops it: the process drains and exits. */
+export async function sigterm(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 export async function sigkill(child: ChildProcess): Promise<void> {

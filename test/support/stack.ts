@@ -16,8 +16,9 @@ import { createProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workers/workflowPaths';
 import { createWorkerMetrics, type WorkerMetrics } from '../../src/observability/metrics';
-import { WORKFLOW_TRACING_MODULES, type Tracing } from '../../src/observability/tracing';
+import type { Tracing } from '../../src/observability/tracing';
 
 import { startTestApiWith } from './api';
 
@@ -25,16 +26,11 @@ export { eventually } from './eventually';
 
 export { createTestAccount, type TestAccount } from './accounts';
 
-const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
-/** The workflow bundle (with the given workflow interceptor modules), built once per test process. */
-export function testWorkflowBundle(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
-  const key = workflowInterceptorModules.join('\n');
-  let bundle = bundles.get(key);
-  if (!bundle) {
-    bundle = bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules, logger: silentLogger });
-    bundles.set(key, bundle);
-  }
+/** The workflow bundle, with its interceptor modules as every worker has them, built once per test process. */
+export function testWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: silentLogger });
   return bundle;
 }
 
@@ -105,7 +101,7 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing): Pr
         client,
         prisma,
         storage,
-        workflowBundle: tracing?.enabled ? await testWorkflowBundle(WORKFLOW_TRACING_MODULES) : await testWorkflowBundle(),
+        workflowBundle: await testWorkflowBundle(),
         webhookCa: options.webhookCa,
         destinations: options.destinations,
         metrics,

@@ -98,7 +98,7 @@ describe('a batch across an upgrade of the workflow worker', () => {
     const workerA = await workflowWorker(bundle, buildA);
     const runA = workerA.run();
     try {
-      expect(await makeCurrent(buildA)).toBe('made-current');
+      expect((await makeCurrent(buildA)).outcome).toBe('made-current');
       // One batch continues as new every two rounds; the other would not for ten thousand.
       const short = await startBatch(2);
       const long = await startBatch(10_000);
@@ -116,7 +116,7 @@ describe('a batch across an upgrade of the workflow worker', () => {
       const workerB = await workflowWorker(bundleB, buildB);
       const runB = workerB.run();
       try {
-        expect(await makeCurrent(buildB)).toBe('made-current');
+        expect((await makeCurrent(buildB)).outcome).toBe('made-current');
         // Both batches go on on B: the long one long before its ten thousand rounds.
         for (const batch of [short, long]) {
           const runs = await eventually(async () => {

@@ -37,9 +37,10 @@ export async function createJobTestEnv(): Promise<TestWorkflowEnvironment> {
   return env;
 }
 
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+export function bundleWorkflows(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../../workflows/index.ts'),
+    workflowInterceptorModules,
     logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
   });
 }

@@ -68,7 +68,7 @@ export async function upgradeAcrossBuilds(env: TemporalUnderTest, bundleA: Workf
   const workerA = await workflowWorker(bundleA, buildA);
   let runA = workerA.run();
   try {
-    expect(await makeCurrent(buildA)).toBe('made-current');
+    expect((await makeCurrent(buildA)).outcome).toBe('made-current');
     const [first, second] = [onRoute(), onRoute()];
     for (const input of [first, second]) held.set(input.jobId, deferred());
     const jobs = [await admit(env.client, first, taskQueue), await admit(env.client, second, taskQueue)].map((j) => j.handle);
@@ -78,8 +78,8 @@ export async function upgradeAcrossBuilds(env: TemporalUnderTest, bundleA: Workf
     const workerB = await workflowWorker(bundleB, buildB);
     const runB = workerB.run();
     try {
-      expect(await makeCurrent(buildB)).toBe('made-current');
-      expect(await makeCurrent(buildA)).toBe('left-alone');
+      expect((await makeCurrent(buildB)).outcome).toBe('made-current');
+      expect((await makeCurrent(buildA)).outcome).toBe('left-alone');
 
       const later = onRoute();
       const { handle: laterJob } = await admit(env.client, later, taskQueue);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { whyJobsWouldWait } from '../../temporal/workerLiveness';
 import type { ApiDeps } from '../deps';
 import { errorResponse, PUBLIC, registry } from '../openapi';
 
@@ -56,8 +57,10 @@ registry.registerPath({
   method: 'get',
   path: '/readyz',
   operationId: 'checkReadiness',
-  summary: 'Readiness: PostgreSQL, Temporal and MinIO all answer',
-  description: 'Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.',
+  summary: 'Readiness: PostgreSQL, Temporal and MinIO answer, and a workflow worker would start a job now',
+  description:
+    'Anonymous callers get `status` only; callers on the host itself (loopback) also get each check. The `workers` check ' +
+    'fails while no worker of the build new jobs start on (the worker deployment\'s current build) polls the jobs task queue.',
   tags: ['Operations'],
   security: PUBLIC,
   responses: {
@@ -68,11 +71,28 @@ registry.registerPath({
   },
 });
 
+/** The workers check asks Temporal three questions; probes that come more often than this share one answer. */
+const WORKERS_CHECK_REUSE_MS = 1000;
+
+/** Fails while a job submitted now would wait for a workflow worker that is not there. */
+function workersCheck(deps: ApiDeps): Check {
+  let last: { at: number; answer: Promise<string | undefined> } | undefined;
+  const { namespace, jobsTaskQueue, deployment } = deps.config.temporal;
+  return async () => {
+    if (!last || Date.now() - last.at >= WORKERS_CHECK_REUSE_MS) {
+      last = { at: Date.now(), answer: whyJobsWouldWait(deps.temporal.workflowService, namespace, jobsTaskQueue, deployment?.deploymentName) };
+    }
+    const reason = await last.answer;
+    if (reason) throw new Error(reason);
+  };
+}
+
 export function healthRouter(deps: ApiDeps): Router {
   const checks: Record<string, Check> = {
     postgres: () => deps.prisma.$queryRaw`SELECT 1`,
     temporal: () => deps.temporal.connection.workflowService.getSystemInfo({}),
     minio: () => deps.storage.ping(),
+    workers: workersCheck(deps),
   };
   const router = Router();
   router.get('/healthz', (_req, res) => {

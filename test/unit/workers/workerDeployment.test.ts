@@ -39,7 +39,7 @@ describe('makeCurrentIfNew', () => {
   it('asks again while the new build has not polled every task queue of the current one', async () => {
     const missing = refusal(9, "FAILED_PRECONDITION: proposed current version 'genmedia:0.1.0-new' is missing active task queues from the current version");
     const { service, calls } = fakeService([missing, missing]);
-    expect(await makeCurrentIfNew(service, 'default', version, { identity: 'test', intervalMs: 1 })).toBe('made-current');
+    expect((await makeCurrentIfNew(service, 'default', version, { identity: 'test', intervalMs: 1 })).outcome).toBe('made-current');
     expect(calls.set).toBe(3);
   });
 

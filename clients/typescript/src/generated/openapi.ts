@@ -549,8 +549,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: PostgreSQL, Temporal and MinIO all answer
-         * @description Anonymous callers get `status` only; callers on the host itself (loopback) also get each check.
+         * Readiness: PostgreSQL, Temporal and MinIO answer, and a workflow worker would start a job now
+         * @description Anonymous callers get `status` only; callers on the host itself (loopback) also get each check. The `workers` check fails while no worker of the build new jobs start on (the worker deployment's current build) polls the jobs task queue.
          */
         get: operations["checkReadiness"];
         put?: never;
