@@ -66,7 +66,7 @@ export interface FilePartSpec {
 }
 
 /** Room for the parts' headers and boundaries beside their bytes, in a declared Content-Length. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 function refused(part: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', message, [{ path: part, message }]);
