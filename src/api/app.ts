@@ -75,7 +75,7 @@ export function createApp(deps: ApiDeps): Application {
       // Before the jobs router: `/v1/jobs/events` is not a job id.
       [['/v1/jobs'], jobEventsRouter(deps, services.jobEvents)],
       [['/v1/jobs'], jobsRouter(deps, services.jobs, bodies)],
-      [['/v1/jobs', '/v1/provenance'], provenanceRouter(deps, services.provenance)],
+      [['/v1/jobs', '/v1/provenance'], provenanceRouter(deps, services.provenance, bodies)],
       [['/v1/jobs'], webhooksRouter(deps, services.webhooks)],
       [['/v1/batches'], batchEventsRouter(deps, services.batches)],
       [['/v1/batches'], batchesRouter(deps, services.batches, bodies)],

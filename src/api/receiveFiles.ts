@@ -2,7 +2,7 @@
  * Files that arrive in a request, streamed to disk within a byte limit and never held whole in memory: the raw body
  * as one file, or the named file parts of a `multipart/form-data` body (parsed as it streams by busboy).
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,7 +42,16 @@ function declaredLength(req: IncomingBody): number | undefined {
 export async function receiveBody(req: IncomingBody, file: string, limit: number, tooLarge: () => ApiError): Promise<ReceivedFile> {
   if ((declaredLength(req) ?? 0) > limit) throw tooLarge();
   const seen = { bytes: 0, head: Buffer.alloc(0) };
-  await pipeline(req, byteLimit(limit, seen, tooLarge), createWriteStream(file));
+  const out = createWriteStream(file);
+  const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+  try {
+    // A client that leaves mid-body errors the request, and pipeline destroys the write with it.
+    await pipeline(req, byteLimit(limit, seen, tooLarge), out);
+  } finally {
+    // Answered only once the file is closed, so that deleting it frees its blocks.
+    out.destroy();
+    await closed;
+  }
   return { path: file, ...seen };
 }
 
@@ -57,7 +66,7 @@ export interface FilePartSpec {
 }
 
 /** Room for the parts' headers and boundaries beside their bytes, in a declared Content-Length. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 function refused(part: string, message: string): ApiError {
   return new ApiError('VALIDATION_ERROR', message, [{ path: part, message }]);
@@ -88,9 +97,12 @@ export function receiveFileParts(req: IncomingBody, dir: string, specs: Record<s
 
   return new Promise((resolve, reject) => {
     const received = new Map<string, ReceivedFile>();
-    const writes: Promise<void>[] = [];
+    /** Each part being written: its stream from busboy, its file, and the write's end (settled once the file is closed). */
+    const writes: { part: Readable; out: WriteStream; done: Promise<void> }[] = [];
     let settled = false;
 
+    // Every write is destroyed and its file closed before the refusal is answered: the caller then deletes the files,
+    // and a file deleted while still open would keep its blocks (and a descriptor) for as long as the process runs.
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -98,7 +110,12 @@ export function receiveFileParts(req: IncomingBody, dir: string, specs: Record<s
       parser.removeAllListeners();
       // Later parser events (a part still streaming) must not throw unhandled.
       parser.on('error', () => {});
-      reject(err instanceof ApiError ? err : refused('(body)', `The multipart body could not be read: ${(err as Error).message}`));
+      for (const { part, out } of writes) {
+        part.destroy();
+        out.destroy();
+      }
+      const refusal = err instanceof ApiError ? err : refused('(body)', `The multipart body could not be read: ${(err as Error).message}`);
+      void Promise.allSettled(writes.map((write) => write.done)).then(() => reject(refusal));
     };
 
     parser.on('file', (name, stream) => {
@@ -113,11 +130,12 @@ export function receiveFileParts(req: IncomingBody, dir: string, specs: Record<s
       }
       const file: ReceivedFile = { path: path.join(dir, `part-${name}`), bytes: 0, head: Buffer.alloc(0) };
       received.set(name, file);
-      writes.push(
-        pipeline(stream, byteLimit(spec.limitBytes, file, () => partTooLarge(name, spec)), createWriteStream(file.path)).catch((err: unknown) => {
-          fail(err);
-        }),
-      );
+      const out = createWriteStream(file.path);
+      const closed = new Promise<void>((resolveClosed) => out.once('close', () => resolveClosed()));
+      const written = pipeline(stream, byteLimit(spec.limitBytes, file, () => partTooLarge(name, spec)), out).catch((err: unknown) => {
+        fail(err);
+      });
+      writes.push({ part: stream, out, done: Promise.all([written, closed]).then(() => undefined) });
     });
     parser.on('field', (name) => {
       fail(refused(name, Object.hasOwn(specs, name) ? `The part ${name} must be a file (with a filename), not a text field` : `Unknown part ${JSON.stringify(name)}: send only ${Object.keys(specs).join(' and ')}`));
@@ -125,13 +143,17 @@ export function receiveFileParts(req: IncomingBody, dir: string, specs: Record<s
     parser.on('partsLimit', () => fail(refused('(body)', `Too many parts: send only ${Object.keys(specs).join(' and ')}`)));
     parser.on('error', fail);
     parser.on('close', () => {
-      void Promise.all(writes).then(() => {
+      void Promise.all(writes.map((write) => write.done)).then(() => {
         if (settled) return;
         settled = true;
         resolve(received);
       });
     });
     req.on('error', fail);
+    // A client that leaves mid-body (or a body ended by its time limit) closes the request before its end.
+    req.on('close', () => {
+      if (!req.readableEnded) fail(new Error('the request ended before its body did'));
+    });
     req.pipe(parser);
   });
 }

@@ -4,7 +4,7 @@
  * memory.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -15,9 +15,12 @@ import { OUTPUT_CONTENT_TYPES } from '../providers/outputs';
 import { ApiError } from '../shared/errors';
 import type { JobOutput } from '../shared/jobs';
 import type { Storage } from '../storage/storage';
-import { readManifest } from './c2pa';
+import type { ReadOutcome } from './c2pa';
 import { C2PA_MANIFEST_TYPE, opensManifestStore } from './manifest';
+import { checkMediaStructure, type StructureRefusal } from './mediaStructure';
 import { genmediaAssertionOf, toReport } from './report';
+import { createVerificationGate, VERIFICATION_LIMITS, type VerificationLimits } from './verificationGate';
+import { createVerifierPool, type VerifierPool } from './verifierPool';
 
 export interface ProvenanceServiceDeps {
   prisma: PrismaClient;
@@ -25,15 +28,37 @@ export interface ProvenanceServiceDeps {
   /** This deployment's trust anchors (PEM); without them nothing counts as signed by this service. */
   trustAnchorsPem?: string;
   outputUrlTtlSeconds: number;
+  /** How many verifications run at once and for how long; VERIFICATION_LIMITS unless a test sets them. */
+  verificationLimits?: Partial<VerificationLimits>;
+  /** Where manifests are read; verifier processes of this service's own by default. */
+  verifier?: VerifierPool;
+}
+
+/** A file refused before the C2PA library saw it: more boxes, or deeper, than a real MP4 or WebM has. */
+export class MediaStructureRefused extends Error {
+  constructor(readonly refusal: StructureRefusal) {
+    super(
+      refusal.limit === 'depth'
+        ? `The file nests its boxes deeper than ${refusal.max} levels, which no real MP4 or WebM does`
+        : `The file has more than ${refusal.max} boxes${refusal.limit === 'topLevel' ? ' at its top level' : ''}, which no real MP4 or WebM has`,
+    );
+    this.name = 'MediaStructureRefused';
+  }
 }
 
 export interface ProvenanceService {
+  /**
+   * A slot for one verification of the account, taken before its file is read; the function answered releases it.
+   * Throws VerificationsBusy when the account's share or the process's is taken.
+   */
+  admitVerification(accountId: string): () => void;
   /** Signed storage URLs of output `n` and of its sidecar manifest, if it has one. */
   outputDownload(accountId: string, jobId: string, n: number): Promise<{ url: string; manifestUrl: string | null }>;
   outputProvenance(accountId: string, jobId: string, n: number): Promise<OutputProvenance>;
   /**
    * Checks a received file against its embedded manifest or, when `sidecar` is given, against that manifest store
-   * (a WebM's `.c2pa`). Throws INVALID_MANIFEST when the sidecar is no C2PA manifest store.
+   * (a WebM's `.c2pa`). Throws INVALID_MANIFEST when the sidecar is no C2PA manifest store, MediaStructureRefused for
+   * a file of more boxes than a real one has, VerificationTimedOut past the time limit. Call within admitVerification.
    */
   verify(accountId: string, file: ReceivedFile, sidecar?: ReceivedFile): Promise<ProvenanceVerification>;
 }
@@ -55,8 +80,24 @@ function outputNotFound(jobId: string, n: number): ApiError {
   return new ApiError('OUTPUT_NOT_FOUND', `Job ${jobId} has no output ${n}: it is not completed, its outputs were deleted, or it has fewer`);
 }
 
+/** Reports of stored outputs kept in memory: an output never changes once stored, so its report does not either. */
+const REPORT_CACHE_ENTRIES = 1_000;
+
 export function createProvenanceService(deps: ProvenanceServiceDeps): ProvenanceService {
   const { storage } = deps;
+  const limits = { ...VERIFICATION_LIMITS, ...deps.verificationLimits };
+  const gate = createVerificationGate(limits);
+  const verifier = deps.verifier ?? createVerifierPool({ timeLimitMs: limits.timeLimitMs });
+  const trust = deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {};
+  /** By output key (a job's output is stored once under its own key); oldest first, so the first is evicted. */
+  const reports = new Map<string, ReturnType<typeof toReport>>();
+
+  /** The manifest of a file on disk, after its structure passed, in a verifier process within the time limit. */
+  async function read(file: string, mimeType: string, sidecarPath?: string): Promise<ReadOutcome> {
+    const refusal = await checkMediaStructure(file, mimeType);
+    if (refusal) throw new MediaStructureRefused(refusal);
+    return verifier.read({ path: file, mimeType }, { ...(sidecarPath ? { sidecarPath } : {}), ...trust });
+  }
 
   async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'genmedia-provenance-'));
@@ -94,19 +135,28 @@ export function createProvenanceService(deps: ProvenanceServiceDeps): Provenance
       };
     },
 
+    admitVerification: (accountId) => gate.admit(accountId),
+
     async outputProvenance(accountId, jobId, n) {
       const output = await outputOf(accountId, jobId, n);
-      const report = await withTempDir(async (dir) => {
-        const file = path.join(dir, 'output');
-        await download(output.key, file, jobId, n);
-        const sidecar = output.manifestKey ? path.join(dir, 'output.c2pa') : undefined;
-        if (sidecar) await download(output.manifestKey!, sidecar, jobId, n);
-        const read = await readManifest(
-          { path: file, mimeType: output.contentType },
-          { ...(sidecar ? { sidecar: await readFile(sidecar) } : {}), ...(deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {}) },
-        );
-        return toReport(read, output.manifestKey ? 'sidecar' : 'embedded');
-      });
+      const cacheKey = `${output.key}\n${output.manifestKey ?? ''}`;
+      let report = reports.get(cacheKey);
+      if (!report) {
+        const release = gate.admit(accountId);
+        try {
+          report = await withTempDir(async (dir) => {
+            const file = path.join(dir, 'output');
+            await download(output.key, file, jobId, n);
+            const sidecar = output.manifestKey ? path.join(dir, 'output.c2pa') : undefined;
+            if (sidecar) await download(output.manifestKey!, sidecar, jobId, n);
+            return toReport(await read(file, output.contentType, sidecar), output.manifestKey ? 'sidecar' : 'embedded');
+          });
+        } finally {
+          release();
+        }
+        reports.set(cacheKey, report);
+        if (reports.size > REPORT_CACHE_ENTRIES) reports.delete(reports.keys().next().value!);
+      }
       const manifestUrl = output.manifestKey ? await signedUrl(output.manifestKey, C2PA_MANIFEST_TYPE) : null;
       return { jobId, output: n, contentType: output.contentType, manifestUrl, ...report };
     },
@@ -117,13 +167,10 @@ export function createProvenanceService(deps: ProvenanceServiceDeps): Provenance
         throw new ApiError('INVALID_CONTENT_TYPE', `The file is not one of the types outputs are served as: ${OUTPUT_CONTENT_TYPES.join(', ')}`);
       }
       if (sidecar && !opensManifestStore(sidecar.head)) throw notAManifest();
-      const read = await readManifest(
-        { path: file.path, mimeType },
-        { ...(sidecar ? { sidecar: await readFile(sidecar.path) } : {}), ...(deps.trustAnchorsPem ? { trustAnchorsPem: deps.trustAnchorsPem } : {}) },
-      );
+      const outcome = await read(file.path, mimeType, sidecar?.path);
       // A store the library finds no manifest in is no sidecar; one it cannot parse is reported invalid, as embedded.
-      if (sidecar && read.kind === 'none') throw notAManifest();
-      const report = toReport(read, sidecar ? 'sidecar' : 'embedded');
+      if (sidecar && outcome.kind === 'none') throw notAManifest();
+      const report = toReport(outcome, sidecar ? 'sidecar' : 'embedded');
       const claimed = report.signedByThisService ? genmediaAssertionOf(report) : null;
       let job: ProvenanceVerification['job'] = null;
       if (claimed && typeof claimed.jobId === 'string') {

@@ -34,6 +34,12 @@ export const ERROR_STATUS = {
   OUTPUT_NOT_FOUND: 404,
   /** A sidecar sent to be checked with its file is no C2PA manifest store. */
   INVALID_MANIFEST: 400,
+  /** A file to check holds more boxes, or nests them deeper, than any real MP4 or WebM: refused before it is parsed. */
+  MEDIA_STRUCTURE_REFUSED: 422,
+  /** A file's check ran past its time limit and was ended. */
+  VERIFICATION_TIMEOUT: 422,
+  /** The account already has its share of checks running on this API process. */
+  CONCURRENT_VERIFICATIONS_EXCEEDED: 429,
   // compatible APIs: a held request whose jobs did not finish in time, or all failed (refunded)
   WAIT_TIMEOUT: 504,
   JOB_FAILED: 502,

@@ -28,6 +28,13 @@ export interface BodyReaders {
   /** A `multipart/form-data` body of at most `limitBytes` from an authenticated client, as a Buffer in `req.body`. */
   multipart(limitBytes: number): RequestHandler[];
   /**
+   * A body of at most `limitBytes` that the route streams to disk itself (a file to verify). It reserves what a body
+   * being streamed holds in memory (`STREAMED_BODY_RESERVATION_BYTES`, or its declared length when smaller) from the
+   * client budgets, and is held to the same time limit: past it, the answer is 408 and the request is destroyed, so
+   * whatever reads it fails at once and closes what it was writing.
+   */
+  stream(limitBytes: number): RequestHandler[];
+  /**
    * A provider callback's raw bytes, as a Buffer in `req.body` (signatures cover the bytes), at most `limitBytes`: a
    * number, or read from the response's locals once the callback's head was admitted (each kind has its own).
    */
@@ -35,6 +42,9 @@ export interface BodyReaders {
   /** Bytes reserved by bodies being read now, clients and callbacks together. */
   bufferedBytes(): number;
 }
+
+/** What a body streamed to disk holds in memory at once, counted against the client budgets while it arrives. */
+export const STREAMED_BODY_RESERVATION_BYTES = 1024 * 1024;
 
 class ByteBudget {
   private reserved = 0;
@@ -103,7 +113,12 @@ export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
 
   /** Reserves the body's declared length (or the route's limit when it declares none) until the request ends. */
   const reserve =
-    (budget: ByteBudget, callerOf: (res: Response) => string | undefined, limit: number | ((res: Response) => number)): RequestHandler =>
+    (
+      budget: ByteBudget,
+      callerOf: (res: Response) => string | undefined,
+      limit: number | ((res: Response) => number),
+      streamed: { reservationBytes: number } | undefined = undefined,
+    ): RequestHandler =>
     (req, res, next) => {
       const limitBytes = typeof limit === 'number' ? limit : limit(res);
       const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
@@ -111,9 +126,21 @@ export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
       if (declared !== undefined && declared > limitBytes) {
         throw new ApiError('PAYLOAD_TOO_LARGE', `The request body may be at most ${limitBytes} bytes`, { maxBytes: limitBytes });
       }
-      const reservation = budget.reserve(callerOf(res), declared ?? limitBytes);
+      const reservation = budget.reserve(callerOf(res), Math.min(declared ?? limitBytes, streamed?.reservationBytes ?? Infinity));
       if (reservation instanceof ApiError) throw reservation;
-      const timer = setTimeout(() => answerSlowBody(res, options.bodyTimeoutMs), options.bodyTimeoutMs);
+      const timer = setTimeout(() => {
+        answerSlowBody(res, options.bodyTimeoutMs);
+        // A body read by its route as a stream is ended here, so that the route stops waiting and closes its files.
+        // Once the answer is out (or a second later, for a client that reads nothing), so that it is not cut off.
+        if (streamed && !req.readableEnded) {
+          const end = () => req.destroy(new Error(`the request body did not arrive within ${options.bodyTimeoutMs} ms`));
+          if (res.writableFinished) end();
+          else {
+            res.once('finish', end);
+            setTimeout(end, 1_000).unref();
+          }
+        }
+      }, options.bodyTimeoutMs);
       const settle = () => clearTimeout(timer);
       req.once('end', settle);
       res.once('close', () => {
@@ -129,6 +156,7 @@ export function createBodyReaders(options: BodyReaderOptions): BodyReaders {
   return {
     json: (limitBytes) => [reserve(clients, account, limitBytes), express.json({ limit: limitBytes, strict: true }), rejectNulInBody()],
     multipart: (limitBytes) => [reserve(clients, account, limitBytes), express.raw({ type: 'multipart/form-data', limit: limitBytes })],
+    stream: (limitBytes) => [reserve(clients, account, limitBytes, { reservationBytes: STREAMED_BODY_RESERVATION_BYTES })],
     callback: (limitBytes) => [reserve(callbacks, anyCaller, limitBytes), rawUpTo(limitBytes)],
     bufferedBytes: () => clients.bytes + callbacks.bytes,
   };

@@ -1,17 +1,20 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { getAuth, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponses, registry, storageResponse } from '../openapi';
-import { isMultipart, receiveBody, receiveFileParts, type ReceivedFile } from '../receiveFiles';
+import type { BodyReaders } from '../middleware/requestBodies';
+import { isMultipart, MULTIPART_OVERHEAD_BYTES, receiveBody, receiveFileParts, type ReceivedFile } from '../receiveFiles';
 import { parseWith } from '../validate';
 import { OutputParamsSchema, OutputProvenanceSchema, ProvenanceCheckFormSchema, ProvenanceVerificationSchema } from '../../contracts/http/provenance';
 import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
 import { OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
-import { SIDECAR_MANIFEST_MAX_BYTES, type ProvenanceService } from '../../provenance/service';
+import { MediaStructureRefused, SIDECAR_MANIFEST_MAX_BYTES, type ProvenanceService } from '../../provenance/service';
+import { VerificationsBusy } from '../../provenance/verificationGate';
+import { VerificationTimedOut } from '../../provenance/verifierPool';
 import { ApiError } from '../../shared/errors';
 
 const security = [{ [bearerAuth.name]: [] }];
@@ -56,7 +59,7 @@ registry.registerPath({
   request: { params: OutputParamsSchema },
   responses: {
     200: { description: 'The manifest report', content: { 'application/json': { schema: OutputProvenanceSchema } } },
-    ...errorResponses(401, 403, 404),
+    ...errorResponses(401, 403, 404, 422, 429, 503),
   },
 });
 
@@ -89,7 +92,7 @@ registry.registerPath({
   },
   responses: {
     200: { description: 'What the file proves', content: { 'application/json': { schema: ProvenanceVerificationSchema } } },
-    ...errorResponses(401, 403, 413),
+    ...errorResponses(401, 403, 408, 413, 422, 429, 503),
   },
 });
 
@@ -116,7 +119,37 @@ async function receiveCheck(req: Request, dir: string, fileLimit: number): Promi
   return { file, ...(manifest ? { manifest } : {}) };
 }
 
-export function provenanceRouter(deps: ApiDeps, provenance: ProvenanceService): Router {
+/** The provenance feature's refusals, as the API answers them. */
+function asApiError(err: unknown): unknown {
+  if (err instanceof VerificationsBusy) {
+    return err.scope === 'account'
+      ? new ApiError('CONCURRENT_VERIFICATIONS_EXCEEDED', `This account already has ${err.max} file checks running; retry when one has answered`, { max: err.max }, { 'Retry-After': '1' })
+      : new ApiError('SERVICE_UNAVAILABLE', 'The service is checking as many files as it can at once; retry shortly', { max: err.max }, { 'Retry-After': '2' });
+  }
+  if (err instanceof MediaStructureRefused) return new ApiError('MEDIA_STRUCTURE_REFUSED', err.message, { limit: err.refusal.limit, max: err.refusal.max });
+  if (err instanceof VerificationTimedOut) {
+    return new ApiError('VERIFICATION_TIMEOUT', `The file could not be checked within ${err.timeLimitMs} ms`, { timeLimitMs: err.timeLimitMs });
+  }
+  return err;
+}
+
+async function refusalsAsErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw asApiError(err);
+  }
+}
+
+function refusalsAsErrorsSync<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw asApiError(err);
+  }
+}
+
+export function provenanceRouter(deps: ApiDeps, provenance: ProvenanceService, bodies: BodyReaders): Router {
   const router = Router();
   const statusScope = requireApiKey(deps.keys, { credential: 'bearer', scope: 'check_status' });
   const paramsOf = (params: unknown) => parseWith(OutputParamsSchema, params, 'VALIDATION_ERROR', 'path');
@@ -131,14 +164,23 @@ export function provenanceRouter(deps: ApiDeps, provenance: ProvenanceService): 
 
   router.get('/v1/jobs/:jobId/outputs/:n/provenance', statusScope, async (req, res) => {
     const { jobId, n } = paramsOf(req.params);
-    res.json(await provenance.outputProvenance(getAuth(res).account.id, jobId, n));
+    res.json(await refusalsAsErrors(() => provenance.outputProvenance(getAuth(res).account.id, jobId, n)));
   });
 
-  router.post('/v1/provenance/verify', statusScope, async (req, res) => {
+  const fileLimit = deps.config.upstreams.maxOutputBytes;
+  // A slot is taken before the body is read: a refused check costs no disk, and the slots bound the disk that
+  // checks take (each at most the file's and the sidecar's limits).
+  const admit: RequestHandler = (_req, res, next) => {
+    const release = refusalsAsErrorsSync(() => provenance.admitVerification(getAuth(res).account.id));
+    res.once('close', release);
+    next();
+  };
+  const body = bodies.stream(fileLimit + SIDECAR_MANIFEST_MAX_BYTES + MULTIPART_OVERHEAD_BYTES);
+  router.post('/v1/provenance/verify', statusScope, admit, ...body, async (req, res) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'genmedia-verify-'));
     try {
-      const { file, manifest } = await receiveCheck(req, dir, deps.config.upstreams.maxOutputBytes);
-      res.json(await provenance.verify(getAuth(res).account.id, file, manifest));
+      const { file, manifest } = await receiveCheck(req, dir, fileLimit);
+      res.json(await refusalsAsErrors(() => provenance.verify(getAuth(res).account.id, file, manifest)));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

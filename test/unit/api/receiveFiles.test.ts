@@ -1,9 +1,10 @@
+import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isMultipart, receiveFileParts } from '../../../src/api/receiveFiles';
+import { isMultipart, receiveBody, receiveFileParts } from '../../../src/api/receiveFiles';
 import { ApiError } from '../../../src/shared/errors';
 
 const SPECS = { file: { limitBytes: 1000, label: 'The file' }, manifest: { limitBytes: 100, label: 'The sidecar manifest' } };
@@ -86,6 +87,71 @@ describe('receiveFileParts', () => {
     expect(await refusal(receiveFileParts(truncated, dir, SPECS))).toMatchObject({ code: 'VALIDATION_ERROR' });
     const noBoundary = Object.assign(Readable.from([]), { headers: { 'content-type': 'multipart/form-data' } });
     expect(await refusal(receiveFileParts(noBoundary, dir, SPECS))).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+});
+
+/** This process's descriptors open on files under `under`, deleted or not, and the bytes they hold. */
+function openFilesUnder(under: string): { count: number; bytes: number } {
+  let count = 0;
+  let bytes = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (!target.startsWith(under)) continue;
+    count += 1;
+    try {
+      bytes += statSync(`/proc/self/fd/${fd}`).size;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return { count, bytes };
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * A multipart body whose file part sends `bytes` and then stops: the client goes away (the request errors and
+ * closes, as Node's does on a reset), or, with `how: 'close'`, the request closes before its end without an error.
+ */
+function abortedMultipart(bytes: number, how: 'error' | 'close') {
+  const boundary = 'xyzboundary';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+  const req = Object.assign(new Readable({ read() {} }), { headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+  req.push(head);
+  for (let sent = 0; sent < bytes; sent += MiB) req.push(Buffer.alloc(Math.min(MiB, bytes - sent), 1));
+  setTimeout(() => (how === 'error' ? req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })) : req.destroy()), 100);
+  return req;
+}
+
+describe('a body that ends before it is complete', () => {
+  it.each(['error', 'close'] as const)('closes every part it was writing (%s), so deleting the files frees their blocks', async (how) => {
+    const specs = { file: { limitBytes: 64 * MiB, label: 'The file' } };
+    for (let i = 0; i < 4; i++) {
+      const error = await receiveFileParts(abortedMultipart(8 * MiB, how), dir, specs).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error).toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    // What the route does next: it deletes the directory.
+    await rm(dir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(openFilesUnder(dir)).toEqual({ count: 0, bytes: 0 });
+  });
+
+  it('closes the raw body’s file too', async () => {
+    const req = Object.assign(new Readable({ read() {} }), { headers: {} });
+    req.push(Buffer.alloc(4 * MiB, 1));
+    setTimeout(() => req.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' })), 100);
+    await expect(receiveBody(req, path.join(dir, 'file'), 64 * MiB, () => new ApiError('PAYLOAD_TOO_LARGE', 'too large'))).rejects.toThrow('aborted');
+    await rm(dir, { recursive: true, force: true });
+    expect(openFilesUnder(dir)).toEqual({ count: 0, bytes: 0 });
   });
 });
 
