@@ -8,6 +8,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../src/config';
 import type { BatchRound } from '../src/contracts/workflows/batch';
 import { advanceBatch, finishBatch } from '../src/batches/advance';
+import { releaseBatchInput } from '../src/batches/inputRelease';
 import { cancelDepsOver, cancelJob } from '../src/jobs/cancel';
 import { createJobStore } from '../src/jobs/store';
 import { startAdmittedJobWorkflowOver, submitStoreOver } from '../src/jobs/submitStore';
@@ -53,7 +54,12 @@ export function createBatchActivities(deps: BatchActivityDeps): BatchActivities 
     heartbeat: () => Context.current().heartbeat(),
   };
   return {
-    advanceBatch: ({ batchId }) => advanceBatch(roundDeps, batchId),
+    async advanceBatch({ batchId }) {
+      const round = await advanceBatch(roundDeps, batchId);
+      // No line can be admitted any more: the batch's input is not needed (src/batches/inputRelease.ts).
+      if (round.counts.queued === 0) await releaseBatchInput(deps, batchId);
+      return round;
+    },
     finishBatch: ({ batchId }) => finishBatch(deps.prisma, batchId),
   };
 }

@@ -9,7 +9,7 @@ import type { Config } from '../src/config';
 import { startOrphanedBatches } from '../src/batches/orphans';
 import { JobRuleError, type JobStore } from '../src/jobs/store';
 import { jobWorkflowId } from '../src/contracts/workflows/job';
-import type { WebhookEventType } from '../src/shared/webhooks';
+import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../src/shared/webhooks';
 
 /** The error an abandoned job ends with. */
 export const JOB_ABANDONED = 'JOB_ABANDONED';
@@ -23,11 +23,16 @@ export interface ReconcileDeps {
   config: Pick<Config, 'batches' | 'temporal'>;
 }
 
+/**
+ * What the reconciler's workflow learns of a job it failed: ids, the refund and whether a `job.failed` webhook is due,
+ * never the webhook's URL, which would stay in every run's history until the namespace's retention, beyond the job's
+ * erasure (the delivery reads the URL from the job row).
+ */
 export interface AbandonedJobFailed {
   jobId: string;
   refundedMicroCents: number;
-  webhookUrl: string | null;
-  webhookEvents: WebhookEventType[];
+  /** The job has a webhook URL and is subscribed to `job.failed`. */
+  failedWebhookDue: boolean;
 }
 
 async function workflowIsRunning(temporal: Client, jobId: string): Promise<boolean> {
@@ -74,7 +79,8 @@ export function createReconcileActivities(deps: ReconcileDeps) {
       }
       await deps.discardOutputs(jobId);
       const job = await deps.prisma.job.findUniqueOrThrow({ where: { id: jobId }, select: { webhookUrl: true, webhookEvents: true } });
-      return { jobId, refundedMicroCents, webhookUrl: job.webhookUrl, webhookEvents: job.webhookEvents as WebhookEventType[] };
+      const subscribed = job.webhookEvents.length > 0 ? (job.webhookEvents as WebhookEventType[]) : DEFAULT_WEBHOOK_EVENTS;
+      return { jobId, refundedMicroCents, failedWebhookDue: job.webhookUrl !== null && subscribed.includes('job.failed') };
     },
 
     /** Starts the workflow of up to `limit` open batches older than `minAgeSeconds` that have none running. */

@@ -106,7 +106,8 @@ function queuedItem(batchId: string, row: BatchItem): QueuedItem {
   return {
     batchId,
     line: row.line,
-    customId: row.customId,
+    // An erased line (null) is never queued: a closed account's lines are refused before they are planned.
+    customId: row.customId ?? '',
     modelSlug: row.modelSlug,
     version: row.version,
     input: row.input as Record<string, unknown>,

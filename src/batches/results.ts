@@ -22,7 +22,8 @@ const PAGE = 500;
 
 interface ResultRow {
   line: number;
-  custom_id: string;
+  /** null once erased. */
+  custom_id: string | null;
   job_id: string | null;
   status: BatchItemStatus;
   item_error_code: string | null;
@@ -68,7 +69,7 @@ export async function* batchResults(deps: ResultDeps, batchId: string): AsyncIte
       yield {
         line: {
           line: row.line,
-          customId: row.custom_id,
+          customId: row.custom_id ?? '',
           jobId: row.job_id,
           status: row.status,
           outputs,

@@ -86,7 +86,7 @@ export async function validateLines(deps: Pick<SubmitDeps, 'config' | 'store'>, 
     }
     const item = parsed.data;
     if (customIds.has(item.customId)) {
-      reject({ line: raw.line, customId: item.customId, code: 'DUPLICATE_CUSTOM_ID', message: `customId ${item.customId} is used by an earlier line` });
+      reject({ line: raw.line, customId: item.customId, code: 'DUPLICATE_CUSTOM_ID', message: 'customId is used by an earlier line' });
       continue;
     }
     customIds.add(item.customId);
@@ -105,6 +105,16 @@ export function* inlineLines(items: unknown[]): Iterable<RawLine> {
   for (let i = 0; i < items.length; i++) yield { line: i + 1, value: items[i] };
 }
 
+/**
+ * Why a line is not JSON, without the line: V8's message quotes the text around the fault (`Unexpected token 'a',
+ * "a prompt" is not valid JSON`), which is the caller's input and would be kept in the batch's rejected lines. Only
+ * the position of the fault is kept.
+ */
+export function jsonErrorWithoutContent(err: Error): string {
+  const position = /at position (\d+)/.exec(err.message)?.[1];
+  return position === undefined ? 'not valid JSON' : `not valid JSON (at character ${Number(position) + 1})`;
+}
+
 /** Lines of JSONL text as they arrive; blank lines are skipped but keep their number. */
 export async function* jsonlLines(chunks: AsyncIterable<string>): AsyncIterable<RawLine> {
   let pending = '';
@@ -116,7 +126,7 @@ export async function* jsonlLines(chunks: AsyncIterable<string>): AsyncIterable<
     try {
       return { line, value: JSON.parse(trimmed) as unknown };
     } catch (err) {
-      return { line, parseError: `not valid JSON: ${(err as Error).message}` };
+      return { line, parseError: jsonErrorWithoutContent(err as Error) };
     }
   };
   for await (const chunk of chunks) {

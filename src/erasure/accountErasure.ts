@@ -9,6 +9,7 @@ import type { AccountErasureView } from '../contracts/http/admin';
 import { TERMINAL_JOB_STATUSES } from '../shared/jobs';
 import type { Storage } from '../storage/storage';
 import { uploadObjectKey } from '../uploads/ids';
+import { eraseAccountBatches } from './batchContent';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -22,19 +23,17 @@ export async function recordErasureRequest(tx: Prisma.TransactionClient, account
 
 /**
  * Suspends the account (keeping an earlier suspension's time), revokes every key still usable, removes its destination
- * and clears the input of every line of its batches, those never admitted included (a suspended account's batches
- * admit nothing more).
+ * and clears what its batches hold of their callers' content: every line's input and customId, those never admitted
+ * included (a suspended account's batches admit nothing more), and the refused lines' customIds and messages.
  */
 export async function closeAccountForErasure(prisma: PrismaClient, accountId: string): Promise<void> {
-  await prisma.$transaction([
-    prisma.$executeRaw`UPDATE accounts SET suspended_at = COALESCE(suspended_at, now()), updated_at = now() WHERE id = ${accountId} AND suspended_at IS NULL`,
-    prisma.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE account_id = ${accountId} AND revoked_at IS NULL`,
+  await prisma.$transaction(async (tx) => {
+    await tx.$executeRaw`UPDATE accounts SET suspended_at = COALESCE(suspended_at, now()), updated_at = now() WHERE id = ${accountId} AND suspended_at IS NULL`;
+    await tx.$executeRaw`UPDATE api_keys SET revoked_at = now() WHERE account_id = ${accountId} AND revoked_at IS NULL`;
     // The account's own bucket settings (its credentials among them): nothing is delivered for a closed account.
-    prisma.$executeRaw`DELETE FROM account_destinations WHERE account_id = ${accountId}`,
-    prisma.$executeRaw`
-      UPDATE batch_items SET input = '{}'::jsonb, error_message = NULL
-      WHERE batch_id IN (SELECT id FROM batches WHERE account_id = ${accountId}) AND (input <> '{}'::jsonb OR error_message IS NOT NULL)`,
-  ]);
+    await tx.$executeRaw`DELETE FROM account_destinations WHERE account_id = ${accountId}`;
+    await eraseAccountBatches(tx, accountId);
+  });
 }
 
 export interface JobsAwaitingErasure {

@@ -9,6 +9,7 @@ import { inputStrings } from '../uploads/mediaFields';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '../shared/jobs';
 import { deleteJobOutputs, type DeleteOutputsDeps } from '../outputs/deleteOutputs';
 import type { ErasureReason } from '../contracts/workflows/erasure';
+import { deleteBatchUpload } from '../batches/inputRelease';
 
 export interface JobContentDeps {
   prisma: PrismaClient;
@@ -54,11 +55,14 @@ export function inputFileIds(publicBaseUrl: string, input: unknown): string[] {
 
 /**
  * Deletes the uploads of the job's account that its input refers to: the object in the uploads bucket, then the
- * upload's row (its filename is the client's too). Returns how many uploads it deleted.
+ * upload's row (its filename is the client's too), and the JSONL file of the job's batch. Returns how many uploads
+ * the input named and it deleted.
  */
 export async function eraseJobInputFiles(deps: JobContentDeps, jobId: string): Promise<number> {
-  const job = await deps.prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, input: true } });
+  const job = await deps.prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, input: true, batchId: true } });
   if (!job) return 0;
+  // The JSONL file of the job's batch holds the job's input among every other line's: it goes at once.
+  if (job.batchId) await deleteBatchUpload(deps, job.batchId);
   const fileIds = inputFileIds(deps.publicBaseUrl, job.input);
   if (fileIds.length === 0) return 0;
   const uploads = await deps.prisma.upload.findMany({ where: { id: { in: fileIds }, accountId: job.accountId }, select: { id: true, objectKey: true } });
@@ -69,26 +73,28 @@ export async function eraseJobInputFiles(deps: JobContentDeps, jobId: string): P
 
 /**
  * In one transaction, erases what PostgreSQL holds of the job's content and marks the job erased: the input becomes
- * `{}`, the error's message, the upstream's last stage line and the attempts' error messages are cleared, the job's
+ * `{}`, the error's message, the upstream's last stage line, the batch item's customId (on the job and its batch line)
+ * and the attempts' error messages are cleared, the job's
  * events, webhook log and idempotency records go, and its Cog predictions lose their snapshots. The id, model,
  * version, money, timestamps, error code and ledger rows stay. Returns when the content was erased (the first time).
  */
 export async function eraseJobRecords(prisma: PrismaClient, jobId: string): Promise<Date> {
   return prisma.$transaction(async (tx) => {
     await tx.$executeRaw`
-      UPDATE jobs SET input = '{}'::jsonb, error_message = NULL, upstream_stage = NULL,
+      UPDATE jobs SET input = '{}'::jsonb, error_message = NULL, upstream_stage = NULL, custom_id = NULL,
                       content_erased_at = COALESCE(content_erased_at, now())
-      WHERE id = ${jobId} AND (content_erased_at IS NULL OR input <> '{}'::jsonb OR error_message IS NOT NULL OR upstream_stage IS NOT NULL)`;
+      WHERE id = ${jobId}
+        AND (content_erased_at IS NULL OR input <> '{}'::jsonb OR error_message IS NOT NULL OR upstream_stage IS NOT NULL OR custom_id IS NOT NULL)`;
     // After the update: clearing the stage writes one more event through the jobs trigger, deleted here too.
     await tx.$executeRaw`DELETE FROM job_events WHERE job_id = ${jobId}`;
     await tx.$executeRaw`DELETE FROM webhook_attempts WHERE job_id = ${jobId}`;
     await tx.$executeRaw`DELETE FROM webhook_events WHERE job_id = ${jobId}`;
     await tx.$executeRaw`UPDATE job_attempts SET error_message = NULL WHERE job_id = ${jobId} AND error_message IS NOT NULL`;
     await tx.$executeRaw`DELETE FROM idempotency_records WHERE job_id = ${jobId}`;
-    // The batch line the job was admitted from holds the same input.
+    // The batch line the job was admitted from holds the same input and customId.
     await tx.$executeRaw`
-      UPDATE batch_items SET input = '{}'::jsonb, error_message = NULL
-      WHERE job_id = ${jobId} AND (input <> '{}'::jsonb OR error_message IS NOT NULL)`;
+      UPDATE batch_items SET input = '{}'::jsonb, error_message = NULL, custom_id = NULL
+      WHERE job_id = ${jobId} AND (input <> '{}'::jsonb OR error_message IS NOT NULL OR custom_id IS NOT NULL)`;
     await tx.$executeRaw`
       UPDATE cog_predictions p SET snapshot = NULL
       WHERE p.snapshot IS NOT NULL AND (p.provider_id, p.id) IN (

@@ -183,10 +183,10 @@ describe('DELETE /v1/jobs/{jobId}', () => {
     expect(await ledgerOf(account.accountId)).toEqual(ledgerBefore);
   }, 180_000);
 
-  it('erases the batch line a job was admitted from with the job', async () => {
+  it('erases the batch line a job was admitted from with the job, its customId too', async () => {
     const marker = `batch-erasure-marker-${randomUUID()}`;
     const created = await post(`${stack.url}/v1/batches`, account.apiKey, {
-      items: [{ customId: 'only', model: 'lumina/lumi-xl/text-to-image', input: { prompt: marker } }],
+      items: [{ customId: `customer-${marker}`, model: 'lumina/lumi-xl/text-to-image', input: { prompt: marker } }],
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const item = await eventually(async () => {
@@ -199,6 +199,7 @@ describe('DELETE /v1/jobs/{jobId}', () => {
     expect((await del(item.jobId!)).status).toBe(200);
     await eventually(async () => ((await tablesHolding(stack.prisma, marker)).length === 0 ? true : undefined), 60_000, 500);
     const after = await stack.prisma.batchItem.findFirstOrThrow({ where: { batchId: created.body.batchId } });
-    expect(after).toMatchObject({ input: {}, customId: 'only', jobId: item.jobId });
+    expect(after).toMatchObject({ input: {}, customId: null, jobId: item.jobId });
+    expect(await stack.prisma.job.findUniqueOrThrow({ where: { id: item.jobId! } })).toMatchObject({ customId: null, batchId: created.body.batchId });
   }, 180_000);
 });

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileJobsWorkflow } from '../../../workflows/reconcile';
 import { ensureReconcileSchedule } from '../../../src/workers/maintenanceSchedule';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
+import { webhookWorkflowId } from '../../../src/contracts/workflows/webhookDelivery';
+import { historyHolds } from '../erasure/support';
 import { createTestAccount, startTestStack, type TestStack } from '../../support/stack';
 import { get, imageJob, post } from './helpers';
 
@@ -55,6 +57,31 @@ describe('reconcileJobsWorkflow', () => {
     const again = await reconcile(account.accountId);
     expect(again.failedJobIds).toEqual([]);
     expect(await stack.prisma.ledgerEntry.count({ where: { jobId, kind: 'refund' } })).toBe(1);
+  });
+
+  it("sends an abandoned job's job.failed webhook without its URL entering the reconciler's history", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, imageJob());
+    expect(submitted.status).toBe(201);
+    const jobId: string = submitted.body.jobId;
+    // Written directly: the address is never called before the delivery, which is ended below.
+    const secret = `hook-secret-${randomUUID()}`;
+    await stack.prisma.job.update({ where: { id: jobId }, data: { webhookUrl: `https://hooks.example.com/${secret}` } });
+    await stack.api.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).terminate('an operator stopped it');
+
+    const workflowId = `reconcile-test-${randomUUID()}`;
+    const result = await stack.api.deps.temporal.workflow.execute(reconcileJobsWorkflow, {
+      taskQueue: stack.config.temporal.jobsTaskQueue,
+      workflowId,
+      args: [{ minAgeSeconds: 0, accountId: account.accountId }],
+    });
+    expect(result.failedJobIds).toEqual([jobId]);
+    const delivery = stack.api.deps.temporal.workflow.getHandle(webhookWorkflowId(jobId, 'job.failed'));
+    expect((await delivery.describe()).type).toBe('webhookDeliveryWorkflow');
+    await delivery.terminate('test over').catch(() => undefined);
+    const history = await stack.api.deps.temporal.workflow.getHandle(workflowId).fetchHistory();
+    expect(historyHolds(history, jobId)).toBe(true);
+    expect(historyHolds(history, secret)).toBe(false);
   });
 
   it('leaves a job whose workflow is running alone', async () => {
