@@ -142,8 +142,9 @@ export async function startGoogleFake(): Promise<GoogleFake> {
       return sendJson(res, 200, { promptFeedback: { blockReason: fake.blockReason }, usageMetadata: { promptTokenCount, totalTokenCount: promptTokenCount }, modelVersion: model });
     }
     if (scenarioOf(prompt).has('slow')) await new Promise((resolve) => setTimeout(resolve, fake.slowMs));
-    // An image is 1290 output tokens at 1024×1024 (https://ai.google.dev/gemini-api/docs/image-generation).
-    const candidatesTokenCount = 1290;
+    // A 1024×1024 image is 1,290 output tokens for Gemini 2.5 Flash Image (https://ai.google.dev/gemini-api/docs/image-generation)
+    // and 1,120 for Gemini 3.1 Flash Image (https://docs.cloud.google.com/vertex-ai/generative-ai/docs/models/gemini/3-1-flash-image).
+    const candidatesTokenCount = model === 'gemini-3.1-flash-image' ? 1120 : 1290;
     sendJson(res, 200, {
       candidates: [
         { content: { parts: [{ inlineData: { mimeType: 'image/png', data: (await samplePng()).toString('base64') } }], role: 'model' }, finishReason: 'STOP', index: 0 },
