@@ -81,6 +81,7 @@ afterAll(() => fake?.close());
 afterEach(() => {
   fake.slowMs = 8_000;
   fake.sendRetryAfter = true;
+  fake.rateLimitHit = 'requests';
   fake.sendRequestId = true;
 });
 
@@ -224,8 +225,16 @@ describe('OpenAI adapter: documented errors', () => {
   it('takes the wait from the documented x-ratelimit-reset headers when a 429 has no Retry-After', async () => {
     fake.sendRetryAfter = false;
     const error = await failureOf(submit({ prompt: 'a quay [upstream:rate-limit]' }));
-    // x-ratelimit-reset-requests: 3s, x-ratelimit-reset-tokens: 1s → the later of the two.
+    // The request limit was hit (x-ratelimit-remaining-requests: 0): its reset, x-ratelimit-reset-requests: 3s.
     expect(error).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', retryable: true, retryAfterSeconds: 3 });
+  });
+
+  it('waits for the reset of the token limit when that is the one a 429 without Retry-After reports reached', async () => {
+    fake.sendRetryAfter = false;
+    fake.rateLimitHit = 'tokens';
+    const error = await failureOf(submit({ prompt: 'a jetty [upstream:rate-limit]' }));
+    // Requests left (x-ratelimit-remaining-requests: 3), tokens not: x-ratelimit-reset-tokens: 4s, not the 24s of requests.
+    expect(error).toMatchObject({ code: 'PROVIDER_RATE_LIMITED', retryable: true, retryAfterSeconds: 4 });
   });
 
   it('maps a safety refusal (400 moderation_blocked) to CONTENT_POLICY_VIOLATION, paying nothing', async () => {

@@ -41,6 +41,8 @@ export type OpenAIRefusal = 'insufficient-quota' | 'overloaded' | 'region' | 'ga
 export interface OpenAIFake extends FakeUpstream {
   /** When false, a 429 carries only the documented `x-ratelimit-*` headers, without `retry-after`. */
   sendRetryAfter: boolean;
+  /** Which limit a 429 reports as reached: requests per minute (the default) or tokens per minute. */
+  rateLimitHit: 'requests' | 'tokens';
   /** When false, answers carry no `x-request-id` (as a gateway might). */
   sendRequestId: boolean;
   /** The next creating request gets this documented refusal. */
@@ -124,6 +126,7 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
     down: () => Promise.resolve(),
     up: () => Promise.resolve(),
     sendRetryAfter: true,
+    rateLimitHit: 'requests' as 'requests' | 'tokens',
     sendRequestId: true,
     refuseNext: (refusal: OpenAIRefusal) => void refusals.push(refusal),
     generationBodies: () => [...bodies],
@@ -140,18 +143,22 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
   }
 
   function rateLimited(res: http.ServerResponse, model: string): void {
-    // https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers
+    // https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers: the remaining counts tell which limit
+    // was hit, and each reset is the time until that limit is whole again.
+    const requestsHit = self.rateLimitHit === 'requests';
     const headers: Record<string, string> = {
       'x-ratelimit-limit-requests': '5',
-      'x-ratelimit-remaining-requests': '0',
-      'x-ratelimit-reset-requests': '3s',
+      'x-ratelimit-remaining-requests': requestsHit ? '0' : '3',
+      'x-ratelimit-reset-requests': requestsHit ? '3s' : '24s',
       'x-ratelimit-limit-tokens': '100000',
-      'x-ratelimit-remaining-tokens': '98244',
-      'x-ratelimit-reset-tokens': '1s',
+      'x-ratelimit-remaining-tokens': requestsHit ? '98244' : '1200',
+      'x-ratelimit-reset-tokens': requestsHit ? '1s' : '4s',
     };
-    if (self.sendRetryAfter) headers['retry-after'] = '2';
-    const message = `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 5, Used 5, Requested 1. Please try again in 2s. Visit https://platform.openai.com/account/rate-limits to learn more.`;
-    answer(res, 429, openAiError(message, 'requests', 'rate_limit_exceeded'), headers);
+    if (self.sendRetryAfter) headers['retry-after'] = requestsHit ? '2' : '4';
+    const message = requestsHit
+      ? `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 5, Used 5, Requested 1. Please try again in 2s. Visit https://platform.openai.com/account/rate-limits to learn more.`
+      : `Rate limit reached for ${model} in organization org-fake on tokens per min (TPM): Limit 100000, Used 98800, Requested 7000. Please try again in 3.5s. Visit https://platform.openai.com/account/rate-limits to learn more.`;
+    answer(res, 429, openAiError(message, requestsHit ? 'requests' : 'tokens', 'rate_limit_exceeded'), headers);
   }
 
   async function generate(res: http.ServerResponse, body: GenerateBody): Promise<void> {

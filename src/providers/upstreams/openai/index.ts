@@ -54,15 +54,39 @@ export function parseResetDuration(value: string | null | undefined): number | u
   return Math.ceil(total / 1000);
 }
 
-/** When a 429 may be retried: `retry-after-ms` or `retry-after` (what the SDK itself reads), else the documented reset headers. */
-function retryAfterOf(headers: Headers | undefined): number | undefined {
+/**
+ * Which limit a 429 says was reached: the one with nothing remaining (`x-ratelimit-remaining-requests` /
+ * `-tokens`, https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers), else the one the error's
+ * `type` names (`requests`, `tokens`), else, with requests left, the token limit (a request larger than the tokens left).
+ */
+function limitsReached(headers: Headers, type: string | undefined): Set<'requests' | 'tokens'> {
+  const remaining = (name: string) => {
+    const value = headers.get(`x-ratelimit-remaining-${name}`);
+    return value !== null && /^\d+$/.test(value.trim()) ? Number(value) : undefined;
+  };
+  const requests = remaining('requests');
+  const tokens = remaining('tokens');
+  const reached = new Set<'requests' | 'tokens'>();
+  if (requests === 0) reached.add('requests');
+  if (tokens === 0) reached.add('tokens');
+  if (reached.size === 0 && (type === 'requests' || type === 'tokens')) reached.add(type);
+  if (reached.size === 0 && requests !== undefined && requests > 0 && tokens !== undefined) reached.add('tokens');
+  return reached;
+}
+
+/**
+ * When a 429 may be retried: `retry-after-ms` or `retry-after` (what the SDK itself reads), else the documented reset
+ * of the limit that was reached; the later of both resets only when both were reached or neither can be told.
+ */
+function retryAfterOf(headers: Headers | undefined, type: string | undefined): number | undefined {
   if (!headers) return undefined;
   const ms = Number(headers.get('retry-after-ms'));
   if (headers.get('retry-after-ms') && Number.isFinite(ms) && ms >= 0) return Math.ceil(ms / 1000);
   const retryAfter = parseRetryAfter(headers.get('retry-after'));
   if (retryAfter !== undefined) return retryAfter;
-  const resets = ['x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens'].map((name) => parseResetDuration(headers.get(name)));
-  const known = resets.filter((seconds): seconds is number => seconds !== undefined);
+  const reached = limitsReached(headers, type);
+  const limits = reached.size > 0 ? [...reached] : (['requests', 'tokens'] as const);
+  const known = limits.map((limit) => parseResetDuration(headers.get(`x-ratelimit-reset-${limit}`))).filter((seconds): seconds is number => seconds !== undefined);
   return known.length > 0 ? Math.max(...known) : undefined;
 }
 
@@ -81,7 +105,7 @@ export function errorOfAnswer(error: InstanceType<typeof OpenAI.APIError>, statu
     return new ProviderError('PROVIDER_AUTH_FAILED', `OpenAI account has no quota left: check its plan and billing (${detail})`, { retryable: false });
   }
   if (status === 429) {
-    const retryAfterSeconds = retryAfterOf(error.headers);
+    const retryAfterSeconds = retryAfterOf(error.headers, error.type ?? undefined);
     return new ProviderError('PROVIDER_RATE_LIMITED', `OpenAI answered 429: ${detail}`, {
       retryable: true,
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
