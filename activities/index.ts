@@ -17,6 +17,7 @@ import { createOutputDeliveryActivities, type OutputDeliveryActivities } from '.
 import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/outputs/delivery/destinations';
 import { createOutputDelivery } from '../src/outputs/delivery/steps';
 import { createDeliveryStore, toDeliveryView } from '../src/outputs/delivery/store';
+import { createDeliveryThrottle } from '../src/outputs/delivery/throttle';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
 import { createReconcileActivities, type ReconcileActivities } from './reconcile';
@@ -88,6 +89,8 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
     storage: deps.storage,
     destinations: deps.destinations ?? NO_DESTINATIONS,
     config: deps.config.outputDelivery,
+    // One per worker process: its activity slots are what one account's buckets may not all take.
+    throttle: createDeliveryThrottle(deps.config.outputDelivery),
     onSettled: deps.metrics ? (outcome) => deps.metrics!.outputDeliveries.inc({ outcome }) : undefined,
   });
   return {

@@ -12,22 +12,28 @@ export interface OutputDeliveryActivities {
   attemptOutputDelivery(input: OutputDeliveryAttemptInput): Promise<OutputDeliveryAttemptResult>;
 }
 
-/** Heartbeats let a crashed worker's copy be tried again within seconds rather than after its whole timeout. */
-export const OUTPUT_DELIVERY_HEARTBEAT_INTERVAL_MS = 2000;
-
+/**
+ * The attempt heartbeats with its progress, and only when there is some: each chunk of bytes the bucket's requests
+ * take and each request it answers. A copy whose bytes stop moving stops heartbeating, and its heartbeat timeout ends
+ * the activity; a crashed worker's copy is tried again as soon.
+ */
 export function createOutputDeliveryActivities(delivery: OutputDelivery): OutputDeliveryActivities {
   return {
     prepareOutputDelivery: ({ jobId }) => delivery.prepare(jobId),
     async attemptOutputDelivery(input) {
       const context = Context.current();
-      const beat = setInterval(() => context.heartbeat(), OUTPUT_DELIVERY_HEARTBEAT_INTERVAL_MS);
-      try {
-        const result = await delivery.attempt(input);
-        if (result.outcome !== 'delivered') context.log.warn('output delivery attempt failed', { jobId: input.jobId, attempt: input.attempt, outcome: result.outcome, reason: result.reason });
-        return result;
-      } finally {
-        clearInterval(beat);
+      const moved = { bytes: 0, requests: 0 };
+      context.heartbeat(moved);
+      const result = await delivery.attempt(input, (event) => {
+        if ('bytes' in event) moved.bytes += event.bytes;
+        else moved.requests++;
+        // The SDK sends at most one heartbeat per interval, with the latest details.
+        context.heartbeat({ ...moved });
+      });
+      if (result.outcome === 'retry' || result.outcome === 'failed') {
+        context.log.warn('output delivery attempt failed', { jobId: input.jobId, attempt: input.attempt, outcome: result.outcome, reason: result.reason });
       }
+      return result;
     },
   };
 }

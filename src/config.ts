@@ -422,6 +422,10 @@ export const SETTINGS = {
     maxBackoffSeconds: setting('OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', positive.default(10 * 60)),
     /** Time one attempt (every output and the manifest) may take before it counts as failed and is tried again. */
     attemptTimeoutSeconds: setting('OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', z.coerce.number().int().min(10).default(30 * 60)),
+    /** A request to the customer's bucket that sends and receives nothing for this long fails its attempt. */
+    requestTimeoutSeconds: setting('OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', positive.default(30)),
+    /** Attempts of one account's deliveries a worker process runs at once; more wait their turn. */
+    maxPerAccount: setting('OUTPUT_DELIVERY_MAX_PER_ACCOUNT', positiveInt.default(4)),
   },
 };
 
@@ -544,7 +548,12 @@ function resolveConfig(s: Settings) {
       callbackBaseUrl: (s.cog.callbackBaseUrl ?? s.upstreams.callbackBaseUrl ?? s.api.publicBaseUrl ?? apiOrigin).replace(/\/+$/, ''),
       allowedNetworks: cogAllowedNetworks(s),
     },
-    destinations: { ...s.destinations, allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate) },
+    destinations: {
+      ...s.destinations,
+      allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate),
+      /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
+      allowPlainHttp: s.env !== 'production',
+    },
     observability: { ...s.observability, traces: tracesExporter(s.observability.traces) },
     provenance: provenanceConfig(s.provenance, s.env),
     outputDelivery: { ...s.outputDelivery, maxBackoffSeconds: Math.max(s.outputDelivery.maxBackoffSeconds, s.outputDelivery.firstBackoffSeconds) },

@@ -19,22 +19,29 @@ export async function outputDeliveryWorkflow(input: OutputDeliveryInput): Promis
   if (!plan) return { status: 'skipped', attempts: 0 };
   const { attemptOutputDelivery } = proxyActivities<OutputDeliveryActivities>({
     startToCloseTimeout: plan.attemptTimeoutSeconds * 1000,
-    heartbeatTimeout: '20 seconds',
+    // An attempt heartbeats only while bytes move: a stalled copy is ended by this, not by the attempt timeout.
+    heartbeatTimeout: (plan.heartbeatTimeoutSeconds ?? 20) * 1000,
     retry: DB_RETRY,
   });
   const giveUpAt = Date.parse(plan.giveUpAt);
 
-  for (let n = 1; ; n++) {
+  for (let n = 1; ; ) {
     const attempt = plan.firstAttempt + n - 1;
     const delay = deliveryBackoffSeconds(n, plan) * 1000;
     const final = Date.now() + delay >= giveUpAt;
     const result = await attemptOutputDelivery.executeWithOptions({ summary: `Copy the outputs to the customer's bucket, attempt ${attempt}` }, [
       { jobId: input.jobId, attempt, final },
     ]);
+    if (result.outcome === 'deferred') {
+      // Not tried: the account's destination backs off or its attempts are all in flight. No attempt was used.
+      await sleep(Math.max(1, result.waitSeconds ?? 1) * 1000);
+      continue;
+    }
     if (result.outcome !== 'retry') {
       if (plan.notify) await startWebhookDelivery({ jobId: input.jobId, eventType: 'job.delivered' });
       return { status: result.outcome, attempts: n };
     }
     await sleep(delay);
+    n++;
   }
 }

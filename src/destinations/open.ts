@@ -14,6 +14,16 @@ import { createSecretBox } from './secretBox';
 import { createDestinationService, type DestinationService } from './service';
 import { createDestinationStore, type DestinationStore } from './store';
 
+/** The address guard of this process's destinations: `http:` only for private endpoints outside production. */
+function guardFor(config: Config): GuardOptions {
+  return { allowPrivate: config.destinations.allowPrivate, allowPlainHttp: config.destinations.allowPlainHttp };
+}
+
+/** Delivery's guard: also ends a request to the bucket that moves no byte for the request timeout. */
+function deliveryGuardFor(config: Config): GuardOptions {
+  return { ...guardFor(config), idleTimeoutMs: config.outputDelivery.requestTimeoutSeconds * 1000 };
+}
+
 function storeFor(config: Config, prisma: PrismaClient): DestinationStore {
   const key = config.destinations.secretKey;
   return createDestinationStore(prisma, key ? createSecretBox(key) : undefined);
@@ -22,7 +32,7 @@ function storeFor(config: Config, prisma: PrismaClient): DestinationStore {
 export function destinationServiceFor(config: Config, prisma: PrismaClient): DestinationService {
   return createDestinationService({
     store: storeFor(config, prisma),
-    guard: { allowPrivate: config.destinations.allowPrivate },
+    guard: guardFor(config),
     probeTimeoutMs: config.destinations.probeTimeoutMs,
     clock: systemClock,
     canSeal: config.destinations.secretKey !== undefined,
@@ -41,7 +51,7 @@ export function createOpenDestinationBucket(deps: { store: DestinationStore; gua
     if (!destination) return null;
     const opened = await openGuardedS3(destination, deps.guard);
     if (!opened.ok) throw new Error(`account ${accountId}'s destination cannot be reached: ${opened.reason}`);
-    const { client, secure } = opened;
+    const { client } = opened;
     const { bucket, prefix } = destination;
     const under = (key: string) => {
       if (!key.startsWith(prefix) || key.length === prefix.length) throw new Error(`destination key ${key} is not under the prefix "${prefix}"`);
@@ -50,7 +60,7 @@ export function createOpenDestinationBucket(deps: { store: DestinationStore; gua
     const destinationBucket: DestinationBucket = {
       prefix,
       async put(key, body, sizeBytes, contentType) {
-        await putInOneRequest(client, secure, destination.region, bucket, under(key), body, sizeBytes, contentType);
+        await putInOneRequest(client, destination.region, bucket, under(key), body, sizeBytes, contentType);
       },
       async stat(key) {
         try {
@@ -68,13 +78,13 @@ export function createOpenDestinationBucket(deps: { store: DestinationStore; gua
 }
 
 /**
- * One PUT of exactly `sizeBytes`, never a multipart upload (whose ETag is no digest of the bytes). Over HTTPS the body
- * streams through unsigned (`UNSIGNED-PAYLOAD`, the TLS channel protects it); over plain HTTP, allowed for private
- * endpoints in development and tests only, SigV4 signs the payload's SHA-256, so the body is read into memory first.
+ * One PUT of exactly `sizeBytes`, never a multipart upload (whose ETag is no digest of the bytes). A stream body goes
+ * through unsigned (`UNSIGNED-PAYLOAD`, see openGuardedS3) as the socket takes it, so no more than the stream's and the
+ * socket's buffers of it is in memory at once, over HTTPS and plain HTTP alike.
  */
-async function putInOneRequest(client: Minio.Client, secure: boolean, region: string, bucket: string, key: string, body: Buffer | Readable, sizeBytes: number, contentType: string) {
+async function putInOneRequest(client: Minio.Client, region: string, bucket: string, key: string, body: Buffer | Readable, sizeBytes: number, contentType: string) {
   const headers = { 'Content-Type': contentType };
-  if (Buffer.isBuffer(body) || !secure) {
+  if (Buffer.isBuffer(body)) {
     await client.putObject(bucket, key, body, sizeBytes, headers);
     return;
   }
@@ -90,7 +100,7 @@ async function putInOneRequest(client: Minio.Client, secure: boolean, region: st
 
 /** The `OpenDestinationBucket` of a worker process: built once at start and injected into delivery's activities. */
 export function openDestinationBucketFor(config: Config, prisma: PrismaClient): OpenDestinationBucket {
-  return createOpenDestinationBucket({ store: storeFor(config, prisma), guard: { allowPrivate: config.destinations.allowPrivate } });
+  return createOpenDestinationBucket({ store: storeFor(config, prisma), guard: deliveryGuardFor(config) });
 }
 
 /** What a worker's output delivery is given: whether an account has a destination (PostgreSQL only) and its bucket. */
@@ -98,6 +108,6 @@ export function deliveryDestinationsFor(config: Config, prisma: PrismaClient): D
   const store = storeFor(config, prisma);
   return {
     hasDestination: async (accountId) => (await store.find(accountId)) !== null,
-    open: createOpenDestinationBucket({ store, guard: { allowPrivate: config.destinations.allowPrivate } }),
+    open: createOpenDestinationBucket({ store, guard: deliveryGuardFor(config) }),
   };
 }

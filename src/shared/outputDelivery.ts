@@ -23,6 +23,12 @@ export interface PreparedOutputDelivery {
   firstBackoffSeconds: number;
   maxBackoffSeconds: number;
   attemptTimeoutSeconds: number;
+  /**
+   * An attempt that reports no progress (bytes moved, requests answered) for this long has its activity ended. Longer
+   * than the request timeout, so a bucket that stops answering fails its request, and the attempt, first. Absent in
+   * runs prepared before it existed: 20 s.
+   */
+  heartbeatTimeoutSeconds?: number;
   /** The job's client asked for the `job.delivered` webhook. */
   notify: boolean;
 }
@@ -35,8 +41,11 @@ export interface OutputDeliveryAttemptInput {
 }
 
 export interface OutputDeliveryAttemptResult {
-  outcome: 'delivered' | 'retry' | 'failed';
+  /** `deferred`: not tried (the account's destination backs off, or its attempts are all in flight); no attempt used. */
+  outcome: 'delivered' | 'retry' | 'failed' | 'deferred';
   reason?: string;
+  /** With `deferred`: how long to wait before trying again. */
+  waitSeconds?: number;
 }
 
 /**

@@ -135,4 +135,23 @@ describe('output delivery', () => {
     expect(attempts).toEqual([{ jobId: resumed, attempt: 7, final: false }]);
     expect(webhooks).toEqual([]);
   }, 60_000);
+
+  it('waits as long as a deferred attempt says, without using an attempt', async () => {
+    const jobId = `job_deferred_${Date.now()}`;
+    const attempts: Array<OutputDeliveryAttemptInput & { at: number }> = [];
+    const delivery: OutputDeliveryActivities = {
+      prepareOutputDelivery: async () => plan({ firstBackoffSeconds: 0.1, maxBackoffSeconds: 0.1 }),
+      async attemptOutputDelivery(attempt) {
+        attempts.push({ ...attempt, at: Date.now() });
+        return attempts.length === 1 ? { outcome: 'deferred', reason: 'the destination backs off', waitSeconds: 1.5 } : { outcome: 'delivered' };
+      },
+    };
+    const result = await withProviderWorkers(harness(), { ...delivery, ...webhookFakes([]) } as never, {}, async (taskQueue) => {
+      const handle = await startWorkflow(client(), outputDeliveryWorkflowContract, { workflowId: outputDeliveryWorkflowId(jobId), taskQueue, args: [{ jobId }] });
+      return handle.result();
+    });
+    expect(result).toEqual({ status: 'delivered', attempts: 1 });
+    expect(attempts.map((a) => a.attempt)).toEqual([1, 1]);
+    expect(attempts[1].at - attempts[0].at).toBeGreaterThanOrEqual(1400);
+  }, 60_000);
 });

@@ -13,6 +13,9 @@ import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
 import { deliveredOutputKey, manifestKey } from './keys';
 import { buildManifest, manifestBytes, type DeliveredJobFacts, type ManifestOutput } from './manifest';
 
+/** Hears of an attempt's progress: bytes handed to the bucket, and each of its requests answered. */
+export type AttemptProgress = (event: { bytes: number } | { answered: true }) => void;
+
 export interface JobToDeliver extends DeliveredJobFacts {
   outputs: JobOutput[];
 }
@@ -39,10 +42,15 @@ class Digest extends Transform {
   readonly md5: Hash = createHash('md5');
   bytes = 0;
 
+  constructor(private readonly progress: AttemptProgress) {
+    super();
+  }
+
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.sha256.update(chunk);
     this.md5.update(chunk);
     this.bytes += chunk.length;
+    this.progress({ bytes: chunk.length });
     done(null, chunk);
   }
 }
@@ -52,14 +60,38 @@ export interface CopyDeps {
   bucket: DestinationBucket;
 }
 
-/** Delivers every output and then the manifest; returns the keys written, the manifest's last. */
-export async function copyJobOutputs({ source, bucket }: CopyDeps, job: JobToDeliver): Promise<string[]> {
+const NO_PROGRESS: AttemptProgress = () => undefined;
+
+/** The bucket, telling `progress` of each request it answers and of the bytes of each whole body it takes. */
+function reporting(bucket: DestinationBucket, progress: AttemptProgress): DestinationBucket {
+  return {
+    prefix: bucket.prefix,
+    async put(key, body, sizeBytes, contentType) {
+      await bucket.put(key, body, sizeBytes, contentType);
+      if (Buffer.isBuffer(body)) progress({ bytes: body.length });
+      progress({ answered: true });
+    },
+    async stat(key) {
+      const stat = await bucket.stat(key);
+      progress({ answered: true });
+      return stat;
+    },
+  };
+}
+
+/**
+ * Delivers every output and then the manifest; returns the keys written, the manifest's last. `progress` hears of
+ * every byte the bucket's requests take and every request it answers, and of nothing while the bucket is silent.
+ */
+export async function copyJobOutputs(deps: CopyDeps, job: JobToDeliver, progress: AttemptProgress = NO_PROGRESS): Promise<string[]> {
+  const { source } = deps;
+  const bucket = reporting(deps.bucket, progress);
   const delivered: ManifestOutput[] = [];
   for (const [index, output] of job.outputs.entries()) {
     const key = deliveredOutputKey(bucket.prefix, job.jobId, index + 1, output.key);
     const body = await source.getStream(source.outputsBucket, output.key);
     if (!body) throw new OutputMissingError(output.key);
-    const digest = await streamTo(bucket, key, body, output);
+    const digest = await streamTo(bucket, key, body, output, progress);
     if (digest.bytes !== output.sizeBytes) {
       throw new CopyVerificationError(key, `read ${digest.bytes} bytes of our copy, which has ${output.sizeBytes}`);
     }
@@ -89,8 +121,8 @@ async function copySidecar(source: CopyDeps['source'], bucket: DestinationBucket
 }
 
 /** Streams our object into the bucket through a digest; a failure on either side ends both. */
-async function streamTo(bucket: DestinationBucket, key: string, body: Readable, output: JobOutput): Promise<Digest> {
-  const digest = new Digest();
+async function streamTo(bucket: DestinationBucket, key: string, body: Readable, output: JobOutput, progress: AttemptProgress): Promise<Digest> {
+  const digest = new Digest(progress);
   const read = pipeline(body, digest);
   try {
     await bucket.put(key, digest, output.sizeBytes, output.contentType);

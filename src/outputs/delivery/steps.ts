@@ -10,9 +10,12 @@ import type { JobOutput } from '../../shared/jobs';
 import { toNumber } from '../../shared/money';
 import type { OutputDeliveryAttemptInput, OutputDeliveryAttemptResult, PreparedOutputDelivery } from '../../shared/outputDelivery';
 import { subscribedWebhookEvents } from '../../jobs/views';
-import { copyJobOutputs, OutputMissingError } from './copy';
+import { copyJobOutputs, OutputMissingError, type AttemptProgress } from './copy';
+
+export type { AttemptProgress } from './copy';
 import type { DeliveryDestinations } from './destinations';
 import { OUTPUTS_DELETED_REASON, type DeliveryStore } from './store';
+import { UNTHROTTLED, type DeliveryThrottle } from './throttle';
 
 export interface OutputDeliveryDeps {
   prisma: PrismaClient;
@@ -20,6 +23,8 @@ export interface OutputDeliveryDeps {
   storage: Pick<Storage, 'outputsBucket' | 'getStream'>;
   destinations: DeliveryDestinations;
   config: Config['outputDelivery'];
+  /** The account's turns and backoff (one per process); absent: none. */
+  throttle?: DeliveryThrottle;
   /** Hears of each delivery once it is settled (metrics). */
   onSettled?: (outcome: 'delivered' | 'failed') => void;
 }
@@ -27,8 +32,11 @@ export interface OutputDeliveryDeps {
 export interface OutputDelivery {
   begin(jobId: string): Promise<boolean>;
   prepare(jobId: string): Promise<PreparedOutputDelivery | null>;
-  attempt(input: OutputDeliveryAttemptInput): Promise<OutputDeliveryAttemptResult>;
+  attempt(input: OutputDeliveryAttemptInput, progress?: AttemptProgress): Promise<OutputDeliveryAttemptResult>;
 }
+
+/** The heartbeat timeout given over the request timeout: time for a request that timed out to fail its attempt. */
+const HEARTBEAT_MARGIN_SECONDS = 15;
 
 /** Longest reason kept on the job: the start of an error is what says what went wrong. */
 const MAX_REASON_LENGTH = 500;
@@ -43,6 +51,7 @@ function reasonOf(err: unknown): string {
 
 export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
   const { store, config } = deps;
+  const throttle = deps.throttle ?? UNTHROTTLED;
 
   const settle = async (jobId: string, outcome: Parameters<DeliveryStore['settle']>[1]): Promise<OutputDeliveryAttemptResult> => {
     if (await store.settle(jobId, outcome)) deps.onSettled?.(outcome.status);
@@ -63,11 +72,12 @@ export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
         firstBackoffSeconds: config.firstBackoffSeconds,
         maxBackoffSeconds: config.maxBackoffSeconds,
         attemptTimeoutSeconds: config.attemptTimeoutSeconds,
+        heartbeatTimeoutSeconds: Math.ceil(config.requestTimeoutSeconds) + HEARTBEAT_MARGIN_SECONDS,
         notify: job !== null && subscribedWebhookEvents(job).includes('job.delivered'),
       };
     },
 
-    async attempt({ jobId, final }) {
+    async attempt({ jobId, final }, progress) {
       const delivery = await store.find(jobId);
       if (!delivery) return { outcome: 'failed', reason: 'the job has no delivery' };
       if (delivery.status !== 'pending') return { outcome: delivery.status === 'delivered' ? 'delivered' : 'failed', reason: delivery.reason ?? undefined };
@@ -75,6 +85,8 @@ export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
       if (!job || job.status !== 'completed') return settle(jobId, { status: 'failed', reason: 'the job is not completed' });
       if (job.outputsDeletedAt) return settle(jobId, { status: 'failed', reason: OUTPUTS_DELETED_REASON });
 
+      const turn = throttle.take(job.accountId, { final });
+      if (!turn.ok) return { outcome: 'deferred', reason: turn.reason, waitSeconds: turn.waitSeconds };
       let keys: string[];
       try {
         const bucket = await deps.destinations.open(job.accountId);
@@ -91,8 +103,11 @@ export function createOutputDelivery(deps: OutputDeliveryDeps): OutputDelivery {
             completedAt: job.completedAt ?? job.updatedAt,
             outputs: (job.outputs ?? []) as unknown as JobOutput[],
           },
+          progress,
         );
+        turn.release('delivered');
       } catch (err) {
+        turn.release('failed');
         const reason = reasonOf(err);
         if (err instanceof OutputMissingError || final) return settle(jobId, { status: 'failed', reason });
         await store.recordRetry(jobId, reason);

@@ -15,4 +15,10 @@ describe('NODE_ENV=production', () => {
     expect(loadConfig({ NODE_ENV: 'production', ...SAFE }).jobs.cursorSecret).toBe(SAFE.JOBS_CURSOR_SECRET);
     expect(() => loadConfig({ NODE_ENV: 'development' })).not.toThrow();
   });
+
+  it('takes only https: destination endpoints; development and test also plain http: for private ones', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...SAFE, DESTINATION_ALLOW_PRIVATE: '1' }).destinations.allowPlainHttp).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'development' }).destinations.allowPlainHttp).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).destinations.allowPlainHttp).toBe(true);
+  });
 });
