@@ -197,7 +197,7 @@ export const SETTINGS = {
     failureInjection: setting('FAILURE_INJECTION', bool.optional()),
     /**
      * Whether input files (image_url, ...) and upstream outputs may be fetched from private and loopback addresses too:
-     * development and tests only.
+     * development and tests only (refused in production). Link-local and metadata addresses never.
      */
     inputFetchAllowPrivate: setting('INPUT_FETCH_ALLOW_PRIVATE', bool.default(false)),
     /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
@@ -272,7 +272,10 @@ export const SETTINGS = {
      * generates one into the data directory; production refuses to start without it.
      */
     secretKey: setting('DESTINATION_SECRET_KEY', secretKey32),
-    /** Allow destination endpoints on private and loopback addresses; unset: on in development or with INPUT_FETCH_ALLOW_PRIVATE. */
+    /**
+     * Allow destination endpoints on private and loopback addresses; unset: on in development or with
+     * INPUT_FETCH_ALLOW_PRIVATE. Refused in production; link-local and metadata addresses never.
+     */
     allowPrivate: setting('DESTINATION_ALLOW_PRIVATE', bool.optional()),
     /** The longest the probe of a destination (write, read back, delete) may take before it counts as unreachable. */
     probeTimeoutMs: setting('DESTINATION_PROBE_TIMEOUT_MS', positiveInt.default(15_000)),
@@ -385,6 +388,7 @@ export const SETTINGS = {
   },
 
   webhooks: {
+    /** Allow receivers on private and loopback addresses: development and tests only (refused in production). */
     allowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool.default(false)),
     /** Delays in seconds between delivery attempts (Standard Webhooks schedule), comma-separated. */
     retryScheduleSeconds: setting(
@@ -490,6 +494,12 @@ function productionProblems(s: Settings): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
+  // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
+  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
+  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
+  privateAddresses.forEach(({ variable }, i) => {
+    if (allowed[i] === true) problems.push(`unset ${variable} (private addresses are for development and tests; in production it would let a client's URL reach your own network)`);
+  });
   return problems;
 }
 
