@@ -8,6 +8,8 @@ import { networkMatcher, type AllowedNetworks } from './allowedNetworks';
  * where every address the host resolves to must be a public unicast address, and an operator's (Cog servers), where
  * every address must lie in the networks the operator allows. Webhooks take only `https://`. The check runs when the
  * URL is given and again before each connection, which then goes to the checked address (see `pinnedLookup`).
+ * Link-local, metadata, unspecified and multicast addresses are refused whatever a setting says, also when an IPv6
+ * address carries them (`::ffff:169.254.169.254`, NAT64, 6to4: see `embeddedIPv4`).
  */
 
 export type AddressCategory =
