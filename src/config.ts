@@ -2,8 +2,8 @@ import type { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { readSettings, setting, type SettingValues } from './lib/envSettings';
-import { readSigningKey, SignerConfigError, type SigningKeySettings } from './lib/signingKeys';
+import { listSettings, readSettings, setting, type SettingValues } from './lib/envSettings';
+import { parseCertificates, readSigningKey, SignerConfigError, type SigningKeySettings } from './lib/signingKeys';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
@@ -197,7 +197,7 @@ export const SETTINGS = {
     failureInjection: setting('FAILURE_INJECTION', bool.optional()),
     /**
      * Whether input files (image_url, ...) and upstream outputs may be fetched from private and loopback addresses too:
-     * development and tests only.
+     * development and tests only (refused in production). Link-local and metadata addresses never.
      */
     inputFetchAllowPrivate: setting('INPUT_FETCH_ALLOW_PRIVATE', bool.default(false)),
     /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
@@ -272,7 +272,10 @@ export const SETTINGS = {
      * generates one into the data directory; production refuses to start without it.
      */
     secretKey: setting('DESTINATION_SECRET_KEY', secretKey32),
-    /** Allow destination endpoints on private and loopback addresses; unset: on in development or with INPUT_FETCH_ALLOW_PRIVATE. */
+    /**
+     * Allow destination endpoints on private and loopback addresses; unset: on in development or with
+     * INPUT_FETCH_ALLOW_PRIVATE. Refused in production; link-local and metadata addresses never.
+     */
     allowPrivate: setting('DESTINATION_ALLOW_PRIVATE', bool.optional()),
     /** The longest the probe of a destination (write, read back, delete) may take before it counts as unreachable. */
     probeTimeoutMs: setting('DESTINATION_PROBE_TIMEOUT_MS', positiveInt.default(15_000)),
@@ -364,16 +367,14 @@ export const SETTINGS = {
     serviceName: setting('OTEL_SERVICE_NAME', z.string().optional()),
   },
 
-  // Provenance: Content Credentials (C2PA) on every output (docs/provenance.md)
+  // Provenance: Content Credentials (C2PA) on every output (docs/provenance.md). The signing key is not among these:
+  // only the processes that sign read it (SIGNING_KEY_SETTINGS).
   provenance: {
     /** Off: outputs are stored unsigned and production starts without a chain. */
     enabled: setting('PROVENANCE_ENABLED', bool.default(true)),
-    /** The signing certificate, then the certificates that issued it, PEM: the text, or a file. */
+    /** The signing certificate, then the certificates that issued it, PEM: the text, or a file. Public, in every manifest. */
     certChain: setting('PROVENANCE_CERT_CHAIN', z.string().optional()),
     certChainFile: setting('PROVENANCE_CERT_CHAIN_FILE', z.string().optional()),
-    /** The signing certificate's private key, PEM (ECDSA P-256 for ES256, or Ed25519): the text, or a file. */
-    privateKey: setting('PROVENANCE_PRIVATE_KEY', z.string().optional()),
-    privateKeyFile: setting('PROVENANCE_PRIVATE_KEY_FILE', z.string().optional()),
     /**
      * The CA certificates whose signatures count as this deployment's (the verify endpoint's `signedByThisService`),
      * PEM: the text, or a file. Unset: the chain's certificates after the signing one, or the signing one alone.
@@ -385,6 +386,7 @@ export const SETTINGS = {
   },
 
   webhooks: {
+    /** Allow receivers on private and loopback addresses: development and tests only (refused in production). */
     allowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool.default(false)),
     /** Delays in seconds between delivery attempts (Standard Webhooks schedule), comma-separated. */
     retryScheduleSeconds: setting(
@@ -429,6 +431,16 @@ export const SETTINGS = {
   },
 };
 
+/**
+ * The signing key of Content Credentials, read only by the processes that sign outputs (the provider workers, through
+ * loadSigningKey): never part of a process's Config, so the API and the workflow worker neither read nor hold it.
+ */
+export const SIGNING_KEY_SETTINGS = {
+  /** The signing certificate's private key, PEM (ECDSA P-256 for ES256, or Ed25519): the text, or a file. */
+  privateKey: setting('PROVENANCE_PRIVATE_KEY', z.string().optional()),
+  privateKeyFile: setting('PROVENANCE_PRIVATE_KEY_FILE', z.string().optional()),
+};
+
 /** The settings as read from the environment, before resolveConfig works out the fields that depend on several. */
 export type Settings = SettingValues<typeof SETTINGS>;
 
@@ -438,8 +450,10 @@ export type Config = ReturnType<typeof resolveConfig>;
 export interface ProvenanceConfig {
   /** False: outputs are stored as generated (PROVENANCE_ENABLED=false). */
   enabled: boolean;
-  /** The signer's key and chain; undefined when provenance is off, or outside production when none is configured. */
-  signing?: SigningKeySettings;
+  /** The signer's certificate chain; undefined when provenance is off, or outside production when none is configured. */
+  certificateChainPem?: string;
+  /** The RFC 3161 time-stamp authority signatures are countersigned by. */
+  timestampAuthorityUrl?: string;
   /** The CA certificates (PEM) whose signatures count as this deployment's. */
   trustAnchorsPem?: string;
 }
@@ -460,30 +474,64 @@ function pemSetting(variable: string, text: string | undefined, file: string | u
 function provenanceConfig(p: Settings['provenance'], env: Settings['env']): ProvenanceConfig {
   if (!p.enabled) return { enabled: false };
   const certificateChainPem = pemSetting('PROVENANCE_CERT_CHAIN', p.certChain, p.certChainFile);
-  const privateKeyPem = pemSetting('PROVENANCE_PRIVATE_KEY', p.privateKey, p.privateKeyFile);
-  if (certificateChainPem === undefined && privateKeyPem === undefined) {
+  if (certificateChainPem === undefined) {
     if (env === 'production') {
       throw new ConfigError(
-        'Refusing to start in production: set PROVENANCE_CERT_CHAIN_FILE and PROVENANCE_PRIVATE_KEY_FILE (the chain and key outputs are signed with), ' +
-          'or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
+        'Refusing to start in production: set PROVENANCE_CERT_CHAIN_FILE (the certificates outputs are signed with; the provider workers also ' +
+          'take PROVENANCE_PRIVATE_KEY_FILE), or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
       );
     }
     return { enabled: true };
   }
-  if (certificateChainPem === undefined || privateKeyPem === undefined) {
-    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together');
-  }
-  const signing: SigningKeySettings = { certificateChainPem, privateKeyPem, ...(p.tsaUrl ? { timestampAuthorityUrl: p.tsaUrl } : {}) };
   let chain: X509Certificate[];
   try {
-    chain = readSigningKey(signing).chain;
+    chain = parseCertificates(certificateChainPem);
+  } catch (err) {
+    throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN: ${err instanceof SignerConfigError ? err.message : `a certificate cannot be read (${(err as Error).message})`}`);
+  }
+  const anchors = pemSetting('PROVENANCE_TRUST_ANCHORS', p.trustAnchors, p.trustAnchorsFile);
+  const trustAnchorsPem = anchors ?? (chain.length > 1 ? chain.slice(1) : chain).map((cert) => cert.toString()).join('');
+  return { enabled: true, certificateChainPem, ...(p.tsaUrl ? { timestampAuthorityUrl: p.tsaUrl } : {}), trustAnchorsPem };
+}
+
+/**
+ * The key and chain outputs are signed with, for a process that signs them (a provider worker): the key from
+ * PROVENANCE_PRIVATE_KEY(_FILE) in `source`, checked against the configured chain. Undefined when provenance is off, or
+ * outside production when neither a chain nor a key is configured; a key without a chain, a chain without a key, or
+ * a key that does not belong to the chain stop the start naming the variables.
+ */
+export function loadSigningKey(config: Pick<Config, 'provenance'>, source: NodeJS.ProcessEnv = process.env): SigningKeySettings | undefined {
+  const { values, problems } = readSettings(SIGNING_KEY_SETTINGS, source);
+  if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+  const { enabled, certificateChainPem, timestampAuthorityUrl } = config.provenance;
+  if (!enabled) return undefined;
+  const privateKeyPem = pemSetting('PROVENANCE_PRIVATE_KEY', values.privateKey, values.privateKeyFile);
+  if (certificateChainPem === undefined && privateKeyPem === undefined) return undefined;
+  if (certificateChainPem === undefined || privateKeyPem === undefined) {
+    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together in a process that signs outputs');
+  }
+  const signing: SigningKeySettings = { certificateChainPem, privateKeyPem, ...(timestampAuthorityUrl ? { timestampAuthorityUrl } : {}) };
+  try {
+    readSigningKey(signing);
   } catch (err) {
     if (!(err instanceof SignerConfigError)) throw err;
     throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN / PROVENANCE_PRIVATE_KEY: ${err.message}`);
   }
-  const anchors = pemSetting('PROVENANCE_TRUST_ANCHORS', p.trustAnchors, p.trustAnchorsFile);
-  const trustAnchorsPem = anchors ?? (chain.length > 1 ? chain.slice(1) : chain).map((cert) => cert.toString()).join('');
-  return { enabled: true, signing, trustAnchorsPem };
+  return signing;
+}
+
+/** The variables that hold the signing key. */
+export const SIGNING_KEY_VARIABLES: readonly string[] = listSettings(SIGNING_KEY_SETTINGS).map(({ setting: s }) => s.variable);
+
+/**
+ * Removes the signing key's variables from `env` (a process's own environment, at its start), so nothing the process
+ * runs later, a library or a child process, can read them; returns the ones that were set. A process that does not
+ * sign calls it because it never needs them; one that signs, once it has read the key.
+ */
+export function dropSigningKeyVariables(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dropped = SIGNING_KEY_VARIABLES.filter((variable) => env[variable] !== undefined);
+  for (const variable of dropped) delete env[variable];
+  return dropped;
 }
 
 /** Settings a production deployment must not leave at a value anyone can read in this repository or MinIO's docs. */
@@ -494,6 +542,12 @@ function productionProblems(s: Settings): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
+  // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
+  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
+  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
+  privateAddresses.forEach(({ variable }, i) => {
+    if (allowed[i] === true) problems.push(`unset ${variable} (private addresses are for development and tests; in production it would let a client's URL reach your own network)`);
+  });
   return problems;
 }
 

@@ -62,7 +62,7 @@ function failure(what, result) {
 }
 
 function migrate(env) {
-  const result = capture(process.execPath, [path.join(REPO_ROOT, FILES.prismaCli), 'migrate', 'deploy'], { cwd: REPO_ROOT, env });
+  const result = capture(process.execPath, [path.join(REPO_ROOT, FILES.prismaCli), 'migrate', 'deploy'], { cwd: REPO_ROOT, env: withoutSigningKey(env) });
   if (result.status !== 0) throw failure('node prisma/cli.js migrate deploy', result);
 }
 
@@ -88,13 +88,13 @@ function lastJsonLine(stdout) {
 
 /** Seeds the catalog; with `dev` also the dev account and key, returned as { accountId, apiKey }. */
 function seed(env, { dev = false, built = false } = {}) {
-  const result = capture(...nodeCommand('seed', dev ? ['--dev'] : [], { built }), { cwd: REPO_ROOT, env });
+  const result = capture(...nodeCommand('seed', dev ? ['--dev'] : [], { built }), { cwd: REPO_ROOT, env: withoutSigningKey(env) });
   if (result.status !== 0) throw failure(`${built ? builtFile(FILES.seed) : FILES.seed}${dev ? ' --dev' : ''}`, result);
   return dev ? lastJsonLine(result.stdout) : undefined;
 }
 
 function listProviders(env, { built = false } = {}) {
-  const result = capture(...nodeCommand('workers', ['--list-providers'], { built }), { cwd: REPO_ROOT, env });
+  const result = capture(...nodeCommand('workers', ['--list-providers'], { built }), { cwd: REPO_ROOT, env: withoutSigningKey(env) });
   if (result.status !== 0) throw failure(`${FILES.workers} --list-providers`, result);
   const ids = lastJsonLine(result.stdout);
   if (!Array.isArray(ids)) throw new Error(`${FILES.workers} --list-providers printed no JSON array:\n${result.stdout}`);
@@ -106,11 +106,20 @@ function service(name, key, args, env, logDir, { built = false, nodeOptions = []
   return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
 }
 
-const apiService = (env, logDir, name = 'api', options = {}) => service(name, 'api', [], env, logDir, { ...options, nodeOptions: API_NODE_OPTIONS });
+/** The variables of the signing key (SIGNING_KEY_SETTINGS in src/config.ts): only the provider workers, which sign, get them. */
+const SIGNING_KEY_VARIABLES = ['PROVENANCE_PRIVATE_KEY', 'PROVENANCE_PRIVATE_KEY_FILE'];
+
+/** `env` without the signing key, for a process that signs nothing. */
+function withoutSigningKey(env) {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SIGNING_KEY_VARIABLES.includes(name)));
+}
+
+const apiService = (env, logDir, name = 'api', options = {}) =>
+  service(name, 'api', [], withoutSigningKey(env), logDir, { ...options, nodeOptions: API_NODE_OPTIONS });
 const workflowWorkerService = (env, logDir, options = {}) =>
-  service('worker:workflows', 'workers', ['--workflows'], env, logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
+  service('worker:workflows', 'workers', ['--workflows'], withoutSigningKey(env), logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
 const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
 /** Serves every self-hosted Cog provider, those an operator imports while the stack runs included. */
 const cogWorkerService = (env, logDir, options = {}) => service('worker:cog', 'workers', ['--cog-providers'], env, logDir, options);
 
-module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };
+module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS, SIGNING_KEY_VARIABLES, withoutSigningKey, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };

@@ -2,7 +2,7 @@ import './instrument';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type Config } from '../config';
+import { dropSigningKeyVariables, loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
 import { admissionGateFor } from '../jobs/admissionGate';
 import { createJobEventHub } from '../jobs/events/hub';
@@ -109,7 +109,12 @@ export async function startApiServer(deps: ApiDeps, port = deps.config.api.port,
 
 async function main() {
   const config = loadConfig();
+  // The API signs nothing: it never reads the signing key, and drops it from its environment if it was given.
+  const droppedKeyVariables = dropSigningKeyVariables();
   const deps = await createApiDeps(config);
+  if (droppedKeyVariables.length > 0) {
+    deps.logger.warn({ variables: droppedKeyVariables }, 'the signing key is set for the API, which signs nothing: ignored; give it to the provider workers only');
+  }
   const api = await startApiServer(deps);
   let stopping = false;
   const shutdown = (signal: string) => {

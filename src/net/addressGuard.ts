@@ -8,6 +8,8 @@ import { networkMatcher, type AllowedNetworks } from './allowedNetworks';
  * where every address the host resolves to must be a public unicast address, and an operator's (Cog servers), where
  * every address must lie in the networks the operator allows. Webhooks take only `https://`. The check runs when the
  * URL is given and again before each connection, which then goes to the checked address (see `pinnedLookup`).
+ * Link-local, metadata, unspecified and multicast addresses are refused whatever a setting says, also when an IPv6
+ * address carries them (`::ffff:169.254.169.254`, NAT64, 6to4: see `embeddedIPv4`).
  */
 
 export type AddressCategory =
@@ -22,9 +24,22 @@ export type AddressCategory =
   | 'reserved'
   | 'metadata';
 
-/** Cloud instance metadata endpoints: refused even when private addresses are allowed. */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', 'fd00:ec2:0:0:0:0:0:254', '100.100.100.200']);
-const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata']);
+/**
+ * Cloud metadata and credential endpoints: refused whatever a setting says, in every spelling and every IPv6 form that
+ * carries them (see `embeddedIPv4`).
+ */
+const METADATA_ADDRESS_LIST = [
+  '169.254.169.254', // instance metadata: AWS, Google Cloud, Azure, Oracle Cloud, DigitalOcean, OpenStack, ...
+  '169.254.170.2', // AWS ECS task metadata and task role credentials
+  '169.254.170.23', // AWS EKS Pod Identity agent
+  '100.100.100.200', // Alibaba Cloud instance metadata
+  '168.63.129.16', // Azure WireServer (a public address, reachable only from inside Azure)
+  '192.0.0.192', // Oracle Cloud Classic instance metadata
+  'fd00:ec2::254', // AWS instance metadata over IPv6
+  'fd00:ec2::23', // AWS EKS Pod Identity agent over IPv6
+  'fd20:ce::254', // Google Cloud metadata over IPv6
+];
+const METADATA_HOSTNAMES = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -52,7 +67,10 @@ export interface AddressGuardOptions {
   resolve?: Resolver;
 }
 
-/** Addresses no allowed network opens: instance metadata lives on link-local, and 0.0.0.0 reaches this very host. */
+/**
+ * Addresses no setting opens, neither `allowPrivate` nor an allowed network: instance metadata and credentials live on
+ * link-local and the metadata addresses, 0.0.0.0 reaches this very host, and multicast is no server.
+ */
 const NEVER_ALLOWED = new Set<AddressCategory>(['link-local', 'metadata', 'unspecified', 'multicast']);
 
 export type UrlCheck =
@@ -117,9 +135,10 @@ export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptio
       if (refusal) return { ok: false, kind: 'blocked_address', reason: `${what} address ${address}${via} ${refusal}` };
       continue;
     }
+    const never = neverReachable(address);
+    if (never) return { ok: false, kind: 'blocked_address', reason: `${what} address ${address}${via} ${never}` };
     const category = classifyAddress(address);
-    if (category === null) continue;
-    if (options.allowPrivate && category !== 'metadata') continue;
+    if (category === null || options.allowPrivate) continue;
     return {
       ok: false,
       kind: 'blocked_address',
@@ -131,18 +150,44 @@ export async function checkOutboundUrl(rawUrl: string, options: OutboundUrlOptio
 
 /** Why an operator-named server's address may not be reached, or null when it may. */
 function allowListRefusal(allowed: AllowedNetworks, hostname: string, address: string): string | null {
-  const category = classifyAddress(withoutIPv4Mapping(address));
-  if (category !== null && NEVER_ALLOWED.has(category)) return `is a ${category} address, which is never reachable`;
+  const never = neverReachable(address);
+  if (never) return never;
   const matcher = networkMatcher(allowed);
   if (matcher.hasHost(hostname) || matcher.hasAddress(address)) return null;
   if (allowed.entries.length === 0) return `is not reachable: ${allowed.setting} is empty; list the networks or host names of your servers in it`;
   return `is not in ${allowed.setting} (${allowed.entries.join(', ')})`;
 }
 
-/** `::ffff:a.b.c.d` (in any spelling) as `a.b.c.d`; any other address as it is. */
-function withoutIPv4Mapping(address: string): string {
-  if (classifyAddress(address) !== 'ipv4-mapped') return address;
-  return embeddedV4(parseIPv6(address), 6).join('.');
+/**
+ * Why no setting lets `address` be reached (`is a link-local address, which is never reachable`), or null: the
+ * address itself, and the IPv4 address an IPv6 one carries, are each checked against NEVER_ALLOWED.
+ */
+function neverReachable(address: string): string | null {
+  const category = classifyAddress(address);
+  if (category !== null && NEVER_ALLOWED.has(category)) return `is a ${category} address, which is never reachable`;
+  const inner = embeddedIPv4(address);
+  const innerCategory = inner === null ? null : classifyAddress(inner);
+  if (innerCategory !== null && NEVER_ALLOWED.has(innerCategory)) return `is a ${innerCategory} address, which is never reachable (it carries ${inner})`;
+  return null;
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, which a connection to it may reach (through the host's own IPv4 stack or a
+ * translator on the way), or null: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`), NAT64 (`64:ff9b::a.b.c.d`, and the local-use `64:ff9b:1::/48` with its address in the
+ * last 32 bits) and 6to4 (`2002:aabb:ccdd::`), in any spelling. An IPv4 address carries none.
+ */
+export function embeddedIPv4(address: string): string | null {
+  if (isIP(address) !== 6) return null;
+  const g = parseIPv6(address);
+  const zeroes = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  const last32 = () => embeddedV4(g, 6).join('.');
+  if (zeroes(0, 5) && g[5] === 0xffff) return last32(); // mapped
+  if (zeroes(0, 4) && g[4] === 0xffff && g[5] === 0) return last32(); // translated
+  if (zeroes(0, 6) && (g[6] !== 0 || g[7] > 1)) return last32(); // compatible, but not :: or ::1
+  if (g[0] === 0x64 && g[1] === 0xff9b && (zeroes(2, 6) || (g[2] === 1 && zeroes(3, 6)))) return last32(); // NAT64
+  if (g[0] === 0x2002) return embeddedV4(g, 1).join('.'); // 6to4
+  return null;
 }
 
 /** The checks that need no DNS: length, URL syntax, `https:` scheme, no credentials. */
@@ -256,6 +301,9 @@ function v6Text(groups: V6): string {
   return groups.map((g) => g.toString(16)).join(':');
 }
 
+/** The metadata addresses as classifyIPv4 and classifyIPv6 look them up: dotted, or eight groups without zeroes. */
+const METADATA_ADDRESSES = new Set(METADATA_ADDRESS_LIST.map((a) => (isIP(a) === 6 ? v6Text(parseIPv6(a)) : a)));
+
 function embeddedV4(groups: V6, at: number): V4 {
   return [groups[at] >> 8, groups[at] & 0xff, groups[at + 1] >> 8, groups[at + 1] & 0xff];
 }
@@ -266,6 +314,7 @@ function classifyIPv6(g: V6): AddressCategory | null {
   if (allZeroUpTo(8)) return 'unspecified';
   if (allZeroUpTo(7) && g[7] === 1) return 'loopback';
   if (allZeroUpTo(5) && g[5] === 0xffff) return 'ipv4-mapped';
+  if (allZeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return 'reserved'; // IPv4-translated
   if (allZeroUpTo(6)) return 'reserved'; // IPv4-compatible (deprecated)
   // NAT64 well-known prefix and 6to4 carry an IPv4 address that could be private.
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {

@@ -10,7 +10,7 @@
 import './instrument';
 import { Command } from 'commander';
 import type { Worker } from '@temporalio/worker';
-import { loadConfig } from '../config';
+import { dropSigningKeyVariables, loadConfig, loadSigningKey } from '../config';
 import { createPrisma } from '../db/prisma';
 import { createLogger, type Logger } from '../logger';
 import { kindOf, kindsRunBy } from '../providers/kinds';
@@ -70,7 +70,14 @@ async function listProviders(): Promise<void> {
 
 async function runWorkers(options: Options): Promise<void> {
   const config = loadConfig();
+  // Only provider workers sign outputs: the key is read where they run, and dropped from every worker's environment.
+  const signs = Boolean(options.provider?.length) || options.cogProviders === true;
+  const signingKey = signs ? loadSigningKey(config) : undefined;
+  const droppedKeyVariables = dropSigningKeyVariables();
   const logger = createLogger('worker', config.logLevel);
+  if (!signs && droppedKeyVariables.length > 0) {
+    logger.warn({ variables: droppedKeyVariables }, 'the signing key is set for a worker that signs nothing: ignored; give it to the provider workers only');
+  }
   const tracing = startTracing(config, 'genmedia-worker');
   const sdkMetricsAddress = `127.0.0.1:${await freeLoopbackPort()}`;
   installTemporalRuntime(logger, { sdkMetricsAddress });
@@ -111,7 +118,7 @@ async function runWorkers(options: Options): Promise<void> {
   }
   const providerWorkers: Worker[] = [];
   const createWorker = async (providerId: string) =>
-    (await import('./providerWorker')).createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing });
+    (await import('./providerWorker')).createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, signingKey });
   for (const providerId of options.provider ?? []) providerWorkers.push(await createWorker(providerId));
   const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');

@@ -19,6 +19,7 @@ import { CLAIM_GENERATOR } from '../provenance/generator';
 import { createMarkingFacts } from '../provenance/markingFacts';
 import { createOutputMarker, type OutputMarker } from '../provenance/outputMarker';
 import { createFileSigner } from '../provenance/signer';
+import type { SigningKeySettings } from '../lib/signingKeys';
 
 export interface ProviderWorkerDeps {
   config: Config;
@@ -37,6 +38,11 @@ export interface ProviderWorkerDeps {
   /** Where the time jobs waited for this provider is counted. */
   metrics?: WorkerMetrics;
   tracing?: Tracing;
+  /**
+   * The key and chain outputs are signed with (loadSigningKey): read by the process that runs provider workers, and by
+   * no other. None: outputs are stored unsigned (provenance off, or no chain outside production).
+   */
+  signingKey?: SigningKeySettings;
 }
 
 /** What a provider runs on: its kind and the adapter that kind builds for it. */
@@ -67,16 +73,15 @@ export function providerWorkerLimits(config: Config, providerId: string) {
   };
 }
 
-/** Signs outputs with the configured chain; none when provenance is off or (outside production) no chain is configured. */
-export function outputMarkerFor(config: Config, prisma: PrismaClient): OutputMarker | undefined {
-  const { signing } = config.provenance;
-  if (!config.provenance.enabled || !signing) return undefined;
-  return createOutputMarker({ signer: createFileSigner(signing), generator: CLAIM_GENERATOR, facts: createMarkingFacts(prisma) });
+/** Signs outputs with the key and chain given; none when there is no key (provenance off, or no chain outside production). */
+export function outputMarkerFor(signingKey: SigningKeySettings | undefined, prisma: PrismaClient): OutputMarker | undefined {
+  if (!signingKey) return undefined;
+  return createOutputMarker({ signer: createFileSigner(signingKey), generator: CLAIM_GENERATOR, facts: createMarkingFacts(prisma) });
 }
 
 function activitiesFor(deps: ProviderWorkerDeps, { kind, adapter }: ProviderRuntime): object {
   const { storage, config } = deps;
-  const marker = outputMarkerFor(config, deps.prisma);
+  const marker = outputMarkerFor(deps.signingKey, deps.prisma);
   return createGenerationActivities({
     jobStore: createJobStore(deps.prisma, deps.metrics ? jobMetricsObserver(deps.metrics) : undefined),
     generations: createGenerationStore(deps.prisma),

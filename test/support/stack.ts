@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, loadSigningKey, type Config } from '../../src/config';
+import type { SigningKeySettings } from '../../src/lib/signingKeys';
 import type { RunningApi } from '../../src/api/server';
 import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
@@ -38,8 +39,13 @@ const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, e
 
 /** Config for a test stack: the harness env, quiet logs, a private jobs queue, fast built-in provider. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
+  return loadConfig(testEnv(overrides));
+}
+
+/** The environment testConfig reads (the signing key's variables among it, which only the provider workers read). */
+export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const stackId = randomUUID();
-  return loadConfig({
+  return {
     ...process.env,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     JOBS_TASK_QUEUE: `jobs-test-${stackId}`,
@@ -51,7 +57,7 @@ export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
     ...overrides,
-  });
+  };
 }
 
 export interface RunningWorker {
@@ -82,8 +88,11 @@ function running(worker: Worker): RunningWorker {
   };
 }
 
-/** Starts workers on demand against `config`; `close()` stops them all and closes the connections. */
-export async function createWorkerStarter(config: Config, tracing?: Tracing): Promise<WorkerStarter> {
+/**
+ * Starts workers on demand against `config`; `close()` stops them all and closes the connections. Provider workers
+ * sign with `signingKey` (loadSigningKey of the stack's environment), as only they do.
+ */
+export async function createWorkerStarter(config: Config, tracing?: Tracing, signingKey?: SigningKeySettings): Promise<WorkerStarter> {
   installTemporalRuntime(createLogger('test-worker', config.logLevel));
   const connections = await openWorkerConnections(config, tracing);
   const { prisma, storage, connection, client } = connections;
@@ -112,7 +121,7 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing): Pr
       return r;
     },
     async startProviderWorker(providerId, options = {}) {
-      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, ...options });
+      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, signingKey, ...options });
       const r = running(worker);
       started.push(r);
       return r;
@@ -151,11 +160,13 @@ export interface TestStackOptions {
  * config whose PUBLIC_BASE_URL is the API's own address, so upload file URLs reach this API.
  */
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
-  const api = await startTestApiWith((url) =>
-    testConfig({ PUBLIC_BASE_URL: url, ...(options.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: url } : {}), ...options.env }),
-  );
+  let env: NodeJS.ProcessEnv = {};
+  const api = await startTestApiWith((url) => {
+    env = testEnv({ PUBLIC_BASE_URL: url, ...(options.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: url } : {}), ...options.env });
+    return loadConfig(env);
+  });
   const config = api.deps.config;
-  const workers = await createWorkerStarter(config, options.tracing);
+  const workers = await createWorkerStarter(config, options.tracing, loadSigningKey(config, env));
   if (options.workflowWorker !== false) await workers.startWorkflowWorker({ webhookCa: options.webhookCa });
   for (const providerId of options.providers ?? []) await workers.startProviderWorker(providerId);
   return {

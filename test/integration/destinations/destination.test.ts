@@ -157,8 +157,11 @@ describe('PUT /v1/account/destination', () => {
       const refused = await put(account, settings({ endpoint }), guardedApi);
       expect([endpoint, refused.status, refused.body.error.code]).toEqual([endpoint, 400, 'DESTINATION_ADDRESS_REFUSED']);
     }
-    const metadata = await put(account, settings({ endpoint: 'http://169.254.169.254' }));
-    expect(metadata.body.error.code).toBe('DESTINATION_ADDRESS_REFUSED');
+    // Where private addresses are allowed, metadata and link-local addresses stay refused, in every IPv6 form too.
+    for (const endpoint of ['http://169.254.169.254', 'http://[::ffff:169.254.169.254]', 'http://169.254.170.2', 'http://[::ffff:169.254.170.2]', 'http://[fd00:ec2::23]', 'http://[64:ff9b::a9fe:a9fe]', 'http://169.254.1.1:9000']) {
+      const metadata = await put(account, settings({ endpoint }));
+      expect([endpoint, metadata.status, metadata.body.error.code]).toEqual([endpoint, 400, 'DESTINATION_ADDRESS_REFUSED']);
+    }
     expect((await request(destinationUrl(), { headers: bearer(account.apiKey) })).status).toBe(404);
   });
 

@@ -103,6 +103,17 @@ describe('POST /v1/jobs/submit errors', () => {
     expect(await charges(account.accountId)).toBe(0);
   });
 
+  it('400 INVALID_INPUT for a webhookUrl at a metadata or link-local address in any form, though this stack allows private receivers', async () => {
+    expect(stack.config.webhooks.allowPrivate).toBe(true);
+    const account = await createTestAccount(stack.prisma);
+    for (const webhookUrl of ['https://[::ffff:169.254.169.254]/hook', 'https://[::ffff:a9fe:aa02]/hook', 'https://169.254.170.2/hook', 'https://[fd00:ec2::23]/hook', 'https://[2002:a9fe:a9fe::]/hook', 'https://169.254.7.7/hook']) {
+      const hook = await post(submitUrl(), account.apiKey, { ...imageJob(), webhookUrl });
+      expect([webhookUrl, hook.status, hook.body.error?.code, hook.body.error?.details?.[0]?.path]).toEqual([webhookUrl, 400, 'INVALID_INPUT', 'webhookUrl']);
+      expect(hook.body.error.details[0].message).toMatch(/(metadata|link-local) address, which is never reachable/);
+    }
+    expect(await charges(account.accountId)).toBe(0);
+  });
+
   it('402 INSUFFICIENT_BALANCE charges nothing and creates no job', async () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 44_999n });
     const res = await post(submitUrl(), account.apiKey, imageJob());

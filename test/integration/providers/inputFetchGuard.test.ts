@@ -1,6 +1,7 @@
 /**
  * Input files given by URL are fetched through the address guard: private, loopback and metadata addresses are
- * refused before any connection, on every redirect hop, with the connection pinned to the checked address; and the
+ * refused before any connection, on every redirect hop (link-local and metadata addresses, in any IPv6 form that
+ * carries them, even where private addresses are allowed), with the connection pinned to the checked address; and the
  * job's error never tells what answered where.
  */
 import http from 'node:http';
@@ -23,6 +24,7 @@ beforeAll(async () => {
     served.push(req.url ?? '');
     if (req.url === '/scene.png') return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     if (req.url === '/to-metadata') return void res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+    if (req.url === '/to-mapped-metadata') return void res.writeHead(302, { location: 'http://[::ffff:169.254.169.254]/latest/meta-data/' }).end();
     if (req.url === '/to-scene') return void res.writeHead(301, { location: '/scene.png' }).end();
     if (req.url === '/loop') return void res.writeHead(302, { location: '/loop' }).end();
     if (req.url === '/page.html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>');
@@ -77,6 +79,29 @@ describe('with private addresses allowed (development and tests)', () => {
     const error = await failureOf(adapter.generate(videoJob(url), ctx));
     expect(error).toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: false, message: `input file ${url} could not be fetched` });
     expect(String((error as { cause?: unknown }).cause)).toMatch(/metadata address/);
+  });
+
+  it.each([
+    'http://[::ffff:169.254.169.254]/latest/meta-data/',
+    'http://[::ffff:a9fe:a9fe]/latest/meta-data/',
+    'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/',
+    'http://169.254.170.2/v2/credentials/role',
+    'http://[::ffff:169.254.170.2]/v2/credentials/role',
+    'http://[fd00:ec2::23]/v1/credentials',
+    'http://[fd00:ec2::254]/latest/meta-data/',
+    'http://169.254.1.1/',
+    'http://[fe80::1]/',
+  ])('still refuses %s, before any connection', async (url) => {
+    const error = await failureOf(adapter.generate(videoJob(url), ctx));
+    expect(error).toMatchObject({ code: 'INPUT_FETCH_FAILED', retryable: false, message: `input file ${url} could not be fetched` });
+    expect(String((error as { cause?: unknown }).cause)).toMatch(/(metadata|link-local) address, which is never reachable/);
+  });
+
+  it('still refuses a redirect to an IPv4-mapped metadata address', async () => {
+    const url = `${base}/to-mapped-metadata`;
+    const error = await failureOf(adapter.generate(videoJob(url), ctx));
+    expect(error).toMatchObject({ code: 'INPUT_FETCH_FAILED', message: `input file ${url} could not be fetched` });
+    expect(String((error as { cause?: unknown }).cause)).toMatch(/::ffff:a9fe:a9fe is a metadata address, which is never reachable \(it carries 169\.254\.169\.254\)/);
   });
 
   it('follows an allowed redirect, and gives the same message whatever the failure', async () => {

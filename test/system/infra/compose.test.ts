@@ -213,6 +213,23 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(fs.readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8')).toMatch(/^ENV NODE_ENV=production$/m);
   });
 
+  it('gives the signing key to the provider workers alone, which sign, and its chain to every application service', () => {
+    const signing = { PROVENANCE_CERT_CHAIN: 'chain-pem-for-the-compose-test', PROVENANCE_PRIVATE_KEY: 'key-pem-for-the-compose-test' };
+    const withKey = composeConfig({ ...process.env, ...secrets, ...signing });
+    expect(withKey.status, withKey.stderr).toBe(0);
+    const { services } = JSON.parse(withKey.stdout) as ComposeConfig;
+    const application = Object.entries(services).filter(([, s]) => s.build !== undefined);
+    for (const [name, service] of application) expect(service.environment?.PROVENANCE_CERT_CHAIN, name).toBe(signing.PROVENANCE_CERT_CHAIN);
+    const signers = application.filter(([, s]) => (s.command ?? []).some((arg) => arg === '--provider' || arg === '--cog-providers')).map(([name]) => name);
+    expect(signers).toEqual(expect.arrayContaining(['worker-pixelforge', 'worker-cog', 'worker-replicate']));
+    const holders = Object.entries(services)
+      .filter(([, s]) => JSON.stringify(s).includes(signing.PROVENANCE_PRIVATE_KEY))
+      .map(([name]) => name);
+    expect(holders.sort()).toEqual(signers.sort());
+    for (const name of signers) expect(services[name].environment?.PROVENANCE_PRIVATE_KEY, name).toBe(signing.PROVENANCE_PRIVATE_KEY);
+    for (const name of ['api', 'worker-workflows', 'migrate']) expect(Object.keys(services[name].environment ?? {}), name).not.toContain('PROVENANCE_PRIVATE_KEY');
+  });
+
   it('has a replicated worker service for every active provider in the catalog', () => {
     const { services } = config();
     for (const id of activeProviderIds()) {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, SETTINGS } from '../../../src/config';
+import { REPO_ROOT, SETTINGS, SIGNING_KEY_SETTINGS } from '../../../src/config';
 import { listSettings, type Setting } from '../../../src/lib/envSettings';
 
 /** Variables the table documents that the scripts read, not src/config.ts: each with the file that reads it. */
@@ -30,7 +30,8 @@ function configurationTable(): Row[] {
     });
 }
 
-const declared = new Map(listSettings(SETTINGS).map(({ setting }) => [setting.variable, setting]));
+// The signing key is declared apart, for the processes that sign (src/config.ts loadSigningKey).
+const declared = new Map([...listSettings(SETTINGS), ...listSettings(SIGNING_KEY_SETTINGS)].map(({ setting }) => [setting.variable, setting]));
 const rows = configurationTable();
 
 /** What the setting holds when its variable is `raw`; undefined when `raw` is refused. */

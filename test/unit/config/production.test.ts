@@ -17,8 +17,22 @@ describe('NODE_ENV=production', () => {
   });
 
   it('takes only https: destination endpoints; development and test also plain http: for private ones', () => {
-    expect(loadConfig({ NODE_ENV: 'production', ...SAFE, DESTINATION_ALLOW_PRIVATE: '1' }).destinations.allowPlainHttp).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', ...SAFE }).destinations.allowPlainHttp).toBe(false);
     expect(loadConfig({ NODE_ENV: 'development' }).destinations.allowPlainHttp).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test' }).destinations.allowPlainHttp).toBe(true);
+  });
+
+  it.each(['WEBHOOK_ALLOW_PRIVATE', 'INPUT_FETCH_ALLOW_PRIVATE', 'DESTINATION_ALLOW_PRIVATE'])('refuses %s, naming it', (variable) => {
+    for (const on of ['1', 'true']) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, [variable]: on })).toThrow(
+        new RegExp(`^Refusing to start in production: unset ${variable} \\(private addresses are for development and tests`),
+      );
+    }
+    expect(loadConfig({ NODE_ENV: 'production', ...SAFE, [variable]: '0' }).env).toBe('production');
+  });
+
+  it('allows no private address to any surface', () => {
+    const config = loadConfig({ NODE_ENV: 'production', ...SAFE });
+    expect([config.webhooks.allowPrivate, config.providers.inputFetchAllowPrivate, config.destinations.allowPrivate]).toEqual([false, false, false]);
   });
 });

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config';
+import { dropSigningKeyVariables, loadConfig, loadSigningKey, SETTINGS } from '../../../src/config';
+import { listSettings } from '../../../src/lib/envSettings';
 
 // scripts/ is plain CommonJS so that it runs before node_modules exist.
 const { createChain, devProvenanceEnv } = require('../../../scripts/lib/provenanceChain') as {
@@ -31,28 +32,73 @@ describe('provenance settings', () => {
   });
 
   it('reads the chain and key from files, and takes the chain\'s CA as the trust anchor', () => {
-    const config = loadConfig({ NODE_ENV: 'production', ...SAFE, PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile });
+    const env = { NODE_ENV: 'production', ...SAFE, PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile };
+    const config = loadConfig(env);
 
-    expect(config.provenance.signing?.certificateChainPem).toBe(fs.readFileSync(chain.chainFile, 'utf8'));
+    expect(config.provenance.certificateChainPem).toBe(fs.readFileSync(chain.chainFile, 'utf8'));
     expect(config.provenance.trustAnchorsPem?.trim()).toBe(fs.readFileSync(chain.rootFile, 'utf8').trim());
+    expect(loadSigningKey(config, env)).toEqual({ certificateChainPem: fs.readFileSync(chain.chainFile, 'utf8'), privateKeyPem: fs.readFileSync(chain.keyFile, 'utf8') });
   });
 
   it('reads PEM text from variables, with \\n for line breaks, and a time-stamp authority', () => {
     const oneLine = (file: string) => fs.readFileSync(file, 'utf8').replace(/\n/g, '\\n');
-    const config = loadConfig({ PROVENANCE_CERT_CHAIN: oneLine(chain.chainFile), PROVENANCE_PRIVATE_KEY: oneLine(chain.keyFile), PROVENANCE_TSA_URL: 'http://timestamp.example/tsa' });
+    const env = { PROVENANCE_CERT_CHAIN: oneLine(chain.chainFile), PROVENANCE_PRIVATE_KEY: oneLine(chain.keyFile), PROVENANCE_TSA_URL: 'http://timestamp.example/tsa' };
 
-    expect(config.provenance.signing).toMatchObject({ timestampAuthorityUrl: 'http://timestamp.example/tsa', certificateChainPem: fs.readFileSync(chain.chainFile, 'utf8') });
+    expect(loadSigningKey(loadConfig(env), env)).toMatchObject({
+      timestampAuthorityUrl: 'http://timestamp.example/tsa',
+      certificateChainPem: fs.readFileSync(chain.chainFile, 'utf8'),
+      privateKeyPem: fs.readFileSync(chain.keyFile, 'utf8'),
+    });
   });
 
   it('names the variable of a key that does not match the chain, a missing file, or half a pair', () => {
     const other = createChain(path.join(dir, 'other'));
-    expect(() => loadConfig({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: other.keyFile })).toThrow(/PROVENANCE_PRIVATE_KEY.*does not belong/);
-    expect(() => loadConfig({ PROVENANCE_CERT_CHAIN_FILE: path.join(dir, 'missing.pem'), PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile })).toThrow(/PROVENANCE_CERT_CHAIN_FILE: cannot read/);
-    expect(() => loadConfig({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile })).toThrow(/go together/);
+    const signingKey = (env: NodeJS.ProcessEnv) => loadSigningKey(loadConfig(env), env);
+    expect(() => signingKey({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: other.keyFile })).toThrow(/PROVENANCE_PRIVATE_KEY.*does not belong/);
+    expect(() => signingKey({ PROVENANCE_CERT_CHAIN_FILE: path.join(dir, 'missing.pem'), PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile })).toThrow(/PROVENANCE_CERT_CHAIN_FILE: cannot read/);
+    expect(() => signingKey({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'missing.key') })).toThrow(/PROVENANCE_PRIVATE_KEY_FILE: cannot read/);
+    expect(() => signingKey({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile })).toThrow(/go together in a process that signs outputs/);
+    expect(() => signingKey({ PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile })).toThrow(/go together/);
+    expect(() => loadConfig({ PROVENANCE_CERT_CHAIN: 'not a certificate' })).toThrow(/PROVENANCE_CERT_CHAIN: the certificate chain holds no PEM certificate/);
   });
 
-  it('signs nothing outside production when no chain is configured', () => {
+  it('signs nothing outside production when no chain is configured, nor anything when provenance is off', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).provenance).toEqual({ enabled: true });
+    expect(loadSigningKey(loadConfig({ NODE_ENV: 'development' }), {})).toBeUndefined();
+    const off = { PROVENANCE_ENABLED: 'false', PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile };
+    expect(loadSigningKey(loadConfig(off), off)).toBeUndefined();
+  });
+});
+
+describe('the signing key', () => {
+  const keyPem = () => fs.readFileSync(chain.keyFile, 'utf8');
+
+  it('is no setting of the configuration every process loads: the API and the workflow worker never read it', () => {
+    const variables = listSettings(SETTINGS).map(({ setting }) => setting.variable);
+    expect(variables).toEqual(expect.arrayContaining(['PROVENANCE_CERT_CHAIN', 'PROVENANCE_CERT_CHAIN_FILE', 'PROVENANCE_TRUST_ANCHORS']));
+    expect(variables.filter((variable) => variable.startsWith('PROVENANCE_PRIVATE_KEY'))).toEqual([]);
+
+    for (const key of [{ PROVENANCE_PRIVATE_KEY_FILE: chain.keyFile }, { PROVENANCE_PRIVATE_KEY: keyPem().replace(/\n/g, '\\n') }]) {
+      const config = loadConfig({ NODE_ENV: 'production', ...SAFE, PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, ...key });
+      const held = JSON.stringify(config);
+      expect(held).not.toContain('PRIVATE KEY');
+      expect(held).not.toContain(chain.keyFile);
+      expect(held).not.toContain(keyPem().split('\n')[1]);
+    }
+  });
+
+  it('is not even looked at by the configuration: a key file that cannot be read or a key that is no key start the API and the workflow worker', () => {
+    for (const key of [{ PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'missing.key') }, { PROVENANCE_PRIVATE_KEY: 'not a key' }]) {
+      const config = loadConfig({ NODE_ENV: 'production', ...SAFE, PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, ...key });
+      expect(config.provenance).toMatchObject({ enabled: true, certificateChainPem: fs.readFileSync(chain.chainFile, 'utf8') });
+    }
+  });
+
+  it('is dropped from a process environment, which then holds none of its variables', () => {
+    const env: NodeJS.ProcessEnv = { PROVENANCE_PRIVATE_KEY: 'pem', PROVENANCE_PRIVATE_KEY_FILE: '/run/secrets/key', PROVENANCE_CERT_CHAIN_FILE: chain.chainFile };
+    expect(dropSigningKeyVariables(env)).toEqual(['PROVENANCE_PRIVATE_KEY', 'PROVENANCE_PRIVATE_KEY_FILE']);
+    expect(env).toEqual({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile });
+    expect(dropSigningKeyVariables(env)).toEqual([]);
   });
 });
 
@@ -65,7 +111,7 @@ describe('the development chain', () => {
     expect(env.PROVENANCE_CERT_CHAIN_FILE).toBe(path.join(dataDir, 'provenance', 'chain.pem'));
     expect((fs.statSync(env.PROVENANCE_PRIVATE_KEY_FILE).mode & 0o777).toString(8)).toBe('600');
     expect(fs.readFileSync(devProvenanceEnv(dataDir, {}).PROVENANCE_CERT_CHAIN_FILE, 'utf8')).toBe(first);
-    expect(loadConfig({ ...env }).provenance.signing?.certificateChainPem).toBe(first);
+    expect(loadSigningKey(loadConfig({ ...env }), env)?.certificateChainPem).toBe(first);
   });
 
   it('is left alone when the environment brings a chain or turns provenance off', () => {

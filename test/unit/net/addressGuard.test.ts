@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  checkOutboundUrl,
   checkWebhookUrl,
+  embeddedIPv4,
   checkWebhookUrlSyntax,
   classifyAddress,
   pinnedLookup,
@@ -42,6 +44,12 @@ describe('classifyAddress', () => {
     ['fc00::1', 'unique-local'],
     ['fd12:3456::1', 'unique-local'],
     ['fd00:ec2::254', 'metadata'],
+    ['fd00:ec2::23', 'metadata'],
+    ['fd20:ce::254', 'metadata'],
+    ['169.254.170.2', 'metadata'],
+    ['169.254.170.23', 'metadata'],
+    ['168.63.129.16', 'metadata'],
+    ['192.0.0.192', 'metadata'],
     ['::ffff:127.0.0.1', 'ipv4-mapped'],
     ['::ffff:8.8.8.8', 'ipv4-mapped'],
     ['::ffff:7f00:1', 'ipv4-mapped'],
@@ -59,6 +67,92 @@ describe('classifyAddress', () => {
     '%s is public',
     (address) => {
       expect(classifyAddress(address)).toBeNull();
+    },
+  );
+});
+
+describe('embeddedIPv4', () => {
+  it.each([
+    ['::ffff:169.254.169.254', '169.254.169.254'],
+    ['::ffff:a9fe:a9fe', '169.254.169.254'],
+    ['0:0:0:0:0:ffff:a9fe:a9fe', '169.254.169.254'],
+    ['::ffff:0:a9fe:aa02', '169.254.170.2'],
+    ['::169.254.169.254', '169.254.169.254'],
+    ['64:ff9b::a9fe:a9fe', '169.254.169.254'],
+    ['64:ff9b:1::a9fe:aa02', '169.254.170.2'],
+    ['2002:a9fe:a9fe::1', '169.254.169.254'],
+  ])('finds the IPv4 address in %s', (address, v4) => {
+    expect(embeddedIPv4(address)).toBe(v4);
+  });
+
+  it.each(['::', '::1', '2606:4700:4700::1111', 'fd00:ec2::254', '8.8.8.8'])('finds none in %s', (address) => {
+    expect(embeddedIPv4(address)).toBeNull();
+  });
+});
+
+describe('addresses never reachable, whatever allowPrivate says', () => {
+  const resolve = fakeDns({
+    'mapped.example.com': ['::ffff:169.254.169.254'],
+    'ecs.example.com': ['169.254.170.2'],
+    'v4v6.example.com': ['93.184.216.34', 'fd00:ec2::23'],
+  });
+  it.each([
+    // Cloud metadata and credential endpoints, in each IPv4-in-IPv6 form.
+    ['http://169.254.169.254/latest/meta-data/', 'metadata'],
+    ['http://[::ffff:169.254.169.254]/', 'metadata'],
+    ['http://[::ffff:a9fe:a9fe]/', 'metadata'],
+    ['http://[0:0:0:0:0:ffff:a9fe:a9fe]/', 'metadata'],
+    ['http://[::ffff:0:a9fe:a9fe]/', 'metadata'],
+    ['http://[::a9fe:a9fe]/', 'metadata'],
+    ['http://[64:ff9b::a9fe:a9fe]/', 'metadata'],
+    ['http://[64:ff9b:1::a9fe:a9fe]/', 'metadata'],
+    ['http://[2002:a9fe:a9fe::]/', 'metadata'],
+    ['http://169.254.170.2/v2/credentials/x', 'metadata'],
+    ['http://[::ffff:169.254.170.2]/v2/credentials/x', 'metadata'],
+    ['http://169.254.170.23/v1/credentials', 'metadata'],
+    ['http://[fd00:ec2::254]/latest/meta-data/', 'metadata'],
+    ['http://[fd00:ec2::23]/v1/credentials', 'metadata'],
+    ['http://[fd20:ce::254]/computeMetadata/v1/', 'metadata'],
+    ['http://100.100.100.200/latest/meta-data/', 'metadata'],
+    ['http://[::ffff:100.100.100.200]/', 'metadata'],
+    ['http://168.63.129.16/machine', 'metadata'],
+    ['http://metadata.google.internal/computeMetadata/v1/', 'metadata'],
+    ['http://instance-data/latest/meta-data/', 'metadata'],
+    ['http://mapped.example.com/', 'metadata'],
+    ['http://ecs.example.com/', 'metadata'],
+    ['http://v4v6.example.com/', 'metadata'],
+    // The rest of link-local, in each form.
+    ['http://169.254.1.1/', 'link-local'],
+    ['http://[::ffff:169.254.1.1]/', 'link-local'],
+    ['http://[64:ff9b::a9fe:101]/', 'link-local'],
+    ['http://[2002:a9fe:101::]/', 'link-local'],
+    ['http://[fe80::1]/', 'link-local'],
+    ['http://[febf::1]/', 'link-local'],
+    // Multicast and the unspecified address.
+    ['http://224.0.0.1/', 'multicast'],
+    ['http://[::ffff:224.0.0.1]/', 'multicast'],
+    ['http://0.0.0.0/', 'unspecified'],
+    ['http://[::ffff:0.0.0.0]/', 'unspecified'],
+  ])('refuses %s (%s) with allowPrivate on and off', async (url, category) => {
+    for (const allowPrivate of [true, false]) {
+      const result = await checkOutboundUrl(url, { allowPrivate, resolve, schemes: ['http:', 'https:'], what: 'input file' });
+      expect(result.ok, `${url} allowPrivate=${allowPrivate}`).toBe(false);
+      if (!result.ok) expect(result.reason).toMatch(new RegExp(`${category}`));
+    }
+  });
+
+  it('names the IPv4 address inside an IPv6 one, and says no setting lifts the refusal', async () => {
+    const result = await checkWebhookUrl('https://[::ffff:169.254.169.254]/', { allowPrivate: true, resolve });
+    expect(result).toMatchObject({ ok: false, kind: 'blocked_address' });
+    if (!result.ok) expect(result.reason).toBe('webhook address ::ffff:a9fe:a9fe is a metadata address, which is never reachable (it carries 169.254.169.254)');
+  });
+
+  it.each(['http://[::ffff:127.0.0.1]/', 'http://[::ffff:10.0.0.1]/', 'http://[64:ff9b::a00:1]/', 'http://[2002:c0a8:101::]/', 'http://[fd12::1]/', 'http://100.64.0.1/'])(
+    'allows %s only with allowPrivate',
+    async (url) => {
+      const check = (allowPrivate: boolean) => checkOutboundUrl(url, { allowPrivate, resolve, schemes: ['http:'], what: 'input file' });
+      expect((await check(true)).ok).toBe(true);
+      expect((await check(false)).ok).toBe(false);
     },
   );
 });
