@@ -59,12 +59,15 @@ registry.registerPath({
   operationId: 'estimateBatch',
   tags: ['Batches'],
   summary: 'Estimate the cost of a batch',
-  description: 'Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. Scope: `check_status`.',
+  description:
+    'Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. At most 10 ' +
+    'estimates a minute and 1,000 a day per account. Scope: `check_status`.',
   security,
   request: { body: { required: true, content: { 'application/json': { schema: CreateBatchRequestSchema } } } },
   responses: {
     200: { description: 'The estimate', content: { 'application/json': { schema: BatchEstimateSchema } } },
     ...errorResponses(400, 401, 403, 404, 408, 413),
+    429: { ...errorResponse(429, "RATE_LIMIT_EXCEEDED: the account's estimates for this minute or day are used up"), headers: { 'Retry-After': responseHeaders.retryAfter } },
   },
 });
 
