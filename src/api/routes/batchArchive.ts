@@ -18,14 +18,22 @@ import type { Storage } from '../../storage/storage';
  * What may not stand in an entry's name: C0 controls, DEL and C1 controls, path separators, the drive colon (`C:x`
  * is an absolute path to yazl and to Windows), and the characters Windows refuses in a file name.
  */
-const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f-\u009f/\\:<>"|?*]/gu;
+const UNSAFE_CHARACTERS = new Set('/\\:<>"|?*');
+
+function unsafeInName(c: string): boolean {
+  const code = c.codePointAt(0)!;
+  return code < 0x20 || (code >= 0x7f && code <= 0x9f) || UNSAFE_CHARACTERS.has(c);
+}
 
 /**
  * A customId as a file name of the archive's root: every unsafe character becomes `_`, and so do leading dots (no
  * `..`, no hidden file), so no entry leaves the root and the zip library never refuses one.
  */
 export function archiveName(customId: string, index: number, count: number, contentType: string): string {
-  const safe = customId.replace(UNSAFE_IN_NAME, '_').replace(/^\.+/, (dots) => '_'.repeat(dots.length));
+  const safe = [...customId]
+    .map((c) => (unsafeInName(c) ? '_' : c))
+    .join('')
+    .replace(/^\.+/, (dots) => '_'.repeat(dots.length));
   const ext = extensionFor(contentType);
   return `${safe}${count > 1 ? `-${index + 1}` : ''}${ext ? `.${ext}` : ''}`;
 }
