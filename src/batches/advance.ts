@@ -219,7 +219,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   let starting: Promise<void> = Promise.resolve();
   try {
     for (let start = 0; start < toAdmit.length; start += ADMISSION_CHUNK) {
-      const { charged, waiting, refused } = await chargeChunk(deps, batch, caller.account.maxConcurrentJobs, toAdmit.slice(start, start + ADMISSION_CHUNK));
+      const { charged, waiting, refused } = await chargeChunk(deps, batch, toAdmit.slice(start, start + ADMISSION_CHUNK));
       if (refused) {
         // Revoked or suspended during the round: what earlier chunks charged runs, nothing more is charged.
         await failQueued(deps.prisma, batch.id, refused);
@@ -250,16 +250,15 @@ type Charged = Planned & { input: JobWorkflowInput };
 async function chargeChunk(
   deps: BatchRoundDeps,
   batch: { id: string; accountId: string; apiKeyId: string | null },
-  maxConcurrentJobs: number,
   chunk: Planned[],
 ): Promise<{ charged: Charged[]; waiting: boolean; refused?: Refusal }> {
   const inputs = chunk.map(({ planned }) => admissionInput(deps, planned.workflowInput));
   // Under the account's lock, before the first charge: the key and the account as they stand now, and the share
   // counted over all the account's batches, so two rounds at once cannot both take the last free slots.
-  const admitAtMost = async (tx: Pick<PrismaClient, '$queryRaw'>) => {
+  const admitAtMost = async (tx: Pick<PrismaClient, '$queryRaw'>, account: { maxConcurrentJobs: number }) => {
     const refusal = await refusalUnderLock(tx, batch);
     if (refusal) throw new StandingRefused(refusal);
-    return batchShare(deps, maxConcurrentJobs) - (await batchJobsInFlight(tx, batch.accountId));
+    return batchShare(deps, account.maxConcurrentJobs) - (await batchJobsInFlight(tx, batch.accountId));
   };
   let answered: OrderedAdmission[];
   try {

@@ -92,7 +92,7 @@ export interface AdmitInOrderOptions {
    * (those after are not answered, as when the account's concurrent jobs stop them). It may throw to admit none: the
    * transaction then rolls back and the error is the caller's.
    */
-  admitAtMost?(tx: Tx): Promise<number>;
+  admitAtMost?(tx: Tx, account: { maxConcurrentJobs: number }): Promise<number>;
 }
 
 export interface JobStore {
@@ -268,7 +268,7 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
       const outcomes = await prisma.$transaction(async (tx) => {
         const account = await lockJobAccount(tx, accountId);
         const decided: OrderedAdmission[] = [];
-        let room = options?.admitAtMost ? await options.admitAtMost(tx) : Number.POSITIVE_INFINITY;
+        let room = options?.admitAtMost ? await options.admitAtMost(tx, account) : Number.POSITIVE_INFINITY;
         // Counted once under the lock, then kept: each admission adds one.
         let active: number | undefined;
         for (const input of inputs) {
