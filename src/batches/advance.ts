@@ -4,7 +4,7 @@
  * batch's cost cap, and settle the batch once every item is final. Every step is idempotent: a round retried after a
  * crash finds what the crashed one did (an item's job id is derived from its line).
  */
-import type { BatchItem, PrismaClient } from '@prisma/client';
+import type { BatchItem, Prisma, PrismaClient } from '@prisma/client';
 import type { Logger } from '../logger';
 import type { BatchRound } from '../contracts/workflows/batch';
 import { IN_FLIGHT_JOB_STATUSES, type JobStore, type OrderedAdmission } from '../jobs/store';
@@ -69,13 +69,26 @@ async function stopBatch(deps: BatchRoundDeps, batch: { id: string; accountId: s
   }
 }
 
-/** How many more of the account's batch items may run now: its share of the account's concurrent jobs, less those running. */
-async function freeBatchSlots(deps: BatchRoundDeps, account: { id: string; maxConcurrentJobs: number }): Promise<number> {
-  const share = Math.max(1, Math.floor(account.maxConcurrentJobs * deps.config.batches.concurrencyShare));
-  const [row] = await deps.prisma.$queryRaw<{ n: number }[]>`
+/** The most of the account's batch items in flight at once: its share of the account's concurrent jobs. */
+function batchShare(deps: BatchRoundDeps, maxConcurrentJobs: number): number {
+  return Math.max(1, Math.floor(maxConcurrentJobs * deps.config.batches.concurrencyShare));
+}
+
+/** The account's batch items in flight, all its batches together. */
+async function batchJobsInFlight(db: Pick<PrismaClient, '$queryRaw'>, accountId: string): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::int AS n FROM jobs
-     WHERE account_id = ${account.id} AND batch_id IS NOT NULL AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])`;
-  return Math.max(0, Math.min(share - (row?.n ?? 0), deps.config.batches.admitPerRound));
+     WHERE account_id = ${accountId} AND batch_id IS NOT NULL AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[])`;
+  return row?.n ?? 0;
+}
+
+/**
+ * How many of the batch's queued items this round plans: the account's free share as it stands now, at most a
+ * round's worth. Only a bound on the planning: the charge counts the share again under the account's lock.
+ */
+async function freeBatchSlots(deps: BatchRoundDeps, account: { id: string; maxConcurrentJobs: number }): Promise<number> {
+  const free = batchShare(deps, account.maxConcurrentJobs) - (await batchJobsInFlight(deps.prisma, account.id));
+  return Math.max(0, Math.min(free, deps.config.batches.admitPerRound));
 }
 
 async function loadCaller(prisma: PrismaClient, accountId: string, apiKeyId: string | null): Promise<Caller> {
@@ -87,14 +100,44 @@ async function loadCaller(prisma: PrismaClient, accountId: string, apiKeyId: str
   return { account, apiKey };
 }
 
-/** Why a request of the batch's key would be refused now: the key revoked or expired, or the account suspended. */
-function callerRefusal(caller: Caller, now: number): { code: string; message: string } | null {
-  if (caller.account.suspendedAt) return { code: 'ACCOUNT_SUSPENDED', message: 'The account was suspended before the item was admitted' };
-  const { revokedAt, expiresAt } = caller.apiKey;
-  if (revokedAt || (expiresAt && expiresAt.getTime() <= now)) {
+type Refusal = { code: string; message: string };
+
+/** Why a request of the batch's key would be refused now: the key gone, revoked or expired, or the account suspended. */
+function standingRefusal(standing: { suspendedAt: Date | null; keyFound: boolean; revokedAt: Date | null; expiresAt: Date | null }, now: number): Refusal | null {
+  if (standing.suspendedAt) return { code: 'ACCOUNT_SUSPENDED', message: 'The account was suspended before the item was admitted' };
+  const { revokedAt, expiresAt } = standing;
+  if (!standing.keyFound || revokedAt || (expiresAt && expiresAt.getTime() <= now)) {
     return { code: 'UNAUTHORIZED', message: 'The API key that submitted the batch was revoked or expired before the item was admitted' };
   }
   return null;
+}
+
+function callerRefusal(caller: Caller, now: number): Refusal | null {
+  return standingRefusal({ suspendedAt: caller.account.suspendedAt, keyFound: true, revokedAt: caller.apiKey.revokedAt, expiresAt: caller.apiKey.expiresAt }, now);
+}
+
+/** The key's and the account's standing as committed now, read in the charge's transaction (under the account's lock). */
+async function refusalUnderLock(tx: Pick<PrismaClient, '$queryRaw'>, batch: { accountId: string; apiKeyId: string | null }): Promise<Refusal | null> {
+  const [row] = await tx.$queryRaw<{ suspended_at: Date | null; key_id: string | null; revoked_at: Date | null; expires_at: Date | null; now: Date }[]>`
+    SELECT a.suspended_at, k.id AS key_id, k.revoked_at, k.expires_at, now() AS now
+      FROM accounts a LEFT JOIN api_keys k ON k.id = ${batch.apiKeyId} AND k.account_id = a.id
+     WHERE a.id = ${batch.accountId}`;
+  if (!row) return { code: 'UNAUTHORIZED', message: 'The account of the batch no longer exists' };
+  return standingRefusal({ suspendedAt: row.suspended_at, keyFound: row.key_id !== null, revokedAt: row.revoked_at, expiresAt: row.expires_at }, row.now.getTime());
+}
+
+/** Thrown in a charge's transaction when the batch's key or account may no longer admit: nothing of it commits. */
+class StandingRefused extends Error {
+  constructor(readonly refusal: Refusal) {
+    super(refusal.message);
+  }
+}
+
+/** As a request with that key would be refused now: the batch's queued items not yet charged fail, never charged. */
+async function failQueued(prisma: PrismaClient, batchId: string, refusal: Refusal): Promise<void> {
+  await prisma.$executeRaw`
+    UPDATE batch_items SET status = 'failed', error_code = ${refusal.code}, error_message = ${refusal.message}, updated_at = now()
+     WHERE batch_id = ${batchId} AND status = 'queued' AND job_id IS NULL`;
 }
 
 async function nextQueued(prisma: PrismaClient, batchId: string, limit: number): Promise<QueuedItem[]> {
@@ -145,10 +188,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId);
   const refusal = callerRefusal(caller, deps.now());
   if (refusal) {
-    // As a request with that key would be refused now: nothing more is admitted, and nothing more charged.
-    await deps.prisma.$executeRaw`
-      UPDATE batch_items SET status = 'failed', error_code = ${refusal.code}, error_message = ${refusal.message}, updated_at = now()
-       WHERE batch_id = ${batch.id} AND status = 'queued'`;
+    await failQueued(deps.prisma, batch.id, refusal);
     return 0;
   }
   const slots = await freeBatchSlots(deps, caller.account);
@@ -180,7 +220,12 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   let starting: Promise<void> = Promise.resolve();
   try {
     for (let start = 0; start < toAdmit.length; start += ADMISSION_CHUNK) {
-      const { charged, waiting } = await chargeChunk(deps, batch, toAdmit.slice(start, start + ADMISSION_CHUNK));
+      const { charged, waiting, refused } = await chargeChunk(deps, batch, toAdmit.slice(start, start + ADMISSION_CHUNK));
+      if (refused) {
+        // Revoked or suspended during the round: what earlier chunks charged runs, nothing more is charged.
+        await failQueued(deps.prisma, batch.id, refused);
+        break;
+      }
       await starting;
       starting = startCharged(deps, batch.id, charged);
       // Awaited below; handled now, so a failure while the next chunk is charged is not an unhandled rejection.
@@ -203,9 +248,30 @@ type Charged = Planned & { input: JobWorkflowInput };
  * `queued` until its workflow starts) and fails the refused. `waiting`: the account's concurrent jobs stopped it before
  * its end. A crash before `startCharged` leaves items tied to charged jobs whose workflows `resumeAdmissions` starts.
  */
-async function chargeChunk(deps: BatchRoundDeps, batch: { id: string; accountId: string }, chunk: Planned[]): Promise<{ charged: Charged[]; waiting: boolean }> {
+async function chargeChunk(
+  deps: BatchRoundDeps,
+  batch: { id: string; accountId: string; apiKeyId: string | null },
+  chunk: Planned[],
+): Promise<{ charged: Charged[]; waiting: boolean; refused?: Refusal }> {
   const inputs = chunk.map(({ planned }) => admissionInput(deps, planned.workflowInput));
-  const answered = await deps.admitInOrder(batch.accountId, inputs, async (tx, admissions) => {
+  // Under the account's lock, before the first charge: the key and the account as they stand now, and the share
+  // counted over all the account's batches, so two rounds at once cannot both take the last free slots.
+  const admitAtMost = async (tx: Pick<PrismaClient, '$queryRaw'>, account: { maxConcurrentJobs: number }) => {
+    const refusal = await refusalUnderLock(tx, batch);
+    if (refusal) throw new StandingRefused(refusal);
+    return batchShare(deps, account.maxConcurrentJobs) - (await batchJobsInFlight(tx, batch.accountId));
+  };
+  let answered: OrderedAdmission[];
+  try {
+    answered = await deps.admitInOrder(batch.accountId, inputs, recordAdmissions, { admitAtMost });
+  } catch (err) {
+    if (err instanceof StandingRefused) return { charged: [], waiting: true, refused: err.refusal };
+    throw err;
+  }
+  const charged = answered.flatMap((a) => (a.outcome === 'admitted' ? [{ ...itemOf(chunk, a.input), input: a.input }] : []));
+  return { charged, waiting: answered.length < chunk.length };
+
+  async function recordAdmissions(tx: Prisma.TransactionClient, admissions: OrderedAdmission[]) {
     const admitted = admissions.filter((a): a is Extract<OrderedAdmission, { outcome: 'admitted' }> => a.outcome === 'admitted');
     await tx.$executeRaw`
       UPDATE batch_items i SET job_id = v.job_id, updated_at = now()
@@ -217,9 +283,7 @@ async function chargeChunk(deps: BatchRoundDeps, batch: { id: string; accountId:
       if (!CLIENT_REFUSALS.includes(refused.code)) throw new Error(`admission of job ${refused.input.jobId} refused: ${refused.code} ${refused.message}`);
       await recordRefusal(tx, itemOf(chunk, refused.input).item, 'failed', refused.code, refused.message);
     }
-  });
-  const charged = answered.flatMap((a) => (a.outcome === 'admitted' ? [{ ...itemOf(chunk, a.input), input: a.input }] : []));
-  return { charged, waiting: answered.length < chunk.length };
+  }
 }
 
 /** Starts the workflows of charged items' jobs, then marks the items running. */
@@ -254,7 +318,23 @@ async function startJobs(deps: BatchRoundDeps, jobs: { input: JobWorkflowInput; 
 async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null }): Promise<number> {
   const tied = await deps.prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'queued', jobId: { not: null } }, orderBy: { line: 'asc' } });
   if (tied.length === 0) return 0;
-  const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId);
+  const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId).catch((err: unknown) => {
+    if (err instanceof ApiError) return null;
+    throw err;
+  });
+  const refusal = caller ? callerRefusal(caller, deps.now()) : { code: 'UNAUTHORIZED', message: 'The API key that submitted the batch no longer exists' };
+  if (!caller || refusal) {
+    // Charged before the key was revoked or the account suspended, and not started: refunded, never run. A job that
+    // started already runs to its end like any other.
+    for (const row of tied) {
+      deps.heartbeat?.();
+      const job = await deps.prisma.job.findFirst({ where: { id: row.jobId!, accountId: batch.accountId }, select: { status: true } });
+      if (job?.status === 'pending') await deps.failAdmittedJob(row.jobId!, refusal!);
+    }
+    await markRunning(deps.prisma, batch.id, tied.map((row) => row.line));
+    await noteFinishedJobs(deps.prisma, batch.id);
+    return tied.length;
+  }
   const planning = { config: deps.config, store: memoizedModels(deps.store) };
   const jobs: { input: JobWorkflowInput; scheduling: JobScheduling }[] = [];
   for (const row of tied) {

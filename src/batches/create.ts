@@ -6,8 +6,6 @@
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
 import type { Client } from '@temporalio/client';
-import { StringDecoder } from 'node:string_decoder';
-import type { Readable } from 'node:stream';
 import type { Config } from '../config';
 import type { z } from 'zod';
 import type { BatchEstimateSchema, CreateBatchRequest } from '../contracts/http/batches';
@@ -18,10 +16,11 @@ import { BATCH_FILE_CONTENT_TYPE, BATCH_PROGRESS_EVENT, completionWindowSeconds 
 import type { Storage } from '../storage/storage';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import type { Caller } from '../jobs/quote';
+import { consumeRateLimit, type RateLimits } from '../jobs/rateLimit';
 import type { SubmitStore } from '../jobs/submitStore';
 import { checkWebhookUrl } from '../net/addressGuard';
 import { inspectUpload } from '../uploads/inspect';
-import { inlineLines, jsonlLines, validateLines, type RawLine, type ValidatedLines } from './validation';
+import { inlineLines, jsonlLines, MAX_BATCH_LINE_BYTES, validateLines, type RawLine, type ValidatedLines } from './validation';
 import { readBatch, type BatchView } from './read';
 import { startBatchWorkflow, type StartableBatch } from './workflowStart';
 
@@ -43,13 +42,6 @@ export interface CreateOutcome {
 /** Items are written this many rows per statement. */
 const INSERT_CHUNK = 2000;
 
-async function* decoded(stream: Readable): AsyncIterable<string> {
-  const decoder = new StringDecoder('utf8');
-  for await (const chunk of stream) yield decoder.write(chunk as Buffer);
-  const rest = decoder.end();
-  if (rest) yield rest;
-}
-
 /** The lines of the request: inline, or read from the caller's uploaded JSONL file as it streams from storage. */
 async function requestLines(deps: BatchCreateDeps, accountId: string, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<Iterable<RawLine> | AsyncIterable<RawLine>> {
   if (body.items) return inlineLines(body.items);
@@ -68,7 +60,8 @@ async function requestLines(deps: BatchCreateDeps, accountId: string, body: Pick
   }
   const stream = await deps.storage.getStream(deps.storage.uploadsBucket, upload.objectKey);
   if (!stream) throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is no longer stored`, [{ path: 'fileId', message: 'gone' }]);
-  return jsonlLines(decoded(stream));
+  // Capped as it is read: the object may have been replaced by a larger one since the stat above.
+  return jsonlLines(stream as AsyncIterable<Buffer>, { maxBytes: deps.config.batches.maxFileBytes, maxLineBytes: MAX_BATCH_LINE_BYTES });
 }
 
 /** Lines past the item limit stop the reading at once: a file that is too long is refused without reading all of it. */
@@ -88,7 +81,14 @@ async function validatedRequest(deps: BatchCreateDeps, caller: Caller, body: Pic
 
 export type BatchEstimate = z.infer<typeof BatchEstimateSchema>;
 
+/**
+ * Estimates of one account, per minute and per day: an estimate reads and checks up to BATCH_MAX_FILE_BYTES with a
+ * `check_status` key alone, and charges nothing that would otherwise bound how often it is asked for.
+ */
+export const ESTIMATE_RATE_LIMITS: RateLimits = { requestsPerMinute: 10, requestsPerDay: 1000 };
+
 export async function estimateBatch(deps: BatchCreateDeps, caller: Caller, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<BatchEstimate> {
+  await consumeRateLimit(deps.prisma, caller.account.id, 'batch_estimate', ESTIMATE_RATE_LIMITS, "this account's batch estimates");
   const validated = await validatedRequest(deps, caller, body);
   const byModel = new Map<string, { items: number; cost: number }>();
   for (const line of validated.accepted) {

@@ -10,6 +10,7 @@ import { ApiError } from '../shared/errors';
 import type { JobPriority } from '../shared/jobPriority';
 import { planJob, type PlannedJob, type SubmitDeps } from '../jobs/submit';
 import type { Caller } from '../jobs/quote';
+import { workflowInputRefusal } from './validation';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -50,6 +51,9 @@ export async function planItem(deps: Pick<SubmitDeps, 'config' | 'store'>, calle
       batchItemJobId(item.batchId, item.line),
       { requestId: null, batch: { batchId: item.batchId, customId: item.customId } },
     );
+    // Refused before its charge: a job whose workflow cannot start would be charged and refunded on every round.
+    const oversize = workflowInputRefusal(planned.workflowInput);
+    if (oversize) return { item, refused: oversize };
     return { item, planned };
   } catch (err) {
     if (err instanceof ApiError) return { item, refused: { code: err.code, message: err.message } };

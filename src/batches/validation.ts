@@ -30,8 +30,30 @@ export interface ValidatedLines {
   rejected: RejectedLine[];
 }
 
-/** A line as read: its number (from 1) and either its parsed JSON or why it is not JSON. */
-export type RawLine = { line: number; value: unknown } | { line: number; parseError: string };
+/**
+ * A line as read: its number (from 1) and either its parsed JSON or why it is refused before it is parsed (not JSON,
+ * or longer than a line may be).
+ */
+export type RawLine = { line: number; value: unknown } | { line: number; code: LineRefusalCode; message: string };
+
+export type LineRefusalCode = 'INVALID_JSON' | 'LINE_TOO_LARGE';
+
+/**
+ * The most bytes one line (or one inline item, as JSON) may hold: the body limit of a single submit, so a batch item is
+ * no larger than a job one request can make, and its job's workflow input stays well below Temporal's payload limit.
+ */
+export const MAX_BATCH_LINE_BYTES = 1024 * 1024;
+
+/**
+ * The most bytes a job's workflow input may take as JSON. Temporal refuses a payload over 2 MiB (its blob size
+ * limit), and a job whose workflow cannot start after its charge would be failed and refunded on every round; an item
+ * whose input is over this is refused before anything is charged.
+ */
+export const MAX_JOB_WORKFLOW_INPUT_BYTES = 1536 * 1024;
+
+function tooLarge(line: number, bytes: string): RawLine {
+  return { line, code: 'LINE_TOO_LARGE', message: `the line is longer than ${MAX_BATCH_LINE_BYTES} bytes (${bytes}); a batch item may be as large as a single submit` };
+}
 
 /** The id planning gives a line's job while it is only checked; never admitted. */
 const VALIDATION_JOB_ID = 'job_batchlinevalidation';
@@ -56,6 +78,13 @@ export function memoizedModels(store: SubmitStore): SubmitStore {
   };
 }
 
+/** Why a job's workflow input is too large for Temporal to carry; null when it is not. */
+export function workflowInputRefusal(workflowInput: object): { code: 'LINE_TOO_LARGE'; message: string } | null {
+  const bytes = Buffer.byteLength(JSON.stringify(workflowInput), 'utf8');
+  if (bytes <= MAX_JOB_WORKFLOW_INPUT_BYTES) return null;
+  return { code: 'LINE_TOO_LARGE', message: `the item's job would take ${bytes} bytes to start, more than the ${MAX_JOB_WORKFLOW_INPUT_BYTES} a job may` };
+}
+
 function refusal(line: number, customId: string | null, err: unknown): RejectedLine {
   if (err instanceof ApiError) return { line, customId, code: err.code, message: err.message };
   throw err;
@@ -72,8 +101,8 @@ export async function validateLines(deps: Pick<SubmitDeps, 'config' | 'store'>, 
   };
   const customIds = new Set<string>();
   for await (const raw of lines) {
-    if ('parseError' in raw) {
-      reject({ line: raw.line, customId: null, code: 'INVALID_JSON', message: raw.parseError });
+    if ('code' in raw) {
+      reject({ line: raw.line, customId: null, code: raw.code, message: raw.message });
       continue;
     }
     const parsed = BatchLineSchema.safeParse(raw.value);
@@ -92,6 +121,11 @@ export async function validateLines(deps: Pick<SubmitDeps, 'config' | 'store'>, 
     customIds.add(item.customId);
     try {
       const planned = await planJob(planning, caller, item, VALIDATION_JOB_ID, { requestId: null, batch: { batchId: '', customId: item.customId } });
+      const oversize = workflowInputRefusal(planned.workflowInput);
+      if (oversize) {
+        reject({ line: raw.line, customId: item.customId, ...oversize });
+        continue;
+      }
       accepted.push({ line: raw.line, item, modelSlug: planned.workflowInput.modelSlug, costMicroCents: planned.workflowInput.costMicroCents });
     } catch (err) {
       reject(refusal(raw.line, item.customId, err));
@@ -100,9 +134,12 @@ export async function validateLines(deps: Pick<SubmitDeps, 'config' | 'store'>, 
   return { accepted, rejectedCount, rejected };
 }
 
-/** The lines of an inline batch, numbered from 1. */
-export function* inlineLines(items: unknown[]): Iterable<RawLine> {
-  for (let i = 0; i < items.length; i++) yield { line: i + 1, value: items[i] };
+/** The lines of an inline batch, numbered from 1; an item over the line limit as JSON is refused as a line would be. */
+export function* inlineLines(items: unknown[], maxLineBytes = MAX_BATCH_LINE_BYTES): Iterable<RawLine> {
+  for (let i = 0; i < items.length; i++) {
+    const bytes = Buffer.byteLength(JSON.stringify(items[i]) ?? '', 'utf8');
+    yield bytes > maxLineBytes ? tooLarge(i + 1, `${bytes}`) : { line: i + 1, value: items[i] };
+  }
 }
 
 /**
@@ -115,30 +152,71 @@ export function jsonErrorWithoutContent(err: Error): string {
   return position === undefined ? 'not valid JSON' : `not valid JSON (at character ${Number(position) + 1})`;
 }
 
-/** Lines of JSONL text as they arrive; blank lines are skipped but keep their number. */
-export async function* jsonlLines(chunks: AsyncIterable<string>): AsyncIterable<RawLine> {
-  let pending = '';
+export interface JsonlLimits {
+  /** The most bytes read in all: past it the reading stops with BATCH_TOO_LARGE, whatever a stat said before. */
+  maxBytes: number;
+  /** The most bytes of one line: a longer one is refused as LINE_TOO_LARGE, its bytes skipped, never gathered. */
+  maxLineBytes: number;
+}
+
+/**
+ * Lines of JSONL bytes as they arrive, in time linear in the bytes: each chunk is searched once for its newlines and
+ * the unfinished line is kept as a list of slices, joined once when its newline comes. A newline byte never occurs
+ * inside a UTF-8 sequence, so the bytes are split before they are decoded. Blank lines are skipped but keep their
+ * number. Throwing ends the iteration of `chunks`, which destroys a stream that yields them.
+ */
+export async function* jsonlLines(chunks: AsyncIterable<Buffer | string>, limits: JsonlLimits): AsyncIterable<RawLine> {
+  let parts: Buffer[] = [];
+  let partBytes = 0;
+  /** The current line passed its limit: its bytes are dropped until its newline. */
+  let overLimit = false;
+  let total = 0;
   let line = 0;
-  const parse = (text: string): RawLine | null => {
+  const finish = (): RawLine | null => {
     line += 1;
+    const bytes = partBytes;
+    const wasOver = overLimit;
+    const text = wasOver ? '' : (parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes)).toString('utf8');
+    parts = [];
+    partBytes = 0;
+    overLimit = false;
+    if (wasOver) return tooLarge(line, 'at least that many');
     const trimmed = text.trim();
     if (trimmed === '') return null;
     try {
       return { line, value: JSON.parse(trimmed) as unknown };
     } catch (err) {
-      return { line, parseError: jsonErrorWithoutContent(err as Error) };
+      return { line, code: 'INVALID_JSON', message: jsonErrorWithoutContent(err as Error) };
     }
   };
-  for await (const chunk of chunks) {
-    pending += chunk;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      const parsed = parse(pending.slice(0, newline));
-      pending = pending.slice(newline + 1);
-      if (parsed) yield parsed;
-      newline = pending.indexOf('\n');
+  const take = (piece: Buffer) => {
+    if (overLimit || piece.length === 0) return;
+    if (partBytes + piece.length > limits.maxLineBytes) {
+      overLimit = true;
+      parts = [];
+      partBytes = 0;
+      return;
     }
+    parts.push(piece);
+    partBytes += piece.length;
+  };
+  for await (const chunk of chunks) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    total += bytes.length;
+    if (total > limits.maxBytes) {
+      throw new ApiError('BATCH_TOO_LARGE', `A batch file may hold at most ${limits.maxBytes} bytes`, { maxFileBytes: limits.maxBytes });
+    }
+    let from = 0;
+    for (let newline = bytes.indexOf(0x0a, from); newline >= 0; newline = bytes.indexOf(0x0a, from)) {
+      take(bytes.subarray(from, newline));
+      from = newline + 1;
+      const parsed = finish();
+      if (parsed) yield parsed;
+    }
+    take(bytes.subarray(from));
   }
-  const last = pending.length > 0 ? parse(pending) : null;
-  if (last) yield last;
+  if (partBytes > 0 || overLimit) {
+    const last = finish();
+    if (last) yield last;
+  }
 }

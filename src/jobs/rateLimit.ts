@@ -28,7 +28,14 @@ export interface CountedRequest {
  * in neither window; between the two statements a concurrent request at the very limit may see it counted. So does
  * a request the caller later refuses for another reason (`takeBack`): only submits that made a job count.
  */
-export async function consumeRateLimit(prisma: PrismaClient, accountId: string, scope: string, limits: RateLimits): Promise<CountedRequest> {
+export async function consumeRateLimit(
+  prisma: PrismaClient,
+  accountId: string,
+  scope: string,
+  limits: RateLimits,
+  /** What the limit is of, as the refusal names it. */
+  subject = 'this model version',
+): Promise<CountedRequest> {
   const minuteScope = `${scope}:minute`;
   const dayScope = `${scope}:day`;
   const rows = await prisma.$queryRaw<WindowRow[]>`
@@ -58,7 +65,7 @@ export async function consumeRateLimit(prisma: PrismaClient, accountId: string, 
   const retryAfterSeconds = Math.max(1, full.row!.retry_after);
   throw new ApiError(
     'RATE_LIMIT_EXCEEDED',
-    `Rate limit of ${full.limit} requests per ${full.window} for this model version reached; retry in ${retryAfterSeconds} s`,
+    `Rate limit of ${full.limit} requests per ${full.window} for ${subject} reached; retry in ${retryAfterSeconds} s`,
     { window: full.window, limit: full.limit, retryAfterSeconds },
     { 'Retry-After': String(retryAfterSeconds) },
   );

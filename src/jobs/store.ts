@@ -86,6 +86,15 @@ export type OrderedAdmission =
   | { outcome: 'admitted'; input: JobWorkflowInput; admission: AdmissionResult; created: boolean }
   | { outcome: 'refused'; input: JobWorkflowInput; code: JobRuleCode; message: string };
 
+export interface AdmitInOrderOptions {
+  /**
+   * Runs under the account's lock before the first admission, and answers how many new jobs may be admitted at most
+   * (those after are not answered, as when the account's concurrent jobs stop them). It may throw to admit none: the
+   * transaction then rolls back and the error is the caller's.
+   */
+  admitAtMost?(tx: Tx, account: { maxConcurrentJobs: number }): Promise<number>;
+}
+
 export interface JobStore {
   admit(input: JobWorkflowInput): Promise<AdmissionResult>;
   /**
@@ -93,7 +102,12 @@ export interface JobStore {
    * would; stops before the first the account's concurrent jobs refuse (it and those after it are not answered).
    * `record` runs in the same transaction with the answers, so what it writes commits with the charges or not at all.
    */
-  admitInOrder(accountId: string, inputs: JobWorkflowInput[], record?: (tx: Tx, admissions: OrderedAdmission[]) => Promise<void>): Promise<OrderedAdmission[]>;
+  admitInOrder(
+    accountId: string,
+    inputs: JobWorkflowInput[],
+    record?: (tx: Tx, admissions: OrderedAdmission[]) => Promise<void>,
+    options?: AdmitInOrderOptions,
+  ): Promise<OrderedAdmission[]>;
   voidAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
   /** The admission of `jobId` when it was admitted (charged) for `accountId`; null otherwise. Changes nothing. */
   findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
@@ -146,7 +160,8 @@ async function admitLocked(
   /** The account's jobs in flight when the caller, holding the lock, knows them already. */
   knownActive?: number,
 ): Promise<{ admission: AdmissionResult; created: boolean; active: number }> {
-  // Under the account's lock, one read: the job if a retried step admitted it, a voiding entry, the jobs in flight,
+  // Under the account's lock, one read: the job if a retried step admitted it for this account (a job of that id of
+  // another account is no admission of this one: its insert below fails), a voiding entry, the jobs in flight,
   // the limits of the account and the key, and the counters of the key's budget (the first key of its rotation chain).
   const [state] = await tx.$queryRaw<AdmissionState[]>`
     SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
@@ -159,7 +174,7 @@ async function admitLocked(
       k.daily_limit_micro_cents AS key_daily_limit, k.monthly_limit_micro_cents AS key_monthly_limit,
       b.spend_day AS key_spend_day, b.spent_day_micro_cents AS key_spent_day,
       b.spend_month AS key_spend_month, b.spent_month_micro_cents AS key_spent_month
-    FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
+    FROM accounts a LEFT JOIN jobs j ON j.id = ${input.jobId} AND j.account_id = ${input.accountId} LEFT JOIN api_keys k ON k.id = ${input.apiKeyId}
       LEFT JOIN api_keys b ON b.id = COALESCE(k.budget_key_id, k.id)
     WHERE a.id = ${input.accountId}`;
   if (state.id !== null) {
@@ -249,17 +264,20 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
         });
     },
 
-    async admitInOrder(accountId, inputs, record) {
+    async admitInOrder(accountId, inputs, record, options) {
       const outcomes = await prisma.$transaction(async (tx) => {
         const account = await lockJobAccount(tx, accountId);
         const decided: OrderedAdmission[] = [];
+        let room = options?.admitAtMost ? await options.admitAtMost(tx, account) : Number.POSITIVE_INFINITY;
         // Counted once under the lock, then kept: each admission adds one.
         let active: number | undefined;
         for (const input of inputs) {
           if (input.accountId !== accountId) throw new Error(`job ${input.jobId} is not of account ${accountId}`);
+          if (room <= 0) break;
           try {
             const admitted = await admitLocked(tx, account, input, active);
             active = admitted.active;
+            if (admitted.created) room -= 1;
             decided.push({ outcome: 'admitted', input, admission: admitted.admission, created: admitted.created });
           } catch (err) {
             // Every refusal is decided before the job's write: the transaction goes on with the next item.

@@ -60,7 +60,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const requestId = String(res.locals.requestId ?? '');
     const apiError = asApiError(err, logger, { requestId, method: req.method, path: req.path });
-    if (res.headersSent) return;
+    // Too late for an error body: the answer is cut, so the client sees it fail rather than wait for its end.
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     // A body left unread (refused before it was read) is not drained over a kept-alive connection: it is closed.
     sendError(res, apiError, { closeConnection: !req.complete });
   };

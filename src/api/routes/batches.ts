@@ -16,7 +16,9 @@ import {
 } from '../../contracts/http/batches';
 import { parseWith } from '../validate';
 import type { BatchService } from '../../batches/service';
+import { clientDeparture } from '../middleware/clientDeparture';
 import { streamArchive } from './batchArchive';
+import { streamResults } from './batchResults';
 
 const security = [{ [bearerAuth.name]: [] }];
 
@@ -59,12 +61,15 @@ registry.registerPath({
   operationId: 'estimateBatch',
   tags: ['Batches'],
   summary: 'Estimate the cost of a batch',
-  description: 'Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. Scope: `check_status`.',
+  description:
+    'Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. At most 10 ' +
+    'estimates a minute and 1,000 a day per account. Scope: `check_status`.',
   security,
   request: { body: { required: true, content: { 'application/json': { schema: CreateBatchRequestSchema } } } },
   responses: {
     200: { description: 'The estimate', content: { 'application/json': { schema: BatchEstimateSchema } } },
     ...errorResponses(400, 401, 403, 404, 408, 413),
+    429: { ...errorResponse(429, "RATE_LIMIT_EXCEEDED: the account's estimates for this minute or day are used up"), headers: { 'Retry-After': responseHeaders.retryAfter } },
   },
 });
 
@@ -141,7 +146,8 @@ registry.registerPath({
   summary: "Download a batch's outputs as a ZIP",
   description:
     'A ZIP built as it streams: each completed item\'s outputs named by customId (`<customId>.<ext>`, or `<customId>-<n>.<ext>` for several), ' +
-    'and `results.jsonl`. Scope: `check_status`.',
+    'and `results.jsonl`. In a name, control characters, path separators, `:` and the characters Windows refuses become `_`, as do leading ' +
+    'dots; a name two items would share gets `line-<n>-` before it. Scope: `check_status`.',
   security,
   request: { params: BatchIdParamsSchema },
   responses: {
@@ -187,17 +193,13 @@ export function batchesRouter(deps: ApiDeps, batches: BatchService, bodies: Body
 
   router.get('/v1/batches/:batchId/results', statusScope, async (req, res) => {
     const results = await batches.results(getAuth(res).account.id, String(req.params.batchId));
-    res.status(200).setHeader('Content-Type', 'application/jsonl; charset=utf-8');
-    for await (const { line } of results) {
-      if (!res.write(`${JSON.stringify(line)}\n`)) await new Promise((resolve) => res.once('drain', resolve));
-    }
-    res.end();
+    await streamResults(res, results, clientDeparture(res));
   });
 
   router.get('/v1/batches/:batchId/archive', statusScope, async (req, res) => {
     const batchId = String(req.params.batchId);
     const readResults = await batches.resultReader(getAuth(res).account.id, batchId);
-    await streamArchive(res, batchId, readResults, deps.storage);
+    await streamArchive(res, batchId, readResults, deps.storage, clientDeparture(res));
   });
 
   return router;

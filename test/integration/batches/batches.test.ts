@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { createTestAccount, eventually } from '../../support/stack';
 import { balanceOf, get, post, startE2eStack, uploadFile, type E2eStack } from '../e2e/e2eStack';
 import { bearer } from '../../support/api';
@@ -265,4 +267,55 @@ describe('reading batches', () => {
     await settled(account.apiKey, a.body.batchId);
     await settled(account.apiKey, b.body.batchId);
   }, 60_000);
+});
+
+describe('downloads', () => {
+  it('downloads the archive of a batch whose customIds are C:x, .., a path and C1 controls, with safe names', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 20 });
+    const ids = ['C:x', '..', 'd/e\\f', 'nel\u0085del\u007f'];
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items: ids.map((customId, i) => ({ ...line(i + 1), customId })) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const final = await settled(account.apiKey, created.body.batchId);
+    expect(final.counts.completed).toBe(ids.length);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 20_000);
+    const archive = await fetch(`${stack.url}/v1/batches/${created.body.batchId}/archive`, { headers: bearer(account.apiKey), signal: controller.signal });
+    expect(archive.status).toBe(200);
+    const names = [...zipEntries(Buffer.from(await archive.arrayBuffer())).keys()].sort();
+    clearTimeout(timer);
+    expect(names.map((name) => name.replace(/\.[a-z0-9]+$/, ''))).toEqual(['C_x', '__', 'd_e_f', 'nel_del_', 'results'].sort());
+  }, 90_000);
+
+  it('leaves no storage stream open once five downloads of a large output are abandoned', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 20 });
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items: [line(1)] });
+    await settled(account.apiKey, created.body.batchId);
+    // The item's output made 32 MB, far more than the sockets between storage, API and client buffer.
+    const storage = stack.api.deps.storage;
+    const key = `test/large-${randomBytes(6).toString('hex')}.png`;
+    const bytes = randomBytes(32 * 1024 * 1024);
+    await storage.putFile(storage.outputsBucket, key, bytes, 'image/png');
+    const item = await stack.prisma.batchItem.findFirstOrThrow({ where: { batchId: created.body.batchId } });
+    await stack.prisma.job.update({ where: { id: item.jobId! }, data: { outputs: [{ key, contentType: 'image/png', sizeBytes: bytes.length }] } });
+
+    const opened: Readable[] = [];
+    const getStream = storage.getStream;
+    storage.getStream = async (bucket, objectKey) => {
+      const stream = await getStream(bucket, objectKey);
+      if (stream && objectKey === key) opened.push(stream);
+      return stream;
+    };
+    try {
+      for (let i = 0; i < 5; i++) {
+        const controller = new AbortController();
+        const res = await fetch(`${stack.url}/v1/batches/${created.body.batchId}/archive`, { headers: bearer(account.apiKey), signal: controller.signal });
+        expect(res.status).toBe(200);
+        await res.body!.getReader().read();
+        controller.abort();
+      }
+      await eventually(async () => (opened.length === 5 && opened.every((s) => s.destroyed) ? true : undefined), 15_000, 100, 'every storage stream closed');
+    } finally {
+      storage.getStream = getStream;
+    }
+  }, 90_000);
 });

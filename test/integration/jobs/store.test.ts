@@ -141,6 +141,28 @@ describe('job store (PostgreSQL)', () => {
       expect(await store.admit(jobs[1]!)).toEqual((again[1] as { admission: unknown }).admission);
       expect(await ledgerOf(accountId)).toHaveLength(2);
     });
+
+    it("never answers another account's job of the same id as this account's admission", async () => {
+      const { accountId: owner } = await createTestAccount(prisma, { creditsMicroCents: 1_000_000n });
+      const { accountId: other } = await createTestAccount(prisma, { creditsMicroCents: 1_000_000n });
+      const taken = jobFor(owner);
+      await store.admitInOrder(owner, [taken]);
+      const same = jobFor(other, { jobId: taken.jobId });
+      await expect(store.admitInOrder(other, [same])).rejects.toThrow();
+      await expect(store.admit({ ...same, batchId: undefined })).rejects.toThrow();
+      expect(await ledgerOf(other)).toEqual([]);
+      expect((await prisma.job.findUniqueOrThrow({ where: { id: taken.jobId } })).accountId).toBe(owner);
+    });
+
+    it('admits no more than `admitAtMost` answers under the lock, and nothing when it throws', async () => {
+      const { accountId } = await createTestAccount(prisma, { creditsMicroCents: 1_000_000n });
+      const jobs = [jobFor(accountId), jobFor(accountId), jobFor(accountId)];
+      const answered = await store.admitInOrder(accountId, jobs, undefined, { admitAtMost: async () => 2 });
+      expect(answered.map((a) => a.input.jobId)).toEqual([jobs[0]!.jobId, jobs[1]!.jobId]);
+      const refused = jobFor(accountId);
+      await expect(store.admitInOrder(accountId, [refused], undefined, { admitAtMost: async () => Promise.reject(new Error('revoked')) })).rejects.toThrow('revoked');
+      expect(await ledgerOf(accountId)).toHaveLength(2);
+    });
   });
 
   it('cancels a pending job with a full refund, once', async () => {

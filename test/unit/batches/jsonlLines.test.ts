@@ -4,7 +4,7 @@ import { jsonlLines, type RawLine } from '../../../src/batches/validation';
 
 async function read(text: string): Promise<RawLine[]> {
   const lines: RawLine[] = [];
-  for await (const line of jsonlLines((async function* () { yield text; })())) lines.push(line);
+  for await (const line of jsonlLines((async function* () { yield text; })(), { maxBytes: 1 << 20, maxLineBytes: 1 << 20 })) lines.push(line);
   return lines;
 }
 
@@ -15,8 +15,8 @@ describe('jsonlLines', () => {
     ['a trailing comma', '{"customId": "a secret prompt about my neighbour",}'],
   ])('does not quote %s in its refusal', async (_name, text) => {
     const [line] = await read(`{"customId": "ok"}\n${text}\n`).then((lines) => lines.slice(1));
-    expect(line).toMatchObject({ line: 2, parseError: expect.stringMatching(/^not valid JSON/) });
-    const message = (line as { parseError: string }).parseError;
+    expect(line).toMatchObject({ line: 2, code: 'INVALID_JSON', message: expect.stringMatching(/^not valid JSON/) });
+    const message = (line as { message: string }).message;
     expect(message).not.toMatch(/secret|neighbour|customId/);
   });
 });

@@ -980,7 +980,7 @@ export interface paths {
         put?: never;
         /**
          * Estimate the cost of a batch
-         * @description Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. Scope: `check_status`.
+         * @description Validates and prices the lines as a submit would, with a breakdown by model; charges nothing. Invalid lines are reported. At most 10 estimates a minute and 1,000 a day per account. Scope: `check_status`.
          */
         post: operations["estimateBatch"];
         delete?: never;
@@ -1058,7 +1058,7 @@ export interface paths {
         };
         /**
          * Download a batch's outputs as a ZIP
-         * @description A ZIP built as it streams: each completed item's outputs named by customId (`<customId>.<ext>`, or `<customId>-<n>.<ext>` for several), and `results.jsonl`. Scope: `check_status`.
+         * @description A ZIP built as it streams: each completed item's outputs named by customId (`<customId>.<ext>`, or `<customId>-<n>.<ext>` for several), and `results.jsonl`. In a name, control characters, path separators, `:` and the characters Windows refuses become `_`, as do leading dots; a name two items would share gets `line-<n>-` before it. Scope: `check_status`.
          */
         get: operations["getBatchArchive"];
         put?: never;
@@ -8409,6 +8409,18 @@ export interface operations {
             /** @description Request body over the limit of this route (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED: the account's estimates for this minute or day are used up */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
                     [name: string]: unknown;
