@@ -9873,7 +9873,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description A key without `check_status` (sent without a valid token) */
+            /** @description A key without `check_status` (sent without a valid token); the job's account suspended (ACCOUNT_SUSPENDED) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

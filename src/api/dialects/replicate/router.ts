@@ -132,7 +132,7 @@ registry.registerPath({
   request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }), query: OutputAccessQuerySchema },
   responses: {
     401: problem('No token and no key; a token that is forged, for another output, or expired (sent without a usable key); or an unknown key'),
-    403: problem('A key without `check_status` (sent without a valid token)'),
+    403: problem("A key without `check_status` (sent without a valid token); the job's account suspended (ACCOUNT_SUSPENDED)"),
     200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
     404: problem('No such prediction or output, or the outputs were deleted (JOB_NOT_FOUND, NOT_FOUND)'),
   },
