@@ -27,7 +27,7 @@ import { createWebhookDelivery } from '../src/webhooks/deliverySteps';
 import { toDetail } from '../src/jobs/views';
 import { eventsUrlSignerFor } from '../src/jobs/events/eventsUrl';
 import { prismaWebhookSources, type JobPresenter } from '../src/webhooks/sources';
-import { REPLICATE_BASE_PATH } from '../src/dialects/replicate/basePath';
+import { predictionUrlsFor } from '../src/dialects/replicate/outputUrls';
 import { replicateWebhookPresenter } from '../src/dialects/replicate/predictions';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
@@ -127,7 +127,7 @@ export function createActivities(deps: ActivityDeps): WorkflowQueueActivities {
       createWebhookDelivery({
         store: createWebhookStore(deps.prisma),
         ...prismaWebhookSources(deps.prisma, deps.presentJob ?? jobDetailPresenter(deps), {
-          replicate: replicateWebhookPresenter(deps.prisma, `${deps.config.api.publicBaseUrl}${REPLICATE_BASE_PATH}`),
+          replicate: replicateWebhookPresenter(deps.prisma, predictionUrlsFor(deps.config)),
         }),
         config: deps.config.webhooks,
         ca: deps.webhookCa,

@@ -41,14 +41,14 @@ async function readStanding(prisma: PrismaClient, { accountId, apiKeyId }: KeyHo
 /** In the order the key cache refuses a presented key: revoked, then expired, then suspended. */
 function refuse(standing: Standing, now: number): void {
   if (standing.keyGone || standing.keyRevoked) {
-    throw new ApiError('UNAUTHORIZED', 'The API key that submitted this job has been revoked, so this events URL no longer opens');
+    throw new ApiError('UNAUTHORIZED', 'The API key that submitted this job has been revoked, so the URLs signed for this job no longer open');
   }
   const expiresAt = standing.keyExpiresAt;
   if (expiresAt && expiresAt.getTime() <= now) {
-    throw new ApiError('UNAUTHORIZED', `The API key that submitted this job expired at ${expiresAt.toISOString()}, so this events URL no longer opens`);
+    throw new ApiError('UNAUTHORIZED', `The API key that submitted this job expired at ${expiresAt.toISOString()}, so the URLs signed for this job no longer open`);
   }
   if (standing.accountSuspended) {
-    throw new ApiError('ACCOUNT_SUSPENDED', 'This account is suspended; its events URLs are refused until an operator lifts the suspension');
+    throw new ApiError('ACCOUNT_SUSPENDED', 'This account is suspended; the URLs signed for its jobs are refused until an operator lifts the suspension');
   }
 }
 

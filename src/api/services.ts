@@ -14,8 +14,8 @@ import { createJobService, type JobService } from '../jobs/service';
 import { createProviderCallbackService, providerCallbackDepsOver, type ProviderCallbackService } from '../jobs/providerCallbacks';
 import { systemClock } from '../lib/clock';
 import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
+import { predictionUrlsFor } from '../dialects/replicate/outputUrls';
 import { createReplicateDialect, type ReplicateDialect } from '../dialects/replicate/service';
-import { REPLICATE_PREFIX } from './dialects/replicate/prefix';
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
 import { createProvenanceService, type ProvenanceService } from '../provenance/service';
@@ -56,7 +56,7 @@ export function createServices(deps: ApiDeps): ApiServices {
       prisma,
       storage,
       jobs,
-      baseUrl: `${config.api.publicBaseUrl}${REPLICATE_PREFIX}`,
+      urls: predictionUrlsFor(config),
       cursorSecret: config.jobs.cursorSecret,
       pageSize: config.jobs.replicatePageSize,
       maxWaitSeconds: config.jobs.replicateWaitSeconds,

@@ -438,8 +438,31 @@ function checkOpenAiMedia(
     if (videos.inputReference && !properties[videos.inputReference.field]) {
       problems.push(`${where}: OpenAI videos put input_reference into ${videos.inputReference.field}, which is not an input field`);
     }
+    const reference = videos.inputReference;
+    const required = new Set(requiredFields(inputSchema));
+    if (reference && required.has(reference.field) && !reference.required) {
+      problems.push(`${where}: OpenAI videos: ${reference.field} is required by the input, so inputReference must be required`);
+    }
+    const unfilled = videoFieldsUnfilled(inputSchema, reference?.field ?? null);
+    if (unfilled.length > 0) problems.push(`${where}: OpenAI videos cannot fill the required input ${unfilled.join(', ')}: such a model takes no video mapping`);
   }
   return problems;
+}
+
+function requiredFields(inputSchema: Record<string, unknown>): string[] {
+  return Array.isArray(inputSchema.required) ? inputSchema.required.filter((field): field is string => typeof field === 'string') : [];
+}
+
+/**
+ * The required input fields that OpenAI's `videos.create` cannot fill: every one but `prompt` and the field its one
+ * `input_reference` image goes into (`referenceField`; null: the first required field that takes a URL, if any).
+ * A video model with none is one the OpenAI videos dialect can serve; one with some (a list of elements) cannot.
+ */
+export function videoFieldsUnfilled(inputSchema: Record<string, unknown>, referenceField: string | null): string[] {
+  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown; format?: unknown }>;
+  const required = requiredFields(inputSchema);
+  const reference = referenceField ?? required.find((field) => properties[field]?.type === 'string' && properties[field]?.format === 'uri');
+  return required.filter((field) => field !== 'prompt' && field !== reference);
 }
 
 /** Providers whose versions carry an upstream route: the hosted upstreams, and self-hosted Cog servers. */

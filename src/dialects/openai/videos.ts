@@ -5,7 +5,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
-import { NO_DIALECTS, type DialectsDef } from '../../catalog/catalogFiles';
+import { NO_DIALECTS, videoFieldsUnfilled, type DialectsDef } from '../../catalog/catalogFiles';
+import { resolveModelVersion } from '../../catalog/versionResolver';
 import type { PrismaClient } from '../../db/prisma';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
@@ -73,12 +74,19 @@ export function videoInput(mapping: VideoMapping, request: Omit<VideoCreateReque
   const input: Record<string, unknown> = { prompt: request.prompt };
   if (request.seconds !== undefined) {
     const patch = mapping.seconds[request.seconds];
-    if (!patch) throw invalid('seconds', `The model '${request.model}' cannot make ${request.seconds}-second videos; it makes ${Object.keys(mapping.seconds).join(', ')} seconds`);
+    const listed = Object.keys(mapping.seconds);
+    if (!patch && listed.length === 0) throw invalid('seconds', `The model '${request.model}' takes no seconds: leave seconds out, and it makes its own length`);
+    if (!patch) throw invalid('seconds', `The model '${request.model}' cannot make ${request.seconds}-second videos; it makes ${listed.join(', ')} seconds`);
     Object.assign(input, patch);
   }
   if (request.size !== undefined) {
     const patch = mapping.sizes[request.size];
-    if (!patch) throw invalid('size', `The model '${request.model}' cannot make size '${request.size}'; it makes ${Object.keys(mapping.sizes).join(', ')}`);
+    const listed = Object.keys(mapping.sizes);
+    if (!patch && listed.length === 0) {
+      const follows = mapping.inputReference ? ' (its frame follows the input_reference image)' : '';
+      throw invalid('size', `The model '${request.model}' takes no size: leave size out${follows}`);
+    }
+    if (!patch) throw invalid('size', `The model '${request.model}' cannot make size '${request.size}'; it makes ${listed.join(', ')}`);
     Object.assign(input, patch);
   }
   const reference = mapping.inputReference;
@@ -89,6 +97,21 @@ export function videoInput(mapping: VideoMapping, request: Omit<VideoCreateReque
     throw invalid('input_reference', `The model '${request.model}' starts from an image: send it as input_reference`);
   }
   return input;
+}
+
+/**
+ * Why a model without a video mapping takes no `videos.create`: it makes no videos, or its input needs fields (a list
+ * of elements) that OpenAI's prompt, seconds, size and one input_reference cannot give. The catalog maps every video
+ * model whose input they can give (src/catalog/catalogFiles.ts).
+ */
+export function noVideosReason(name: string, category: string, inputSchema: Record<string, unknown>): string {
+  if (category !== 'video') return `The model '${name}' does not take video requests: it does not make videos`;
+  const unfilled = videoFieldsUnfilled(inputSchema, null);
+  if (unfilled.length === 0) return `The model '${name}' does not take video requests: its catalog entry gives no OpenAI video mapping`;
+  return (
+    `The model '${name}' does not take video requests: its input needs ${unfilled.join(', ')}, which OpenAI's videos.create cannot send ` +
+    '(it sends a prompt, seconds, size and one input_reference); submit it with POST /v1/jobs/submit'
+  );
 }
 
 /** The listed value (of `seconds` or `sizes`) whose input fields the job's input has; null when none matches. */
@@ -170,7 +193,10 @@ async function findVideoJob(prisma: PrismaClient, accountId: string, videoId: st
 export async function createVideo(deps: VideoDeps, caller: Caller, request: VideoCreateRequest, context: OpenAiRequestContext): Promise<OpenAiVideo> {
   const model = await resolveOpenAiModel(deps.prisma, caller, request.model);
   const mapping = model.dialect?.videos;
-  if (!mapping) throw invalid('model', `The model '${request.model}' does not take video requests`);
+  if (!mapping) {
+    const resolved = await resolveModelVersion(deps.prisma, model.slug);
+    throw invalid('model', noVideosReason(request.model, resolved?.model.categoryId ?? '', (resolved?.version.inputSchema ?? {}) as Record<string, unknown>));
+  }
   const reference = request.inputReference;
   const file = reference && 'data' in reference ? acceptedImage(reference, 'input_reference') : undefined;
   // Checked (with a stand-in for the reference's URL) before the file is stored: a refused request leaves nothing behind.

@@ -52,7 +52,7 @@ export async function listPredictions(deps: PredictionDeps, accountId: string, c
   return {
     previous: hasNewer ? link('previous', page[0]) : null,
     next: hasOlder ? link('next', page[page.length - 1]) : null,
-    results: page.map((job) => toPrediction(job, names.get(job.modelSlug)!, deps.baseUrl)),
+    results: page.map((job) => toPrediction(job, names.get(job.modelSlug)!, deps)),
   };
 }
 

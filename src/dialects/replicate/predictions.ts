@@ -10,6 +10,7 @@ import type { JobService } from '../../jobs/service';
 import { ApiError } from '../../shared/errors';
 import { TERMINAL_JOB_STATUSES, type JobOutput, type JobStatus } from '../../shared/jobs';
 import type { WebhookEventType } from '../../shared/webhooks';
+import type { PredictionUrls } from './outputUrls';
 import { nameOf, namesOfSlugs, replicateVersionId, resolveReplicateModel, resolveReplicateVersion } from './catalog';
 
 export type PredictionStatus = 'starting' | 'processing' | 'succeeded' | 'failed' | 'canceled';
@@ -53,11 +54,9 @@ const STATUS: Record<JobStatus, PredictionStatus> = {
   cancelled: 'canceled',
 };
 
-export interface PredictionDeps {
+export interface PredictionDeps extends PredictionUrls {
   prisma: PrismaClient;
   jobs: JobService;
-  /** The dialect's absolute base URL (`<public base URL>/replicate/v1`): prediction and output URLs start with it. */
-  baseUrl: string;
   cursorSecret: string;
   pageSize: number;
 }
@@ -83,15 +82,11 @@ export function predictionUrl(baseUrl: string, id: string): string {
   return `${baseUrl}/predictions/${encodeURIComponent(id)}`;
 }
 
-/** The URL an output is served at by the dialect itself, to the key of the job's account (no redirect). */
-export function outputUrl(baseUrl: string, id: string, index: number): string {
-  return `${predictionUrl(baseUrl, id)}/outputs/${index}`;
-}
-
 const seconds = (from: Date, to: Date) => (to.getTime() - from.getTime()) / 1000;
 
 /** The prediction a job row is. `starting` replaces a still running status where the client must go on polling. */
-export function toPrediction(job: Job, model: string, baseUrl: string, logs = ''): Prediction {
+export function toPrediction(job: Job, model: string, urls: PredictionUrls, logs = ''): Prediction {
+  const { baseUrl } = urls;
   const outputs = (job.outputs ?? []) as unknown as JobOutput[];
   const succeeded = job.status === 'completed';
   const metrics: Prediction['metrics'] = {};
@@ -103,7 +98,7 @@ export function toPrediction(job: Job, model: string, baseUrl: string, logs = ''
     version: replicateVersionId(job.modelSlug, job.versionId),
     status: STATUS[job.status],
     input: (job.input ?? {}) as Record<string, unknown>,
-    output: succeeded && !job.outputsDeletedAt ? outputs.map((_, index) => outputUrl(baseUrl, job.id, index)) : null,
+    output: succeeded && !job.outputsDeletedAt ? outputs.map((_, index) => urls.outputUrls.urlFor(job, index)) : null,
     logs,
     error: job.errorCode ? `${job.errorCode}: ${job.errorMessage ?? ''}` : null,
     data_removed: job.contentErasedAt !== null || job.outputsDeletedAt !== null,
@@ -139,9 +134,9 @@ async function logsOf(prisma: PrismaClient, job: Job): Promise<string> {
     .join('\n');
 }
 
-async function present(deps: Pick<PredictionDeps, 'prisma' | 'baseUrl'>, job: Job, options: { stillStarting?: boolean } = {}): Promise<Prediction> {
+async function present(deps: Pick<PredictionDeps, 'prisma' | 'baseUrl' | 'outputUrls'>, job: Job, options: { stillStarting?: boolean } = {}): Promise<Prediction> {
   const model = (await namesOfSlugs(deps.prisma, [job.modelSlug])).get(job.modelSlug) ?? nameOf(job.modelSlug, null);
-  const prediction = toPrediction(job, model, deps.baseUrl, await logsOf(deps.prisma, job));
+  const prediction = toPrediction(job, model, deps, await logsOf(deps.prisma, job));
   // Replicate's clients poll after a held create only while the status is `starting`: a prediction not finished
   // within the wait answers `starting`, as Replicate's own answers do.
   if (options.stillStarting && !TERMINAL_JOB_STATUSES.includes(job.status)) prediction.status = 'starting';
@@ -152,8 +147,8 @@ async function present(deps: Pick<PredictionDeps, 'prisma' | 'baseUrl'>, job: Jo
  * Presents the jobs whose webhooks were asked for through this dialect, so each delivery's body is the prediction
  * as `GET /predictions/{id}` answers it, as Replicate's webhooks carry it.
  */
-export function replicateWebhookPresenter(prisma: PrismaClient, baseUrl: string): (job: Job) => Promise<Prediction> {
-  return (job) => present({ prisma, baseUrl }, job);
+export function replicateWebhookPresenter(prisma: PrismaClient, urls: PredictionUrls): (job: Job) => Promise<Prediction> {
+  return (job) => present({ prisma, ...urls }, job);
 }
 
 function webhookEventsOf(filter: WebhookEventFilter[] | undefined): WebhookEventType[] {

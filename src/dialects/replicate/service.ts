@@ -8,14 +8,15 @@ import type { JobOutput } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
 import { getReplicateModel, getReplicateVersion } from './models';
 import { listPredictions, parsePageCursor } from './pages';
+import type { PredictionUrls } from './outputUrls';
 import { cancelPrediction, createPrediction, getPrediction, predictionOutput, type CreateContext, type CreatePredictionRequest } from './predictions';
 
 export interface ReplicateDialectDeps {
   prisma: PrismaClient;
   storage: Storage;
   jobs: JobService;
-  /** The dialect's absolute base URL, `<public base URL>/replicate/v1`. */
-  baseUrl: string;
+  /** The dialect's absolute base URL (`<public base URL>/replicate/v1`) and the signer of its output URLs. */
+  urls: PredictionUrls;
   cursorSecret: string;
   pageSize: number;
   /** The longest `Prefer: wait` hold, and the hold of a bare `Prefer: wait`. */
@@ -23,7 +24,7 @@ export interface ReplicateDialectDeps {
 }
 
 export function createReplicateDialect(deps: ReplicateDialectDeps) {
-  const predictions = { prisma: deps.prisma, jobs: deps.jobs, baseUrl: deps.baseUrl, cursorSecret: deps.cursorSecret, pageSize: deps.pageSize };
+  const predictions = { prisma: deps.prisma, jobs: deps.jobs, ...deps.urls, cursorSecret: deps.cursorSecret, pageSize: deps.pageSize };
   return {
     maxWaitSeconds: deps.maxWaitSeconds,
     createPrediction: (caller: Caller, request: CreatePredictionRequest, context: CreateContext) => createPrediction(predictions, caller, request, context),
@@ -34,11 +35,21 @@ export function createReplicateDialect(deps: ReplicateDialectDeps) {
       if (cursor !== undefined && !parsed) throw new ApiError('INVALID_CURSOR', 'Invalid cursor: malformed; start again without a cursor', [{ path: 'cursor', message: 'malformed' }]);
       return listPredictions(predictions, caller.account.id, parsed);
     },
-    getModel: (caller: Caller, name: string) => getReplicateModel(deps.prisma, caller, deps.baseUrl, name),
+    getModel: (caller: Caller, name: string) => getReplicateModel(deps.prisma, caller, deps.urls.baseUrl, name),
     getVersion: (caller: Caller, name: string, id: string) => getReplicateVersion(deps.prisma, caller, name, id),
+    /**
+     * Whose job an output URL's token opens: the key that submitted it, whose standing the URL stands in for.
+     * UNAUTHORIZED when the token does not open this output now; an unknown job answers the same.
+     */
+    outputUrlHolder: async (id: string, index: number, token: string): Promise<{ accountId: string; apiKeyId: string | null }> => {
+      const job = await deps.prisma.job.findUnique({ where: { id }, select: { id: true, accountId: true, apiKeyId: true } });
+      deps.urls.outputUrls.verify(job ?? { id, accountId: '' }, index, token);
+      if (!job) throw new ApiError('UNAUTHORIZED', 'This output URL is not valid for this output');
+      return { accountId: job.accountId, apiKeyId: job.apiKeyId };
+    },
     /** An output's bytes, read from storage for the job's own account. */
-    openOutput: async (caller: Caller, id: string, index: number): Promise<{ output: JobOutput; body: Readable }> => {
-      const output = await predictionOutput(predictions, caller.account.id, id, index);
+    openOutput: async (accountId: string, id: string, index: number): Promise<{ output: JobOutput; body: Readable }> => {
+      const output = await predictionOutput(predictions, accountId, id, index);
       const body = await deps.storage.getStream(deps.storage.outputsBucket, output.key);
       if (!body) throw new ApiError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
       return { output, body };

@@ -13,6 +13,9 @@ raised as JSON:
   video from an input_reference file (sent twice with an Idempotency-Key), videos.list paged one at a time, and the
   refusals: seconds and a size the model cannot make, an unknown video; settings {"baseUrl", "apiKey", "model",
   "referenceModel", "pngPath", "idempotencyKey"}
+- video-models: videos.create of each case (model, prompt, and seconds, size and an input_reference file where the
+  case has them), each retrieved until done and downloaded, then a model the dialect cannot map and a size a model
+  does not make; settings {"baseUrl", "apiKey", "pngPath", "cases", "refusedModel", "badSize": {"model", "size"}}
 
 usage: openai_media.py SCENARIO < settings.json
 """
@@ -123,7 +126,31 @@ def video(settings):
     }
 
 
-SCENARIOS = {"edit": edit, "edit-mask": edit_mask, "video": video}
+def video_models(settings):
+    sdk = client(settings)
+    made = []
+    for case in settings["cases"]:
+        options = {name: case[name] for name in ("seconds", "size") if name in case}
+        if case.get("reference"):
+            with open(settings["pngPath"], "rb") as reference:
+                made.append(sdk.videos.create(model=case["model"], prompt=case["prompt"], input_reference=reference, **options))
+        else:
+            made.append(sdk.videos.create(model=case["model"], prompt=case["prompt"], **options))
+    results = []
+    for created in made:
+        done, _ = wait_until_done(sdk, created.id)
+        data = sdk.videos.download_content(created.id).read() if done.status == "completed" else b""
+        results.append({"video": done.model_dump(), "mp4": data[4:8] == b"ftyp"})
+    strict = client(settings, max_retries=0)
+    bad_size = settings["badSize"]
+    return {
+        "made": results,
+        "refused": raised(lambda: strict.videos.create(model=settings["refusedModel"], prompt="a scene with its cast")),
+        "badSize": raised(lambda: strict.videos.create(model=bad_size["model"], prompt="any frame", size=bad_size["size"])),
+    }
+
+
+SCENARIOS = {"edit": edit, "edit-mask": edit_mask, "video": video, "video-models": video_models}
 
 
 def main():

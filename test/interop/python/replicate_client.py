@@ -4,8 +4,9 @@ token are set, and the HTTPS front's test CA is trusted through the client's own
 Reads the settings as JSON on stdin ({"baseUrl", "apiKey", "caPath", ...}) and runs one scenario (the first
 argument), printing what the client returned or raised as JSON:
 - run: replicate.run of a model by name (answered within the wait), of a model by name:version, and of a model
-  whose job outlasts the wait (answered `starting`, then polled); each output read through the client's FileOutput;
-  settings {"model", "slowModel"}
+  whose job outlasts the wait (answered `starting`, then polled); each output read through the client's FileOutput
+  (which sends the API key) and fetched as most apps do, with a plain GET and no credential (urllib); settings
+  {"model", "slowModel"}
 - create-webhook: predictions.create with a webhook and webhook_events_filter=["completed"]; settings {"model", "webhookUrl"}
 - validate-webhook: the client's validate_webhook on a delivery, with the secret from webhooks.default.secret(), and
   on the same delivery with a changed body; settings {"delivery": {"headers", "body"}}
@@ -20,6 +21,7 @@ import json
 import ssl
 import sys
 import time
+import urllib.request
 
 import httpx
 import replicate
@@ -35,13 +37,19 @@ def client(settings):
     return replicate.Client(api_token=settings["apiKey"], base_url=settings["baseUrl"], transport=httpx.HTTPTransport(verify=trusted))
 
 
-def read_outputs(output):
+def plain_get(url, trusted):
+    with urllib.request.urlopen(url, context=trusted) as response:
+        return {"status": response.status, "head": response.read()[:8].hex()}
+
+
+def read_outputs(output, trusted):
     items = output if isinstance(output, list) else [output]
-    return [{"fileOutput": isinstance(item, FileOutput), "url": str(item), "head": item.read()[:8].hex()} for item in items]
+    return [{"fileOutput": isinstance(item, FileOutput), "url": str(item), "head": item.read()[:8].hex(), "plainGet": plain_get(str(item), trusted)} for item in items]
 
 
 def run(settings):
     sdk = client(settings)
+    trusted = ssl.create_default_context(cafile=settings["caPath"])
     started = time.monotonic()
     by_name = sdk.run(settings["model"], input={"prompt": "a lighthouse at dusk"})
     by_name_seconds = time.monotonic() - started
@@ -52,12 +60,12 @@ def run(settings):
     slow = sdk.run(settings["slowModel"], input={"prompt": "waves against a pier"})
     slow_seconds = time.monotonic() - started
     return {
-        "byName": read_outputs(by_name),
+        "byName": read_outputs(by_name, trusted),
         "byNameSeconds": by_name_seconds,
         "model": {"owner": model.owner, "name": model.name, "visibility": model.visibility, "runCount": model.run_count, "url": model.url},
         "version": {"id": version.id, "cogVersion": version.cog_version, "inputRequired": version.openapi_schema["components"]["schemas"]["Input"].get("required")},
-        "byVersion": read_outputs(by_version),
-        "slow": read_outputs(slow),
+        "byVersion": read_outputs(by_version, trusted),
+        "slow": read_outputs(slow, trusted),
         "slowSeconds": slow_seconds,
     }
 

@@ -3,8 +3,9 @@
  * (test/interop/python/openai_media.py): images.edit with uploaded PNGs onto Runway's Gen-4 Image (the fake Runway of
  * test/support/upstreams/runway.ts), whose files become uploads of the account and the job's input files; an image
  * and its mask onto the built-in forge-lite, which repaints only where the mask is clear; videos.create,
- * retrieve until done, download_content and list on the built-in lumina models. Each request is an ordinary job,
- * listed by GET /v1/jobs and charged once.
+ * retrieve until done, download_content and list on the built-in lumina models, and on the other video models the
+ * catalog maps (built-in Motionworks models and Runway's Gen-4 Turbo), while a model whose input needs elements is
+ * refused. Each request is an ordinary job, listed by GET /v1/jobs and charged once.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -23,6 +24,10 @@ const GEN4_IMAGE = 'runway/gen4-image/text-to-image';
 const FORGE_LITE = 'pixelforge/forge-lite/text-to-image';
 const LUMI_MOTION = 'lumina/lumi-motion/text-to-video';
 const LUMI_CINE = 'lumina/lumi-cine/image-to-video';
+const REEL_2 = 'motionworks/reel-2/text-to-video';
+const REEL_2_IMAGE = 'motionworks/reel-2/image-to-video';
+const REEL_2_ELEMENTS = 'motionworks/reel-2/image-to-video-elements';
+const GEN4_TURBO = 'runway/gen4-turbo/image-to-video';
 
 let stack: TestStack;
 let runway: RunwayFake;
@@ -39,7 +44,7 @@ beforeAll(async () => {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  stack = await startTestStack({ providers: ['runway', 'lumina', 'pixelforge'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
+  stack = await startTestStack({ providers: ['runway', 'lumina', 'pixelforge', 'motionworks'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
   baseUrl = `${stack.url}/openai/v1`;
   workDir = await mkdtemp(path.join(tmpdir(), 'openai-media-'));
   pngPath = path.join(workDir, 'scene.png');
@@ -195,6 +200,46 @@ describe('the official openai Python SDK: image edits and videos', () => {
     expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual([result.created.id, result.referenced.id].sort());
     expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
   }, 240_000);
+
+  it("makes videos on every kind of mapped video model, each input set by the catalog's mapping; refuses a model whose input needs elements, saying why", async () => {
+    const account = await createTestAccount(stack.prisma);
+    const tasksBefore = runway.tasks().length;
+    const cases = [
+      { model: REEL_2, prompt: 'a square reel', seconds: '10', size: '480x480' },
+      { model: REEL_2_IMAGE, prompt: 'the scene moves', seconds: '5', size: '640x360', reference: true },
+      { model: GEN4_TURBO, prompt: 'the scene turns upright', seconds: '4', size: '720x1280', reference: true },
+    ];
+    const result = await runPythonProgram(
+      'openai_media.py',
+      ['video-models'],
+      { baseUrl, apiKey: account.apiKey, pngPath, cases, refusedModel: REEL_2_ELEMENTS, badSize: { model: REEL_2, size: '1280x720' } },
+      240_000,
+    );
+
+    const made = result.made as { video: { id: string; model: string; status: string; seconds: string; size: string }; mp4: boolean }[];
+    expect(made.map(({ video, mp4 }) => [video.model, video.status, video.seconds, video.size, mp4])).toEqual([
+      [REEL_2, 'completed', '10', '480x480', true],
+      [REEL_2_IMAGE, 'completed', '5', '640x360', true],
+      [GEN4_TURBO, 'completed', '4', '720x1280', true],
+    ]);
+    const inputs = await Promise.all(made.map(async ({ video }) => (await stack.prisma.job.findUniqueOrThrow({ where: { id: video.id } })).input as Record<string, unknown>));
+    expect(inputs[0]).toMatchObject({ prompt: 'a square reel', duration: '10', aspect_ratio: '1:1' });
+    expect(inputs[1]).toMatchObject({ prompt: 'the scene moves', duration: '5', image_url: expect.stringMatching(/^https?:\/\//) });
+    expect(inputs[2]).toMatchObject({ prompt: 'the scene turns upright', duration: '4', aspect_ratio: '9:16', image_url: expect.stringMatching(/^https?:\/\//) });
+    // Runway was asked for the frame the size names, in its own words.
+    expect(runway.tasks().slice(tasksBefore).map((task) => [task.body.model, task.body.ratio, task.body.duration])).toEqual([['gen4_turbo', '720:1280', 4]]);
+
+    expect(result.refused).toMatchObject({ class: 'BadRequestError', status: 400, code: 'INVALID_INPUT' });
+    expect(result.refused.body.param).toBe('model');
+    expect(result.refused.body.message).toContain('its input needs elements');
+    expect(result.badSize).toMatchObject({ class: 'BadRequestError', status: 400, code: 'INVALID_INPUT' });
+    expect(result.badSize.body.message).toContain('480x480');
+
+    // Three jobs, each charged once; the refusals made none.
+    const ids = made.map(({ video }) => video.id).sort();
+    expect(await chargedJobIds(account.accountId)).toEqual(ids);
+    expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(ids);
+  }, 300_000);
 
   it('answers a request refused before the dialect (a NUL in the query) in OpenAI\'s shape', async () => {
     const account = await createTestAccount(stack.prisma);

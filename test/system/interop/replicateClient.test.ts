@@ -12,6 +12,7 @@ import { get } from '../../support/api';
 import { ledgerJobIds, publicLedger } from '../../support/ledger';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { runPythonProgram } from '../../support/python';
+import { predictionUrlsFor } from '../../../src/dialects/replicate/outputUrls';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { startTlsFront, type TlsFront } from '../../support/tlsFront';
 
@@ -62,12 +63,16 @@ describe('the official replicate Python client against /replicate/v1', () => {
     const result = await runPythonProgram('replicate_client.py', ['run'], { ...settings, apiKey: account.apiKey, model: 'pixelforge/forge-pro', slowModel: 'motionworks/reel-2' }, 120_000);
 
     const png = '89504e470d0a1a0a';
-    expect(result.byName).toEqual([{ fileOutput: true, url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/replicate\/v1\/predictions\/.+\/outputs\/0$/), head: png }]);
-    expect(result.byVersion).toEqual([{ fileOutput: true, url: expect.any(String), head: png }]);
+    // FileOutput.read() (with the key) and a plain GET with no credential both get the bytes.
+    const plainGet = { status: 200, head: png };
+    expect(result.byName).toEqual([
+      { fileOutput: true, url: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/replicate\/v1\/predictions\/.+\/outputs\/0\?token=\d+\.[\w-]+$/), head: png, plainGet },
+    ]);
+    expect(result.byVersion).toEqual([{ fileOutput: true, url: expect.any(String), head: png, plainGet }]);
     // The held create ended at the wait with `starting`, and the client polled the job to its end.
     expect(result.slowSeconds).toBeGreaterThan(WAIT_SECONDS);
     expect(result.slow).toHaveLength(1);
-    expect(result.slow[0]).toMatchObject({ fileOutput: true });
+    expect(result.slow[0]).toMatchObject({ fileOutput: true, plainGet: { status: 200 } });
     expect(result.model).toMatchObject({ owner: 'pixelforge', name: 'forge-pro', visibility: 'public', runCount: 1 });
     expect(result.version).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{64}$/), cogVersion: 'genmedia', inputRequired: ['prompt'] });
 
@@ -82,10 +87,11 @@ describe('the official replicate Python client against /replicate/v1', () => {
     expect(await ledgerJobIds(stack.url, account.apiKey, 'charge')).toEqual(jobs.map((job) => job.jobId).sort());
     expect(await ledgerJobIds(stack.url, account.apiKey, 'refund')).toEqual([]);
 
-    // The output URL answers only the key of the job's account.
+    // Without its token, the output's path answers only a key of the job's account.
     const other = await createTestAccount(stack.prisma);
     const outputPath = new URL(result.byName[0].url).pathname;
     expect((await get(`${stack.url}${outputPath}`, other.apiKey)).status).toBe(404);
+    expect((await get(`${stack.url}${outputPath}`, account.apiKey)).status).toBe(200);
   }, 180_000);
 
   it("delivers a completed webhook signed with the account's secret, which the client's validate_webhook accepts", async () => {
@@ -106,7 +112,10 @@ describe('the official replicate Python client against /replicate/v1', () => {
     // The body is the prediction, as GET /predictions/{id} answers it.
     const prediction = JSON.parse(delivery.body) as Record<string, unknown>;
     expect(prediction).toMatchObject({ id: created.id, model: 'pixelforge/forge-pro', version: created.version, status: 'succeeded', error: null });
-    expect(prediction.output).toEqual([`${front.url}/replicate/v1/predictions/${created.id}/outputs/0`]);
+    expect(prediction.output).toEqual([expect.stringMatching(new RegExp(`^${front.url}/replicate/v1/predictions/${created.id}/outputs/0\\?token=`))]);
+    // The webhook's output URL is fetched as it is, with no credential.
+    const fetched = await fetch(`${stack.url}${new URL((prediction.output as string[])[0]!).pathname}${new URL((prediction.output as string[])[0]!).search}`);
+    expect(fetched.status).toBe(200);
   }, 90_000);
 
   it('cancels a queued prediction, refunded in full', async () => {
@@ -203,6 +212,43 @@ describe('the official replicate Python client against /replicate/v1', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await res.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'VALIDATION_ERROR' });
   });
+
+  it("serves an output URL to a plain GET with no credential while its token stands, and to a key of the job's account without one", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const created = await fetch(`${stack.url}/replicate/v1/models/pixelforge/forge-pro/predictions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json', prefer: 'wait' },
+      body: JSON.stringify({ input: { prompt: 'a lighthouse for anyone with the link' } }),
+    });
+    const prediction = (await created.json()) as { id: string; status: string; output: string[] };
+    expect(prediction.status).toBe('succeeded');
+    const url = new URL(prediction.output[0]!);
+    const local = (token: string | null) => `${stack.url}${url.pathname}${token === null ? '' : `?token=${encodeURIComponent(token)}`}`;
+    const token = url.searchParams.get('token')!;
+    const problemOf = async (res: Response) => ({ status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { code: string; detail: string } });
+
+    const plain = await fetch(local(token));
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await plain.arrayBuffer()).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    // The same URL with the client's own key, as FileOutput.read() sends it.
+    expect((await get(local(token), account.apiKey)).status).toBe(200);
+
+    // No token and no key; a changed token; another output's token: refused as RFC 7807 problems.
+    for (const target of [local(null), local(`${token.slice(0, -2)}AA`), `${stack.url}${url.pathname.replace(/\/0$/, '/1')}?token=${encodeURIComponent(token)}`]) {
+      const refused = await problemOf(await fetch(target));
+      expect(refused).toMatchObject({ status: 401, type: expect.stringMatching(/^application\/problem\+json/), body: { code: 'UNAUTHORIZED' } });
+    }
+    // An expired token is refused alone, and the key of the job's account still opens the output.
+    const expired = new URL(predictionUrlsFor(stack.config).outputUrls.urlFor({ id: prediction.id, accountId: account.accountId }, 0, new Date(Date.now() - 2 * 3600_000))).searchParams.get('token')!;
+    const refusedExpired = await problemOf(await fetch(local(expired)));
+    expect(refusedExpired).toMatchObject({ status: 401, body: { code: 'UNAUTHORIZED', detail: expect.stringContaining('expired') } });
+    expect((await get(local(expired), account.apiKey)).status).toBe(200);
+
+    // Once the key that submitted the job is revoked, its output URLs are refused with it.
+    await stack.prisma.apiKey.updateMany({ where: { accountId: account.accountId }, data: { revokedAt: new Date() } });
+    await eventually(async () => ((await fetch(local(token))).status === 401 ? true : undefined), 10_000, 100);
+  }, 60_000);
 
   it("shows and runs only the models the key's allowedModels names", async () => {
     const account = await createTestAccount(stack.prisma, { keyModels: [FORGE_PRO] });

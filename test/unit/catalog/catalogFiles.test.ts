@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog } from '../../../src/catalog/catalogFiles';
+import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog, videoFieldsUnfilled } from '../../../src/catalog/catalogFiles';
 
 describe('the catalog files', () => {
   const catalog = loadCatalog();
@@ -237,6 +237,34 @@ describe('the OpenAI dialect in the catalog', () => {
     expect(problems).toMatch(/OpenAI seconds 8 sets duration, which is not an input field/);
     expect(problems).toMatch(/OpenAI video size 1280x720 sets size to "hd", which the input refuses/);
     expect(problems).toMatch(/OpenAI videos put input_reference into first_frame_url, which is not an input field/);
+  });
+
+  it('refuses a video mapping for a model whose required input videos.create cannot fill, and an optional reference into a required field', () => {
+    const problems = problemsWith((models) => {
+      models[2].versions[0].inputSchema = 'schemas/image-to-video-elements.input.json';
+      models[2].dialects = { openai: { videos: { seconds: { '5': { duration: '5' } }, inputReference: { field: 'image_url' } } } };
+    }).join('\n');
+    expect(problems).toMatch(/forge-studio\/text-to-image@v1: OpenAI videos cannot fill the required input elements: such a model takes no video mapping/);
+    expect(problems).toMatch(/forge-studio\/text-to-image@v1: OpenAI videos: image_url is required by the input, so inputReference must be required/);
+  });
+
+  it('maps every shipped video model whose required input is a prompt and at most one image, and no other', () => {
+    const videoModels = loadCatalog().models.filter((m) => m.category === 'video');
+    const mappable = videoModels.filter((m) => m.versions.every((v) => videoFieldsUnfilled(v.inputSchema, null).length === 0)).map((m) => m.slug);
+    const mapped = videoModels.filter((m) => m.dialects.openai?.videos !== undefined).map((m) => m.slug);
+    expect(mapped).toEqual(mappable);
+    // The models left out need a list of elements, which OpenAI's one input_reference cannot give.
+    for (const m of videoModels.filter((model) => !mappable.includes(model.slug))) expect(m.capability, m.slug).toBe('image-to-video-elements');
+    expect(mappable.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('states the shipped video mappings: the lengths and frame sizes each model really makes', () => {
+    const videos = (slug: string) => loadCatalog().models.find((m) => m.slug === slug)!.dialects.openai?.videos;
+    expect(videos('motionworks/reel-max/image-to-video')?.sizes).toEqual({ '640x360': { quality: 'std' }, '1280x720': { quality: 'pro' } });
+    expect(videos('google/veo-3-fast/image-to-video')).toMatchObject({ seconds: { '8': {} }, sizes: { '1280x720': { aspect_ratio: '16:9' }, '720x1280': { aspect_ratio: '9:16' } } });
+    expect(Object.keys(videos('runway/gen4-turbo/image-to-video')!.seconds)).toEqual(['2', '3', '4', '5', '6', '7', '8', '9', '10']);
+    // Kling's frame follows its first frame: no size is offered.
+    expect(videos('fal/kling-v2.1/image-to-video')?.sizes).toEqual({});
   });
 
   it('gives the shipped edit and video models their mappings', () => {

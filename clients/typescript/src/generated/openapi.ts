@@ -1306,7 +1306,7 @@ export interface paths {
         };
         /**
          * A prediction's output file
-         * @description The stored bytes themselves (no redirect), to a key of the prediction's account: the URLs in `output`. Scope: `check_status`.
+         * @description The stored bytes themselves (no redirect): the URLs in `output`, capability URLs as Replicate's are. Their `token` opens this one output without any credential until it expires (`OUTPUT_URL_TTL_SECONDS`, 1 h), while the key that submitted the job and its account stand; a `check_status` key of the prediction's account opens it as well, with or without a token.
          */
         get: operations["replicateGetPredictionOutput"];
         put?: never;
@@ -3056,7 +3056,7 @@ export interface components {
             input: {
                 [key: string]: unknown;
             };
-            /** @description URLs of the outputs, served by this API to the key of the prediction's account */
+            /** @description URLs of the outputs, served by this API: each opens its output with no credential until its `token` expires (1 h), and to a key of the prediction's account */
             output: string[] | null;
             logs: string;
             error: string | null;
@@ -9906,7 +9906,10 @@ export interface operations {
     };
     replicateGetPredictionOutput: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The signed token of an output URL (`<expiry>.<signature>`): opens this output without a key until it expires */
+                token?: string;
+            };
             header?: never;
             path: {
                 /** @description The prediction id (the genmedia job id) */
@@ -9928,7 +9931,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Missing or unknown token */
+            /** @description No token and no key; a token that is forged, for another output, or expired (sent without a usable key); or an unknown key */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -9939,7 +9942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ReplicateProblem"];
                 };
             };
-            /** @description The key lacks the operation's scope */
+            /** @description A key without `check_status` (sent without a valid token); the job's account suspended (ACCOUNT_SUSPENDED) */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -15,6 +15,16 @@ const predictionFields = {
   stream: z.literal(false).optional().openapi({ description: 'Streaming is not offered: only `false` is accepted' }),
 };
 
+/** The query of an output URL: its `token`, the capability that opens the output without a key. */
+export const OutputAccessQuerySchema = z.object({
+  token: z
+    .string()
+    .min(1)
+    .max(128)
+    .optional()
+    .openapi({ description: 'The signed token of an output URL (`<expiry>.<signature>`): opens this output without a key until it expires' }),
+});
+
 export const CreateModelPredictionSchema = z.strictObject(predictionFields).openapi('ReplicateModelPredictionRequest');
 
 export const CreatePredictionSchema = z
@@ -31,7 +41,10 @@ export const PredictionSchema = z
     version: z.string(),
     status: z.enum(['starting', 'processing', 'succeeded', 'failed', 'canceled']),
     input: z.record(z.string(), z.unknown()),
-    output: z.array(z.string()).nullable().openapi({ description: 'URLs of the outputs, served by this API to the key of the prediction\'s account' }),
+    output: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: "URLs of the outputs, served by this API: each opens its output with no credential until its `token` expires (1 h), and to a key of the prediction's account" }),
     logs: z.string(),
     error: z.string().nullable(),
     data_removed: z.boolean(),

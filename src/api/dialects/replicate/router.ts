@@ -4,7 +4,7 @@
  * use cases; errors answer as RFC 7807 problems.
  */
 import { pipeline } from 'node:stream/promises';
-import { Router, type Request } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
 import { z } from '../../../contracts/http/zod';
 import type { ApiDeps } from '../../deps';
 import { getAuth, requireApiKey } from '../../auth';
@@ -19,6 +19,7 @@ import {
   CreateModelPredictionSchema,
   CreatePredictionSchema,
   ModelSchema,
+  OutputAccessQuerySchema,
   PredictionPageSchema,
   PredictionSchema,
   ReplicateProblemSchema,
@@ -123,11 +124,15 @@ registry.registerPath({
   operationId: 'replicateGetPredictionOutput',
   tags: [TAG],
   summary: "A prediction's output file",
-  description: description("The stored bytes themselves (no redirect), to a key of the prediction's account: the URLs in `output`.", 'check_status'),
-  security,
-  request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }) },
+  description:
+    'The stored bytes themselves (no redirect): the URLs in `output`, capability URLs as Replicate\'s are. Their `token` opens ' +
+    'this one output without any credential until it expires (`OUTPUT_URL_TTL_SECONDS`, 1 h), while the key that submitted ' +
+    "the job and its account stand; a `check_status` key of the prediction's account opens it as well, with or without a token.",
+  security: [...security, {}],
+  request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }), query: OutputAccessQuerySchema },
   responses: {
-    ...refusedKey,
+    401: problem('No token and no key; a token that is forged, for another output, or expired (sent without a usable key); or an unknown key'),
+    403: problem("A key without `check_status` (sent without a valid token); the job's account suspended (ACCOUNT_SUSPENDED)"),
     200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
     404: problem('No such prediction or output, or the outputs were deleted (JOB_NOT_FOUND, NOT_FOUND)'),
   },
@@ -226,10 +231,32 @@ export function replicateRouter(deps: ApiDeps, replicate: ReplicateDialect, bodi
     res.json(await replicate.cancelPrediction(getAuth(res), String(req.params.id)));
   });
 
-  router.get(`${REPLICATE_PREFIX}/predictions/:id/outputs/:index`, statusScope, async (req, res) => {
-    const index = /^\d{1,4}$/.test(String(req.params.index)) ? Number(req.params.index) : -1;
+  const outputIndex = (req: Request) => (/^\d{1,4}$/.test(String(req.params.index)) ? Number(req.params.index) : -1);
+
+  /**
+   * An output URL's `token` opens its output with no credential, as Replicate's output URLs are fetched; a key of the
+   * job's account opens it too, also where the token does not (expired, or the key that submitted the job revoked).
+   */
+  const outputAccess: RequestHandler = async (req, res, next) => {
+    const { token } = parseWith(OutputAccessQuerySchema, req.query, 'VALIDATION_ERROR', 'query');
+    if (token === undefined) return statusScope(req, res, next);
+    try {
+      const holder = await replicate.outputUrlHolder(String(req.params.id), outputIndex(req), token);
+      // The URL stands in for the key that submitted the job: refused whenever that key would be.
+      await deps.keys.checkStanding(holder);
+      res.locals.outputAccountId = holder.accountId;
+    } catch (err) {
+      if (err instanceof ApiError && req.get('authorization') !== undefined) return statusScope(req, res, next);
+      throw err;
+    }
+    next();
+  };
+
+  router.get(`${REPLICATE_PREFIX}/predictions/:id/outputs/:index`, outputAccess, async (req, res) => {
+    const index = outputIndex(req);
     if (index < 0) throw new ApiError('NOT_FOUND', `Prediction ${req.params.id} has no output ${req.params.index}`);
-    const { output, body: stream } = await replicate.openOutput(getAuth(res), String(req.params.id), index);
+    const accountId = (res.locals.outputAccountId as string | undefined) ?? getAuth(res).account.id;
+    const { output, body: stream } = await replicate.openOutput(accountId, String(req.params.id), index);
     res.setHeader('Content-Type', output.contentType);
     res.setHeader('Content-Length', String(output.sizeBytes));
     res.setHeader('Cache-Control', 'private, no-store');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listedValueOf, videoInput } from '../../../../src/dialects/openai/videos';
+import { listedValueOf, noVideosReason, videoInput } from '../../../../src/dialects/openai/videos';
 import { ApiError } from '../../../../src/shared/errors';
 
 const seconds = { '5': { duration: '5' }, '10': { duration: '10' } };
@@ -30,6 +30,25 @@ describe('OpenAI video requests as job inputs', () => {
     expect(refusal(() => videoInput(textToVideo, { model: 'm', prompt: 'p', size: '1280x720' }, undefined))).toMatchObject({ param: 'size' });
     expect(refusal(() => videoInput(textToVideo, { model: 'm', prompt: 'p' }, 'https://x/y.png'))).toMatchObject({ param: 'input_reference' });
     expect(refusal(() => videoInput(imageToVideo, { model: 'm', prompt: 'p' }, undefined))).toMatchObject({ param: 'input_reference' });
+  });
+
+  it('refuses any size for a model that lists none, saying to leave it out, and keeps a fixed length it lists with no field', () => {
+    const kling = { seconds, sizes: {}, inputReference: { field: 'image_url', required: true } };
+    const refused = refusal(() => videoInput(kling, { model: 'kling', prompt: 'p', size: '1280x720' }, 'https://x/y.png'));
+    expect(refused).toMatchObject({ code: 'INVALID_INPUT', param: 'size' });
+    expect(refused.message).toBe("The model 'kling' takes no size: leave size out (its frame follows the input_reference image)");
+    const veo = { seconds: { '8': {} }, sizes: { '1280x720': { aspect_ratio: '16:9' } }, inputReference: { field: 'image_url', required: true } };
+    expect(videoInput(veo, { model: 'veo', prompt: 'p', seconds: '8', size: '1280x720' }, 'https://x/y.png')).toEqual({ prompt: 'p', aspect_ratio: '16:9', image_url: 'https://x/y.png' });
+    expect(listedValueOf(veo.seconds, {})).toBe('8');
+  });
+
+  it('says why a model without a video mapping is refused: it makes no videos, or its input needs what videos.create cannot send', () => {
+    const elements = { type: 'object', required: ['prompt', 'image_url', 'elements'], properties: { prompt: { type: 'string' }, image_url: { type: 'string', format: 'uri' }, elements: { type: 'array' } } };
+    expect(noVideosReason('reel-2-elements', 'video', elements)).toBe(
+      "The model 'reel-2-elements' does not take video requests: its input needs elements, which OpenAI's videos.create cannot send " +
+        '(it sends a prompt, seconds, size and one input_reference); submit it with POST /v1/jobs/submit',
+    );
+    expect(noVideosReason('forge-pro', 'image', { required: ['prompt'] })).toBe("The model 'forge-pro' does not take video requests: it does not make videos");
   });
 
   it("reads a job's seconds and size back from its input: the listed value whose fields it has", () => {
