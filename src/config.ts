@@ -279,6 +279,8 @@ export const SETTINGS = {
     allowPrivate: setting('DESTINATION_ALLOW_PRIVATE', bool.optional()),
     /** The longest the probe of a destination (write, read back, delete) may take before it counts as unreachable. */
     probeTimeoutMs: setting('DESTINATION_PROBE_TIMEOUT_MS', positiveInt.default(15_000)),
+    /** How many destination probes (each a write, read and delete at the endpoint) an account may send an hour. */
+    probesPerHour: setting('DESTINATION_PROBES_PER_HOUR', positiveInt.default(20)),
   },
 
   jobs: {

@@ -10,7 +10,7 @@ import type { Account } from './types';
 
 const STORAGE_KEY = 'genmedia.apiKey';
 
-export type Scope = 'submit_job' | 'check_status' | 'list_models' | 'upload';
+export type Scope = 'submit_job' | 'check_status' | 'list_models' | 'upload' | 'manage_outputs';
 
 export interface Session {
   apiKey: string;
@@ -119,7 +119,7 @@ export function useSession(): Session {
   return session;
 }
 
-export const SCOPES: Scope[] = ['submit_job', 'check_status', 'list_models', 'upload'];
+export const SCOPES: Scope[] = ['submit_job', 'check_status', 'list_models', 'upload', 'manage_outputs'];
 
 function isScopeRefusal(error: unknown): boolean {
   return error instanceof GenmediaError && error.code === 'INSUFFICIENT_SCOPE';

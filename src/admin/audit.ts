@@ -1,6 +1,7 @@
 /**
- * The audit log: every change an operator makes through the admin API, written in the transaction of the change
- * (who, what, when, the target before and after), and listed newest first with the ledger's keyset cursor.
+ * The audit log: every change an operator makes through the admin API, and every change of an account's destination
+ * (made with the account's own `manage_outputs` key), written in the transaction of the change (who, what, when, the
+ * target before and after), and listed newest first with the ledger's keyset cursor.
  */
 import { Prisma } from '@prisma/client';
 import type { AuditEntryView, AuditQuery } from '../contracts/http/admin';
@@ -9,7 +10,7 @@ import { decodeCursor, encodeCursor, invalidCursor, keysetPage } from '../db/key
 
 type Tx = Prisma.TransactionClient;
 
-/** Who acts: the admin key of the request, and the request's ids. */
+/** Who acts: the key of the request (an admin key, or a tenant's for its destination), and the request's ids. */
 export interface Actor {
   keyId: string;
   accountId: string;
@@ -21,7 +22,8 @@ export interface Actor {
 
 export interface AuditedChange {
   action: string;
-  targetType: 'account' | 'key' | 'model';
+  /** `destination`: an account's destination bucket; its targetId is the account's id. */
+  targetType: 'account' | 'key' | 'model' | 'destination';
   targetId: string;
   before: unknown;
   after: unknown;

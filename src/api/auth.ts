@@ -1,5 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Account, ApiKey } from '@prisma/client';
+import type { Actor } from '../admin/audit';
 import type { PrismaClient } from '../db/prisma';
 import { hashApiKey } from '../accounts/apiKeys';
 import type { Scope } from '../shared/scopes';
@@ -120,6 +121,13 @@ export function getAuth(res: Response): AuthContext {
   const auth = res.locals.auth as AuthContext | undefined;
   if (!auth) throw new Error('getAuth() used on a route without requireApiKey()');
   return auth;
+}
+
+/** The key of the request, and the request's ids (the server's own, and the client's `X-Request-Id` if any), for the audit log. */
+export function actorOf(res: Response): Actor {
+  const { apiKey } = getAuth(res);
+  const clientRequestId = res.locals.clientRequestId as string | undefined;
+  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.serverRequestId), clientRequestId: clientRequestId ?? null };
 }
 
 export function getOptionalAuth(res: Response): AuthContext | undefined {

@@ -10,6 +10,7 @@ import { systemClock } from '../lib/clock';
 import type { DeliveryDestinations } from '../outputs/delivery/destinations';
 import type { DestinationBucket, OpenDestinationBucket } from './bucket';
 import { openGuardedS3, type GuardOptions } from './guardedS3';
+import { createProbeLimiter } from './probeLimit';
 import { createSecretBox } from './secretBox';
 import { createDestinationService, type DestinationService } from './service';
 import { createDestinationStore, type DestinationStore } from './store';
@@ -34,6 +35,7 @@ export function destinationServiceFor(config: Config, prisma: PrismaClient): Des
     store: storeFor(config, prisma),
     guard: guardFor(config),
     probeTimeoutMs: config.destinations.probeTimeoutMs,
+    probes: createProbeLimiter(prisma, config.destinations.probesPerHour),
     clock: systemClock,
     canSeal: config.destinations.secretKey !== undefined,
   });

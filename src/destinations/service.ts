@@ -1,28 +1,36 @@
 /**
- * Configuring an account's destination: the endpoint through the address guard, then the probe on a connection pinned
- * to the checked address; saved only when the probe passed. The secret goes nowhere but the probe's client and the
- * sealed column: it is in no answer, error message or log line.
+ * Configuring an account's destination: the probe counted against the account's hourly limit, the endpoint through the
+ * address guard, then the probe on a connection pinned to the checked address; saved (and audited) only when the
+ * probe passed. The secret goes nowhere but the probe's client and the sealed column: it is in no answer, error
+ * message, audit entry or log line.
  */
+import type { Actor } from '../admin/audit';
 import type { DestinationView } from '../contracts/http/destination';
 import type { Clock } from '../lib/clock';
 import { ApiError } from '../shared/errors';
 import { openGuardedS3, type GuardOptions } from './guardedS3';
 import { probeDestination, type ProbeResult } from './probe';
+import type { ProbeLimiter } from './probeLimit';
 import type { DestinationSettings } from './settings';
 import type { DestinationStore, StoredDestination } from './store';
 
 export interface DestinationService {
   get(accountId: string): Promise<DestinationView | null>;
-  /** Probes, then saves (replacing any earlier destination); throws ApiError with the probe's code when it fails. */
-  configure(accountId: string, settings: DestinationSettings): Promise<DestinationView>;
-  /** Whether there was one to remove. */
-  remove(accountId: string): Promise<boolean>;
+  /**
+   * Probes, then saves (replacing any earlier destination) and audits the change by `actor`; throws ApiError with the
+   * probe's code when it fails, DESTINATION_PROBE_LIMIT_EXCEEDED when the account's probes of the hour are spent.
+   */
+  configure(accountId: string, settings: DestinationSettings, actor: Actor): Promise<DestinationView>;
+  /** Whether there was one to remove; a removal is audited. */
+  remove(accountId: string, actor: Actor): Promise<boolean>;
 }
 
 export interface DestinationServiceDeps {
   store: DestinationStore;
   guard: GuardOptions;
   probeTimeoutMs: number;
+  /** Probes per account and hour. */
+  probes: ProbeLimiter;
   clock: Clock;
   /** False when this deployment has no DESTINATION_SECRET_KEY (outside production only). */
   canSeal: boolean;
@@ -39,10 +47,12 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
       const stored = await deps.store.find(accountId);
       return stored ? viewOf(stored) : null;
     },
-    async configure(accountId, settings) {
+    async configure(accountId, settings, actor) {
       if (!deps.canSeal) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'Destinations cannot be configured on this deployment: DESTINATION_SECRET_KEY is not set');
       }
+      // Counted before the endpoint is resolved: a refused or failing endpoint costs a probe like a good one.
+      await deps.probes.take(accountId);
       const result = await probe(settings, deps);
       if (!result.ok) {
         throw new ApiError(result.problem, `The destination was not saved: ${result.reason}`, {
@@ -50,9 +60,9 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
           ...(result.s3Code ? { s3Code: result.s3Code } : {}),
         });
       }
-      return viewOf(await deps.store.save(accountId, settings, new Date(deps.clock.now())));
+      return viewOf(await deps.store.save(accountId, settings, new Date(deps.clock.now()), actor));
     },
-    remove: (accountId) => deps.store.remove(accountId),
+    remove: (accountId, actor) => deps.store.remove(accountId, actor),
   };
 }
 

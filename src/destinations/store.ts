@@ -1,4 +1,9 @@
-/** account_destinations: one destination per account, its secret sealed by the SecretBox. */
+/**
+ * account_destinations: one destination per account, its secret sealed by the SecretBox. Every change is written to
+ * the audit log in the change's own transaction: the key that made it, the destination before and after (never the
+ * secret).
+ */
+import { recordAudit, type Actor } from '../admin/audit';
 import type { PrismaClient } from '../db/prisma';
 import type { SecretBox } from './secretBox';
 import type { DestinationSettings } from './settings';
@@ -12,12 +17,18 @@ export interface DestinationStore {
   find(accountId: string): Promise<StoredDestination | null>;
   /** The destination with its secret opened, or null; throws when the secret was sealed under another key. */
   open(accountId: string): Promise<(StoredDestination & { secretAccessKey: string }) | null>;
-  save(accountId: string, settings: DestinationSettings, configuredAt: Date): Promise<StoredDestination>;
-  /** Whether there was one to remove. */
-  remove(accountId: string): Promise<boolean>;
+  /** Saves (replacing any earlier one) and audits `destination.set` by `actor`. */
+  save(accountId: string, settings: DestinationSettings, configuredAt: Date, actor: Actor): Promise<StoredDestination>;
+  /** Whether there was one to remove; a removal is audited as `destination.remove` by `actor`, nothing removed is not. */
+  remove(accountId: string, actor: Actor): Promise<boolean>;
 }
 
 const WITHOUT_SECRET = { endpoint: true, region: true, bucket: true, prefix: true, accessKeyId: true, configuredAt: true } as const;
+
+/** What the audit log keeps of a destination: all but its secret. */
+function audited(stored: StoredDestination | null) {
+  return stored && { ...stored, configuredAt: stored.configuredAt.toISOString() };
+}
 
 export function createDestinationStore(prisma: PrismaClient, box: SecretBox | undefined): DestinationStore {
   return {
@@ -32,20 +43,30 @@ export function createDestinationStore(prisma: PrismaClient, box: SecretBox | un
       const { endpoint, region, bucket, prefix, accessKeyId, configuredAt } = row;
       return { endpoint, region, bucket, prefix, accessKeyId, configuredAt, secretAccessKey: box.open(row.secretCiphertext, accountId) };
     },
-    async save(accountId, settings, configuredAt) {
+    async save(accountId, settings, configuredAt, actor) {
       if (!box) throw new Error('DESTINATION_SECRET_KEY is not set: a destination secret cannot be stored');
       const { secretAccessKey, ...visible } = settings;
       const sealed = { secretCiphertext: new Uint8Array(box.seal(secretAccessKey, accountId)), secretKeyId: box.keyId };
-      return prisma.accountDestination.upsert({
-        where: { accountId },
-        create: { accountId, ...visible, ...sealed, configuredAt },
-        update: { ...visible, ...sealed, configuredAt },
-        select: WITHOUT_SECRET,
+      return prisma.$transaction(async (tx) => {
+        const before = await tx.accountDestination.findUnique({ where: { accountId }, select: WITHOUT_SECRET });
+        const after = await tx.accountDestination.upsert({
+          where: { accountId },
+          create: { accountId, ...visible, ...sealed, configuredAt },
+          update: { ...visible, ...sealed, configuredAt },
+          select: WITHOUT_SECRET,
+        });
+        await recordAudit(tx, actor, { action: 'destination.set', targetType: 'destination', targetId: accountId, before: audited(before), after: audited(after) });
+        return after;
       });
     },
-    async remove(accountId) {
-      const { count } = await prisma.accountDestination.deleteMany({ where: { accountId } });
-      return count > 0;
+    async remove(accountId, actor) {
+      return prisma.$transaction(async (tx) => {
+        const before = await tx.accountDestination.findUnique({ where: { accountId }, select: WITHOUT_SECRET });
+        const { count } = await tx.accountDestination.deleteMany({ where: { accountId } });
+        if (count === 0) return false;
+        await recordAudit(tx, actor, { action: 'destination.remove', targetType: 'destination', targetId: accountId, before: audited(before), after: null });
+        return true;
+      });
     },
   };
 }

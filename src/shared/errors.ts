@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   UNAUTHORIZED: 401,
   INSUFFICIENT_SCOPE: 403,
   ACCOUNT_SUSPENDED: 403,
+  /** A key limited to some models asked for what changes the whole account (its destination). */
+  KEY_MODEL_LIMITED: 403,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   RATE_LIMIT_EXCEEDED: 429,
@@ -64,6 +66,8 @@ export const ERROR_STATUS = {
   DESTINATION_ACCESS_DENIED: 422,
   DESTINATION_BUCKET_NOT_FOUND: 422,
   DESTINATION_PROBE_FAILED: 422,
+  /** More destination probes this hour than the account may send (each sends signed requests to its endpoint). */
+  DESTINATION_PROBE_LIMIT_EXCEEDED: 429,
   // operator API
   ACCOUNT_NOT_FOUND: 404,
   KEY_NOT_FOUND: 404,

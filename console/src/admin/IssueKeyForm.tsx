@@ -11,7 +11,8 @@ export function IssueKeyForm({ accountId, onIssued }: { accountId: string; onIss
   const { client } = useSession();
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Scope[]>([...SCOPES]);
+  // manage_outputs (choosing where the account's outputs go) is given on purpose, never by default.
+  const [scopes, setScopes] = useState<Scope[]>(SCOPES.filter((s) => s !== 'manage_outputs'));
   const [expires, setExpires] = useState('');
   const [limits, setLimits] = useState<LimitFields>(NO_LIMITS);
   const [problems, setProblems] = useState<LimitErrors & { scopes?: string; expires?: string }>({});

@@ -14,7 +14,9 @@ const EMPTY: PutDestinationRequest = { endpoint: '', region: '', bucket: '', pre
  * forgets it as soon as the bucket is saved.
  */
 export function DestinationSection() {
-  const { client } = useSession();
+  const { client, can } = useSession();
+  const mayChange = can('manage_outputs');
+  const lacking = mayChange ? undefined : 'This key lacks manage_outputs';
   const queryClient = useQueryClient();
   const destination = useQuery({ queryKey: ['destination'], queryFn: ({ signal }) => client.getDestination({ signal }) });
   const [editing, setEditing] = useState(false);
@@ -77,11 +79,11 @@ export function DestinationSection() {
             <p data-testid="destination-none">No bucket: outputs stay in genmedia only.</p>
           )}
           <div className="form-actions">
-            <button type="button" className="primary" onClick={() => startEditing(current)}>
+            <button type="button" className="primary" onClick={() => startEditing(current)} disabled={!mayChange} title={lacking}>
               {current ? 'Change the bucket' : 'Set a bucket'}
             </button>
             {current && (
-              <button type="button" onClick={() => remove.mutate()} disabled={remove.isPending}>
+              <button type="button" onClick={() => remove.mutate()} disabled={remove.isPending || !mayChange} title={lacking}>
                 {remove.isPending ? 'Removing…' : 'Remove the bucket'}
               </button>
             )}

@@ -1,6 +1,6 @@
 /** The operator API under /v1/admin, for keys with the `admin` scope. Routes only translate HTTP. */
-import { Router, type Response } from 'express';
-import { getAuth, requireApiKey } from '../auth';
+import { Router } from 'express';
+import { actorOf, requireApiKey } from '../auth';
 import type { ApiDeps } from '../deps';
 import { bearerAuth, errorResponse, errorResponses, registry } from '../openapi';
 import type { BodyReaders } from '../middleware/requestBodies';
@@ -40,7 +40,6 @@ import {
 } from '../../contracts/http/admin';
 import { z } from '../../contracts/http/zod';
 import type { AdminService } from '../../admin/service';
-import type { Actor } from '../../admin/audit';
 import { usageCsv } from '../../admin/usage';
 
 const security = [{ [bearerAuth.name]: [] }];
@@ -218,13 +217,6 @@ registry.registerPath({
 const ADMIN_BODY_LIMIT = 64 * 1024;
 /** An import may carry a server's whole OpenAPI document. */
 const COG_IMPORT_BODY_LIMIT = 1024 * 1024;
-
-/** The admin key of the request, and the request's ids: the server's own, and the client's `X-Request-Id` if any. */
-function actorOf(res: Response): Actor {
-  const { apiKey } = getAuth(res);
-  const clientRequestId = res.locals.clientRequestId as string | undefined;
-  return { keyId: apiKey.id, accountId: apiKey.accountId, requestId: String(res.locals.serverRequestId), clientRequestId: clientRequestId ?? null };
-}
 
 export function adminRouter(deps: ApiDeps, admin: AdminService, bodies: BodyReaders): Router {
   const router = Router();

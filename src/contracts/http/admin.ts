@@ -3,7 +3,7 @@
  * declared here once; the routes validate with them and the OpenAPI document (tag `Admin`) is generated from them.
  */
 import { z } from './zod';
-import { SCOPES } from '../../shared/scopes';
+import { MANAGE_OUTPUTS_SCOPE, SCOPES } from '../../shared/scopes';
 import { VERSION_STATUSES } from '../../shared/versionStatuses';
 import { LedgerEntrySchema, ListLedgerQuerySchema, SpendLimitsSchema } from './account';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './jobs';
@@ -155,6 +155,11 @@ export const CreateKeyRequestSchema = z
     expiresAt: z.iso.datetime({ offset: true, error: 'expiresAt must be an ISO 8601 instant' }).optional(),
     spendLimits: SpendLimitsInputSchema.optional(),
   })
+  // The destination takes the outputs of every model: a key limited to some may not choose it.
+  .refine((body) => !(body.scopes.includes(MANAGE_OUTPUTS_SCOPE) && (body.allowedModels?.length ?? 0) > 0), {
+    path: ['scopes'],
+    message: `a key limited to some models (allowedModels) cannot have the ${MANAGE_OUTPUTS_SCOPE} scope: issue a separate key for it`,
+  })
   .openapi('CreateKeyRequest');
 
 export const IssuedKeySchema = z
@@ -270,10 +275,12 @@ export const UsageReportSchema = z
 export const AuditEntrySchema = z
   .object({
     entryId: z.string().openapi({ description: 'A decimal number as a string' }),
-    actorKeyId: z.string().openapi({ description: 'The admin key that made the change' }),
+    actorKeyId: z.string().openapi({ description: "The key that made the change: an admin key, or for `destination.*` the account's own `manage_outputs` key" }),
     actorAccountId: z.string(),
     action: z.string().openapi({ example: 'account.update' }),
-    targetType: z.enum(['account', 'key', 'model']),
+    targetType: z.enum(['account', 'key', 'model', 'destination']).openapi({
+      description: "`destination`: the account's destination bucket (`destination.set`, `destination.remove`), its targetId the account's id; its before and after never hold the secret",
+    }),
     targetId: z.string(),
     before: z.unknown().nullable().openapi({ description: 'The target before the change; null when it was created' }),
     after: z.unknown().nullable().openapi({ description: 'The target after the change' }),

@@ -1,7 +1,8 @@
 /**
  * The account page's bucket section in headless Chromium against the real API and MinIO: a refused secret is
  * explained with its code and nothing is saved, a correct one is saved and shown without its secret, and the bucket
- * is removed again. The bucket belongs to a MinIO user of its own, allowed only that bucket.
+ * is removed again. The bucket belongs to a MinIO user of its own, allowed only that bucket. A key without
+ * `manage_outputs` sees the bucket with its buttons disabled.
  */
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
@@ -75,4 +76,16 @@ describe('the bucket on the account page', () => {
     expect((await request(`${api.url}/v1/account/destination`, { headers: bearer(account.apiKey) })).status).toBe(404);
     expect(errors).toEqual([]);
   }, 90_000);
+
+  it('disables setting and removing the bucket for a key without manage_outputs', async () => {
+    const account = await createTestAccount(api.deps.prisma, { name: 'Bucket Reader', scopes: ['submit_job', 'check_status'] });
+    const { page, errors } = await openConsole(browser, api.url, account.apiKey);
+    await page.goto(`${api.url}/console/account`);
+    const section = page.locator('section[aria-labelledby="destination-title"]');
+    await section.getByTestId('destination-none').waitFor();
+    const set = section.getByRole('button', { name: 'Set a bucket' });
+    expect(await set.isDisabled()).toBe(true);
+    expect(await set.getAttribute('title')).toBe('This key lacks manage_outputs');
+    expect(errors).toEqual([]);
+  }, 60_000);
 });

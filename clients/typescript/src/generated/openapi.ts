@@ -490,13 +490,13 @@ export interface paths {
         get: operations["getDestination"];
         /**
          * Configure your destination bucket
-         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Scope: `submit_job`.
+         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Each attempt counts against the account's probes of the hour (`DESTINATION_PROBES_PER_HOUR`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with `Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
          */
         put: operations["setDestination"];
         post?: never;
         /**
          * Remove your destination bucket
-         * @description Removes the destination and its stored secret; jobs completed afterwards are not delivered. Idempotent: 204 also when none was configured. Scope: `submit_job`.
+         * @description Removes the destination and its stored secret; jobs completed afterwards are not delivered. Idempotent: 204 also when none was configured. A removal is written to the audit log (`destination.remove`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
          */
         delete: operations["deleteDestination"];
         options?: never;
@@ -1570,7 +1570,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "INVALID_MANIFEST" | "MEDIA_STRUCTURE_REFUSED" | "VERIFICATION_TIMEOUT" | "CONCURRENT_VERIFICATIONS_EXCEEDED" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "KEY_MODEL_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "INVALID_MANIFEST" | "MEDIA_STRUCTURE_REFUSED" | "VERIFICATION_TIMEOUT" | "CONCURRENT_VERIFICATIONS_EXCEEDED" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "DESTINATION_PROBE_LIMIT_EXCEEDED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -1631,7 +1631,7 @@ export interface components {
              * @example gm_4fQ8zK1p
              */
             prefix: string;
-            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "admin")[];
+            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "manage_outputs" | "admin")[];
             /** @description Model slugs this key may run; empty: every model the account can use */
             allowedModels: string[];
             /** Format: date-time */
@@ -1841,7 +1841,7 @@ export interface components {
             name: string | null;
             /** @description The first characters of the key; the key itself is shown only when issued */
             prefix: string;
-            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "admin")[];
+            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "manage_outputs" | "admin")[];
             /** @description Empty: every model the account can use */
             allowedModels: string[];
             /** @enum {string} */
@@ -1863,7 +1863,7 @@ export interface components {
         };
         CreateKeyRequest: {
             name?: string;
-            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "admin")[];
+            scopes: ("submit_job" | "check_status" | "list_models" | "upload" | "manage_outputs" | "admin")[];
             allowedModels?: string[];
             /** Format: date-time */
             expiresAt?: string;
@@ -1967,13 +1967,16 @@ export interface components {
         AuditEntry: {
             /** @description A decimal number as a string */
             entryId: string;
-            /** @description The admin key that made the change */
+            /** @description The key that made the change: an admin key, or for `destination.*` the account's own `manage_outputs` key */
             actorKeyId: string;
             actorAccountId: string;
             /** @example account.update */
             action: string;
-            /** @enum {string} */
-            targetType: "account" | "key" | "model";
+            /**
+             * @description `destination`: the account's destination bucket (`destination.set`, `destination.remove`), its targetId the account's id; its before and after never hold the secret
+             * @enum {string}
+             */
+            targetType: "account" | "key" | "model" | "destination";
             targetId: string;
             /** @description The target before the change; null when it was created */
             before?: unknown;
@@ -5676,6 +5679,18 @@ export interface operations {
             /** @description The request is well formed but what it names does not work (DESTINATION_UNREACHABLE, ...) */
             422: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Limit reached; see Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
                     [name: string]: unknown;
