@@ -13,17 +13,7 @@ import { get, post, waitForFinal } from '../../support/api';
 import { sigkill, spawnApiProcess, spawnWorkflowWorker, type ApiProcess } from '../../support/processes';
 import { untilPolling } from '../../support/pollers';
 import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
-
-// scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { createChain, provenanceEnv } = require('../../../scripts/lib/provenanceChain') as {
-  createChain(dir: string, options?: { name?: string }): ChainFiles;
-  provenanceEnv(files: ChainFiles): Record<string, string>;
-};
-interface ChainFiles {
-  chainFile: string;
-  keyFile: string;
-  rootFile: string;
-}
+import { createChain, provenanceEnv, type ChainFiles } from '../../support/provenanceChain';
 
 let dir: string;
 let chain: ChainFiles;

@@ -9,7 +9,7 @@ import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createUpstreamAdapter } from '../../../src/providers/upstreams/adapters';
 import { mapInput } from '../../../src/providers/inputMapping';
 import type { UpstreamAdapter, UpstreamId, UpstreamMapping } from '../../../src/providers/upstreams/types';
-import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { startFalFake } from '../../support/upstreams/fal';
 import { startGoogleFake } from '../../support/upstreams/google';
 import { startOpenAIFake } from '../../support/upstreams/openai';
@@ -30,13 +30,6 @@ function textToImage(id: UpstreamId): { route: UpstreamMapping; input(prompt: st
   const model = loadCatalog().models.find((m) => m.providerId === id && m.capability === 'text-to-image')!;
   const route = model.versions[0]!.upstream as UpstreamMapping;
   return { route, input: (prompt) => mapInput(route.input, { prompt, size: 'square_hd', num_images: '1', quality: 'medium', background: 'auto' }) };
-}
-
-
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
 }
 
 describe.each(Object.keys(FAKES) as UpstreamId[])('%s adapter', (id) => {

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
-import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { createFalAdapter, FAL_JWKS_URL, falJwksUrl, redirectToOrigin } from '../../../src/providers/upstreams/fal';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { locateOutputs } from '../../../src/providers/outputPaths';
@@ -104,14 +104,6 @@ async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> 
   throw new Error(`request ${ref.id} never finished`);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 async function webhookFor(requestId: string): Promise<CallbackRequest> {
   for (let i = 0; i < 40; i++) {

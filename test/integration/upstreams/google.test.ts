@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { mapInput } from '../../../src/providers/inputMapping';
 import { locateOutputs } from '../../../src/providers/outputPaths';
-import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { createGoogleAdapter, imageCostOf, retryDelayOf } from '../../../src/providers/upstreams/google';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { startGoogleFake, type GoogleFake } from '../../support/upstreams/google';
@@ -57,14 +57,6 @@ const submitImage = (prompt: string, using = adapter) =>
 const submitVideo = (prompt: string) =>
   adapter.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route: VEO, input: { instances: [{ prompt }], parameters: { aspectRatio: '16:9' } }, deadline: deadline() }, signal());
 
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 /** The path of the last request the fake received for `method`. */
 function lastPathOf(method: string): string {

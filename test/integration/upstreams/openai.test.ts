@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
-import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { costOf, createOpenAIAdapter, parseResetDuration } from '../../../src/providers/upstreams/openai';
 import { locateOutputs } from '../../../src/providers/outputPaths';
@@ -55,14 +55,6 @@ async function submit(input: Record<string, unknown>, options: { using?: Upstrea
   return (options.using ?? adapter).submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input: mapped, deadline: options.deadline ?? deadline() }, options.abort ?? signal());
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {

@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { locateOutputs } from '../../../src/providers/outputPaths';
 import { cancelAfterOf, createReplicateAdapter, progressOf, replicateBaseUrl } from '../../../src/providers/upstreams/replicate';
@@ -106,14 +107,6 @@ async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> 
   throw new Error(`prediction ${ref.id} never finished`);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 /** The webhooks received about a prediction, once `count` have arrived. */
 async function webhooksFor(predictionId: string, count: number): Promise<CallbackRequest[]> {

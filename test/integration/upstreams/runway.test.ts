@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
-import { ProviderError } from '../../../src/providers/types';
+import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { locateOutputs } from '../../../src/providers/outputPaths';
 import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
@@ -97,14 +97,6 @@ async function untilFinished(ref: GenerationRef): Promise<GenerationSnapshot[]> 
   throw new Error(`task ${ref.id} never finished`);
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
 
 async function download(url: string): Promise<Buffer> {
   const res = await fetch(url);

@@ -26,18 +26,8 @@ import { samplePng } from '../../support/upstreams/media';
 import { startOpenAIFake, type OpenAIFake } from '../../support/upstreams/openai';
 import { startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
 import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from '../cog/cogSupport';
+import { createChain, provenanceEnv, type ChainFiles } from '../../support/provenanceChain';
 
-// scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { createChain, provenanceEnv } = require('../../../scripts/lib/provenanceChain') as {
-  createChain(dir: string, options?: { name?: string }): ChainFiles;
-  provenanceEnv(files: ChainFiles): Record<string, string>;
-};
-
-interface ChainFiles {
-  chainFile: string;
-  keyFile: string;
-  rootFile: string;
-}
 
 interface PythonRead {
   path: string;

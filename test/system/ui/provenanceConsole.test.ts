@@ -19,12 +19,7 @@ import { createFileSigner } from '../../../src/provenance/signer';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { startTestStack, type TestStack } from '../../support/stack';
 import { dropFile, dropFiles, launchChromium, openConsole, seriousAccessibilityViolations } from './consoleSupport';
-
-// scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { createChain, provenanceEnv } = require('../../../scripts/lib/provenanceChain') as {
-  createChain(dir: string, options?: { name?: string }): { chainFile: string; keyFile: string; rootFile: string };
-  provenanceEnv(files: { chainFile: string; keyFile: string; rootFile: string }): Record<string, string>;
-};
+import { createChain, provenanceEnv } from '../../support/provenanceChain';
 
 const TEXT_TO_IMAGE = 'pixelforge/forge-pro/text-to-image';
 const CHAIN_NAME = 'genmedia console credentials';

@@ -4,12 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSigningKeyVariables, loadConfig, loadSigningKey, SETTINGS } from '../../../src/config';
 import { listSettings } from '../../../src/lib/envSettings';
-
-// scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { createChain, devProvenanceEnv } = require('../../../scripts/lib/provenanceChain') as {
-  createChain(dir: string, options?: { name?: string }): { chainFile: string; keyFile: string; rootFile: string };
-  devProvenanceEnv(dataDir: string, env?: NodeJS.ProcessEnv): Record<string, string>;
-};
+import { createChain, devProvenanceEnv } from '../../support/provenanceChain';
 
 const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password' };
 

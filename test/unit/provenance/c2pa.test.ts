@@ -10,11 +10,7 @@ import { manifestDefinition, opensManifestStore, TRAINED_ALGORITHMIC_MEDIA, type
 import { GENMEDIA_ASSERTION } from '../../../src/shared/provenance';
 import { SignerConfigError } from '../../../src/lib/signingKeys';
 import { createFileSigner, type ContentSigner } from '../../../src/provenance/signer';
-
-// scripts/ is plain CommonJS so that it runs before node_modules exist.
-const { createChain } = require('../../../scripts/lib/provenanceChain') as {
-  createChain(dir: string, options?: { name?: string; algorithm?: 'es256' | 'ed25519' }): { chainFile: string; keyFile: string; rootFile: string };
-};
+import { createChain } from '../../support/provenanceChain';
 
 let dir: string;
 let ours: { signer: ContentSigner; rootPem: string };
