@@ -66,8 +66,12 @@ async function startAndRunAJob(env: NodeJS.ProcessEnv): Promise<VersionLine[]> {
   const lines = versionLines(worker);
   await sigterm(worker.child);
   expect(worker.child.exitCode, worker.output().slice(-2000)).toBe(0);
-  // Its worker said it stopped: no job would start now.
-  expect(await readiness()).toEqual({ status: 503, unavailable: ['workers'] });
+  // Its worker said it stopped: no job would start now (seen within a second, the time /readyz reuses an answer).
+  const stopped = await eventually(async () => {
+    const now = await readiness();
+    return now.status === 503 ? now : undefined;
+  }, 5_000, 250, 'not ready once the worker stopped');
+  expect(stopped.unavailable).toEqual(['workers']);
   return lines;
 }
 
