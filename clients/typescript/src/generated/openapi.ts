@@ -9946,6 +9946,17 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
+            /** @description A `token` that cannot be one: empty, or longer than 128 characters (VALIDATION_ERROR) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReplicateProblem"];
+                };
+            };
             /** @description No token and no key; a token that is forged, for another output, or expired (sent without a usable key); or an unknown key */
             401: {
                 headers: {

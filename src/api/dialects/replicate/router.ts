@@ -131,6 +131,7 @@ registry.registerPath({
   security: [...security, {}],
   request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }), query: OutputAccessQuerySchema },
   responses: {
+    400: problem('A `token` that cannot be one: empty, or longer than 128 characters (VALIDATION_ERROR)'),
     401: problem('No token and no key; a token that is forged, for another output, or expired (sent without a usable key); or an unknown key'),
     403: problem("A key without `check_status` (sent without a valid token); the job's account suspended (ACCOUNT_SUSPENDED)"),
     200: { description: 'The file', content: { 'application/octet-stream': { schema: z.string().openapi({ format: 'binary' }) } } },
