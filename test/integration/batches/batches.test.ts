@@ -296,7 +296,11 @@ describe('downloads', () => {
     const bytes = randomBytes(32 * 1024 * 1024);
     await storage.putFile(storage.outputsBucket, key, bytes, 'image/png');
     const item = await stack.prisma.batchItem.findFirstOrThrow({ where: { batchId: created.body.batchId } });
-    await stack.prisma.job.update({ where: { id: item.jobId! }, data: { outputs: [{ key, contentType: 'image/png', sizeBytes: bytes.length }] } });
+    // Its stored figures follow, as completion writes them: the storage gauges of other files add them up.
+    await stack.prisma.job.update({
+      where: { id: item.jobId! },
+      data: { outputs: [{ key, contentType: 'image/png', sizeBytes: bytes.length }], storedOutputBytes: BigInt(bytes.length), storedOutputCount: 1 },
+    });
 
     const opened: Readable[] = [];
     const getStream = storage.getStream;
