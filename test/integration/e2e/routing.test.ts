@@ -87,9 +87,12 @@ describe('a routed model', () => {
     const { account, res } = await submit({ input: { prompt: 'no relay [fail:route:pixelforge] [fail:route:lumina]' } });
     const job = await waitForFinal(stack, account.apiKey, res.body.jobId);
     expect(job).toMatchObject({ status: 'failed', error: { code: 'INJECTED_OUTAGE' }, refundedMicroCents: Number(PRICE) });
-    expect(job.attempts.map((a: { provider: string; status: string }) => [a.provider, a.status])).toEqual([
-      ['pixelforge', 'failed'],
+    // Each route once, both failed. Their order is the planner's, which puts a route whose recent attempts mostly
+    // failed last: other files of the run share the providers' health, so it is not asserted here (see below).
+    const tried = job.attempts.map((a: { provider: string; status: string }) => [a.provider, a.status]);
+    expect([...tried].sort()).toEqual([
       ['lumina', 'failed'],
+      ['pixelforge', 'failed'],
     ]);
     expect(await ledgerOf(stack, job.jobId)).toEqual([['charge', -PRICE], ['refund', PRICE]]);
   });
