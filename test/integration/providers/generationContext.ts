@@ -1,8 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
-import { ProviderError, type GenerationContext } from '../../../src/providers/types';
+import type { GenerationContext } from '../../../src/providers/types';
 
 /** A GenerationContext with a fresh work directory that records every progress report. */
 export interface RecordingContext extends GenerationContext {
@@ -31,12 +30,5 @@ export function isNonDecreasing(values: readonly number[]): boolean {
   return values.every((v, i) => i === 0 || v >= values[i - 1]);
 }
 
-/** The ProviderError `promise` rejects with; fails the test when it resolves or rejects with anything else. */
-export async function failureOf(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ProviderError);
-  return error as ProviderError;
-}
+/** The ProviderError a call rejects with, as every provider test reads it. */
+export { failureOf } from '../../support/providerFailure';
