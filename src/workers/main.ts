@@ -75,6 +75,11 @@ async function runWorkers(options: Options): Promise<void> {
   const signingKey = signs ? loadSigningKey(config) : undefined;
   const droppedKeyVariables = dropSigningKeyVariables();
   const logger = createLogger('worker', config.logLevel);
+  // Listened for first, so a stop that comes while the workers are still starting ends their start-up waits too.
+  const stopping = new AbortController();
+  const stopOn = (signal: NodeJS.Signals) => process.once(signal, () => stopping.abort(signal));
+  stopOn('SIGTERM');
+  stopOn('SIGINT');
   if (!signs && droppedKeyVariables.length > 0) {
     logger.warn({ variables: droppedKeyVariables }, 'the signing key is set for a worker that signs nothing: ignored; give it to the provider workers only');
   }
@@ -125,6 +130,23 @@ async function runWorkers(options: Options): Promise<void> {
   const providerRuns = providerWorkers.map((w) => w.run());
   const workflowRuns = workflowWorkers.map((w) => w.run());
   const currentWatches: CurrentVersionWatch[] = [];
+  let cogWatcher: ReturnType<typeof watchCogProviders> | undefined;
+
+  let drained: () => void = () => undefined;
+  const untilDrained = new Promise<void>((resolve) => (drained = resolve));
+  const stop = (list: Worker[]) => list.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
+  // Provider workers drain first, so the results of the jobs they finish reach the workflows before those stop.
+  const shutdown = () => {
+    logger.info({ signal: stopping.signal.reason }, 'draining workers');
+    cogWatcher?.stop();
+    for (const watch of currentWatches) watch.stop();
+    stop(providerWorkers);
+    void Promise.allSettled(providerRuns).then(() => stop(workflowWorkers));
+    drained();
+  };
+  if (stopping.signal.aborted) shutdown();
+  else stopping.signal.addEventListener('abort', shutdown, { once: true });
+
   for (const worker of workflowWorkers) {
     const version = worker.options.workerDeploymentOptions?.version;
     if (!version) continue;
@@ -132,7 +154,14 @@ async function runWorkers(options: Options): Promise<void> {
     // build that ran before takes it back from a current build nothing runs any more.
     const takeOver = { taskQueue: config.temporal.jobsTaskQueue, afterMs: CURRENT_TAKEOVER_AFTER_MS };
     const identity = worker.options.identity;
-    logClaim(logger, version, await makeCurrentIfNew(client.workflowService, config.temporal.namespace, version, { identity, takeOver }));
+    const claim = await makeCurrentIfNew(client.workflowService, config.temporal.namespace, version, { identity, takeOver, signal: stopping.signal }).catch(
+      (err: unknown) => {
+        if (stopping.signal.aborted) return undefined;
+        throw err;
+      },
+    );
+    if (!claim) break;
+    logClaim(logger, version, claim);
     currentWatches.push(
       watchCurrentVersion(client.workflowService, config.temporal.namespace, version, {
         identity,
@@ -144,41 +173,24 @@ async function runWorkers(options: Options): Promise<void> {
     );
   }
 
-  let draining = false;
-  let drained: () => void = () => undefined;
-  const untilDrained = new Promise<void>((resolve) => (drained = resolve));
-  const cogWatcher = options.cogProviders
-    ? watchCogProviders({
-        intervalMs: COG_PROVIDER_WATCH_MS,
-        logger,
-        listCogProviders: async () =>
-          (await prisma.provider.findMany({ where: { adapter: { in: kindsRunBy('cog') }, isActive: true }, select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id),
-        startWorker: async (providerId) => {
-          const worker = await createWorker(providerId);
-          if (draining) return;
-          providerWorkers.push(worker);
-          providerRuns.push(worker.run());
-        },
-      })
-    : undefined;
-
-  const stop = (list: Worker[]) => list.filter((w) => w.getState() === 'RUNNING').forEach((w) => w.shutdown());
-  // Provider workers drain first, so the results of the jobs they finish reach the workflows before those stop.
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'draining workers');
-    draining = true;
-    cogWatcher?.stop();
-    for (const watch of currentWatches) watch.stop();
-    stop(providerWorkers);
-    void Promise.allSettled(providerRuns).then(() => stop(workflowWorkers));
-    drained();
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  if (options.cogProviders && !stopping.signal.aborted) {
+    cogWatcher = watchCogProviders({
+      intervalMs: COG_PROVIDER_WATCH_MS,
+      logger,
+      listCogProviders: async () =>
+        (await prisma.provider.findMany({ where: { adapter: { in: kindsRunBy('cog') }, isActive: true }, select: { id: true }, orderBy: { id: 'asc' } })).map((p) => p.id),
+      startWorker: async (providerId) => {
+        const worker = await createWorker(providerId);
+        if (stopping.signal.aborted) return;
+        providerWorkers.push(worker);
+        providerRuns.push(worker.run());
+      },
+    });
+  }
 
   try {
     // The Cog worker serves providers that do not exist yet: it runs until it is told to stop.
-    if (cogWatcher) await untilDrained;
+    if (options.cogProviders) await untilDrained;
     await Promise.all([...providerRuns, ...workflowRuns]);
   } finally {
     await connections.close();

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Connection } from '@temporalio/client';
 import type { NativeConnection, WorkerDeploymentOptions, WorkflowBundleOption } from '@temporalio/worker';
 import { findRepoRoot } from '../lib/repoRoot';
@@ -57,17 +58,18 @@ export interface TakeOver {
  * Makes `version` the deployment's current version unless it has been current before, or, with `takeOver`, unless
  * it has been current before and the current build still has a live worker. The server learns of a version from its
  * workers' polls, so this waits (up to `waitMs`) for the version to appear and to have polled every task queue of
- * the current one.
+ * the current one. `signal` ends the wait (the worker is stopping): the claim rejects with its reason.
  */
 export async function makeCurrentIfNew(
   service: WorkflowService,
   namespace: string,
   version: DeploymentVersion,
-  options: { identity: string; waitMs?: number; intervalMs?: number; takeOver?: TakeOver },
+  options: { identity: string; waitMs?: number; intervalMs?: number; takeOver?: TakeOver; signal?: AbortSignal },
 ): Promise<CurrentVersionClaim> {
   const deadline = Date.now() + (options.waitMs ?? 60_000);
   let refused: unknown;
   for (;;) {
+    options.signal?.throwIfAborted();
     const found = await describeVersion(service, namespace, version).catch((err: unknown) => {
       if (Date.now() >= deadline) throw err;
       return undefined;
@@ -101,7 +103,8 @@ export async function makeCurrentIfNew(
       if (!refused) return claim;
     }
     if (Date.now() >= deadline) throw refused ?? new Error(`the worker deployment version ${version.deploymentName}:${version.buildId} did not appear`);
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 250));
+    // The sleep rejects only when the signal aborts: with the signal's reason, as the read above does.
+    await sleep(options.intervalMs ?? 250, undefined, { signal: options.signal }).catch(() => options.signal?.throwIfAborted());
   }
 }
 

@@ -88,6 +88,11 @@ describe('the Node everything runs on', () => {
       worker!.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
     });
     expect(nodeVersionInfo(await scrape(metricsUrl))).toMatchObject({ version: process.version, major: String(majorOf(process.version)) });
+    // Stopped while it is still starting (its build not yet claimed as current), it ends its waits and exits.
+    const exited = new Promise<number | null>((resolve) => worker!.once('exit', resolve));
+    worker.kill('SIGTERM');
+    const stoppedWithin = await Promise.race([exited.then(() => 'exited'), new Promise((r) => setTimeout(r, 30_000, 'still running'))]);
+    expect(stoppedWithin).toBe('exited');
   }, 120_000);
 
   it.skipIf(older.length === 0)("hands scripts/run.js started on the machine's older Node over to the provided one", () => {

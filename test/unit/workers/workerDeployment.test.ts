@@ -1,7 +1,7 @@
 /**
  * makeCurrentIfNew against a fake of the worker deployment service: a version the server refuses as current because
  * its worker has not yet polled every task queue of the current one is asked again, and becomes current once it has;
- * any other refusal is passed on.
+ * any other refusal is passed on; a worker that stops while it waits ends the wait at once.
  */
 import { describe, expect, it } from 'vitest';
 import { makeCurrentIfNew, type DeploymentVersion } from '../../../src/workers/workerDeployment';
@@ -53,5 +53,17 @@ describe('makeCurrentIfNew', () => {
     const { service, calls } = fakeService([refusal(7, 'PERMISSION_DENIED: not allowed')]);
     await expect(makeCurrentIfNew(service, 'default', version, { identity: 'test', intervalMs: 1 })).rejects.toThrow(/PERMISSION_DENIED/);
     expect(calls.set).toBe(1);
+  });
+
+  it('ends its wait as soon as the worker stops, long before the wait is over', async () => {
+    const notFound = refusal(5, "NOT_FOUND: no Worker Deployment found with name 'genmedia'");
+    const service = { describeWorkerDeployment: async () => Promise.reject(notFound) } as never;
+    const stopping = new AbortController();
+    setTimeout(() => stopping.abort(new Error('stopping on SIGTERM')), 50);
+    const started = Date.now();
+    await expect(makeCurrentIfNew(service, 'default', version, { identity: 'test', waitMs: 60_000, intervalMs: 250, signal: stopping.signal })).rejects.toThrow(
+      'stopping on SIGTERM',
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });
