@@ -19,6 +19,12 @@ const FAST_LOOP: Record<string, object> = {
   workflows: { maxWorkers: 4, sequence: { groupOrder: 0 }, globalSetup: ['test/workflows/bundleSetup.ts'] },
 };
 
+/** The projects that start test stacks and processes run one build, made before their first file. */
+const BUILT: Record<string, object> = {
+  integration: { globalSetup: ['test/support/buildSetup.ts'] },
+  system: { globalSetup: ['test/support/buildSetup.ts'] },
+};
+
 export default defineConfig({
   resolve: {
     // The SDK from its sources, as tsx resolves it through tsconfig.json's `paths` (vitest runs from the repository root).
@@ -27,7 +33,7 @@ export default defineConfig({
   test: {
     projects: Object.entries(PROJECTS).map(([name, { dir }]) => ({
       extends: true,
-      test: { name, include: [`${dir}/**/*.test.ts`], ...(FAST_LOOP[name] ?? {}) },
+      test: { name, include: [`${dir}/**/*.test.ts`], ...(FAST_LOOP[name] ?? BUILT[name] ?? {}) },
     })),
     // Temporal's native core and Prisma need real processes, not worker threads.
     pool: 'forks',

@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { REPO_ROOT, type Config } from '../../src/config';
+import { builtArgs, builtEnv } from './build';
 import { eventually } from './eventually';
 import { workerProcessEnv } from './stack';
 
@@ -14,12 +15,12 @@ export interface ApiProcess {
   url: string;
 }
 
-/** The API (`src/api/server.ts`) on a free port, against the stack's services and queues, `env` on top. */
+/** The built API (`src/api/server.ts`) on a free port, against the stack's services and queues, `env` on top. */
 export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
+  const child = spawn(process.execPath, builtArgs(path.join('src', 'api', 'server.ts')), {
     cwd: REPO_ROOT,
     // The line that names the address is logged at info.
-    env: { ...workerProcessEnv(config), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: builtEnv({ ...workerProcessEnv(config), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = collectOutput(child);
@@ -66,11 +67,11 @@ export function spawnProviderWorker(config: Config, providerId: string, env: Nod
   return spawnWorker(config, ['--provider', providerId], env);
 }
 
-/** tsx as a loader inside this one process, so a SIGKILL hits the worker itself. */
+/** The built worker, `node` itself running it, so a SIGKILL hits the worker itself. */
 function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), ...args], {
+  return spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), args), {
     cwd: REPO_ROOT,
-    env: { ...workerProcessEnv(config), ...env },
+    env: builtEnv({ ...workerProcessEnv(config), ...env }),
     stdio: ['ignore', stdout, 'inherit'],
   });
 }

@@ -4,7 +4,7 @@
  * `jobs` and provider task queues, so test files running side by side never take each other's tasks.
  */
 import { randomUUID } from 'node:crypto';
-import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { loadConfig, loadSigningKey, type Config } from '../../src/config';
 import type { SigningKeySettings } from '../../src/lib/signingKeys';
 import type { RunningApi } from '../../src/api/server';
@@ -16,26 +16,16 @@ import type { DeliveryDestinations } from '../../src/outputs/delivery/destinatio
 import { createProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
-import { createWorkflowWorker, WORKFLOWS_PATH } from '../../src/workers/workflowWorker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/workers/workflowPaths';
+import { createWorkflowWorker } from '../../src/workers/workflowWorker';
 import { createWorkerMetrics, type WorkerMetrics } from '../../src/observability/metrics';
 import type { Tracing } from '../../src/observability/tracing';
 
 import { startTestApiWith } from './api';
+import { builtEnv, builtWorkflowBundle } from './build';
 
 export { eventually } from './eventually';
 
 export { createTestAccount, type TestAccount } from './accounts';
-
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-
-/** The workflow bundle, with its interceptor modules as every worker has them, built once per test process. */
-export function testWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: silentLogger });
-  return bundle;
-}
-
-const silentLogger = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** Config for a test stack: the harness env, quiet logs, a private jobs queue, fast built-in provider. */
 export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
@@ -110,7 +100,7 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing, sig
         client,
         prisma,
         storage,
-        workflowBundle: await testWorkflowBundle(),
+        workflowBundle: builtWorkflowBundle(),
         webhookCa: options.webhookCa,
         destinations: options.destinations,
         metrics,
@@ -182,10 +172,10 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
-/** Environment for a worker process (`src/workers/main.ts`) serving the same queues as `config`. */
+/** Environment for a built worker process (`src/workers/main.ts`) serving the same queues as `config`. */
 export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
   return {
-    ...process.env,
+    ...builtEnv(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     // Several worker processes run side by side: each serves its metrics on a free port.
     WORKER_METRICS_PORT: '0',

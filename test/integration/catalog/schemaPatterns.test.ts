@@ -20,6 +20,7 @@ import { freeLoopbackPort } from '../../../src/lib/freePort';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { post } from '../../support/api';
 import { eventually } from '../../support/eventually';
+import { builtArgs } from '../../support/build';
 
 const SEGMENT = 'schema-pattern-tests';
 const provider = `patterns-${randomBytes(4).toString('hex')}`;
@@ -75,7 +76,7 @@ beforeAll(async () => {
 
   const port = await freeLoopbackPort();
   apiUrl = `http://127.0.0.1:${port}`;
-  api = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'api', 'server.ts')], {
+  api = spawn(process.execPath, builtArgs(path.join('src', 'api', 'server.ts')), {
     cwd: REPO_ROOT,
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: apiUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error' },
     stdio: ['ignore', 'ignore', 'inherit'],

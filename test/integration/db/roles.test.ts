@@ -16,6 +16,7 @@ import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { createJobStore } from '../../../src/jobs/store';
 import { createTestAccount } from '../../support/accounts';
 import { createScratchDatabase } from '../../support/database';
+import { builtArgs } from '../../support/build';
 
 const run = promisify(execFile);
 const ROLES_SQL = path.join(REPO_ROOT, 'deploy', 'postgres', 'roles.sql');
@@ -121,7 +122,7 @@ describe('the compose database roles', () => {
   });
 
   it('let the application seed the catalog as the migrate service does', async () => {
-    const seed = await run(process.execPath, ['--import', 'tsx', path.join('src', 'db', 'seed.ts')], {
+    const seed = await run(process.execPath, builtArgs(path.join('src', 'db', 'seed.ts')), {
       cwd: REPO_ROOT,
       env: { ...process.env, DATABASE_URL: urls.app },
     });

@@ -18,6 +18,7 @@ import { generateTestCertificates, type TestCertificates } from '../../support/h
 import { workerProcessEnv } from '../../support/stack';
 import { samplePng } from '../../support/upstreams/media';
 import { killWorkerProcess, ledgerOf, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from './e2eStack';
+import { builtArgs } from '../../support/build';
 
 interface Received {
   id: string;
@@ -122,7 +123,7 @@ async function cogModel(provider: string, workerEnv: NodeJS.ProcessEnv): Promise
   const slug = `${provider}/painter/text-to-image`;
   const imported = await post(`${stack.url}/v1/admin/models/import-cog`, adminKey, { url: cog.url, slug, priceMicroCents: 10_000, visibility: 'segment', segments: [SEGMENT] });
   expect(imported.status, JSON.stringify(imported.body)).toBe(201);
-  const worker = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', provider], {
+  const worker = spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--provider', provider]), {
     cwd: REPO_ROOT,
     env: {
       ...workerProcessEnv(stack.config),

@@ -13,6 +13,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { providerTaskQueue } from '../../../src/shared/temporal';
 import { createTestAccount, eventually, workerProcessEnv } from '../../support/stack';
 import { post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
+import { builtArgs } from '../../support/build';
 
 let stack: E2eStack;
 const children: ChildProcess[] = [];
@@ -37,7 +38,7 @@ afterAll(async () => {
 });
 
 function startProviderProcess(providerId: string): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', providerId], {
+  const child = spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--provider', providerId]), {
     cwd: REPO_ROOT,
     env: { ...workerProcessEnv(stack.config), PROVIDER_CONCURRENCY: `${providerId}=1` },
     stdio: ['ignore', 'ignore', 'inherit'],

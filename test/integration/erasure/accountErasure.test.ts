@@ -13,6 +13,7 @@ import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createAdminKey } from '../../support/accounts';
 import { get, post, request, bearer, waitForFinal } from '../../support/api';
 import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
+import { builtArgs } from '../../support/build';
 
 let stack: TestStack;
 let child: ChildProcess | undefined;
@@ -31,7 +32,7 @@ afterAll(async () => {
 });
 
 function startWorkflowWorkerProcess(): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
+  return spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--workflows']), {
     cwd: REPO_ROOT,
     env: workerProcessEnv(stack.config),
     stdio: ['ignore', 'ignore', 'inherit'],

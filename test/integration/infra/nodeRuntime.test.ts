@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
 import { startTestApi } from '../../support/api';
 import { scrape, type Sample } from '../../support/prometheusText';
+import { builtArgs } from '../../support/build';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const nodeRuntime = require('../../../scripts/lib/nodeRuntime') as { MAJOR: number; VERSION: string; BIN_DIR: string };
@@ -69,7 +70,7 @@ describe('the Node everything runs on', () => {
   });
 
   it('is what a worker process started as `node` reports in nodejs_version_info', async () => {
-    worker = spawn('node', ['--import', 'tsx', 'src/workers/main.ts', '--workflows'], {
+    worker = spawn('node', builtArgs('src/workers/main.ts', ['--workflows']), {
       cwd: REPO_ROOT,
       env: { ...process.env, WORKER_METRICS_PORT: '0', JOBS_TASK_QUEUE: `jobs-node-${randomUUID()}`, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
 import { get, post } from './helpers';
+import { builtArgs } from '../../support/build';
 
 const MAIN = path.join('src', 'workers', 'main.ts');
 let stack: TestStack;
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 describe('src/workers/main.ts', () => {
   it('--list-providers prints the catalog provider ids as a JSON array', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MAIN, '--list-providers'], {
+    const { stdout } = await promisify(execFile)(process.execPath, builtArgs(MAIN, ['--list-providers']), {
       cwd: REPO_ROOT,
       env: workerProcessEnv(stack.config),
     });
@@ -31,7 +32,7 @@ describe('src/workers/main.ts', () => {
   });
 
   it('runs --workflows and --provider together and drains a running job on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--workflows', '--provider', 'pixelforge'], {
+    const child = spawn(process.execPath, builtArgs(MAIN, ['--workflows', '--provider', 'pixelforge']), {
       cwd: REPO_ROOT,
       env: workerProcessEnv(stack.config),
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -59,7 +60,7 @@ describe('src/workers/main.ts', () => {
       expect(await exited).toBe(0);
       // The running provider attempt finished instead of being abandoned; the bookkeeping follows on the next workflow
       // worker of the same build, the one the job is pinned to (docs/workflow-versioning.md).
-      next = spawn(process.execPath, ['--import', 'tsx', MAIN, '--workflows'], { cwd: REPO_ROOT, env: workerProcessEnv(stack.config), stdio: ['ignore', 'ignore', 'inherit'] });
+      next = spawn(process.execPath, builtArgs(MAIN, ['--workflows']), { cwd: REPO_ROOT, env: workerProcessEnv(stack.config), stdio: ['ignore', 'ignore', 'inherit'] });
       const job = await eventually(async () => {
         const res = await get(`${stack.url}/v1/jobs/${jobId}`, account.apiKey);
         return res.body.status === 'processing' ? undefined : res.body;

@@ -8,13 +8,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scrape, type Sample } from '../../support/prometheusText';
+import { builtArgs } from '../../support/build';
 
 let child: ChildProcess;
 let samples: Sample[];
 let metricsUrl: string;
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--workflows'], {
+  child = spawn(process.execPath, builtArgs('src/workers/main.ts', ['--workflows']), {
     env: { ...process.env, WORKER_METRICS_PORT: '0', JOBS_TASK_QUEUE: `jobs-metrics-${randomUUID()}`, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -14,6 +14,7 @@ import { sigkill, spawnApiProcess, spawnWorkflowWorker, type ApiProcess } from '
 import { untilPolling } from '../../support/pollers';
 import { createTestAccount, eventually, startTestStack, workerProcessEnv, type TestStack } from '../../support/stack';
 import { createChain, provenanceEnv, type ChainFiles } from '../../support/provenanceChain';
+import { builtArgs } from '../../support/build';
 
 let dir: string;
 let chain: ChainFiles;
@@ -74,7 +75,7 @@ describe('the signing key', () => {
   }, 300_000);
 
   it('is needed by a provider worker, which does not start without it and says which variable to set', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--provider', 'pixelforge'], {
+    const child = spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--provider', 'pixelforge']), {
       cwd: REPO_ROOT,
       env: { ...workerProcessEnv(stack.config), ...chainOnly() },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Scope } from '../../../src/shared/scopes';
 import { createKeyAuthenticator } from '../../../src/api/auth';
 import { createApiMetrics } from '../../../src/observability/metrics';
@@ -21,8 +21,9 @@ import { createLogger } from '../../../src/logger';
 import { jobWorkflowId } from '../../../src/contracts/workflows/job';
 import { uploadWorkflowId } from '../../../src/contracts/workflows/uploadExpiry';
 import { createStorage, type Storage } from '../../../src/storage/storage';
-import { createWorkflowWorker, WORKFLOWS_PATH } from '../../../src/workers/workflowWorker';
+import { createWorkflowWorker } from '../../../src/workers/workflowWorker';
 import { createTestAccount } from '../../support/accounts';
+import { builtWorkflowBundle } from '../../support/build';
 
 let runtimeInstalled = false;
 
@@ -71,7 +72,6 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   let workerConnection: NativeConnection | undefined;
-  let workflowBundle: { code: string } | undefined;
 
   const env: UploadTestEnv = {
     config,
@@ -101,12 +101,8 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
 
     async startWorker() {
       workerConnection ??= await NativeConnection.connect({ address: config.temporal.address });
-      workflowBundle ??= await bundleWorkflowCode({
-        workflowsPath: WORKFLOWS_PATH,
-        logger: new DefaultLogger('WARN'),
-      });
       // The real `jobs` worker (every workflow and its activities) on this environment's own task queue.
-      worker = await createWorkflowWorker({ config, connection: workerConnection, client: temporal, prisma, storage, workflowBundle });
+      worker = await createWorkflowWorker({ config, connection: workerConnection, client: temporal, prisma, storage, workflowBundle: builtWorkflowBundle() });
       workerRun = worker.run();
     },
 

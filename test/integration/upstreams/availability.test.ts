@@ -13,6 +13,7 @@ import { isUpstreamId, UPSTREAM_IDS } from '../../../src/providers/upstreams/typ
 import type { RunningApi } from '../../../src/api/server';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { post, request, startTestApi } from '../../support/api';
+import { builtArgs } from '../../support/build';
 
 const catalog = loadCatalog();
 const upstreamProviders = catalog.providers.filter((p) => isUpstreamId(p.adapter));
@@ -29,7 +30,7 @@ function withoutUpstreamCredentials(): NodeJS.ProcessEnv {
 }
 
 async function listProviders(env: NodeJS.ProcessEnv): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--list-providers'], {
+  const { stdout } = await promisify(execFile)(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--list-providers']), {
     cwd: REPO_ROOT,
     env,
   });

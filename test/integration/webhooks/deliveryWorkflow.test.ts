@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { JobActivities } from '../../../activities/jobs';
@@ -31,7 +31,8 @@ import { webhookEventId } from '../../../src/webhooks/signing';
 import { prismaWebhookSources, storedJobRecord } from '../../../src/webhooks/sources';
 import { createWebhookStore } from '../../../src/webhooks/store';
 import { okHandler, startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
-import { bundleWorkflows, createJobTestEnv } from '../../workflows/temporalEnv';
+import { builtWorkflowBundle } from '../../support/build';
+import { createJobTestEnv } from '../../workflows/temporalEnv';
 import { createAccount, createApiKey, createFinishedJob, webhookTestConfig, type TestAccount } from './helpers';
 
 const config = webhookTestConfig();
@@ -39,7 +40,6 @@ const taskQueue = config.temporal.jobsTaskQueue;
 const providerId = `wh-prov-${randomUUID().slice(0, 8)}`;
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
 let prisma: PrismaClient;
 let receiver: HttpsReceiver;
 let account: TestAccount;
@@ -80,7 +80,7 @@ const providerActivities: Pick<GenerationActivities, 'startGeneration'> = {
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  [env, bundle] = await Promise.all([createJobTestEnv(), bundleWorkflows()]);
+  env = await createJobTestEnv();
   prisma = createPrisma(config.database.url, { poolSize: 4 });
   receiver = await startHttpsReceiver();
   const delivery = createWebhookDelivery({
@@ -93,7 +93,7 @@ beforeAll(async () => {
     await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowBundle: bundle,
+      workflowBundle: builtWorkflowBundle(),
       activities: { ...jobActivities, ...createWebhookActivities(delivery) },
     }),
     await Worker.create({ connection: env.nativeConnection, taskQueue: providerTaskQueue(providerId), activities: providerActivities }),
@@ -214,7 +214,7 @@ describe('webhook delivery workflow', () => {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: slowQueue,
-      workflowBundle: bundle,
+      workflowBundle: builtWorkflowBundle(),
       activities: createWebhookActivities(
         createWebhookDelivery({
           store: createWebhookStore(prisma),

@@ -12,7 +12,8 @@ import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
 import { webhookWorkflowId, type WebhookDeliveryResult } from '../../../src/contracts/workflows/webhookDelivery';
 import { webhookEventId } from '../../../src/webhooks/signing';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
-import { bundleWorkflows, createJobTestEnv } from '../../workflows/temporalEnv';
+import { builtWorkflowBundle } from '../../support/build';
+import { createJobTestEnv } from '../../workflows/temporalEnv';
 import { createAccount, createFinishedJob, webhookTestConfig } from './helpers';
 
 const config = webhookTestConfig({ WEBHOOK_TIMEOUT_MS: '10000' });
@@ -78,7 +79,7 @@ it('delivers an event whose worker was killed during the attempt', async () => {
   const workflowWorker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowBundle: await bundleWorkflows(),
+    workflowBundle: builtWorkflowBundle(),
   });
   const result = await workflowWorker.runUntil(async () => {
     const first = await startActivityWorker();

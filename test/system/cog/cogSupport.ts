@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { createCogTransport } from '../../../src/providers/cog/transport';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { workerProcessEnv, type TestStack } from '../../support/stack';
+import { builtArgs } from '../../support/build';
 
 /** Checks every second while a prediction runs; a prediction gone from its server fails after 2 s without its webhook. */
 export const COG_TEST_ENV = {
@@ -50,7 +51,7 @@ export function startCogProvidersWorkerProcess(stack: TestStack): ChildProcess {
 }
 
 function workerProcess(stack: TestStack, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), ...args], {
+  return spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), [...args]), {
     cwd: REPO_ROOT,
     env: { ...workerProcessEnv(stack.config), ...COG_TEST_ENV, COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],

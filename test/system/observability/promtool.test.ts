@@ -11,6 +11,7 @@ import { createTestAccount, testConfig, workerProcessEnv } from '../../support/s
 import { imageJob, post } from '../../integration/jobs/helpers';
 import { untilPolling } from '../../support/pollers';
 import { providerTaskQueue } from '../../../src/shared/temporal';
+import { builtArgs } from '../../support/build';
 
 let api: RunningApi;
 let worker: ChildProcess;
@@ -30,7 +31,7 @@ async function scrapeText(url: string): Promise<string> {
 
 /** Starts `src/workers/main.ts` with both kinds of worker in one process; resolves with its metrics URL. */
 function startWorkerProcess(): Promise<string> {
-  worker = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--workflows', '--provider', 'pixelforge'], {
+  worker = spawn(process.execPath, builtArgs('src/workers/main.ts', ['--workflows', '--provider', 'pixelforge']), {
     env: { ...workerProcessEnv(api.deps.config), LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
