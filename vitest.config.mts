@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { DurationSequencer } from './test/support/durationSequencer';
+import { DurationsReporter } from './test/support/durationsReporter';
 
 // The projects, by what their tests need (scripts/lib/testProjects.js, which also tells `npm test` what to install
 // and start for a run): unit and workflows need no services (`npm run test:unit`); static runs tsc and ESLint;
@@ -40,7 +42,9 @@ export default defineConfig({
     // Two cores: two test files at a time, each talking to real services.
     fileParallelism: true,
     maxWorkers: 2,
-    sequence: { groupOrder: 1 },
+    // Longest files first, by test/durations.json.
+    sequence: { groupOrder: 1, sequencer: DurationSequencer },
+    reporters: ['default', new DurationsReporter()],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
