@@ -212,7 +212,7 @@ export const SETTINGS = {
   upstreams: {
     /**
      * Public origin the upstreams can reach our callback endpoint at (`https://genmedia.example.com`), where they call
-     * back (…/v1/upstreams/<id>/callback); unset → polling only.
+     * back (…/v1/providers/<id>/callback); unset → polling only.
      */
     callbackBaseUrl: setting('UPSTREAM_CALLBACK_BASE_URL', httpUrl.optional().transform((url) => url?.replace(/\/+$/, ''))),
     /** Status check interval of an upstream generation without callbacks. */
@@ -235,7 +235,7 @@ export const SETTINGS = {
   // Self-hosted Cog servers (docs/self-hosted.md)
   cog: {
     /**
-     * Origin the Cog servers post their webhooks to (…/v1/upstreams/cog/callback); default UPSTREAM_CALLBACK_BASE_URL,
+     * Origin the Cog servers post their webhooks to (…/v1/providers/cog/callback); default UPSTREAM_CALLBACK_BASE_URL,
      * else PUBLIC_BASE_URL.
      */
     callbackBaseUrl: setting('COG_CALLBACK_BASE_URL', httpUrl.optional()),

@@ -65,7 +65,8 @@ export function createApp(deps: ApiDeps): Application {
   // models' and the docs' routes first); where two routers share a prefix, their order still decides.
   app.use(
     routersByPrefix([
-      [['/v1/upstreams'], providerCallbacksRouter(services.providerCallbacks, bodies)],
+      // Before the models router, which serves GET /v1/providers: the callbacks are POSTs under it.
+      [['/v1/providers', '/v1/upstreams'], providerCallbacksRouter(services.providerCallbacks, bodies)],
       [['/healthz', '/readyz'], healthRouter(deps)],
       [['/metrics'], metricsRouter(deps)],
       [['/docs'], docsRouter()],

@@ -1,5 +1,5 @@
 /**
- * Callbacks from providers (`POST /v1/upstreams/<kind>/callback`): fal's and Replicate's signed webhooks, and the
+ * Callbacks from providers (`POST /v1/providers/<kind>/callback`): fal's and Replicate's signed webhooks, and the
  * webhooks of self-hosted Cog servers, whose URL carries a secret per prediction. A callback only tells the job's
  * workflow to check its generation now: the status the workflow then reads is what counts (for Cog, the completed
  * webhook the verifier kept). Each kind's verifier (src/providers/kinds.ts) checks a delivery as its provider

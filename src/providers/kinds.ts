@@ -35,7 +35,7 @@ export interface VerifierResources {
   requestTimeoutMs: number;
 }
 
-/** How a kind's providers call back: `POST /v1/upstreams/<kind>/callback`. */
+/** How a kind's providers call back: `POST /v1/providers/<kind>/callback`. */
 export interface CallbackIntake {
   /** The largest body taken (a Cog webhook may carry its outputs as data: URLs). */
   bodyLimitBytes: number;

@@ -1,16 +1,20 @@
 /**
- * POST /v1/upstreams/{kind}/callback: the HTTP side of providers' callbacks (the use case is jobs/providerCallbacks).
- * The head of a callback is checked by its kind's verifier before the body, up to the kind's limit, is read.
+ * POST /v1/providers/{kind}/callback: the HTTP side of providers' callbacks (the use case is jobs/providerCallbacks).
+ * The head of a callback is checked by its kind's verifier before the body, up to the kind's limit, is read. The paths
+ * of before, /v1/upstreams/{kind}/callback, are aliases: same handlers, documented as deprecated.
  */
 import { Router, type Request, type RequestHandler } from 'express';
 import { z } from 'zod';
 import type { AdmittedDelivery, ProviderCallbackService } from '../../jobs/providerCallbacks';
-import { callbackPath } from '../../providers/callbackUrl';
+import { aliasCallbackPath, callbackPath } from '../../providers/callbackUrl';
 import type { CallbackHead } from '../../providers/types';
 import { UPSTREAM_IDS } from '../../providers/upstreams/ids';
-import { COG_CALLBACK_PATH } from '../../shared/cog';
+import { COG_ALIAS_CALLBACK_PATH, COG_CALLBACK_PATH } from '../../shared/cog';
 import type { BodyReaders } from '../middleware/requestBodies';
 import { errorResponses, PUBLIC, registry } from '../openapi';
+
+const ALIAS_NOTE = ' Also served at its path of before, /v1/upstreams/…/callback, for callback URLs handed out earlier.';
+const ALIAS_DESCRIPTION = 'The path of before of the same endpoint, kept for callback URLs handed out earlier.';
 
 registry.registerPath({
   method: 'post',
@@ -21,7 +25,46 @@ registry.registerPath({
   description:
     'Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, ' +
     'outputs and completes. Cog does not sign its webhooks: each prediction\'s webhook URL carries a secret of its own, ' +
-    'without which the delivery is refused and changes nothing. Not for API clients.',
+    'without which the delivery is refused and changes nothing. Not for API clients.' + ALIAS_NOTE,
+  security: PUBLIC,
+  request: {
+    query: z.object({
+      prediction: z.string().describe('The prediction the webhook is about'),
+      secret: z.string().describe("The prediction's webhook secret"),
+    }),
+  },
+  responses: {
+    200: { description: 'Accepted', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
+    ...errorResponses(401, 408, 413, 503),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: '/v1/providers/{upstream}/callback',
+  operationId: 'receiveUpstreamCallback',
+  tags: ['Upstreams'],
+  summary: 'Receive a webhook from an upstream provider',
+  description:
+    'Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). ' +
+    'Authenticated by the upstream\'s own signature: fal\'s Ed25519 signature against its JWKS, Replicate\'s webhook signing ' +
+    'secret. Not for API clients.' + ALIAS_NOTE,
+  security: PUBLIC,
+  request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
+  responses: {
+    200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
+    ...errorResponses(401, 404, 408, 413, 503),
+  },
+});
+
+registry.registerPath({
+  method: 'post',
+  path: COG_ALIAS_CALLBACK_PATH,
+  operationId: 'receiveCogCallbackAlias',
+  tags: ['Upstreams'],
+  deprecated: true,
+  summary: 'Receive a webhook from a self-hosted Cog server (path of before)',
+  description: `${ALIAS_DESCRIPTION} See ${COG_CALLBACK_PATH}.`,
   security: PUBLIC,
   request: {
     query: z.object({
@@ -38,13 +81,11 @@ registry.registerPath({
 registry.registerPath({
   method: 'post',
   path: '/v1/upstreams/{upstream}/callback',
-  operationId: 'receiveUpstreamCallback',
+  operationId: 'receiveUpstreamCallbackAlias',
   tags: ['Upstreams'],
-  summary: 'Receive a webhook from an upstream provider',
-  description:
-    'Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). ' +
-    'Authenticated by the upstream\'s own signature: fal\'s Ed25519 signature against its JWKS, Replicate\'s webhook signing ' +
-    'secret. Not for API clients.',
+  deprecated: true,
+  summary: 'Receive a webhook from an upstream provider (path of before)',
+  description: `${ALIAS_DESCRIPTION} See /v1/providers/{upstream}/callback.`,
   security: PUBLIC,
   request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
   responses: {
@@ -80,8 +121,8 @@ export function providerCallbacksRouter(callbacks: ProviderCallbackService, bodi
 
   // Cog's path is the same endpoint as every other kind's: it has a route (and an operation) of its own only because
   // its callbacks are authenticated by query parameters the document describes.
-  router.post(COG_CALLBACK_PATH, admitted(() => 'cog'), ...body, received);
-  router.post(callbackPath(':upstream'), admitted((req) => String(req.params.upstream)), ...body, received);
+  router.post([COG_CALLBACK_PATH, COG_ALIAS_CALLBACK_PATH], admitted(() => 'cog'), ...body, received);
+  router.post([callbackPath(':upstream'), aliasCallbackPath(':upstream')], admitted((req) => String(req.params.upstream)), ...body, received);
 
   return router;
 }

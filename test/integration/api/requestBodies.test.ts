@@ -103,7 +103,7 @@ describe('request bodies', () => {
   it('answers 200 parallel 10 MB posts to an unknown upstream 404 without buffering them', async () => {
     global.gc?.();
     const before = process.memoryUsage().rss;
-    const answers = await Promise.all(Array.from({ length: 200 }, () => postLarge('/v1/upstreams/nope/callback', 10 * 1024 * 1024)));
+    const answers = await Promise.all(Array.from({ length: 200 }, () => postLarge('/v1/providers/nope/callback', 10 * 1024 * 1024)));
     const grown = process.memoryUsage().rss - before;
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
     expect(answers[0].body.error.code).toBe('NOT_FOUND');
@@ -112,7 +112,7 @@ describe('request bodies', () => {
   }, 120_000);
 
   it('refuses an unsigned callback of a configured upstream 401 before reading it, and a forged one after', async () => {
-    const unsigned = await postLarge('/v1/upstreams/replicate/callback', 5 * 1024 * 1024);
+    const unsigned = await postLarge('/v1/providers/replicate/callback', 5 * 1024 * 1024);
     expect(unsigned.status).toBe(401);
     expect(unsigned.body.error.message).toContain('webhook-signature');
     expect(unsigned.headers.connection).toBe('close');

@@ -116,7 +116,7 @@ describe('spans', () => {
   });
 
   it("were recorded for the Cog webhook, by the API and by this process's fetch, its secret redacted", () => {
-    const webhookSpans = spans.filter((s) => spanText(s).includes('/v1/upstreams/cog/callback'));
+    const webhookSpans = spans.filter((s) => spanText(s).includes('/v1/providers/cog/callback'));
     const kinds = new Set(webhookSpans.map((s) => s.kind));
     expect(kinds).toContain(SpanKind.SERVER);
     expect(kinds).toContain(SpanKind.CLIENT);

@@ -33,8 +33,8 @@ describe('provider kinds', () => {
   it('gives a kind its callback URL only where an origin is configured', () => {
     const settings = { upstreams: { callbackBaseUrl: 'https://api.example' }, cog: { callbackBaseUrl: 'http://api:3000' } };
     const url = (kind: string, s: unknown) => kindOf(kind)!.callbacks!.url(s as Parameters<CallbackIntake['url']>[0]);
-    expect(url('replicate', settings)).toBe('https://api.example/v1/upstreams/replicate/callback');
-    expect(url('cog', settings)).toBe('http://api:3000/v1/upstreams/cog/callback');
+    expect(url('replicate', settings)).toBe('https://api.example/v1/providers/replicate/callback');
+    expect(url('cog', settings)).toBe('http://api:3000/v1/providers/cog/callback');
     expect(url('fal', { ...settings, upstreams: {} })).toBeUndefined();
     expect(kindOf('runway')!.callbacks).toBeUndefined();
   });

@@ -165,12 +165,15 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
         expect(await stack.prisma.upstreamCallback.count({ where: { upstream: spec.id, upstreamId: done.upstream.id } })).toBe(0);
       });
 
-      it('answers unsigned, forged and replayed callbacks 401 and unknown ones 404, changing nothing', async () => {
-        const url = `${stack.url}/v1/upstreams/${spec.id}/callback`;
-        const send = (headers: Record<string, string>, body: string) => fetch(url, { method: 'POST', headers, body });
-        const unsigned = await send({ 'content-type': 'application/json' }, '{"id":"x"}');
-        expect(unsigned.status).toBe(401);
-        expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+      it('answers unsigned, forged and replayed callbacks 401 and unknown ones 404, changing nothing, at its path and its alias', async () => {
+        const url = `${stack.url}/v1/providers/${spec.id}/callback`;
+        const send = (headers: Record<string, string>, body: string, to = url) => fetch(to, { method: 'POST', headers, body });
+        const alias = `${stack.url}/v1/upstreams/${spec.id}/callback`;
+        for (const to of [url, alias]) {
+          const unsigned = await send({ 'content-type': 'application/json' }, '{"id":"x"}', to);
+          expect(unsigned.status).toBe(401);
+          expect(((await unsigned.json()) as { error: { code: string } }).error.code).toBe('UNAUTHORIZED');
+        }
         if (!spec.signedCallback) return;
 
         const unknown = await spec.signedCallback(fake, 'not-a-generation-of-ours');
@@ -183,7 +186,8 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
         const forged = await send(genuine.headers, genuine.body.replace(/}\s*$/, ',"forged":true}'));
         expect(forged.status).toBe(401);
         expect((await send(genuine.headers, genuine.body)).status).toBe(200);
-        const replayed = await send(genuine.headers, genuine.body);
+        // The alias is the same endpoint: a replay there is refused as one.
+        const replayed = await send(genuine.headers, genuine.body, alias);
         expect(replayed.status).toBe(401);
         const after = await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } });
         expect(after.status).toBe('completed');
