@@ -2,7 +2,8 @@
 // The production build: the processes as plain JavaScript in dist/ (tsc with tsconfig.build.json), the SDK they import
 // as @genmedia/client built into its own package (clients/typescript/dist, which the workspace link resolves), and the
 // workflow bundles made once here instead of at every start of the workflow worker. dist/build-info.json holds a hash
-// of everything the build reads, so a build that is current is not redone.
+// of everything the build reads, so a build that is current is not redone; one that is not recompiles only what
+// changed (tsc --incremental, its build info kept in each dist/), and removes what a removed source had compiled to.
 
 const crypto = require('node:crypto');
 const fs = require('node:fs');
@@ -70,10 +71,25 @@ function staleReason() {
   return null;
 }
 
-function tsc(project) {
+/** `tsc -p project --incremental`, its build info in `outDir`, where a build from scratch finds none. */
+function tsc(project, outDir) {
   const bin = path.join(path.dirname(require.resolve('typescript/package.json', { paths: [REPO_ROOT] })), 'bin', 'tsc');
-  const result = capture(process.execPath, [bin, '-p', project], { cwd: REPO_ROOT });
+  const args = [bin, '-p', project, '--incremental', '--tsBuildInfoFile', path.join(outDir, '.tsbuildinfo')];
+  const result = capture(process.execPath, args, { cwd: REPO_ROOT });
   if (result.status !== 0) throw new Error(`tsc -p ${project} failed:\n${`${result.stdout}\n${result.stderr}`.trim()}`);
+}
+
+const COMPILED = /(\.d)?\.js(\.map)?$|\.d\.ts(\.map)?$/;
+
+/** Removes the files under `outDir` compiled from a source under `rootDir` that is gone. */
+function removeOrphans(outDir, rootDir) {
+  if (!fs.existsSync(outDir)) return;
+  for (const entry of fs.readdirSync(outDir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !COMPILED.test(entry.name)) continue;
+    const compiled = path.join(entry.parentPath, entry.name);
+    const stem = path.relative(outDir, compiled).replace(COMPILED, '');
+    if (!['.ts', '.tsx'].some((ext) => fs.existsSync(path.join(rootDir, `${stem}${ext}`)))) fs.rmSync(compiled);
+  }
 }
 
 /** `node dist/src/workers/bundleWorkflows.js <out>`: webpack in its own process, as the worker does from the sources. */
@@ -97,7 +113,8 @@ const buildReport = {
 };
 
 /**
- * Builds dist/ from scratch; build-info.json is written last, so a build that failed half-way is never current.
+ * Builds dist/, recompiling what changed since the last build (all of it, the first time); build-info.json goes
+ * first and is written last, so a build that failed half-way is never current.
  * The code is typed against the generated Prisma client, and npm 11 runs no install script of a dependency (so
  * `npm ci` alone leaves @prisma/client ungenerated): the client is generated first when it is missing or older than
  * the schema.
@@ -105,12 +122,14 @@ const buildReport = {
 async function build() {
   const startedAt = Date.now();
   ensurePrismaClient(buildReport, process.env.DATABASE_URL || GENERATE_DATABASE_URL);
-  for (const dir of [DIST, SDK_DIST]) fs.rmSync(dir, { recursive: true, force: true });
+  fs.rmSync(INFO_FILE, { force: true });
   const hash = inputsHash();
   log.info('build: tsc -p clients/typescript/tsconfig.build.json (the SDK, @genmedia/client)');
-  tsc(path.join('clients', 'typescript', 'tsconfig.build.json'));
+  removeOrphans(SDK_DIST, path.join(REPO_ROOT, 'clients', 'typescript', 'src'));
+  tsc(path.join('clients', 'typescript', 'tsconfig.build.json'), SDK_DIST);
   log.info('build: tsc -p tsconfig.build.json → dist/');
-  tsc('tsconfig.build.json');
+  removeOrphans(DIST, REPO_ROOT);
+  tsc('tsconfig.build.json', DIST);
   log.info('build: bundling the workflows → dist/workflow-bundle.js');
   await bundle(BUNDLE);
   fs.writeFileSync(INFO_FILE, `${JSON.stringify({ inputsHash: hash, builtAt: new Date().toISOString() }, null, 2)}\n`);
