@@ -161,4 +161,4 @@ function builtProcessEnv(env = process.env) {
   };
 }
 
-module.exports = { DIST, BUNDLE, build, ensureBuilt, staleReason, inputsHash, builtProcessEnv };
+module.exports = { DIST, BUNDLE, build, ensureBuilt, staleReason, inputsHash, builtProcessEnv, removeOrphans };
