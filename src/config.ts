@@ -325,25 +325,29 @@ export const SETTINGS = {
     callbackBaseUrl: setting(
       'UPSTREAM_CALLBACK_BASE_URL',
       httpUrl.optional().transform((url) => url?.replace(/\/+$/, '')),
-      'public origin fal and Replicate call back to (`…/v1/upstreams/<id>/callback`); unset: status polling only',
+      'public origin fal and Replicate call back to (`https://genmedia.example.com`; they post to `…/v1/upstreams/<id>/callback`); unset: status polling only',
     ),
     pollIntervalMs: setting(
       'UPSTREAM_POLL_INTERVAL_MS',
       positiveInt.default(5_000),
-      'status check interval of an upstream generation without callbacks',
+      'status check interval of an upstream generation when no callback is expected, and, with callbacks, while the generation is still queued (so its start, which route health and hedging go by, is seen within one interval)',
     ),
     safetyNetPollMs: setting(
       'UPSTREAM_SAFETY_NET_POLL_MS',
       positiveInt.default(5 * 60_000),
-      'status check interval while a callback is expected (the net for a lost callback)',
+      'status check interval while a callback is expected and the generation runs: the safety net for a lost one',
     ),
     timeoutSeconds: setting(
       'UPSTREAM_TIMEOUT_SECONDS',
       positiveInt.default(60 * 60),
-      'longest an upstream generation may take before it is cancelled and the job fails, refunded',
+      'longest an upstream generation may take; then it is cancelled at the upstream and the job fails `PROVIDER_TIMEOUT`, refunded',
     ),
     requestTimeoutMs: setting('UPSTREAM_REQUEST_TIMEOUT_MS', positiveInt.default(60_000), 'timeout of one request to an upstream'),
-    maxOutputBytes: setting('UPSTREAM_MAX_OUTPUT_BYTES', positiveInt.default(500 * 1024 * 1024), 'largest output file taken from an upstream'),
+    maxOutputBytes: setting(
+      'UPSTREAM_MAX_OUTPUT_BYTES',
+      positiveInt.default(500 * 1024 * 1024),
+      'largest output file taken from an upstream or a Cog server, downloaded from a URL or inline (a `data:` URI, base64); `BAD_OUTPUT` above it, not retried',
+    ),
     callbackRetentionHours: setting(
       'UPSTREAM_CALLBACK_RETENTION_HOURS',
       positiveInt.default(24),
@@ -393,13 +397,13 @@ export const SETTINGS = {
     secretKey: setting(
       'DESTINATION_SECRET_KEY',
       secretKey32,
-      "32 random bytes (base64 or hex) that encrypt customers' destination secrets at rest (AES-256-GCM); with `NODE_ENV=production` the API and workers refuse to start without it ([outputs.md](outputs.md#your-own-bucket-setup))",
+      "32 random bytes, base64 (`openssl rand -base64 32`) or 64 hex digits, that encrypt customers' destination secrets at rest (AES-256-GCM); with `NODE_ENV=production` the API and workers refuse to start without it. Losing or changing it makes every stored secret unreadable: delivery to those buckets fails until each account sets its destination again ([outputs.md](outputs.md#your-own-bucket-setup))",
       { default: 'unset; `npm run dev` generates one into `.data/destination-secret-key`, `npm test` one per run' },
     ),
     allowPrivate: setting(
       'DESTINATION_ALLOW_PRIVATE',
       bool.optional(),
-      'allow destination bucket endpoints on private and loopback addresses; refused in production; link-local and metadata addresses never',
+      'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
       { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
     ),
     probeTimeoutMs: setting(
@@ -410,7 +414,7 @@ export const SETTINGS = {
     probesPerHour: setting(
       'DESTINATION_PROBES_PER_HOUR',
       positiveInt.default(20),
-      'destination probes one account may send per clock hour (429 `DESTINATION_PROBE_LIMIT_EXCEEDED` past them)',
+      'destination probes one account may send per clock hour, each a write, a read and a delete at its endpoint (429 `DESTINATION_PROBE_LIMIT_EXCEEDED` past them)',
     ),
   },
 
@@ -428,7 +432,7 @@ export const SETTINGS = {
     admissionMaxInFlight: setting(
       'JOB_ADMISSION_MAX_IN_FLIGHT',
       positiveInt.default(64),
-      'admissions one API process lets wait at once; more are answered 503 at once',
+      'admissions one API process lets wait on Temporal at once; more are shed, answered 503 at once',
     ),
     cursorSecret: setting(
       'JOBS_CURSOR_SECRET',
@@ -436,7 +440,7 @@ export const SETTINGS = {
       "HMAC key of the job listing cursor and (derived) of each job's `eventsUrl` token (at least 16 characters); with `NODE_ENV=production` the API and workers refuse to start without a secret of your own",
       { default: 'a dev value' },
     ),
-    outputUrlTtlSeconds: setting('OUTPUT_URL_TTL_SECONDS', positiveInt.default(60 * 60), 'lifetime of signed output URLs'),
+    outputUrlTtlSeconds: setting('OUTPUT_URL_TTL_SECONDS', positiveInt.default(60 * 60), "lifetime of signed output URLs (also of the Replicate dialect's output URL tokens)"),
     eventsUrlTtlSeconds: setting(
       'EVENTS_URL_TTL_SECONDS',
       positiveInt.default(60 * 60),
@@ -576,7 +580,7 @@ export const SETTINGS = {
     certChain: setting(
       'PROVENANCE_CERT_CHAIN',
       z.string().optional(),
-      'the signing certificate and its issuers, PEM, as text; production refuses to start without it (or `PROVENANCE_CERT_CHAIN_FILE`) unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest',
+      'the signing certificate and its issuers, PEM, as text (`\\n` may stand for line breaks); production refuses to start without it (or `PROVENANCE_CERT_CHAIN_FILE`) unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest',
       { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
     ),
     certChainFile: setting(
@@ -626,7 +630,7 @@ export const SETTINGS = {
       'seconds before each delivery attempt',
       { default: '`0,5,300,1800,7200,18000,36000,50400,72000,86400`' },
     ),
-    timeoutMs: setting('WEBHOOK_TIMEOUT_MS', positiveInt.default(15_000), 'timeout of one delivery attempt'),
+    timeoutMs: setting('WEBHOOK_TIMEOUT_MS', positiveInt.default(15_000), 'timeout of one delivery attempt (DNS, connect, TLS, response)'),
     secretRotationWindowSeconds: setting(
       'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
       z.coerce.number().int().min(0).default(24 * 60 * 60),
@@ -665,17 +669,17 @@ export const SETTINGS = {
     attemptTimeoutSeconds: setting(
       'OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS',
       z.coerce.number().int().min(10).default(30 * 60),
-      'longest one delivery attempt (every output and the manifest) may take',
+      'longest one delivery attempt (every output and the manifest) may take before it counts as failed',
     ),
     requestTimeoutSeconds: setting(
       'OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS',
       positive.default(30),
-      "a request to a customer's bucket that moves no byte for this long fails its attempt",
+      "a request to a customer's bucket that moves no byte for this long is ended and fails its attempt; the attempt's heartbeat timeout is this and 15 s",
     ),
     maxPerAccount: setting(
       'OUTPUT_DELIVERY_MAX_PER_ACCOUNT',
       positiveInt.default(4),
-      'delivery attempts of one account a workflow worker runs at once; the others wait their turn',
+      'delivery attempts of one account a workflow worker runs at once; the others wait their turn without using an attempt',
     ),
   },
 };
@@ -688,7 +692,7 @@ export const SIGNING_KEY_SETTINGS = {
   privateKey: setting(
     'PROVENANCE_PRIVATE_KEY',
     z.string().optional(),
-    'the signing key, PEM, as text: ECDSA P-256 (ES256) or Ed25519; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
+    'the signing key, PEM, as text: ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
     { default: 'unset (`npm run dev`: its development key)' },
   ),
   privateKeyFile: setting(

@@ -29,6 +29,13 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
       "`npm run cluster`, the workflow tests' dev servers, `docker-compose.yml`), on every start, also on a namespace that " +
       'exists ([security.md](security.md#where-a-jobs-data-lives)). A Temporal given by `TEMPORAL_ADDRESS` is left as it is',
   },
+  {
+    variable: 'GENMEDIA_COG',
+    file: 'scripts/lib/cogExample.js',
+    default: 'unset',
+    description: '`1`: `npm run dev` runs the example Cog predictor of `examples/cog/` and registers it ([self-hosted.md](self-hosted.md))',
+  },
+  { variable: 'COG_EXAMPLE_PORT', file: 'scripts/lib/cogExample.js', default: '`5055`', description: "the example Cog predictor's port (`GENMEDIA_COG=1`)" },
 ];
 
 /** Every declared setting, the signing key's (read by the processes that sign alone) after the others. */
