@@ -66,188 +66,313 @@ const secretKey32 = z
   });
 
 /**
- * Every setting the services read from the environment, once: its variable, its schema with the default, and, by its
- * place here, the field of the configuration it fills. A few fields are then worked out from several settings
+ * Every setting the services read from the environment, once: its variable, its schema with the default, its
+ * description (docs/configuration.md is written from these: `npm run docs:config`), and, by its place here, the field
+ * of the configuration it fills. A few fields are then worked out from several settings
  * (resolveConfig); each is said there.
  */
 export const SETTINGS = {
-  env: setting('NODE_ENV', z.enum(['development', 'test', 'production']).default('development')),
-  logLevel: setting('LOG_LEVEL', z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info')),
-  /** Where local state (Postgres cluster, Temporal db, MinIO data) lives. */
-  dataDir: setting('GENMEDIA_DATA_DIR', z.string().default(path.join(REPO_ROOT, '.data'))),
+  env: setting('NODE_ENV', z.enum(['development', 'test', 'production']).default('development'), '`development`, `test` or `production`'),
+  logLevel: setting(
+    'LOG_LEVEL',
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`',
+  ),
+  dataDir: setting(
+    'GENMEDIA_DATA_DIR',
+    z.string().default(path.join(REPO_ROOT, '.data')),
+    'local state of `npm run dev` (PostgreSQL cluster, Temporal db, MinIO data, logs, dev key)',
+    { default: '`<repository>/.data`' },
+  ),
 
   api: {
-    host: setting('API_HOST', z.string().default('127.0.0.1')),
-    port: setting('PORT', port.default(3000)),
-    /** Public base URL of the API, used in Location headers and file URLs; default `http://<host>:<port>`. */
-    publicBaseUrl: setting('PUBLIC_BASE_URL', z.string().url().optional()),
-    /**
-     * How long an idle keep-alive connection stays open. Longer than the idle timeout of the load balancer in front
-     * (60 s on the common ones), so the balancer, not the API, closes idle connections and never reuses a closed one.
-     */
-    keepAliveTimeoutMs: setting('HTTP_KEEP_ALIVE_TIMEOUT_MS', positiveInt.default(65_000)),
-    /** How long an API key is trusted without asking PostgreSQL again; a revocation takes effect within this time. */
-    keyCacheTtlMs: setting('API_KEY_CACHE_TTL_MS', z.coerce.number().int().min(0).default(2_000)),
+    host: setting('API_HOST', z.string().default('127.0.0.1'), 'interface the API listens on'),
+    port: setting('PORT', port.default(3000), 'API port'),
+    publicBaseUrl: setting(
+      'PUBLIC_BASE_URL',
+      z.string().url().optional(),
+      'base URL used in `fileUrl`s, `Location` headers and the OpenAPI `servers` entry',
+      { default: '`http://<API_HOST>:<PORT>`' },
+    ),
+    keepAliveTimeoutMs: setting(
+      'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+      positiveInt.default(65_000),
+      'how long the API keeps an idle connection open; keep it above the idle timeout of a load balancer in front (60 s on most), so the balancer never reuses a connection the API has closed (header timeout: this + 1 s)',
+    ),
+    keyCacheTtlMs: setting(
+      'API_KEY_CACHE_TTL_MS',
+      z.coerce.number().int().min(0).default(2_000),
+      'how long an API process trusts an API key it looked up before reading it again: a revocation or a change of scopes, discount or segments takes effect within this time; `0` reads on every request',
+    ),
     openStreams: {
-      /** Event streams and `Prefer: wait` requests one account may hold open on one API process at once. */
-      perAccount: setting('OPEN_STREAMS_PER_ACCOUNT', positiveInt.default(100)),
-      /** Event streams one job's signed `eventsUrl` may hold open on one API process at once (apart from its account's). */
-      perEventsUrl: setting('OPEN_STREAMS_PER_EVENTS_URL', positiveInt.default(5)),
-      /** Event streams and `Prefer: wait` requests one API process holds open at once, all accounts together. */
-      total: setting('OPEN_STREAMS_TOTAL', positiveInt.default(5_000)),
+      perAccount: setting(
+        'OPEN_STREAMS_PER_ACCOUNT',
+        positiveInt.default(100),
+        'event streams and `Prefer: wait` requests one API process holds open for one account (429 past it)',
+      ),
+      perEventsUrl: setting(
+        'OPEN_STREAMS_PER_EVENTS_URL',
+        positiveInt.default(5),
+        "event streams one API process holds open through one job's signed `eventsUrl`, apart from the account's cap and within the total (429 past it)",
+      ),
+      total: setting(
+        'OPEN_STREAMS_TOTAL',
+        positiveInt.default(5_000),
+        'event streams and `Prefer: wait` requests one API process holds open in all, all accounts together (429 past it)',
+      ),
     },
     requestBodies: {
-      /** Client request bodies one API process buffers at once, all accounts together: past it, 503 with Retry-After. */
-      maxBufferedBytes: setting('MAX_BUFFERED_BODY_BYTES', positiveInt.default(64 * 1024 * 1024)),
-      /** Client request bodies one account may have in reading at once, per API process: past it, 429 with Retry-After. */
-      maxBufferedBytesPerAccount: setting('MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT', positiveInt.default(8 * 1024 * 1024)),
-      /** Upstream callback bodies one API process buffers at once (a budget of their own): past it, 503. */
-      maxBufferedCallbackBytes: setting('MAX_BUFFERED_CALLBACK_BYTES', positiveInt.default(16 * 1024 * 1024)),
-      /** The longest a request body may take to arrive: past it, 408 and the connection closed. */
-      bodyTimeoutMs: setting('REQUEST_BODY_TIMEOUT_MS', positiveInt.default(10_000)),
+      maxBufferedBytes: setting(
+        'MAX_BUFFERED_BODY_BYTES',
+        positiveInt.default(64 * 1024 * 1024),
+        'client request bodies one API process reads at once, all accounts together (503 past it)',
+      ),
+      maxBufferedBytesPerAccount: setting(
+        'MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT',
+        positiveInt.default(8 * 1024 * 1024),
+        'client request bodies one account may have in reading at once on an API process (429 past it)',
+      ),
+      maxBufferedCallbackBytes: setting(
+        'MAX_BUFFERED_CALLBACK_BYTES',
+        positiveInt.default(16 * 1024 * 1024),
+        "upstream callback bodies one API process reads at once, a budget apart from clients' (503 past it)",
+      ),
+      bodyTimeoutMs: setting(
+        'REQUEST_BODY_TIMEOUT_MS',
+        positiveInt.default(10_000),
+        'the longest a request body may take to arrive (408 `REQUEST_TIMEOUT` and the connection closed past it)',
+      ),
     },
-    /** Origins whose pages may call the API from a browser (CORS), comma-separated; none by default. */
     corsOrigins: setting(
       'CORS_ORIGINS',
       z
         .string()
         .default('')
         .transform((raw) => raw.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter(Boolean)),
+      'origins whose browser pages may call the API (comma-separated); CORS is off when empty',
+      { default: 'empty' },
     ),
   },
 
   // Web console (/console)
   console: {
-    /** Serve the console from its sources through Vite, with hot reload (npm run dev); otherwise from console/dist. */
-    dev: setting('CONSOLE_DEV', bool.default(false)),
-    /** Port of Vite's hot-reload WebSocket in CONSOLE_DEV. */
-    hmrPort: setting('CONSOLE_HMR_PORT', port.default(24678)),
-    /** A key to fill in on the console's sign-in form (npm run dev passes its dev key); ignored in production. */
-    devApiKey: setting('CONSOLE_DEV_API_KEY', z.string().optional()),
+    dev: setting(
+      'CONSOLE_DEV',
+      bool.default(false),
+      'serve the web console from its sources through Vite with hot reload instead of `console/dist`',
+      { default: '`0` (`1` under `npm run dev`)' },
+    ),
+    hmrPort: setting('CONSOLE_HMR_PORT', port.default(24678), "port of the console's hot-reload WebSocket (`CONSOLE_DEV` only)"),
+    devApiKey: setting(
+      'CONSOLE_DEV_API_KEY',
+      z.string().optional(),
+      "key filled in on the console's sign-in form (`npm run dev` passes its dev key); ignored with `NODE_ENV=production`",
+      { default: 'unset (`npm run dev`: the dev key)' },
+    ),
   },
 
   database: {
-    /** Unset: the project's own cluster on `port`. */
-    url: setting('DATABASE_URL', z.string().optional()),
-    port: setting('PG_PORT', port.default(54329)),
+    url: setting(
+      'DATABASE_URL',
+      z.string().optional(),
+      'set it to use another PostgreSQL (then none is started)',
+      { default: '`postgresql://genmedia:genmedia@127.0.0.1:<PG_PORT>/genmedia`' },
+    ),
+    port: setting('PG_PORT', port.default(54329), "port of the project's PostgreSQL cluster"),
   },
 
   temporal: {
-    /** Unset: the dev server on this machine's `port`. */
-    address: setting('TEMPORAL_ADDRESS', z.string().optional()),
-    port: setting('TEMPORAL_PORT', port.default(7233)),
-    uiPort: setting('TEMPORAL_UI_PORT', port.default(8233)),
-    /** Where operators open the Temporal UI (`genmedia admin jobs open`); default: this machine's TEMPORAL_UI_PORT. */
-    uiUrl: setting('TEMPORAL_UI_URL', httpUrl.optional()),
-    namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default')),
-    jobsTaskQueue: setting('JOBS_TASK_QUEUE', z.string().default(DEFAULT_JOBS_TASK_QUEUE)),
-    /** Provider activity task queues are `<prefix><providerId>`; tests use a private prefix. */
-    providerTaskQueuePrefix: setting('PROVIDER_TASK_QUEUE_PREFIX', z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX)),
-    /**
-     * Jobs carry their account as Temporal's fairness key, weighted by its plan (docs/operators.md). Off: every job waits
-     * in one first-in, first-out line per priority, as before fair share.
-     */
-    fairness: setting('TEMPORAL_FAIRNESS', bool.default(true)),
-    /** Job workflows the workflow worker keeps in memory; the others are replayed from their history when they move. */
-    workflowCacheSize: setting('WORKFLOW_CACHE_SIZE', z.coerce.number().int().min(0).default(100)),
+    address: setting(
+      'TEMPORAL_ADDRESS',
+      z.string().optional(),
+      'set it to use another Temporal (then none is started)',
+      { default: '`127.0.0.1:<TEMPORAL_PORT>`' },
+    ),
+    port: setting('TEMPORAL_PORT', port.default(7233), 'Temporal dev server gRPC port'),
+    uiPort: setting('TEMPORAL_UI_PORT', port.default(8233), 'Temporal Web UI port'),
+    uiUrl: setting(
+      'TEMPORAL_UI_URL',
+      httpUrl.optional(),
+      'where operators open the Temporal Web UI: the workflow pages `genmedia admin jobs open` prints',
+      { default: '`http://127.0.0.1:<TEMPORAL_UI_PORT>`' },
+    ),
+    namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default'), 'Temporal namespace'),
+    jobsTaskQueue: setting(
+      'JOBS_TASK_QUEUE',
+      z.string().default(DEFAULT_JOBS_TASK_QUEUE),
+      'task queue of the workflow worker (job, upload and webhook workflows)',
+    ),
+    providerTaskQueuePrefix: setting(
+      'PROVIDER_TASK_QUEUE_PREFIX',
+      z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX),
+      'provider task queues are `<prefix><providerId>`; tests use a private prefix',
+    ),
+    fairness: setting(
+      'TEMPORAL_FAIRNESS',
+      bool.default(true),
+      "jobs carry their account as Temporal's fairness key, weighted by the plan (`catalog/plans.json`); `false`: first in, first out within a priority ([operators.md](operators.md#fair-share-and-priority))",
+    ),
+    workflowCacheSize: setting(
+      'WORKFLOW_CACHE_SIZE',
+      z.coerce.number().int().min(0).default(100),
+      "job workflows the workflow worker keeps in memory (Temporal's `maxCachedWorkflows`, about 0.6 MB each); the others are replayed from their history when they move",
+    ),
     deployment: {
-      /**
-       * The workflow worker joins the worker deployment TEMPORAL_DEPLOYMENT_NAME under its build id, and each workflow
-       * stays on the build that started it (docs/workflow-versioning.md). Off: unversioned, every worker runs every workflow.
-       */
-      versioning: setting('TEMPORAL_WORKER_VERSIONING', bool.default(true)),
-      deploymentName: setting('TEMPORAL_DEPLOYMENT_NAME', z.string().min(1).default('genmedia')),
-      /** The build id of the workflow worker; default: the package version and a digest of the workflow code. */
-      buildId: setting('WORKER_BUILD_ID', z.string().min(1).optional()),
+      versioning: setting(
+        'TEMPORAL_WORKER_VERSIONING',
+        bool.default(true),
+        'the workflow worker joins a worker deployment and each workflow stays on the build that started it ([workflow-versioning.md](workflow-versioning.md)); `false`: unversioned',
+      ),
+      deploymentName: setting('TEMPORAL_DEPLOYMENT_NAME', z.string().min(1).default('genmedia'), 'the worker deployment of the workflow worker'),
+      buildId: setting(
+        'WORKER_BUILD_ID',
+        z.string().min(1).optional(),
+        "the workflow worker's build id within its deployment",
+        { default: 'the package version and a digest of the workflow bundle' },
+      ),
     },
   },
 
   minio: {
-    /** Where the API and workers reach MinIO; default: this machine's `port`. */
-    endpoint: setting('MINIO_ENDPOINT', z.string().url().optional()),
-    /** Where clients reach MinIO (presigned upload and download URLs), when not at MINIO_ENDPOINT: a proxy, a public name. */
-    publicEndpoint: setting('MINIO_PUBLIC_ENDPOINT', z.string().url().optional()),
-    port: setting('MINIO_PORT', port.default(9000)),
-    consolePort: setting('MINIO_CONSOLE_PORT', port.default(9001)),
-    rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER)),
-    rootPassword: setting('MINIO_ROOT_PASSWORD', z.string().default(DEV_MINIO_PASSWORD)),
-    /** The application's own MinIO user, limited to its buckets (production); unset → the root credentials. */
-    accessKey: setting('MINIO_ACCESS_KEY', z.string().min(3).optional()),
-    secretKey: setting('MINIO_SECRET_KEY', z.string().min(8).optional()),
-    region: setting('MINIO_REGION', z.string().default('us-east-1')),
-    uploadsBucket: setting('UPLOADS_BUCKET', z.string().default('genmedia-uploads')),
-    outputsBucket: setting('OUTPUTS_BUCKET', z.string().default('genmedia-outputs')),
+    endpoint: setting(
+      'MINIO_ENDPOINT',
+      z.string().url().optional(),
+      'set it to use another S3/MinIO (then none is started)',
+      { default: '`http://127.0.0.1:<MINIO_PORT>`' },
+    ),
+    publicEndpoint: setting(
+      'MINIO_PUBLIC_ENDPOINT',
+      z.string().url().optional(),
+      'where clients reach MinIO: the host presigned upload and download URLs are signed for (a proxy or public name), while the services keep using `MINIO_ENDPOINT`',
+      { default: '`MINIO_ENDPOINT`' },
+    ),
+    port: setting('MINIO_PORT', port.default(9000), 'MinIO S3 port'),
+    consolePort: setting('MINIO_CONSOLE_PORT', port.default(9001), 'MinIO console port'),
+    rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER), "MinIO's root user"),
+    rootPassword: setting(
+      'MINIO_ROOT_PASSWORD',
+      z.string().default(DEV_MINIO_PASSWORD),
+      "MinIO's root password; with `NODE_ENV=production` the API and workers refuse to start on the built-in or MinIO's default (`minioadmin`) password",
+    ),
+    accessKey: setting(
+      'MINIO_ACCESS_KEY',
+      z.string().min(3).optional(),
+      "access key of the application's own MinIO user, limited to its buckets (production); unset: the root user",
+    ),
+    secretKey: setting(
+      'MINIO_SECRET_KEY',
+      z.string().min(8).optional(),
+      "secret key of the application's own MinIO user; unset: the root password",
+    ),
+    region: setting('MINIO_REGION', z.string().default('us-east-1'), 'region used for signing'),
+    uploadsBucket: setting(
+      'UPLOADS_BUCKET',
+      z.string().default('genmedia-uploads'),
+      'bucket of uploaded files, created at API/worker start when missing',
+    ),
+    outputsBucket: setting(
+      'OUTPUTS_BUCKET',
+      z.string().default('genmedia-outputs'),
+      'bucket of job outputs, created at API/worker start when missing',
+    ),
   },
 
   uploads: {
-    putWindowSeconds: setting('UPLOAD_PUT_WINDOW_SECONDS', positiveInt.default(15 * 60)),
-    lifetimeSeconds: setting('UPLOAD_LIFETIME_SECONDS', positiveInt.default(60 * 60)),
-    /** Uploads one account may have open (not yet expired) at once. */
-    maxOpenPerAccount: setting('UPLOAD_MAX_OPEN_PER_ACCOUNT', positiveInt.default(100)),
-    /** Bytes one account may have reserved in open uploads: the declared size, or the kind's limit when none was declared. */
-    maxOpenBytesPerAccount: setting('UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT', positiveInt.default(2_000_000_000)),
-    /** How often each API process lists the uploads bucket and inspects new or replaced objects (over-size ones are deleted then). */
-    sweepIntervalMs: setting('UPLOAD_SWEEP_INTERVAL_MS', positiveInt.default(2_000)),
+    putWindowSeconds: setting('UPLOAD_PUT_WINDOW_SECONDS', positiveInt.default(15 * 60), 'validity of a presigned upload URL'),
+    lifetimeSeconds: setting('UPLOAD_LIFETIME_SECONDS', positiveInt.default(60 * 60), 'an uploaded file is deleted this long after creation'),
+    maxOpenPerAccount: setting('UPLOAD_MAX_OPEN_PER_ACCOUNT', positiveInt.default(100), 'uploads one account may have open (not yet expired) at once'),
+    maxOpenBytesPerAccount: setting(
+      'UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT',
+      positiveInt.default(2_000_000_000),
+      "bytes one account's open uploads may reserve (the declared size, or the type's limit when none was declared)",
+    ),
+    sweepIntervalMs: setting(
+      'UPLOAD_SWEEP_INTERVAL_MS',
+      positiveInt.default(2_000),
+      'how often each API process lists the uploads bucket and inspects objects new or changed since recorded: over-size objects (no declared size) are deleted then',
+    ),
   },
 
   providers: {
-    /** Multiplier on the built-in provider's processing time (1 = the spec's 30 s / 240 s). */
-    timeScale: setting('PROVIDER_TIME_SCALE', positive.default(0.1)),
-    /** Whether `[fail:...]` tokens in prompts make the built-in provider fail on purpose; default: on, off in production. */
-    failureInjection: setting('FAILURE_INJECTION', bool.optional()),
-    /**
-     * Whether input files (image_url, ...) and upstream outputs may be fetched from private and loopback addresses too:
-     * development and tests only (refused in production). Link-local and metadata addresses never.
-     */
-    inputFetchAllowPrivate: setting('INPUT_FETCH_ALLOW_PRIVATE', bool.default(false)),
-    /** Jobs one provider worker process runs at once, unless PROVIDER_CONCURRENCY names the provider. */
-    defaultConcurrency: setting('PROVIDER_MAX_CONCURRENCY', positiveInt.default(4)),
-    /** Per-provider overrides of the above, providerId → max concurrent jobs per worker process: `local=4,acme=2`. */
-    concurrency: setting('PROVIDER_CONCURRENCY', providerMap(true)),
-    /** Per-provider task-queue rate limits, providerId → jobs started per second across all its workers: `acme=0.5`. */
-    rateLimitsPerSecond: setting('PROVIDER_RATE_LIMITS', providerMap(false)),
+    timeScale: setting(
+      'PROVIDER_TIME_SCALE',
+      positive.default(0.1),
+      "multiplier on the built-in provider's processing time (1 = the nominal 30 s / 240 s)",
+    ),
+    failureInjection: setting(
+      'FAILURE_INJECTION',
+      bool.optional(),
+      'whether `[fail:...]` prompt tokens make the built-in provider fail on purpose',
+      { default: 'on; off when `NODE_ENV=production`' },
+    ),
+    inputFetchAllowPrivate: setting(
+      'INPUT_FETCH_ALLOW_PRIVATE',
+      bool.default(false),
+      'fetch input files (`image_url`, ...) and upstream outputs from private and loopback addresses too; development and tests only, refused in production (link-local and cloud metadata addresses are always refused)',
+    ),
+    defaultConcurrency: setting('PROVIDER_MAX_CONCURRENCY', positiveInt.default(4), 'jobs one provider worker runs at once'),
+    concurrency: setting('PROVIDER_CONCURRENCY', providerMap(true), 'per-provider overrides, `pixelforge=4,lumina=2`', { default: 'empty' }),
+    rateLimitsPerSecond: setting(
+      'PROVIDER_RATE_LIMITS',
+      providerMap(false),
+      'per-provider jobs started per second across all its workers, `lumina=0.5`',
+      { default: 'empty' },
+    ),
   },
 
   // Real upstreams (fal, Replicate, Runway, Google, OpenAI); their credentials are read by src/providers/upstreams.
   upstreams: {
-    /**
-     * Public origin the upstreams can reach our callback endpoint at (`https://genmedia.example.com`), where they call
-     * back (…/v1/providers/<id>/callback); unset → polling only.
-     */
-    callbackBaseUrl: setting('UPSTREAM_CALLBACK_BASE_URL', httpUrl.optional().transform((url) => url?.replace(/\/+$/, ''))),
-    /** Status check interval of an upstream generation without callbacks. */
-    pollIntervalMs: setting('UPSTREAM_POLL_INTERVAL_MS', positiveInt.default(5_000)),
-    /** Status check interval while a callback is expected: the safety net for a lost callback. */
-    safetyNetPollMs: setting('UPSTREAM_SAFETY_NET_POLL_MS', positiveInt.default(5 * 60_000)),
-    /** Longest an upstream generation may take before it is cancelled and the job fails (refunded). */
-    timeoutSeconds: setting('UPSTREAM_TIMEOUT_SECONDS', positiveInt.default(60 * 60)),
-    /** Per-request timeout towards an upstream. */
-    requestTimeoutMs: setting('UPSTREAM_REQUEST_TIMEOUT_MS', positiveInt.default(60_000)),
-    /** Largest output file taken from an upstream. */
-    maxOutputBytes: setting('UPSTREAM_MAX_OUTPUT_BYTES', positiveInt.default(500 * 1024 * 1024)),
-    /**
-     * How long received upstream callbacks are remembered (to refuse a replay), in hours. A callback is refused anyway
-     * once its timestamp is 5 minutes old, so one hour is already safe.
-     */
-    callbackRetentionHours: setting('UPSTREAM_CALLBACK_RETENTION_HOURS', positiveInt.default(24)),
+    callbackBaseUrl: setting(
+      'UPSTREAM_CALLBACK_BASE_URL',
+      httpUrl.optional().transform((url) => url?.replace(/\/+$/, '')),
+      'public origin fal and Replicate call back to (`https://genmedia.example.com`; they post to `…/v1/providers/<id>/callback`); unset: status polling only',
+    ),
+    pollIntervalMs: setting(
+      'UPSTREAM_POLL_INTERVAL_MS',
+      positiveInt.default(5_000),
+      'status check interval of an upstream generation when no callback is expected, and, with callbacks, while the generation is still queued (so its start, which route health and hedging go by, is seen within one interval)',
+    ),
+    safetyNetPollMs: setting(
+      'UPSTREAM_SAFETY_NET_POLL_MS',
+      positiveInt.default(5 * 60_000),
+      'status check interval while a callback is expected and the generation runs: the safety net for a lost one',
+    ),
+    timeoutSeconds: setting(
+      'UPSTREAM_TIMEOUT_SECONDS',
+      positiveInt.default(60 * 60),
+      'longest an upstream generation may take; then it is cancelled at the upstream and the job fails `PROVIDER_TIMEOUT`, refunded',
+    ),
+    requestTimeoutMs: setting('UPSTREAM_REQUEST_TIMEOUT_MS', positiveInt.default(60_000), 'timeout of one request to an upstream'),
+    maxOutputBytes: setting(
+      'UPSTREAM_MAX_OUTPUT_BYTES',
+      positiveInt.default(500 * 1024 * 1024),
+      'largest output file taken from an upstream or a Cog server, downloaded from a URL or inline (a `data:` URI, base64); `BAD_OUTPUT` above it, not retried',
+    ),
+    callbackRetentionHours: setting(
+      'UPSTREAM_CALLBACK_RETENTION_HOURS',
+      positiveInt.default(24),
+      'how long received upstream callbacks are kept to refuse replays; older ones are deleted by the hourly maintenance workflow; a callback is refused anyway once its timestamp is 5 minutes old, so one hour is already safe',
+    ),
   },
 
   // Self-hosted Cog servers (docs/self-hosted.md)
   cog: {
-    /**
-     * Origin the Cog servers post their webhooks to (…/v1/providers/cog/callback); default UPSTREAM_CALLBACK_BASE_URL,
-     * else PUBLIC_BASE_URL.
-     */
-    callbackBaseUrl: setting('COG_CALLBACK_BASE_URL', httpUrl.optional()),
-    /** How long a job waits in the provider worker for a free slot on a Cog server before its attempt is retried. */
-    slotWaitMs: setting('COG_SLOT_WAIT_MS', positiveInt.default(60_000)),
-    /** How long a prediction may be gone from its server with no completed webhook before the job fails (refunded). */
-    missingGraceMs: setting('COG_MISSING_GRACE_MS', positiveInt.default(60_000)),
-    /**
-     * The only networks (and host names) Cog servers are reached on, at import and on every request: CIDR ranges,
-     * addresses and host names, comma-separated. Unset: loopback and the private ranges in development and tests,
-     * nothing in production. Link-local and metadata addresses never.
-     */
+    callbackBaseUrl: setting(
+      'COG_CALLBACK_BASE_URL',
+      httpUrl.optional(),
+      'origin self-hosted Cog servers post their webhooks to (`…/v1/providers/cog/callback`)',
+      { default: '`UPSTREAM_CALLBACK_BASE_URL`, else `PUBLIC_BASE_URL`' },
+    ),
+    slotWaitMs: setting(
+      'COG_SLOT_WAIT_MS',
+      positiveInt.default(60_000),
+      'how long a job waits in the worker for a free slot on a Cog server before its attempt is retried ([self-hosted.md](self-hosted.md#settings))',
+    ),
+    missingGraceMs: setting(
+      'COG_MISSING_GRACE_MS',
+      positiveInt.default(60_000),
+      'how long a prediction may be gone from its server with no completed webhook before the job fails, refunded ([self-hosted.md](self-hosted.md#settings))',
+    ),
     allowedNetworks: setting(
       'COG_ALLOWED_NETWORKS',
       z
@@ -262,135 +387,233 @@ export const SETTINGS = {
             return z.NEVER;
           }
         }),
+      'the only networks (CIDR ranges, addresses, host names) Cog servers are reached on, at import and on every request; link-local and metadata addresses never ([self-hosted.md](self-hosted.md#networks-a-cog-server-may-be-on))',
+      { default: 'loopback and private ranges; empty in production' },
     ),
   },
 
   // Account destinations (customers' own buckets, docs/outputs.md)
   destinations: {
-    /**
-     * The key that encrypts destination secrets at rest (AES-256-GCM): 32 random bytes, base64 or hex. `npm run dev`
-     * generates one into the data directory; production refuses to start without it.
-     */
-    secretKey: setting('DESTINATION_SECRET_KEY', secretKey32),
-    /**
-     * Allow destination endpoints on private and loopback addresses; unset: on in development or with
-     * INPUT_FETCH_ALLOW_PRIVATE. Refused in production; link-local and metadata addresses never.
-     */
-    allowPrivate: setting('DESTINATION_ALLOW_PRIVATE', bool.optional()),
-    /** The longest the probe of a destination (write, read back, delete) may take before it counts as unreachable. */
-    probeTimeoutMs: setting('DESTINATION_PROBE_TIMEOUT_MS', positiveInt.default(15_000)),
-    /** How many destination probes (each a write, read and delete at the endpoint) an account may send an hour. */
-    probesPerHour: setting('DESTINATION_PROBES_PER_HOUR', positiveInt.default(20)),
+    secretKey: setting(
+      'DESTINATION_SECRET_KEY',
+      secretKey32,
+      "32 random bytes, base64 (`openssl rand -base64 32`) or 64 hex digits, that encrypt customers' destination secrets at rest (AES-256-GCM); with `NODE_ENV=production` the API and workers refuse to start without it. Losing or changing it makes every stored secret unreadable: delivery to those buckets fails until each account sets its destination again ([outputs.md](outputs.md#your-own-bucket-setup))",
+      { default: 'unset; `npm run dev` generates one into `.data/destination-secret-key`, `npm test` one per run' },
+    ),
+    allowPrivate: setting(
+      'DESTINATION_ALLOW_PRIVATE',
+      bool.optional(),
+      'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
+      { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
+    ),
+    probeTimeoutMs: setting(
+      'DESTINATION_PROBE_TIMEOUT_MS',
+      positiveInt.default(15_000),
+      'the longest the probe of a destination bucket may take (write, read back, delete) before it counts as unreachable',
+    ),
+    probesPerHour: setting(
+      'DESTINATION_PROBES_PER_HOUR',
+      positiveInt.default(20),
+      'destination probes one account may send per clock hour, each a write, a read and a delete at its endpoint (429 `DESTINATION_PROBE_LIMIT_EXCEEDED` past them)',
+    ),
   },
 
   jobs: {
-    /** How long a submit waits for the job's admission before giving up (and voiding it). */
-    admissionTimeoutMs: setting('JOB_ADMISSION_TIMEOUT_MS', positiveInt.default(20_000)),
-    /** The shortest admission deadline, while admissions take milliseconds (load shedding, docs/jobs.md). */
-    admissionMinTimeoutMs: setting('JOB_ADMISSION_MIN_TIMEOUT_MS', positiveInt.default(5_000)),
-    /** Admissions one API process lets wait on Temporal at once; more are answered 503 at once. */
-    admissionMaxInFlight: setting('JOB_ADMISSION_MAX_IN_FLIGHT', positiveInt.default(64)),
-    /** HMAC key of the job listing cursor; any stable secret. */
-    cursorSecret: setting('JOBS_CURSOR_SECRET', z.string().min(16).default(DEV_CURSOR_SECRET)),
-    /** Lifetime of the signed output URLs a job read returns. */
-    outputUrlTtlSeconds: setting('OUTPUT_URL_TTL_SECONDS', positiveInt.default(60 * 60)),
-    /** How long a job's signed `eventsUrl` opens its events. */
-    eventsUrlTtlSeconds: setting('EVENTS_URL_TTL_SECONDS', positiveInt.default(60 * 60)),
-    /** How long `POST /openai/v1/images/generations` holds the request for its jobs to finish (docs/compatible-apis.md). */
-    openAiImagesWaitSeconds: setting('OPENAI_IMAGES_WAIT_SECONDS', positiveInt.max(3600).default(300)),
-    /**
-     * The Replicate dialect's longest `Prefer: wait` hold, and that of a bare `Prefer: wait`. Below 60 s: Replicate's
-     * clients give up reading a held answer after 60.5 s (docs/compatible-apis.md).
-     */
-    replicateWaitSeconds: setting('REPLICATE_WAIT_SECONDS', positiveInt.max(59).default(55)),
-    /** Predictions per page of the Replicate dialect's `GET /predictions`. */
-    replicatePageSize: setting('REPLICATE_PREDICTIONS_PAGE_SIZE', positiveInt.max(1000).default(100)),
+    admissionTimeoutMs: setting(
+      'JOB_ADMISSION_TIMEOUT_MS',
+      positiveInt.default(20_000),
+      "the longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`",
+    ),
+    admissionMinTimeoutMs: setting(
+      'JOB_ADMISSION_MIN_TIMEOUT_MS',
+      positiveInt.default(5_000),
+      'the shortest admission deadline; between it and the above, twice the slowest recent admission ([load shedding](jobs.md))',
+    ),
+    admissionMaxInFlight: setting(
+      'JOB_ADMISSION_MAX_IN_FLIGHT',
+      positiveInt.default(64),
+      'admissions one API process lets wait on Temporal at once; more are shed, answered 503 at once',
+    ),
+    cursorSecret: setting(
+      'JOBS_CURSOR_SECRET',
+      z.string().min(16).default(DEV_CURSOR_SECRET),
+      "HMAC key of the job listing cursor and (derived) of each job's `eventsUrl` token (at least 16 characters); with `NODE_ENV=production` the API and workers refuse to start without a secret of your own",
+      { default: 'a dev value' },
+    ),
+    outputUrlTtlSeconds: setting('OUTPUT_URL_TTL_SECONDS', positiveInt.default(60 * 60), "lifetime of signed output URLs (also of the Replicate dialect's output URL tokens)"),
+    eventsUrlTtlSeconds: setting(
+      'EVENTS_URL_TTL_SECONDS',
+      positiveInt.default(60 * 60),
+      "lifetime of a job's signed `eventsUrl`; a stream opened with it ends then",
+    ),
+    openAiImagesWaitSeconds: setting(
+      'OPENAI_IMAGES_WAIT_SECONDS',
+      positiveInt.max(3600).default(300),
+      'how long `POST /openai/v1/images/generations` holds a request for its jobs before answering 504 `WAIT_TIMEOUT` (at most 3600; [compatible-apis.md](compatible-apis.md))',
+    ),
+    replicateWaitSeconds: setting(
+      'REPLICATE_WAIT_SECONDS',
+      positiveInt.max(59).default(55),
+      "the longest hold of a Replicate `Prefer: wait` create, and that of a bare `Prefer: wait` (at most 59: Replicate's clients stop reading after 60.5 s; [compatible-apis.md](compatible-apis.md#replicate))",
+    ),
+    replicatePageSize: setting(
+      'REPLICATE_PREDICTIONS_PAGE_SIZE',
+      positiveInt.max(1000).default(100),
+      'predictions per page of `GET /replicate/v1/predictions`',
+    ),
   },
 
   // Batches (docs/batches.md)
   batches: {
-    /** Lines one batch may hold. */
-    maxItems: setting('BATCH_MAX_ITEMS', positiveInt.default(50_000)),
-    /** Bytes of a batch's uploaded JSONL file. */
-    maxFileBytes: setting('BATCH_MAX_FILE_BYTES', positiveInt.default(100_000_000)),
-    /** Batches one account may have running (not yet completed, cancelled or expired) at once. */
-    maxOpenPerAccount: setting('BATCH_MAX_OPEN_PER_ACCOUNT', positiveInt.default(10)),
-    /** The share of an account's concurrent jobs its batch items may hold at once (at least one item runs). */
-    concurrencyShare: setting('BATCH_CONCURRENCY_SHARE', positive.max(1).default(0.5)),
-    /** Items one round of a batch's workflow admits at most. */
-    admitPerRound: setting('BATCH_ADMIT_PER_ROUND', positiveInt.default(1000)),
-    /** The pause between two rounds of a batch's workflow. */
-    roundIntervalMs: setting('BATCH_ROUND_INTERVAL_MS', positiveInt.default(1000)),
-    /** Rounds of a batch's workflow before it continues as new (bounds its history). */
-    roundsPerRun: setting('BATCH_ROUNDS_PER_RUN', positiveInt.default(200)),
-    /** Least time between two events of a batch's progress stream. */
-    eventsIntervalMs: setting('BATCH_EVENTS_INTERVAL_MS', z.coerce.number().int().min(100).max(60_000).default(1000)),
+    maxItems: setting('BATCH_MAX_ITEMS', positiveInt.default(50_000), 'lines one batch may hold ([batches.md](batches.md))'),
+    maxFileBytes: setting(
+      'BATCH_MAX_FILE_BYTES',
+      positiveInt.default(100_000_000),
+      "bytes of a batch's uploaded JSONL file ([batches.md](batches.md))",
+    ),
+    maxOpenPerAccount: setting('BATCH_MAX_OPEN_PER_ACCOUNT', positiveInt.default(10), 'batches one account may have running at once'),
+    concurrencyShare: setting(
+      'BATCH_CONCURRENCY_SHARE',
+      positive.max(1).default(0.5),
+      "the share of an account's concurrent jobs its batch items may hold (at least one)",
+    ),
+    admitPerRound: setting('BATCH_ADMIT_PER_ROUND', positiveInt.default(1000), "items one round of a batch's workflow admits at most"),
+    roundIntervalMs: setting('BATCH_ROUND_INTERVAL_MS', positiveInt.default(1000), "the pause between two rounds of a batch's workflow"),
+    roundsPerRun: setting(
+      'BATCH_ROUNDS_PER_RUN',
+      positiveInt.default(200),
+      "rounds of a batch's workflow before it continues as new (which bounds its history)",
+    ),
+    eventsIntervalMs: setting(
+      'BATCH_EVENTS_INTERVAL_MS',
+      z.coerce.number().int().min(100).max(60_000).default(1000),
+      "least time between two events of a batch's progress stream (`GET /v1/batches/{batchId}/events`), 100 to 60,000",
+    ),
   },
 
   // Outputs (docs/outputs.md)
   outputs: {
-    /** The shortest `retentionSeconds` a submit may ask for; lower it for tests and development only. */
-    retentionMinSeconds: setting('OUTPUT_RETENTION_MIN_SECONDS', positiveInt.default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS)),
-    /** How often the retention sweep deletes the outputs whose retention has passed (a Temporal schedule). */
-    retentionSweepIntervalSeconds: setting('OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS', positiveInt.max(600).default(60)),
-    /** Jobs whose outputs one step of the sweep deletes together (one DeleteObjects request per 1,000 objects). */
-    retentionSweepBatch: setting('OUTPUT_RETENTION_SWEEP_BATCH', z.coerce.number().int().min(1).max(10_000).default(1000)),
-    /** Batches one step of the sweep deletes side by side. */
-    retentionSweepConcurrency: setting('OUTPUT_RETENTION_SWEEP_CONCURRENCY', z.coerce.number().int().min(1).max(32).default(1)),
+    retentionMinSeconds: setting(
+      'OUTPUT_RETENTION_MIN_SECONDS',
+      positiveInt.default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS),
+      "the shortest `retentionSeconds` a submit (or an operator's account retention) may ask for; lower it for tests and development ([outputs.md](outputs.md#retention))",
+    ),
+    retentionSweepIntervalSeconds: setting(
+      'OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS',
+      positiveInt.max(600).default(60),
+      'how often the `output-retention` schedule deletes expired outputs (at most 600)',
+    ),
+    retentionSweepBatch: setting(
+      'OUTPUT_RETENTION_SWEEP_BATCH',
+      z.coerce.number().int().min(1).max(10_000).default(1000),
+      'jobs whose outputs one batch of the sweep deletes together (one DeleteObjects request per 1,000 objects)',
+    ),
+    retentionSweepConcurrency: setting(
+      'OUTPUT_RETENTION_SWEEP_CONCURRENCY',
+      z.coerce.number().int().min(1).max(32).default(1),
+      'batches the sweep deletes side by side (each more deletes faster and takes more CPU from the rest: outputs.md)',
+    ),
   },
 
   // Observability (docs/observability.md).
   observability: {
-    /** Port of a worker process's /metrics (0: any free port, printed at start). */
-    workerMetricsPort: setting('WORKER_METRICS_PORT', port.default(9464)),
-    workerMetricsHost: setting('WORKER_METRICS_HOST', z.string().default('127.0.0.1')),
-    /**
-     * Set: the API's GET /metrics on a port of its own (0: any free port), not on PORT; compose sets it, as a reverse
-     * proxy in front of PORT would otherwise let every client scrape.
-     */
-    apiMetricsPort: setting('API_METRICS_PORT', port.optional()),
-    apiMetricsHost: setting('API_METRICS_HOST', z.string().default('127.0.0.1')),
-    /**
-     * When set, GET /metrics of the API and workers asks for `Authorization: Bearer <token>`; otherwise loopback and
-     * private addresses may scrape, except on the API's client port in production, which then answers nobody.
-     */
-    metricsBearerToken: setting('METRICS_BEARER_TOKEN', z.string().min(16).optional()),
-    /** How long a sampled task-queue backlog is reused before Temporal is asked again. */
-    backlogSampleMs: setting('TASK_QUEUE_BACKLOG_SAMPLE_MS', positiveInt.default(10_000)),
-    /** How long the sampled bytes and objects in storage are reused before PostgreSQL is asked again. */
-    storedUsageSampleMs: setting('STORED_USAGE_SAMPLE_MS', positiveInt.default(60_000)),
+    workerMetricsPort: setting(
+      'WORKER_METRICS_PORT',
+      port.default(9464),
+      "port of a worker process's `/metrics` (`0`: any free port, printed at start; `npm run dev` gives each worker its own)",
+    ),
+    workerMetricsHost: setting('WORKER_METRICS_HOST', z.string().default('127.0.0.1'), "interface of a worker process's `/metrics`"),
+    apiMetricsPort: setting(
+      'API_METRICS_PORT',
+      port.optional(),
+      'when set, the API serves `GET /metrics` on this port (`0`: any free port) and no longer on `PORT`; compose sets it, as a reverse proxy in front of `PORT` would otherwise let every client scrape ([observability.md](observability.md))',
+    ),
+    apiMetricsHost: setting(
+      'API_METRICS_HOST',
+      z.string().default('127.0.0.1'),
+      "interface of the API's `/metrics` port, when `API_METRICS_PORT` is set",
+    ),
+    metricsBearerToken: setting(
+      'METRICS_BEARER_TOKEN',
+      z.string().min(16).optional(),
+      "when set (at least 16 characters), `/metrics` of the API and workers answers only `Authorization: Bearer <token>`; unset, loopback and private addresses may scrape, except on the API's client port in production",
+    ),
+    backlogSampleMs: setting(
+      'TASK_QUEUE_BACKLOG_SAMPLE_MS',
+      positiveInt.default(10_000),
+      'how long the API reuses a sampled task-queue backlog before asking Temporal again',
+    ),
+    storedUsageSampleMs: setting(
+      'STORED_USAGE_SAMPLE_MS',
+      positiveInt.default(60_000),
+      'how long the API reuses the sampled bytes and objects in storage before asking PostgreSQL again',
+    ),
     /** Where spans go: tracing is on when an endpoint is set (the OpenTelemetry SDK's own variables). */
     traces: {
-      otlpEndpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', z.url().optional()),
-      otlpTracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', z.url().optional()),
-      /** `console` prints finished spans to stdout instead (local use); `none` turns tracing off. */
-      exporter: setting('OTEL_TRACES_EXPORTER', z.enum(['otlp', 'console', 'none']).optional()),
+      otlpEndpoint: setting(
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        z.url().optional(),
+        "where traces are sent over OTLP (the OpenTelemetry SDK's own variable); tracing is off until this or the next is set",
+      ),
+      otlpTracesEndpoint: setting(
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+        z.url().optional(),
+        "the OTLP endpoint of traces alone, before `OTEL_EXPORTER_OTLP_ENDPOINT` (the OpenTelemetry SDK's own variable)",
+      ),
+      exporter: setting(
+        'OTEL_TRACES_EXPORTER',
+        z.enum(['otlp', 'console', 'none']).optional(),
+        '`otlp`, `console` (finished spans printed to the logs) or `none` (tracing off)',
+      ),
     },
-    serviceName: setting('OTEL_SERVICE_NAME', z.string().optional()),
+    serviceName: setting('OTEL_SERVICE_NAME', z.string().optional(), 'the service name on spans instead of `genmedia-api` / `genmedia-worker`'),
   },
 
   // Provenance: Content Credentials (C2PA) on every output (docs/provenance.md). The signing key is not among these:
   // only the processes that sign read it (SIGNING_KEY_SETTINGS).
   provenance: {
-    /** Off: outputs are stored unsigned and production starts without a chain. */
-    enabled: setting('PROVENANCE_ENABLED', bool.default(true)),
-    /** The signing certificate, then the certificates that issued it, PEM: the text, or a file. Public, in every manifest. */
-    certChain: setting('PROVENANCE_CERT_CHAIN', z.string().optional()),
-    certChainFile: setting('PROVENANCE_CERT_CHAIN_FILE', z.string().optional()),
-    /**
-     * The CA certificates whose signatures count as this deployment's (the verify endpoint's `signedByThisService`),
-     * PEM: the text, or a file. Unset: the chain's certificates after the signing one, or the signing one alone.
-     */
-    trustAnchors: setting('PROVENANCE_TRUST_ANCHORS', z.string().optional()),
-    trustAnchorsFile: setting('PROVENANCE_TRUST_ANCHORS_FILE', z.string().optional()),
-    /** An RFC 3161 time-stamp authority every signature is countersigned by. */
-    tsaUrl: setting('PROVENANCE_TSA_URL', z.preprocess((v) => (v === '' ? undefined : v), httpUrl.optional())),
+    enabled: setting(
+      'PROVENANCE_ENABLED',
+      bool.default(true),
+      'sign every output with Content Credentials (C2PA) before it is stored ([provenance.md](provenance.md)); `false` stores them as generated and lets production start without a chain',
+    ),
+    certChain: setting(
+      'PROVENANCE_CERT_CHAIN',
+      z.string().optional(),
+      'the signing certificate and its issuers, PEM, as text (`\\n` may stand for line breaks); production refuses to start without it (or `PROVENANCE_CERT_CHAIN_FILE`) unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest',
+      { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
+    ),
+    certChainFile: setting(
+      'PROVENANCE_CERT_CHAIN_FILE',
+      z.string().optional(),
+      'the same chain as a file; `PROVENANCE_CERT_CHAIN` wins when both are set',
+      { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
+    ),
+    trustAnchors: setting(
+      'PROVENANCE_TRUST_ANCHORS',
+      z.string().optional(),
+      "the CA certificates whose signatures count as this deployment's (`signedByThisService` of the provenance endpoints), PEM, as text",
+      { default: "the chain's certificates after the signing one" },
+    ),
+    trustAnchorsFile: setting(
+      'PROVENANCE_TRUST_ANCHORS_FILE',
+      z.string().optional(),
+      'the same certificates as a file',
+      { default: "the chain's certificates after the signing one" },
+    ),
+    tsaUrl: setting(
+      'PROVENANCE_TSA_URL',
+      z.preprocess((v) => (v === '' ? undefined : v), httpUrl.optional()),
+      'an RFC 3161 time-stamp authority that countersigns every signature',
+    ),
   },
 
   webhooks: {
-    /** Allow receivers on private and loopback addresses: development and tests only (refused in production). */
-    allowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool.default(false)),
-    /** Delays in seconds between delivery attempts (Standard Webhooks schedule), comma-separated. */
+    allowPrivate: setting(
+      'WEBHOOK_ALLOW_PRIVATE',
+      bool.default(false),
+      'allow webhook URLs that resolve to private addresses (local testing); refused in production; link-local and metadata addresses never',
+    ),
     retryScheduleSeconds: setting(
       'WEBHOOK_RETRY_SCHEDULE',
       z
@@ -404,32 +627,60 @@ export const SETTINGS = {
           }
           return schedule;
         }),
+      'seconds before each delivery attempt',
+      { default: '`0,5,300,1800,7200,18000,36000,50400,72000,86400`' },
     ),
-    timeoutMs: setting('WEBHOOK_TIMEOUT_MS', positiveInt.default(15_000)),
-    /** How long after a secret rotation deliveries are also signed with the previous secret. */
-    secretRotationWindowSeconds: setting('WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS', z.coerce.number().int().min(0).default(24 * 60 * 60)),
-    /** At most this many bytes of a receiver's response body are read. */
-    maxResponseBytes: setting('WEBHOOK_MAX_RESPONSE_BYTES', z.coerce.number().int().min(0).default(4096)),
-    /** Upper bound of a serialized webhook payload; large `input` fields are truncated to fit. */
-    maxPayloadBytes: setting('WEBHOOK_MAX_PAYLOAD_BYTES', z.coerce.number().int().min(2048).default(20 * 1024)),
-    /** Minimum time between two `job.progress` webhooks of one job. */
-    progressIntervalSeconds: setting('WEBHOOK_PROGRESS_INTERVAL_SECONDS', z.coerce.number().int().min(1).default(5)),
+    timeoutMs: setting('WEBHOOK_TIMEOUT_MS', positiveInt.default(15_000), 'timeout of one delivery attempt (DNS, connect, TLS, response)'),
+    secretRotationWindowSeconds: setting(
+      'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
+      z.coerce.number().int().min(0).default(24 * 60 * 60),
+      'how long deliveries are also signed with the previous secret',
+    ),
+    maxResponseBytes: setting(
+      'WEBHOOK_MAX_RESPONSE_BYTES',
+      z.coerce.number().int().min(0).default(4096),
+      "bytes of a receiver's response that are read",
+    ),
+    maxPayloadBytes: setting(
+      'WEBHOOK_MAX_PAYLOAD_BYTES',
+      z.coerce.number().int().min(2048).default(20 * 1024),
+      'upper bound of a webhook payload (at least 2048); large `input` fields are truncated to fit',
+    ),
+    progressIntervalSeconds: setting(
+      'WEBHOOK_PROGRESS_INTERVAL_SECONDS',
+      z.coerce.number().int().min(1).default(5),
+      'minimum time between two `job.progress` webhooks of one job',
+    ),
   },
 
   // Delivery of outputs to an account's own bucket
   outputDelivery: {
-    /** How long after a job's completion its delivery is retried before it is given up as failed. */
-    retrySeconds: setting('OUTPUT_DELIVERY_RETRY_SECONDS', z.coerce.number().int().min(1).default(24 * 60 * 60)),
-    /** The wait before the second attempt; it doubles after each failed attempt up to the maximum. */
-    firstBackoffSeconds: setting('OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS', positive.default(5)),
-    /** The longest wait between two attempts (never below the first). */
-    maxBackoffSeconds: setting('OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', positive.default(10 * 60)),
-    /** Time one attempt (every output and the manifest) may take before it counts as failed and is tried again. */
-    attemptTimeoutSeconds: setting('OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', z.coerce.number().int().min(10).default(30 * 60)),
-    /** A request to the customer's bucket that sends and receives nothing for this long fails its attempt. */
-    requestTimeoutSeconds: setting('OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', positive.default(30)),
-    /** Attempts of one account's deliveries a worker process runs at once; more wait their turn. */
-    maxPerAccount: setting('OUTPUT_DELIVERY_MAX_PER_ACCOUNT', positiveInt.default(4)),
+    retrySeconds: setting(
+      'OUTPUT_DELIVERY_RETRY_SECONDS',
+      z.coerce.number().int().min(1).default(24 * 60 * 60),
+      "how long after completion a delivery to an account's own bucket is retried before it is given up ([outputs.md](outputs.md#delivery-to-your-own-bucket))",
+    ),
+    firstBackoffSeconds: setting(
+      'OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS',
+      positive.default(5),
+      "wait after a delivery's first failed attempt; doubled after each failure",
+    ),
+    maxBackoffSeconds: setting('OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', positive.default(10 * 60), 'longest wait between two delivery attempts'),
+    attemptTimeoutSeconds: setting(
+      'OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS',
+      z.coerce.number().int().min(10).default(30 * 60),
+      'longest one delivery attempt (every output and the manifest) may take before it counts as failed',
+    ),
+    requestTimeoutSeconds: setting(
+      'OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS',
+      positive.default(30),
+      "a request to a customer's bucket that moves no byte for this long is ended and fails its attempt; the attempt's heartbeat timeout is this and 15 s",
+    ),
+    maxPerAccount: setting(
+      'OUTPUT_DELIVERY_MAX_PER_ACCOUNT',
+      positiveInt.default(4),
+      'delivery attempts of one account a workflow worker runs at once; the others wait their turn without using an attempt',
+    ),
   },
 };
 
@@ -438,9 +689,18 @@ export const SETTINGS = {
  * loadSigningKey): never part of a process's Config, so the API and the workflow worker neither read nor hold it.
  */
 export const SIGNING_KEY_SETTINGS = {
-  /** The signing certificate's private key, PEM (ECDSA P-256 for ES256, or Ed25519): the text, or a file. */
-  privateKey: setting('PROVENANCE_PRIVATE_KEY', z.string().optional()),
-  privateKeyFile: setting('PROVENANCE_PRIVATE_KEY_FILE', z.string().optional()),
+  privateKey: setting(
+    'PROVENANCE_PRIVATE_KEY',
+    z.string().optional(),
+    'the signing key, PEM, as text: ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
+    { default: 'unset (`npm run dev`: its development key)' },
+  ),
+  privateKeyFile: setting(
+    'PROVENANCE_PRIVATE_KEY_FILE',
+    z.string().optional(),
+    'the signing key as a file',
+    { default: 'unset (`npm run dev`: its development key)' },
+  ),
 };
 
 /** The settings as read from the environment, before resolveConfig works out the fields that depend on several. */

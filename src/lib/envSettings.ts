@@ -1,14 +1,27 @@
 /**
- * Settings read from environment variables, each declared once: its variable and its zod schema (which holds the
- * default and the validation), at the place in a tree of declarations whose shape the values take. The values' type
- * is inferred from the same tree, so a setting is never written out a second time as a type or as a mapping.
+ * Settings read from environment variables, each declared once: its variable, its zod schema (which holds the
+ * default and the validation) and its description, at the place in a tree of declarations whose shape the values
+ * take. The values' type is inferred from the same tree, so a setting is never written out a second time as a type
+ * or as a mapping; docs/configuration.md is generated from the same declarations (scripts/docs/configuration.ts).
  */
 import type { z } from 'zod';
+
+/** How a setting is documented beyond its description. */
+export interface SettingDocs {
+  /**
+   * The default as docs/configuration.md shows it, where the schema's default cannot say it as a value the variable
+   * takes: a default that follows another setting or `NODE_ENV`, a path on this machine, a parsed list.
+   */
+  default?: string;
+}
 
 export class Setting<S extends z.ZodType = z.ZodType> {
   constructor(
     readonly variable: string,
     readonly schema: S,
+    /** What the setting does, as docs/configuration.md says it (Markdown, links relative to docs/). */
+    readonly description: string,
+    readonly docs: SettingDocs = {},
   ) {}
 }
 
@@ -22,9 +35,9 @@ export type SettingValues<T extends SettingTree> = {
   -readonly [K in keyof T]: T[K] extends Setting<infer S> ? z.output<S> : T[K] extends SettingTree ? SettingValues<T[K]> : never;
 };
 
-/** A setting read from `variable`, validated (and defaulted) by `schema`. */
-export function setting<S extends z.ZodType>(variable: string, schema: S): Setting<S> {
-  return new Setting(variable, schema);
+/** A setting read from `variable`, validated (and defaulted) by `schema`, documented by `description`. */
+export function setting<S extends z.ZodType>(variable: string, schema: S, description: string, docs?: SettingDocs): Setting<S> {
+  return new Setting(variable, schema, description, docs);
 }
 
 function isSetting(node: Setting | SettingTree): node is Setting {

@@ -1,5 +1,5 @@
 /**
- * `npx genmedia ...` on a machine whose own `node` is older than the project's, as the README has a person run it in
+ * `npx genmedia ...` on a machine whose own `node` is older than the project's, as docs/cli.md has a person run it in
  * the checkout: the command's output and nothing else (no npm warning about the engines), from the CLI running on the
  * provided Node, as every npm script of the project does (scripts/lib/reexec.js).
  */

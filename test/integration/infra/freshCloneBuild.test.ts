@@ -1,5 +1,5 @@
 /**
- * `npm run build` in a fresh clone, after `npm ci` alone, as the README and the Dockerfile run it: no bootstrap has
+ * `npm run build` in a fresh clone, after `npm ci` alone, as docs/deploy.md and the Dockerfile run it: no bootstrap has
  * generated the Prisma client, and the machine's own Node (older than 24 here) comes first on PATH. The clone gets the
  * packages this checkout installed (the Prisma packages copied, so that the client is generated inside the clone, and
  * everything else linked), never its generated client. The build must succeed and what it built must run.

@@ -1,38 +1,35 @@
 /**
- * The README's configuration table and the declarations of src/config.ts name the same variables, and where the table
- * gives a default as a value (`3000`, `` `100`, `5000` ``, `unset`, `empty`), it is the default the declaration holds.
+ * docs/configuration.md is what scripts/docs/configuration.ts writes from the declarations of src/config.ts, so it names
+ * every declared variable and nothing else; and where it gives a default as a value (`3000`, `unset`, `empty`), the
+ * value is the default the declaration holds, so a default said in a declaration's own words cannot drift either.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, SETTINGS, SIGNING_KEY_SETTINGS } from '../../../src/config';
+import { REPO_ROOT, SETTINGS } from '../../../src/config';
 import { listSettings, type Setting } from '../../../src/lib/envSettings';
-
-/** Variables the table documents that the scripts read, not src/config.ts: each with the file that reads it. */
-const READ_BY_SCRIPTS: Record<string, string> = { TEMPORAL_NAMESPACE_RETENTION: 'scripts/lib/temporalRetention.js' };
+import { CONFIGURATION_DOC, declaredSettings, renderConfigurationDoc, SCRIPT_SETTINGS } from '../../../scripts/docs/configuration';
+import path from 'node:path';
 
 interface Row {
-  variables: string[];
+  variable: string;
   defaults: string;
 }
 
-function configurationTable(): Row[] {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = /^## Configuration\n([\s\S]*?)^## /m.exec(readme)?.[1];
-  if (section === undefined) throw new Error('README.md has no "## Configuration" section');
-  return section
+const doc = fs.readFileSync(CONFIGURATION_DOC, 'utf8');
+
+function configurationTables(): Row[] {
+  return doc
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
-      const [names, defaults] = line.split(' | ');
-      return { variables: [...names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]), defaults };
+      const [name, defaults] = line.slice(2).split(' | ');
+      return { variable: /^`([A-Z][A-Z0-9_]*)`$/.exec(name)?.[1] ?? name, defaults };
     });
 }
 
-// The signing key is declared apart, for the processes that sign (src/config.ts loadSigningKey).
-const declared = new Map([...listSettings(SETTINGS), ...listSettings(SIGNING_KEY_SETTINGS)].map(({ setting }) => [setting.variable, setting]));
-const rows = configurationTable();
+const declared = new Map(declaredSettings().map((setting) => [setting.variable, setting]));
+const rows = configurationTables();
 
 /** What the setting holds when its variable is `raw`; undefined when `raw` is refused. */
 function valueOf(declaration: Setting, raw: string | undefined): { value: unknown } | undefined {
@@ -41,28 +38,33 @@ function valueOf(declaration: Setting, raw: string | undefined): { value: unknow
 }
 
 /**
- * The defaults a table cell gives as values, one per variable of the row (undefined: unset); none when it says them in
- * words, as another variable's value or with a placeholder (`http://127.0.0.1:<MINIO_PORT>`).
+ * The default a cell gives as a value (undefined: unset); none when it says it in words, as another variable's value
+ * or with a placeholder (`http://127.0.0.1:<MINIO_PORT>`).
  */
-function documentedDefaults(row: Row): (string | undefined)[] | undefined {
-  if (row.defaults === 'empty') return row.variables.map(() => '');
-  const literals = /^(`[^`<]*`|unset)(, (`[^`<]*`|unset))*(?= \(|$)/.exec(row.defaults)?.[0];
-  if (literals === undefined) return /^unset\b/.test(row.defaults) ? row.variables.map(() => undefined) : undefined;
-  const values = literals.split(', ').map((cell) => (cell === 'unset' ? undefined : cell.slice(1, -1)));
-  if (values.some((value) => value !== undefined && /^[A-Z][A-Z0-9_]*$/.test(value))) return undefined;
-  return values.length === row.variables.length ? values : undefined;
+function documentedDefault(cell: string): { raw: string | undefined } | undefined {
+  if (cell === 'empty') return { raw: '' };
+  if (/^unset\b/.test(cell)) return { raw: undefined };
+  const literal = /^`([^`<]*)`(?= \(|$)/.exec(cell)?.[1];
+  if (literal === undefined || /^[A-Z][A-Z0-9_]*$/.test(literal)) return undefined;
+  return { raw: literal };
 }
 
-describe('the README configuration table', () => {
-  it('documents every variable src/config.ts declares', () => {
-    const documented = new Set(rows.flatMap((row) => row.variables));
-    expect([...declared.keys()].filter((variable) => !documented.has(variable))).toEqual([]);
+describe('docs/configuration.md', () => {
+  it('is what npm run docs:config writes from the declarations', () => {
+    // A difference here: run `npm run docs:config`, and change a setting's description in src/config.ts, not the page.
+    expect(doc).toBe(renderConfigurationDoc());
+  });
+
+  it('documents every variable src/config.ts declares, once', () => {
+    const documented = rows.map((row) => row.variable);
+    expect([...declared.keys()].filter((variable) => !documented.includes(variable))).toEqual([]);
+    expect(documented.filter((variable, i) => documented.indexOf(variable) !== i)).toEqual([]);
   });
 
   it('documents only variables src/config.ts declares, or the scripts read', () => {
-    const others = rows.flatMap((row) => row.variables).filter((variable) => !declared.has(variable));
-    expect(others.sort()).toEqual(Object.keys(READ_BY_SCRIPTS).sort());
-    for (const [variable, file] of Object.entries(READ_BY_SCRIPTS)) {
+    const others = rows.map((row) => row.variable).filter((variable) => !declared.has(variable));
+    expect(others.sort()).toEqual(SCRIPT_SETTINGS.map((s) => s.variable).sort());
+    for (const { variable, file } of SCRIPT_SETTINGS) {
       expect(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8')).toContain(variable);
     }
   });
@@ -71,17 +73,15 @@ describe('the README configuration table', () => {
     const wrong: string[] = [];
     let checked = 0;
     for (const row of rows) {
-      const defaults = documentedDefaults(row);
-      row.variables.forEach((variable, i) => {
-        const declaration = declared.get(variable);
-        if (!declaration || !defaults) return;
-        checked++;
-        const documented = valueOf(declaration, defaults[i]);
-        const actual = valueOf(declaration, undefined);
-        if (!documented || !isDeepStrictEqual(documented, actual)) {
-          wrong.push(`${variable}: the table says ${defaults[i] ?? 'unset'}, the default is ${JSON.stringify(actual?.value)}`);
-        }
-      });
+      const declaration = declared.get(row.variable);
+      const documented = documentedDefault(row.defaults);
+      if (!declaration || !documented) continue;
+      checked++;
+      const given = valueOf(declaration, documented.raw);
+      const actual = valueOf(declaration, undefined);
+      if (!given || !isDeepStrictEqual(given, actual)) {
+        wrong.push(`${row.variable}: the page says ${row.defaults}, the default is ${JSON.stringify(actual?.value)}`);
+      }
     }
     expect(wrong, wrong.join('\n')).toEqual([]);
     // Most rows give their default as a value; a table that stopped being read would check none.
@@ -93,5 +93,9 @@ describe('the declarations', () => {
   it('read each variable once', () => {
     const variables = listSettings(SETTINGS).map(({ setting }) => setting.variable);
     expect(variables.filter((variable, i) => variables.indexOf(variable) !== i)).toEqual([]);
+  });
+
+  it('describe each variable', () => {
+    expect(declaredSettings().filter((setting) => setting.description.trim().length < 8).map((s) => s.variable)).toEqual([]);
   });
 });

@@ -3,17 +3,19 @@ import { z } from 'zod';
 import { listSettings, readSettings, setting } from '../../../src/lib/envSettings';
 
 const TREE = {
-  name: setting('APP_NAME', z.string().default('app')),
+  name: setting('APP_NAME', z.string().default('app'), 'the name'),
   http: {
-    port: setting('APP_PORT', z.coerce.number().int().min(0).max(65535).default(3000)),
+    port: setting('APP_PORT', z.coerce.number().int().min(0).max(65535).default(3000), 'the port'),
     origins: setting(
       'APP_ORIGINS',
       z
         .string()
         .default('')
         .transform((raw) => raw.split(',').filter(Boolean)),
+      'the origins',
+      { default: 'empty' },
     ),
-    limits: { bodyBytes: setting('APP_BODY_BYTES', z.coerce.number().int().positive().optional()) },
+    limits: { bodyBytes: setting('APP_BODY_BYTES', z.coerce.number().int().positive().optional(), 'the body limit') },
   },
 };
 
