@@ -6,11 +6,11 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { PrismaClient } from '../../db/prisma';
+import { outputsOfJobs } from '../../jobs/accountJobs';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
-import type { JobOutput } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { resolveOpenAiModel, type OpenAiModel } from './catalog';
@@ -180,8 +180,7 @@ export async function runImageJobs(
 
   const images: GeneratedImage[] = [];
   if (responseFormat === 'b64_json') {
-    const rows = await deps.prisma.job.findMany({ where: { id: { in: completed.map((job) => job.jobId) } }, select: { id: true, outputs: true } });
-    const stored = new Map(rows.map((row) => [row.id, (row.outputs ?? []) as unknown as JobOutput[]]));
+    const stored = await outputsOfJobs(deps.prisma, completed.map((job) => job.jobId));
     for (const job of completed) {
       for (const output of stored.get(job.jobId) ?? []) {
         const stream = await deps.storage.getStream(deps.storage.outputsBucket, output.key);

@@ -8,6 +8,7 @@ import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { NO_DIALECTS, videoFieldsUnfilled, type DialectsDef } from '../../catalog/catalogFiles';
 import { resolveModelVersion } from '../../catalog/versionResolver';
 import type { PrismaClient } from '../../db/prisma';
+import { findAccountJob, listAccountJobs, positionOfAccountJob } from '../../jobs/accountJobs';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
 import type { JobService } from '../../jobs/service';
@@ -184,8 +185,8 @@ async function videoMappings(prisma: PrismaClient): Promise<Map<string, VideoMap
 
 /** A job of the caller's account on a model with a video mapping; anything else is answered as not found. */
 async function findVideoJob(prisma: PrismaClient, accountId: string, videoId: string): Promise<{ job: VideoJobRow & { outputs: unknown; outputsDeletedAt: Date | null }; mapping: VideoMapping }> {
-  const job = await prisma.job.findUnique({ where: { id: videoId }, select: { ...VIDEO_JOB, outputs: true, outputsDeletedAt: true } });
-  const mapping = job && job.accountId === accountId ? (await videoMappings(prisma)).get(job.modelSlug) : undefined;
+  const job = await findAccountJob(prisma, accountId, videoId, { ...VIDEO_JOB, outputs: true, outputsDeletedAt: true });
+  const mapping = job ? (await videoMappings(prisma)).get(job.modelSlug) : undefined;
   if (!job || !mapping) throw new ApiError('JOB_NOT_FOUND', `Video ${videoId} not found`, [{ path: 'video_id', message: 'unknown video' }]);
   return { job, mapping };
 }
@@ -228,17 +229,14 @@ export async function listVideos(
   const accountId = caller.account.id;
   const mappings = await videoMappings(deps.prisma);
   const direction = query.order;
-  let after = {};
-  if (query.after !== undefined) {
-    const anchor = await deps.prisma.job.findFirst({ where: { id: query.after, accountId }, select: { createdAt: true, seq: true } });
-    if (!anchor) throw new ApiError('INVALID_CURSOR', `after: no video ${query.after} to list after`, [{ path: 'after', message: 'unknown video' }]);
-    const beyond = direction === 'desc' ? 'lt' : 'gt';
-    after = { OR: [{ createdAt: { [beyond]: anchor.createdAt } }, { createdAt: anchor.createdAt, seq: { [beyond]: anchor.seq } }] };
-  }
-  const rows = await deps.prisma.job.findMany({
-    where: { accountId, modelSlug: { in: [...mappings.keys()] }, ...after },
+  const after = query.after === undefined ? undefined : await positionOfAccountJob(deps.prisma, accountId, query.after);
+  if (query.after !== undefined && !after) throw new ApiError('INVALID_CURSOR', `after: no video ${query.after} to list after`, [{ path: 'after', message: 'unknown video' }]);
+  const rows = await listAccountJobs(deps.prisma, {
+    accountId,
+    order: direction,
+    ...(after ? { after } : {}),
+    modelSlugs: [...mappings.keys()],
     select: VIDEO_JOB,
-    orderBy: [{ createdAt: direction }, { seq: direction }],
     take: query.limit + 1,
   });
   return { videos: rows.slice(0, query.limit).map((row) => toVideo(row, mappings.get(row.modelSlug)!)), hasMore: rows.length > query.limit };

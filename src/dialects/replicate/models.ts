@@ -1,5 +1,6 @@
 /** Replicate's model and version objects, from the catalog and the caller's own jobs. */
 import type { PrismaClient } from '../../db/prisma';
+import { countAccountRunsOf } from '../../jobs/accountJobs';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
 import { resolveReplicateModel, type ReplicateModel, type ReplicateVersion } from './catalog';
@@ -50,7 +51,7 @@ export async function getReplicateModel(prisma: PrismaClient, caller: Caller, ba
   const model = await resolveReplicateModel(prisma, caller, name);
   const [owner, modelName] = model.name.split('/');
   // The caller's own runs: the count over every account would tell one account how much the others use a model.
-  const runCount = await prisma.job.count({ where: { accountId: caller.account.id, modelSlug: model.slug } });
+  const runCount = await countAccountRunsOf(prisma, caller.account.id, model.slug);
   return {
     url: `${baseUrl}/models/${model.name}`,
     owner,

@@ -3,8 +3,9 @@
  * client follows as they are. A cursor is the listing's signed keyset cursor (src/jobs/cursor.ts) with a direction:
  * `next` starts after the last prediction of a page, `previous` ends before its first.
  */
-import type { Job, Prisma } from '@prisma/client';
+import type { Job } from '@prisma/client';
 import { decodeCursor, encodeCursor, type CursorPosition } from '../../db/keysetCursor';
+import { listAccountJobs } from '../../jobs/accountJobs';
 import { namesOfSlugs } from './catalog';
 import { toPrediction, type Prediction, type PredictionDeps } from './predictions';
 
@@ -23,19 +24,14 @@ function position(job: Job): CursorPosition {
   return { createdAt: job.createdAt, id: String(job.seq) };
 }
 
-function beyond(direction: Direction, at: CursorPosition): Prisma.JobWhereInput {
-  const seq = BigInt(at.id);
-  const op = direction === 'next' ? 'lt' : 'gt';
-  return { OR: [{ createdAt: { [op]: at.createdAt } }, { createdAt: at.createdAt, seq: { [op]: seq } }] };
-}
-
 export async function listPredictions(deps: PredictionDeps, accountId: string, cursor: { direction: Direction; value: string } | null): Promise<PredictionPage> {
   const at = cursor ? decodeCursor(deps.cursorSecret, accountId, filtersOf(cursor.direction), cursor.value) : null;
   const direction: Direction = cursor?.direction ?? 'next';
   const order = direction === 'next' ? 'desc' : 'asc';
-  const rows = await deps.prisma.job.findMany({
-    where: { accountId, ...(at ? beyond(direction, at) : {}) },
-    orderBy: [{ createdAt: order }, { seq: order }],
+  const rows = await listAccountJobs(deps.prisma, {
+    accountId,
+    order,
+    ...(at ? { after: { createdAt: at.createdAt, seq: BigInt(at.id) } } : {}),
     take: deps.pageSize + 1,
   });
   const more = rows.length > deps.pageSize;

@@ -6,6 +6,7 @@
 import type { Job } from '@prisma/client';
 import type { PrismaClient } from '../../db/prisma';
 import type { Caller } from '../../jobs/quote';
+import { eventLogOf, findAccountJob } from '../../jobs/accountJobs';
 import type { JobService } from '../../jobs/service';
 import { ApiError } from '../../shared/errors';
 import { TERMINAL_JOB_STATUSES, type JobOutput, type JobStatus } from '../../shared/jobs';
@@ -117,18 +118,14 @@ function jobNotFound(id: string): ApiError {
 
 /** The caller's job, or JOB_NOT_FOUND: another account's job answers exactly like a missing one. */
 async function ownJob(prisma: PrismaClient, accountId: string, id: string): Promise<Job> {
-  const job = await prisma.job.findUnique({ where: { id } });
-  if (!job || job.accountId !== accountId) throw jobNotFound(id);
+  const job = await findAccountJob(prisma, accountId, id);
+  if (!job) throw jobNotFound(id);
   return job;
 }
 
 /** The job's event log, one line per event, as Replicate's `logs`. */
 async function logsOf(prisma: PrismaClient, job: Job): Promise<string> {
-  const events = await prisma.jobEvent.findMany({
-    where: { jobId: job.id },
-    orderBy: { sequence: 'asc' },
-    select: { createdAt: true, type: true, progress: true, stage: true, errorMessage: true },
-  });
+  const events = await eventLogOf(prisma, job.id);
   return events
     .map((e) => [e.createdAt.toISOString(), e.type, `${e.progress}%`, e.stage, e.errorMessage].filter((part) => part !== null && part !== '').join(' '))
     .join('\n');

@@ -1,6 +1,7 @@
 /** The Replicate dialect's use cases, assembled once over the job service and the stores it reads. */
 import type { Readable } from 'node:stream';
 import type { PrismaClient } from '../../db/prisma';
+import { findJobOwner } from '../../jobs/accountJobs';
 import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
 import { ApiError } from '../../shared/errors';
@@ -42,7 +43,7 @@ export function createReplicateDialect(deps: ReplicateDialectDeps) {
      * UNAUTHORIZED when the token does not open this output now; an unknown job answers the same.
      */
     outputUrlHolder: async (id: string, index: number, token: string): Promise<{ accountId: string; apiKeyId: string | null }> => {
-      const job = await deps.prisma.job.findUnique({ where: { id }, select: { id: true, accountId: true, apiKeyId: true } });
+      const job = await findJobOwner(deps.prisma, id);
       deps.urls.outputUrls.verify(job ?? { id, accountId: '' }, index, token);
       if (!job) throw new ApiError('UNAUTHORIZED', 'This output URL is not valid for this output');
       return { accountId: job.accountId, apiKeyId: job.apiKeyId };
