@@ -25,14 +25,17 @@ const extractTSConfig = async (file: string) =>
 
 /**
  * The folder of a module of src/ as the layers see it: its first folder under src/ (a file directly in src/ counts as
- * one), within the module's layer, so the seed (src/db/seed.ts, a program) is not the database layer's src/db/.
+ * one), within the module's layer, so the seed (src/db/seed.ts, a program) is not the database layer's src/db/. The
+ * layer's name comes after a space, which `shown` drops.
  */
 function folderOf(file: string): string | undefined {
   const folder = /^src\/([^/]+?)(?:\.ts)?(?:\/|$)/.exec(file)?.[1];
   if (folder === undefined) return undefined;
   const layer = LAYERS.find((l) => l.paths.some((p) => new RegExp(p).test(file)));
-  return layer ? `src/${folder} (${layer.name})` : `src/${folder}`;
+  return `src/${folder} ${layer?.name ?? ''}`;
 }
+
+const shown = (folder: string) => folder.slice(0, folder.indexOf(' '));
 
 /**
  * The cycles between the folders of src/, which dependency-cruiser's rules cannot see (they are about modules): one
@@ -88,7 +91,7 @@ function folderCycles(result: ICruiseResult): string[] {
     for (let folder = cameFrom.get(start)!; folder !== start; folder = cameFrom.get(folder)!) cycle.unshift(folder);
     cycle.unshift(start);
     const steps = cycle.slice(1).map((to, i) => edges.get(cycle[i]!)!.get(to)!);
-    return `no-folder-cycle: ${cycle.join(' → ')} (${steps.join(', ')})`;
+    return `no-folder-cycle: ${cycle.map(shown).join(' → ')} (${steps.join(', ')})`;
   });
 }
 
@@ -162,7 +165,7 @@ describe('layers (.dependency-cruiser.cjs)', () => {
         'api-imported-by-no-one: src/jobs/usesApi.ts → src/api/app.ts',
         'in-a-layer: src/elsewhere/thing.ts → src/jobs/store.ts',
         'service-imports-no-sdk: src/jobs/usesSdk.ts → clients/typescript/src/index.ts',
-        'no-folder-cycle: src/catalog (base-features) → src/providers (base-features) → src/catalog (base-features) (src/catalog/x.ts → src/providers/y.ts, src/providers/y.ts → src/catalog/z.ts)',
+        'no-folder-cycle: src/catalog → src/providers → src/catalog (src/catalog/x.ts → src/providers/y.ts, src/providers/y.ts → src/catalog/z.ts)',
         'base-features-imports-no-layer-above: src/accounts/usesJobs.ts → src/jobs/store.ts',
         'jobs-feature-imports-no-layer-above: src/jobs/usesOutputs.ts → src/outputs/store.ts',
         'output-features-imports-no-layer-above: src/outputs/usesWebhooks.ts → src/webhooks/signing.ts',
