@@ -2,8 +2,13 @@
 /**
  * The layers of the code, lowest first. A module may import modules of its own layer and of the layers below it,
  * never of a layer above (type-only imports count: they are dependencies too). Every module of src/, workflows/ and
- * activities/ belongs to exactly one layer, and no import cycle is allowed anywhere. test/static/layers.test.ts runs
- * these rules; `npx depcruise src workflows activities` shows the same from the command line.
+ * activities/ belongs to exactly one layer, and no import cycle is allowed anywhere: not between modules, and not
+ * between the folders of src/ (a layer's folders may use each other one way only; test/static/layers.test.ts finds
+ * folder cycles in the cruise's result, since a rule here sees modules, not folders). The features are layers of their
+ * own, ordered too: a lower feature that needs something of a higher one is handed it (a function or port passed in
+ * where the programs wire the features) or hears of it by an event, and never imports it.
+ * test/static/layers.test.ts runs these rules; `npx depcruise src workflows activities` shows the same from the
+ * command line.
  */
 
 /** @type {{ name: string, comment: string, paths: string[] }[]} */
@@ -17,29 +22,25 @@ const LAYERS = [
   { name: 'contracts', comment: 'the HTTP and workflow contracts: schemas, names, queues, ids', paths: ['^src/contracts/'] },
   {
     name: 'platform',
-    comment: 'configuration, logging, the network guard, the database, file storage and the Temporal client',
-    paths: ['^src/config\\.ts$', '^src/logger\\.ts$', '^src/net/', '^src/db/(?!seed\\.ts$)', '^src/storage/', '^src/temporal/'],
+    comment: 'configuration, logging, the network guard, the database, file storage, the Temporal client, metrics and tracing',
+    paths: ['^src/config\\.ts$', '^src/logger\\.ts$', '^src/net/', '^src/db/(?!seed\\.ts$)', '^src/storage/', '^src/temporal/', '^src/observability/'],
   },
   { name: 'domain', comment: 'pure business rules (pricing, input validation) and the one ledger writer', paths: ['^src/domain/', '^src/ledger/'] },
   {
-    name: 'features',
-    comment: 'use cases and their stores, one folder per concept; they may use each other without forming a cycle',
-    paths: [
-      '^src/accounts/',
-      '^src/admin/',
-      '^src/batches/',
-      '^src/catalog/',
-      '^src/destinations/',
-      '^src/dialects/',
-      '^src/erasure/',
-      '^src/jobs/',
-      '^src/observability/',
-      '^src/outputs/',
-      '^src/providers/',
-      '^src/provenance/',
-      '^src/uploads/',
-      '^src/webhooks/',
-    ],
+    name: 'base-features',
+    comment: 'the features every other builds on: the catalog, accounts, uploads, the providers and the audit log',
+    paths: ['^src/accounts/', '^src/audit/', '^src/catalog/', '^src/providers/', '^src/uploads/'],
+  },
+  { name: 'jobs-feature', comment: 'jobs: submission, admission, the job store and record, events, cancellation', paths: ['^src/jobs/'] },
+  {
+    name: 'output-features',
+    comment: "what becomes of a job's outputs: storing, retention and delivery, the accounts' destinations, provenance",
+    paths: ['^src/destinations/', '^src/outputs/', '^src/provenance/'],
+  },
+  {
+    name: 'top-features',
+    comment: 'the features built on jobs and outputs: batches, pipelines, the dialects, erasure, the operator API, webhooks',
+    paths: ['^src/admin/', '^src/batches/', '^src/dialects/', '^src/erasure/', '^src/pipelines/', '^src/webhooks/'],
   },
   {
     name: 'programs',
@@ -52,7 +53,7 @@ const layerPattern = (layer) => `(${layer.paths.join('|')})`;
 const allLayers = `(${LAYERS.map(layerPattern).join('|')})`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+const configuration = {
   forbidden: [
     {
       name: 'no-circular',
@@ -83,6 +84,27 @@ module.exports = {
       to: { path: '^src/api/' },
     },
     {
+      name: 'api-imports-no-activities',
+      severity: 'error',
+      comment: 'The HTTP API starts and signals workflows through src/contracts; the activities are the workers\' own, never run or imported by the API.',
+      from: { path: '^src/api/' },
+      to: { path: '^activities/' },
+    },
+    {
+      name: 'activities-import-no-program',
+      severity: 'error',
+      comment: 'Activities are built by the workers from what they are handed: they import features and the platform, never the API, the CLI or the workers.',
+      from: { path: '^activities/' },
+      to: { path: '^src/(api|cli|workers)/' },
+    },
+    {
+      name: 'cli-imports-no-workers',
+      severity: 'error',
+      comment: 'The CLI administers the database and calls the API; it runs no worker and imports nothing of src/workers.',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/workers/' },
+    },
+    {
       name: 'service-imports-no-sdk',
       severity: 'error',
       comment:
@@ -98,3 +120,9 @@ module.exports = {
     tsConfig: { fileName: 'tsconfig.json' },
   },
 };
+
+// The layers themselves, for test/static/layers.test.ts, which finds cycles between the folders of each layer. Not
+// enumerable: dependency-cruiser refuses a configuration with keys of its own.
+Object.defineProperty(configuration, 'layers', { value: LAYERS, enumerable: false });
+
+module.exports = configuration;

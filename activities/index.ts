@@ -14,9 +14,10 @@ import { createBatchActivities, type BatchActivities } from './batches';
 import { createErasureActivities, type ErasureActivities } from './erasure';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
-import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/outputs/delivery/destinations';
+import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/destinations/bucket';
 import { createOutputDelivery } from '../src/outputs/delivery/steps';
-import { createDeliveryStore, toDeliveryView } from '../src/outputs/delivery/store';
+import { createDeliveryStore } from '../src/outputs/delivery/store';
+import { toDeliveryView } from '../src/shared/outputDelivery';
 import { createDeliveryThrottle } from '../src/outputs/delivery/throttle';
 import { createJobActivities, type JobActivities } from './jobs';
 import { createMaintenanceActivities, type MaintenanceActivities } from './maintenance';
@@ -31,8 +32,9 @@ import { predictionUrlsFor } from '../src/dialects/replicate/outputUrls';
 import { replicateWebhookPresenter } from '../src/dialects/replicate/predictions';
 import { createWebhookStore } from '../src/webhooks/store';
 import { createWebhookActivities, type WebhookActivities } from './webhooks';
-import { attemptMetricsObserver, jobMetricsObserver, webhookMetricsObserver } from '../src/observability/jobMetrics';
-import type { WorkerMetrics } from '../src/observability/metrics';
+import { attemptMetricsObserver, jobMetricsObserver, type JobMetrics } from '../src/jobs/jobMetrics';
+import type { OutputMetrics } from '../src/outputs/outputMetrics';
+import { webhookMetricsObserver, type WebhookMetrics } from '../src/webhooks/metrics';
 
 export interface ActivityDeps {
   config: Config;
@@ -44,8 +46,8 @@ export interface ActivityDeps {
   presentJob?: JobPresenter;
   /** Extra CA trusted for webhook receivers (tests only; elsewhere NODE_EXTRA_CA_CERTS). */
   webhookCa?: string;
-  /** Where job outcomes, money and webhook attempts are counted. */
-  metrics?: WorkerMetrics;
+  /** Where job outcomes, money, webhook attempts and output deliveries are counted (the worker's, src/workers/metrics.ts). */
+  metrics?: JobMetrics & WebhookMetrics & OutputMetrics;
   /** The accounts' own buckets that completed jobs' outputs are delivered to; absent: none. */
   destinations?: DeliveryDestinations;
 }

@@ -10,7 +10,7 @@ import { FetchFileError, fetchToFile } from '../../src/providers/fetchFile';
 import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../../src/providers/outputs';
 import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../../src/providers/types';
 import { locateOutputs } from '../../src/providers/outputPaths';
-import { C2PA_MANIFEST_TYPE } from '../../src/provenance/manifest';
+import { C2PA_MANIFEST_TYPE } from '../../src/shared/provenance';
 import type { MarkedFile, OutputMarker } from '../../src/provenance/outputMarker';
 import type { JobOutput } from '../../src/shared/jobs';
 import type { UpstreamMapping } from '../../src/shared/upstreams';

@@ -2,12 +2,12 @@
 import type { ApiKey } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { listLedger } from './ledger';
-import { getAccountOverview } from './overview';
+import { getAccountOverview, type AccountUsageReaders } from './overview';
 import type { LedgerQuery } from '../contracts/http/account';
 
-export function createAccountService(deps: { prisma: PrismaClient; cursorSecret: string }) {
+export function createAccountService(deps: { prisma: PrismaClient; cursorSecret: string; usage: AccountUsageReaders }) {
   return {
-    overview: (apiKey: ApiKey) => getAccountOverview(deps.prisma, apiKey),
+    overview: (apiKey: ApiKey) => getAccountOverview(deps.prisma, deps.usage, apiKey),
     ledger: (accountId: string, query: LedgerQuery) => listLedger(deps.prisma, deps.cursorSecret, accountId, query),
   };
 }

@@ -1,12 +1,11 @@
 /**
  * GET /v1/account: the caller's account as its owner sees it: balance, plan, jobs in flight, the key of the request,
  * the money moved per UTC day and what it has in our storage. The shapes are the response schemas of src/contracts/http/account.ts.
+ * Jobs and stored outputs are features above accounts: what the overview reads of them is handed in (AccountUsageReaders).
  */
 import type { ApiKey, Prisma } from '@prisma/client';
-import { SPEND_DAYS, type AccountView, type SpendDay } from '../contracts/http/account';
+import { SPEND_DAYS, type AccountView, type SpendDay, type StoredUsageView } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
-import { countJobsInFlight } from '../jobs/store';
-import { storedUsageOf } from '../outputs/storedUsage';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from '../shared/scopes';
@@ -16,6 +15,14 @@ import { keySpendRow, spendLimitsView } from './spendView';
 /** Days in `spendPerDay`, today (UTC) included. */
 
 type Tx = Prisma.TransactionClient;
+
+/** What the overview reads of the features above accounts, inside its snapshot. */
+export interface AccountUsageReaders {
+  /** The account's jobs in flight (src/jobs/store.ts). */
+  jobsInFlight(tx: Tx, accountId: string): Promise<number>;
+  /** What the account has in our storage (src/outputs/storedUsage.ts). */
+  storedUsage(tx: Tx, accountId: string): Promise<StoredUsageView>;
+}
 
 /**
  * Charged and refunded micro-cents per UTC day over the last SPEND_DAYS days, oldest first, every day present.
@@ -48,7 +55,7 @@ async function spendPerDay(tx: Tx, accountId: string): Promise<SpendDay[]> {
  * The account of `apiKey`. Balance, jobs in flight, spend and storage are read from one snapshot (repeatable read), so the
  * balance agrees with the ledger the days are summed from.
  */
-export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, now = new Date()): Promise<AccountView> {
+export async function getAccountOverview(prisma: PrismaClient, usage: AccountUsageReaders, apiKey: ApiKey, now = new Date()): Promise<AccountView> {
   return prisma.$transaction(
     async (tx) => {
       const account = await tx.account.findUnique({ where: { id: apiKey.accountId } });
@@ -57,9 +64,9 @@ export async function getAccountOverview(prisma: PrismaClient, apiKey: ApiKey, n
       // The key's counters as they are now (the request's key row may be up to the key cache's TTL old), from its
       // budget: the first key of its rotation chain, whose counters every key of the chain charges.
       const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id }, include: { budgetKey: true } })) ?? { ...apiKey, budgetKey: null };
-      const concurrentJobs = await countJobsInFlight(tx, account.id);
+      const concurrentJobs = await usage.jobsInFlight(tx, account.id);
       const days = await spendPerDay(tx, account.id);
-      const storage = await storedUsageOf(tx, account.id);
+      const storage = await usage.storedUsage(tx, account.id);
       return {
         accountId: account.id,
         name: account.name,

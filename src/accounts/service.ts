@@ -2,7 +2,7 @@ import type { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { lockAccount, topUp } from '../ledger/entries';
 import { newId } from '../lib/ids';
-import { generateWebhookSecret } from '../webhooks/signing';
+import { generateWebhookSecret } from './webhookSecret';
 import { generateApiKey } from './apiKeys';
 import type { Scope } from '../shared/scopes';
 

@@ -9,7 +9,7 @@ import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
 import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
 import { ApiError } from '../shared/errors';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
-import { recordAudit, type Actor } from './audit';
+import { recordAudit, type Actor } from '../audit/log';
 import { adminAccountView } from './views';
 
 type Tx = Prisma.TransactionClient;

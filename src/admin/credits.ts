@@ -9,7 +9,7 @@ import { grantCredits, lockAccount } from '../ledger/entries';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
 import { ApiError } from '../shared/errors';
 import { toNumber } from '../shared/money';
-import { recordAudit, type Actor } from './audit';
+import { recordAudit, type Actor } from '../audit/log';
 import { accountNotFound } from './accounts';
 
 export interface GrantOutcome {

@@ -6,7 +6,7 @@ import { createApiKey } from '../accounts/service';
 import { isScope, type Scope } from '../shared/scopes';
 import { ApiError } from '../shared/errors';
 import { lockAccount } from '../ledger/entries';
-import { recordAudit, type Actor } from './audit';
+import { recordAudit, type Actor } from '../audit/log';
 import { accountNotFound, spendLimitColumns } from './accounts';
 import { adminKeyView, type KeyWithBudget } from './views';
 

@@ -12,13 +12,12 @@ import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatu
 import { joinTransaction } from '../db/joinTransaction';
 import { jobMargins, showJob } from '../jobs/admin';
 import { ApiError } from '../shared/errors';
-import { recordAudit, type Actor } from './audit';
+import { listAudit, recordAudit, type Actor } from '../audit/log';
 import { auditedCogModel } from './catalogAudit';
 import { accountNotFound } from './accounts';
 import { listLedger } from '../accounts/ledger';
 import type { Clock } from '../lib/clock';
 import { createAdminAccounts } from './accounts';
-import { listAudit } from './audit';
 import { createAdminCredits } from './credits';
 import { createAdminKeys } from './keys';
 import { usageReport } from './usage';

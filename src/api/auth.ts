@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Account, ApiKey } from '@prisma/client';
-import type { Actor } from '../admin/audit';
+import type { Actor } from '../audit/log';
 import type { PrismaClient } from '../db/prisma';
 import { hashApiKey } from '../accounts/apiKeys';
 import type { Scope } from '../shared/scopes';

@@ -5,7 +5,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { AdmissionGate } from '../jobs/admissionGate';
 import type { JobEventHub } from '../jobs/events/hub';
 import type { Logger } from '../logger';
-import type { ApiMetrics } from '../observability/metrics';
+import type { ApiMetrics } from './metrics';
 import type { Storage } from '../storage/storage';
 import type { OpenStreams } from './openStreams';
 

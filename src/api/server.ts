@@ -7,7 +7,7 @@ import { createPrisma } from '../db/prisma';
 import { admissionGateFor } from '../jobs/admissionGate';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
-import { createApiMetrics } from '../observability/metrics';
+import { createApiMetrics } from './metrics';
 import { startMetricsServer, type MetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { createStorage } from '../storage/storage';

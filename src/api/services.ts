@@ -5,12 +5,14 @@
 import { createAccountService, type AccountService } from '../accounts/accountService';
 import { createAdminService, type AdminService } from '../admin/service';
 import { createBatchService, type BatchService } from '../batches/service';
+import { eraseJob, type JobErasureDeps } from '../erasure/jobErasure';
 import { destinationServiceFor } from '../destinations/open';
 import type { DestinationService } from '../destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
 import { createJobService, type JobService } from '../jobs/service';
+import { countJobsInFlight } from '../jobs/store';
 import { createProviderCallbackService, providerCallbackDepsOver, type ProviderCallbackService } from '../jobs/providerCallbacks';
 import { systemClock } from '../lib/clock';
 import { createOpenAiDialect, type OpenAiDialect } from '../dialects/openai/service';
@@ -19,6 +21,7 @@ import { createReplicateDialect, type ReplicateDialect } from '../dialects/repli
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
 import { createProvenanceService, type ProvenanceService } from '../provenance/service';
+import { storedUsageOf } from '../outputs/storedUsage';
 import type { ApiDeps } from './deps';
 
 export interface ApiServices {
@@ -39,7 +42,8 @@ export interface ApiServices {
 
 export function createServices(deps: ApiDeps): ApiServices {
   const { config, prisma, temporal, storage, logger } = deps;
-  const jobs = createJobService({ ...deps, clock: systemClock });
+  const erasure: JobErasureDeps = { prisma, temporal, taskQueue: config.temporal.jobsTaskQueue, clock: systemClock };
+  const jobs = createJobService({ ...deps, clock: systemClock, eraseJob: (accountId, jobId) => eraseJob(erasure, accountId, jobId) });
   const uploads = createUploadService({ config, prisma, storage, temporal, logger });
   return {
     jobs,
@@ -67,7 +71,7 @@ export function createServices(deps: ApiDeps): ApiServices {
     ),
     uploads,
     webhooks: createWebhookService({ prisma, temporal, taskQueue: config.temporal.jobsTaskQueue }),
-    accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret }),
+    accounts: createAccountService({ prisma, cursorSecret: config.jobs.cursorSecret, usage: { jobsInFlight: countJobsInFlight, storedUsage: storedUsageOf } }),
     catalog: catalogReaderFor(prisma),
     admin: createAdminService({
       prisma,

@@ -22,3 +22,19 @@ export interface DestinationBucket {
 
 /** The account's destination bucket, or null when the account has none configured. */
 export type OpenDestinationBucket = (accountId: string) => Promise<DestinationBucket | null>;
+
+/**
+ * What the destinations give output delivery, built by the process that runs it: whether an account has one (asked
+ * when a job completes, from PostgreSQL alone, so completion never waits for a customer's bucket) and the bucket itself
+ * (opened by each attempt).
+ */
+export interface DeliveryDestinations {
+  hasDestination(accountId: string): Promise<boolean>;
+  open: OpenDestinationBucket;
+}
+
+/** No account has a destination: completed jobs start no delivery. */
+export const NO_DESTINATIONS: DeliveryDestinations = {
+  hasDestination: async () => false,
+  open: async () => null,
+};

@@ -4,7 +4,7 @@
  * probe passed. The secret goes nowhere but the probe's client and the sealed column: it is in no answer, error
  * message, audit entry or log line.
  */
-import type { Actor } from '../admin/audit';
+import type { Actor } from '../audit/log';
 import type { DestinationView } from '../contracts/http/destination';
 import type { Clock } from '../lib/clock';
 import { ApiError } from '../shared/errors';

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { AccountErasureView } from '../contracts/http/admin';
 import { accountErasureWorkflowContract, accountErasureWorkflowId } from '../contracts/workflows/erasure';
 import type { PrismaClient } from '../db/prisma';
-import { recordAudit, type Actor } from '../admin/audit';
+import { recordAudit, type Actor } from '../audit/log';
 import { ApiError } from '../shared/errors';
 import { startWorkflow } from '../temporal/workflows';
 import { readAccountErasure, recordErasureRequest } from './accountErasure';

@@ -15,7 +15,7 @@
  *
  * Nothing is charged for a shed submit: it never reaches the workflow.
  */
-import type { AdmissionOutcome } from '../observability/submitMetrics';
+import type { AdmissionOutcome } from './submissionMetrics';
 import { ApiError } from '../shared/errors';
 
 export interface AdmissionGateOptions {

@@ -5,7 +5,7 @@ import type { Storage } from '../storage/storage';
 import type { EventsUrlSigner } from './events/eventsUrl';
 import { createAttemptStore } from './attempts';
 import { toDetail, type JobDetail } from './views';
-import { toDeliveryView } from '../outputs/delivery/store';
+import { toDeliveryView } from '../shared/outputDelivery';
 
 /** Another account's job answers exactly like a missing one, so job ids do not leak. */
 export async function getJob(

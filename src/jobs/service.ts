@@ -1,16 +1,17 @@
 /**
  * The jobs feature: submit, estimate, list, read, wait, cancel and erase, assembled once over the process's stores and
- * clients. The HTTP layer only translates requests into these calls.
+ * clients. The HTTP layer only translates requests into these calls. Erasure is a feature above jobs: the process
+ * hands its `eraseJob` in.
  */
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
+import type { JobErasure } from '../contracts/http/jobs';
 import type { PrismaClient } from '../db/prisma';
 import type { Clock } from '../lib/clock';
 import type { Logger } from '../logger';
 import type { Storage } from '../storage/storage';
 import type { AdmissionGate } from './admissionGate';
 import { cancelDepsOver, cancelJob } from './cancel';
-import { eraseJob, type JobErasureDeps } from '../erasure/jobErasure';
 import { estimateJob, type EstimateRequest } from './estimate';
 import { eventsUrlSignerFor } from './events/eventsUrl';
 import type { JobEventHub } from './events/hub';
@@ -30,6 +31,8 @@ export interface JobServiceDeps {
   logger: Logger;
   admissions: AdmissionGate;
   clock: Clock;
+  /** Erases a terminal job of the account and answers once its content is gone (src/erasure/jobErasure.ts). */
+  eraseJob: (accountId: string, jobId: string) => Promise<JobErasure>;
 }
 
 type SubmitOptions = Parameters<typeof submitJob>[3];
@@ -38,7 +41,6 @@ export function createJobService(deps: JobServiceDeps) {
   const eventsUrls = eventsUrlSignerFor(deps.config);
   const readDeps = { prisma: deps.prisma, storage: deps.storage, outputUrlTtlSeconds: deps.config.jobs.outputUrlTtlSeconds, eventsUrls };
   const cancelDeps = cancelDepsOver(deps.prisma, deps.temporal, deps.clock);
-  const erasureDeps: JobErasureDeps = { prisma: deps.prisma, temporal: deps.temporal, taskQueue: deps.config.temporal.jobsTaskQueue, clock: deps.clock };
   const submitDeps: SubmitDeps = {
     config: deps.config,
     store: submitStoreOver(deps.prisma, deps.storage, deps.config),
@@ -56,7 +58,7 @@ export function createJobService(deps: JobServiceDeps) {
     waitForTerminal: (job: { accountId: string; jobId: string }, seconds: number, abort?: AbortSignal) => waitForTerminal(deps, job, seconds, abort),
     cancel: (accountId: string, jobId: string) => cancelJob(cancelDeps, accountId, jobId),
     /** Erases a terminal job's content and answers once it is gone (DELETE /v1/jobs/{jobId}). */
-    erase: (accountId: string, jobId: string) => eraseJob(erasureDeps, accountId, jobId),
+    erase: (accountId: string, jobId: string) => deps.eraseJob(accountId, jobId),
     /** A freshly signed read-only events URL of the job. */
     eventsUrl: (job: { accountId: string; jobId: string }) => eventsUrls.urlFor(job).url,
   };

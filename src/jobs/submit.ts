@@ -24,7 +24,7 @@ import { routePlans } from './routePlans';
 import { apiCodeForJobRule, CLIENT_REFUSALS, isJobRuleCode } from '../shared/jobRules';
 import type { AdmitJobWorkflow, SubmitStore } from './submitStore';
 import type { WebhookEventType, WebhookFormat } from '../shared/webhooks';
-import type { AdmissionOutcome, SubmissionTracker } from '../observability/submitMetrics';
+import type { AdmissionOutcome, SubmissionTracker } from './submissionMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 import { batchItemDiscountPercent, type JobPriority } from '../accounts/plans';
 import { jobScheduling, type JobScheduling } from './scheduling';

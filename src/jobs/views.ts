@@ -9,7 +9,7 @@ import type { AttemptView } from './attempts';
 import type { JobDeliveryView } from '../shared/outputDelivery';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { toNumber } from '../shared/money';
-import { C2PA_MANIFEST_TYPE } from '../provenance/manifest';
+import { C2PA_MANIFEST_TYPE } from '../shared/provenance';
 import { OUTPUTS_DELETED_REASONS, type OutputsDeletedReason } from '../shared/retention';
 
 export function isOutputsDeletedReason(value: string | null): value is OutputsDeletedReason {

@@ -1,6 +1,22 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Request, RequestHandler, Response } from 'express';
-import type { ApiMetrics } from './metrics';
+import { Histogram, type Registry } from 'prom-client';
+import { HTTP_BUCKETS } from './metrics';
+
+export type HttpMetrics = ReturnType<typeof createHttpMetrics>;
+
+/** The API's request latency, by route template. */
+export function createHttpMetrics(registry: Registry) {
+  return {
+    httpRequestDuration: new Histogram({
+      name: 'genmedia_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template and status code',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: HTTP_BUCKETS,
+      registers: [registry],
+    }),
+  };
+}
 
 /**
  * The route template a request matched (`/v1/jobs/:jobId`), never its path: ids stay out of labels. Requests no
@@ -40,7 +56,7 @@ function nameServerSpanByRoute(req: Request, res: Response): void {
 }
 
 /** Times every request from arrival to the last byte written (or the client leaving). */
-export function httpMetrics(metrics: ApiMetrics): RequestHandler {
+export function httpMetrics(metrics: HttpMetrics): RequestHandler {
   return (req, res, next) => {
     const stop = metrics.httpRequestDuration.startTimer();
     res.once('close', () => stop({ method: req.method, route: routeLabel(req), status_code: String(res.statusCode) }));

@@ -4,7 +4,7 @@
  * job's events; a Cog webhook's `secret`, which ends a job; a presigned URL's signature), and storage object keys,
  * which hold file ids and job ids.
  */
-import { replaceFileIds } from '../uploads/ids';
+import { replaceFileIds } from '../shared/fileIds';
 
 /** `/v1/files/<anything>` and every well-formed file id elsewhere (`/v1/uploads/<fileId>`, object keys) → `:fileId`. */
 export function redactFileIds(text: string): string {

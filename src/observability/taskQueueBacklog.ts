@@ -1,7 +1,27 @@
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import type { ApiMetrics } from './metrics';
+import { Gauge, type Registry } from 'prom-client';
 import { throttledSampler } from './throttledSampler';
+
+export type TaskQueueBacklogMetrics = ReturnType<typeof createTaskQueueBacklogMetrics>;
+
+/** The backlog of Temporal's task queues, as the API samples it. */
+export function createTaskQueueBacklogMetrics(registry: Registry) {
+  return {
+    taskQueueBacklog: new Gauge({
+      name: 'genmedia_task_queue_backlog',
+      help: "Approximate tasks waiting in a task queue, from Temporal's task-queue description (sampled)",
+      labelNames: ['task_queue', 'kind'] as const,
+      registers: [registry],
+    }),
+    taskQueueBacklogAge: new Gauge({
+      name: 'genmedia_task_queue_backlog_age_seconds',
+      help: 'Age of the oldest task waiting in a task queue (sampled)',
+      labelNames: ['task_queue', 'kind'] as const,
+      registers: [registry],
+    }),
+  };
+}
 
 export interface SampledQueue {
   taskQueue: string;
@@ -12,7 +32,7 @@ export interface SampledQueue {
  * Samples each queue's approximate backlog from Temporal's task-queue description, at most once per `maxAgeMs`
  * (every API process answers scrapes, so the sample is shared and Temporal is not asked per scrape).
  */
-export function taskQueueBacklogSampler(deps: { temporal: Client; namespace: string; metrics: ApiMetrics; maxAgeMs: number; queues: () => Promise<SampledQueue[]> }) {
+export function taskQueueBacklogSampler(deps: { temporal: Client; namespace: string; metrics: TaskQueueBacklogMetrics; maxAgeMs: number; queues: () => Promise<SampledQueue[]> }) {
   async function sample(): Promise<void> {
     const queues = await deps.queues();
     deps.metrics.taskQueueBacklog.reset();

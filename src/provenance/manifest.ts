@@ -6,8 +6,6 @@ import { GENMEDIA_ASSERTION, type GenmediaAssertion } from '../shared/provenance
 
 /** IPTC digital source type of media a trained model made (https://cv.iptc.org/newscodes/digitalsourcetype/). */
 export const TRAINED_ALGORITHMIC_MEDIA = 'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia';
-/** The media type of a sidecar manifest store (`.c2pa`). */
-export const C2PA_MANIFEST_TYPE = 'application/c2pa';
 
 /**
  * Whether `head` (a file's first 20 bytes or more) opens a C2PA manifest store: a JUMBF superbox (`jumb`) whose

@@ -14,6 +14,25 @@ export interface JobDeliveryView {
   deliveredAt: string | null;
 }
 
+/** The columns of a `job_deliveries` row the job record shows. */
+export interface JobDeliveryRow {
+  status: string;
+  reason: string | null;
+  keys: string[];
+  deliveredAt: Date | null;
+}
+
+/** The delivery as the job record shows it. */
+export function toDeliveryView(row: JobDeliveryRow | null): JobDeliveryView | null {
+  if (!row) return null;
+  return {
+    status: row.status as JobDeliveryStatus,
+    reason: row.reason,
+    keys: row.keys,
+    deliveredAt: row.deliveredAt?.toISOString() ?? null,
+  };
+}
+
 /** What the prepare step settles before the first attempt; recorded in the workflow's history. */
 export interface PreparedOutputDelivery {
   /** Number of this run's first attempt (after the attempts of earlier runs). */

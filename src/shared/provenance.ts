@@ -1,7 +1,10 @@
 /**
  * genmedia's own assertion in the C2PA manifest of every output it signs: the service writes it, the console reads it
- * back (docs/provenance.md).
+ * back (docs/provenance.md); and the media type the manifests are served and delivered as.
  */
+
+/** The media type of a sidecar manifest store (`.c2pa`): the job record, the provenance API and delivery name it. */
+export const C2PA_MANIFEST_TYPE = 'application/c2pa';
 
 /** Label of genmedia's own assertion: which job, model and route made the file, and when. */
 export const GENMEDIA_ASSERTION = 'io.genmedia.output';

@@ -1,4 +1,4 @@
-import { isFileId } from './ids';
+import { isFileId } from '../shared/fileIds';
 
 const FILES_PATH = '/v1/files/';
 

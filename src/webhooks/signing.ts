@@ -1,14 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com):
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, keyed with the
- * base64 bytes after the `whsec_` prefix of the account's secret.
+ * base64 bytes after the `whsec_` prefix of the account's secret (src/accounts/webhookSecret.ts makes them).
  */
-
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
-const SECRET_BYTES = 24;
 
 export interface SignedWebhookHeaders {
   'webhook-id': string;
@@ -21,19 +18,6 @@ export interface AccountWebhookSecrets {
   webhookSecret: string;
   webhookSecretPrevious?: string | null;
   webhookSecretRotatedAt?: Date | null;
-}
-
-/** A new signing secret: `whsec_` followed by the base64 of 24 random bytes. */
-export function generateWebhookSecret(): string {
-  return WEBHOOK_SECRET_PREFIX + randomBytes(SECRET_BYTES).toString('base64');
-}
-
-/** True when `secret` is a `whsec_` secret whose key decodes to at least 16 bytes. */
-export function isWebhookSecret(secret: string): boolean {
-  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) return false;
-  const encoded = secret.slice(WEBHOOK_SECRET_PREFIX.length);
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) return false;
-  return Buffer.from(encoded, 'base64').length >= 16;
 }
 
 /**

@@ -19,7 +19,7 @@ import { openWorkerConnections } from './connections';
 import { ensureMaintenanceSchedule, ensureReconcileSchedule, ensureRetentionSchedule } from './maintenanceSchedule';
 import { installTemporalRuntime } from './temporalRuntime';
 import { freeLoopbackPort } from '../lib/freePort';
-import { createWorkerMetrics } from '../observability/metrics';
+import { createWorkerMetrics } from './metrics';
 import { startMetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { watchCogProviders } from './cogProviderWatcher';

@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createApiMetrics, createWorkerMetrics } from '../../src/observability/metrics';
+import { createApiMetrics } from '../../src/api/metrics';
+import { createWorkerMetrics } from '../../src/workers/metrics';
 
 const DEPLOY = path.resolve(__dirname, '../../deploy');
 

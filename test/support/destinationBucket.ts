@@ -3,8 +3,7 @@
  * configuration opens for an account, without its settings and encryption.
  */
 import type * as Minio from 'minio';
-import type { DestinationBucket } from '../../src/destinations/bucket';
-import type { DeliveryDestinations } from '../../src/outputs/delivery/destinations';
+import type { DeliveryDestinations, DestinationBucket } from '../../src/destinations/bucket';
 
 const MISSING = new Set(['NotFound', 'NoSuchKey', 'NoSuchObject']);
 

@@ -12,12 +12,12 @@ import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
 import type { Storage } from '../../src/storage/storage';
-import type { DeliveryDestinations } from '../../src/outputs/delivery/destinations';
+import type { DeliveryDestinations } from '../../src/destinations/bucket';
 import { createProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker } from '../../src/workers/workflowWorker';
-import { createWorkerMetrics, type WorkerMetrics } from '../../src/observability/metrics';
+import { createWorkerMetrics, type WorkerMetrics } from '../../src/workers/metrics';
 import type { Tracing } from '../../src/observability/tracing';
 
 import { startTestApiWith } from './api';

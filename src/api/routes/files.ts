@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
 import { FileIdParamsSchema } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
-import { isFileId } from '../../uploads/ids';
+import { isFileId } from '../../shared/fileIds';
 import { UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';
 

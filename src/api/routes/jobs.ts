@@ -21,7 +21,7 @@ import {
 import { parseWith } from '../validate';
 import type { JobService } from '../../jobs/service';
 import type { SubmitOutcome } from '../../jobs/submit';
-import { trackSubmission } from '../../observability/submitMetrics';
+import { trackSubmission } from '../../jobs/submissionMetrics';
 import { MAX_WAIT_SECONDS, parseWaitPreference } from '../../jobs/wait';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
 

@@ -10,7 +10,7 @@ import type { BodyReaders } from '../middleware/requestBodies';
 import { isMultipart, MULTIPART_OVERHEAD_BYTES, receiveBody, receiveFileParts, type ReceivedFile } from '../receiveFiles';
 import { parseWith } from '../validate';
 import { OutputParamsSchema, OutputProvenanceSchema, ProvenanceCheckFormSchema, ProvenanceVerificationSchema } from '../../contracts/http/provenance';
-import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
+import { C2PA_MANIFEST_TYPE } from '../../shared/provenance';
 import { OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
 import { MediaStructureRefused, SIDECAR_MANIFEST_MAX_BYTES, type ProvenanceService } from '../../provenance/service';
 import { VerificationsBusy } from '../../provenance/verificationGate';

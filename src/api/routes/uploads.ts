@@ -11,7 +11,7 @@ import {
   UploadStatusResponseSchema,
 } from '../../contracts/http/uploads';
 import { ApiError } from '../../shared/errors';
-import { isFileId } from '../../uploads/ids';
+import { isFileId } from '../../shared/fileIds';
 import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';
 

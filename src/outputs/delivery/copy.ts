@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { DestinationBucket } from '../../destinations/bucket';
 import type { Storage } from '../../storage/storage';
 import type { JobOutput } from '../../shared/jobs';
-import { C2PA_MANIFEST_TYPE } from '../../provenance/manifest';
+import { C2PA_MANIFEST_TYPE } from '../../shared/provenance';
 import { deliveredOutputKey, manifestKey } from './keys';
 import { buildManifest, manifestBytes, type DeliveredJobFacts, type ManifestOutput } from './manifest';
 

@@ -1,6 +1,5 @@
 /** The `job_deliveries` rows: one per job whose outputs go to its account's own bucket. */
 import type { JobDelivery, PrismaClient } from '@prisma/client';
-import type { JobDeliveryStatus, JobDeliveryView } from '../../shared/outputDelivery';
 
 export interface DeliveryStore {
   /**
@@ -61,15 +60,4 @@ export async function giveUpPendingDeliveries(prisma: Pick<PrismaClient, '$execu
   await prisma.$executeRaw`
     UPDATE job_deliveries SET status = 'failed', reason = ${OUTPUTS_DELETED_REASON}, updated_at = now()
     WHERE job_id = ANY(${[...jobIds]}::text[]) AND status = 'pending'`;
-}
-
-/** The delivery as the job record shows it. */
-export function toDeliveryView(row: Pick<JobDelivery, 'status' | 'reason' | 'keys' | 'deliveredAt'> | null): JobDeliveryView | null {
-  if (!row) return null;
-  return {
-    status: row.status as JobDeliveryStatus,
-    reason: row.reason,
-    keys: row.keys,
-    deliveredAt: row.deliveredAt?.toISOString() ?? null,
-  };
 }

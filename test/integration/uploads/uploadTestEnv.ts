@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Scope } from '../../../src/shared/scopes';
 import { createKeyAuthenticator } from '../../../src/api/auth';
-import { createApiMetrics } from '../../../src/observability/metrics';
+import { createApiMetrics } from '../../../src/api/metrics';
 import { createOpenStreams } from '../../../src/api/openStreams';
 import { admissionGateFor } from '../../../src/jobs/admissionGate';
 import { createApp } from '../../../src/api/app';

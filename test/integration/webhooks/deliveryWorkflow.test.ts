@@ -14,7 +14,7 @@ import type { JobActivities } from '../../../activities/jobs';
 import type { GenerationActivities } from '../../../activities/generation';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { createKeyAuthenticator } from '../../../src/api/auth';
-import { createApiMetrics } from '../../../src/observability/metrics';
+import { createApiMetrics } from '../../../src/api/metrics';
 import { createOpenStreams } from '../../../src/api/openStreams';
 import { admissionGateFor } from '../../../src/jobs/admissionGate';
 import { createApp } from '../../../src/api/app';

@@ -3,7 +3,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { Scope } from '../../../src/shared/scopes';
 import { createApiKey as issueApiKey } from '../../../src/accounts/service';
 import { loadConfig, type Config } from '../../../src/config';
-import { generateWebhookSecret } from '../../../src/webhooks/signing';
+import { generateWebhookSecret } from '../../../src/accounts/webhookSecret';
 
 /** Config for webhook tests: loopback receivers allowed, a compressed schedule, short timeouts. */
 export function webhookTestConfig(overrides: Record<string, string> = {}): Config {

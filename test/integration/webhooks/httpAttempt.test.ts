@@ -2,7 +2,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Resolver } from '../../../src/net/addressGuard';
 import { postWebhookAttempt, WEBHOOK_USER_AGENT, type DeliveryOptions } from '../../../src/webhooks/httpAttempt';
-import { generateWebhookSecret, webhookEventId } from '../../../src/webhooks/signing';
+import { generateWebhookSecret } from '../../../src/accounts/webhookSecret';
+import { webhookEventId } from '../../../src/webhooks/signing';
 import { okHandler, startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 
 let receiver: HttpsReceiver;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fileUrlFor, matchFileUrl } from '../../../src/uploads/fileUrl';
-import { isFileId, newFileId, uploadObjectKey } from '../../../src/uploads/ids';
+import { isFileId } from '../../../src/shared/fileIds';
+import { newFileId, uploadObjectKey } from '../../../src/uploads/ids';
 
 const base = 'https://api.example.com';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { requestFileId } from '../../../../src/dialects/openai/requestFiles';
-import { isFileId } from '../../../../src/uploads/ids';
+import { isFileId } from '../../../../src/shared/fileIds';
 
 const request = { accountId: 'acc_1', idempotencyKey: 'key-1', kind: 'edit', index: 0, data: Buffer.from('png bytes') };
 

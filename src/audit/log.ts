@@ -1,7 +1,8 @@
 /**
  * The audit log: every change an operator makes through the admin API, and every change of an account's destination
  * (made with the account's own `manage_outputs` key), written in the transaction of the change (who, what, when, the
- * target before and after), and listed newest first with the ledger's keyset cursor.
+ * target before and after), and listed newest first with the ledger's keyset cursor. A feature of its own at the
+ * bottom of the features, so the operator API, erasure and the destinations all write it without importing each other.
  */
 import { Prisma } from '@prisma/client';
 import type { AuditEntryView, AuditQuery } from '../contracts/http/admin';
