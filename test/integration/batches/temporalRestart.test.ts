@@ -76,9 +76,13 @@ it('finishes a batch whose Temporal was killed mid-batch and started again on it
   expect(batch.counts).toMatchObject({ total: LINES, queued: 0, completed: LINES, failed: 0, cancelled: 0 });
 
   // The workflow that finished it is the batch's own, kept in Temporal's state; the API's client, which asks, is
-  // connected again too.
-  const description = await stack.api.deps.temporal.workflow.getHandle(batchWorkflowId(batchId)).describe();
-  expect(description.status.name).toBe('COMPLETED');
+  // connected again too. The batch reads completed from PostgreSQL a moment before its workflow has returned.
+  const handle = stack.api.deps.temporal.workflow.getHandle(batchWorkflowId(batchId));
+  const finished = await eventually(async () => {
+    const { status } = await handle.describe();
+    return status.name === 'RUNNING' ? undefined : status.name;
+  }, 30_000, 250, 'the batch workflow finished');
+  expect(finished).toBe('COMPLETED');
 
   // Every line has exactly one job, and every job is an item's.
   const jobs = await stack.prisma.job.findMany({ where: { batchId }, select: { id: true, customId: true, status: true, costMicroCents: true } });

@@ -267,12 +267,14 @@ describe('POST /v1/jobs/submit success', () => {
 
   it('accepts exactly 20 of 50 parallel submits on an account funded for 20, never going negative', async () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 20n * 45_000n, maxConcurrentJobs: 100 });
-    // A 503 charged nothing and says to retry: a loaded machine may answer some, and each is retried as a client would.
+    // A 503 charged nothing and says when to retry: a loaded machine may answer some (and shed the retries that come
+    // too soon), so each is retried as a client would, after its Retry-After, for up to a minute and a half.
     const submitRetrying503 = async () => {
-      for (let attempt = 1; ; attempt++) {
+      const deadline = Date.now() + 90_000;
+      for (;;) {
         const res = await post(submitUrl(), account.apiKey, imageJob());
-        if (res.status !== 503 || attempt === 10) return res;
-        await new Promise((r) => setTimeout(r, 1000));
+        if (res.status !== 503 || Date.now() >= deadline) return res;
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
       }
     };
     const results = await Promise.all(Array.from({ length: 50 }, submitRetrying503));
@@ -284,7 +286,7 @@ describe('POST /v1/jobs/submit success', () => {
     expect(ledger).toHaveLength(20);
     expect(ledger.every((e) => e.balanceAfterMicroCents >= 0n)).toBe(true);
     expect(await stack.prisma.job.count({ where: { accountId: account.accountId } })).toBe(20);
-  }, 120_000);
+  }, 180_000);
 });
 
 describe('Idempotency-Key', () => {

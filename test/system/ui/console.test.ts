@@ -391,7 +391,7 @@ describe('error and empty states', () => {
 
   it('a rate-limited submit says when to try again, and the catalog shows the segment model to its segment only', async () => {
     const model = 'motionworks/reel-turbo/text-to-video'; // 10 requests per minute, segment "beta"
-    const beta = await createTestAccount(stack.prisma, { segments: ['beta'], maxConcurrentJobs: 50 });
+    const beta = await createTestAccount(stack.prisma, { segments: ['beta'], maxConcurrentJobs: 70, creditsMicroCents: 1_000_000_000n });
     const outsider = await openConsole(browser, stack.url, account.apiKey);
     await outsider.page.getByRole('link', { name: 'Forge Pro' }).waitFor();
     expect(await outsider.page.getByRole('link', { name: 'Reel Turbo' }).count()).toBe(0);
@@ -399,13 +399,14 @@ describe('error and empty states', () => {
     const { page } = await openConsole(browser, stack.url, beta.apiKey);
     await page.getByRole('link', { name: 'Reel Turbo' }).waitFor();
     const notice = page.getByRole('alert').filter({ hasText: 'Rate limited' });
-    // The limit counts per UTC minute. Fill the current window until the API refuses, then submit from the console
-    // at once; should the minute have turned in between (a slow machine), the console's job goes through and the
-    // next round starts early in a fresh window.
+    // The limit counts per UTC minute. Fill the current window until the API refuses (should the minute turn while
+    // filling it, a fresh window of 10 refuses by the 21st), then submit from the console at once; should the minute
+    // have turned in between (a slow machine), the console's job goes through and the next round starts early in a
+    // fresh window.
     let refused = false;
     for (let round = 0; round < 3 && !refused; round++) {
       let filled = false;
-      for (let i = 0; i < 11 && !filled; i++) {
+      for (let i = 0; i < 21 && !filled; i++) {
         const { status } = await post(`${stack.url}/v1/jobs/submit`, beta.apiKey, { model, input: { prompt: `clip ${round}.${i}` } });
         expect([201, 429]).toContain(status);
         filled = status === 429;
