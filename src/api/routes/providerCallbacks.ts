@@ -121,8 +121,10 @@ export function providerCallbacksRouter(callbacks: ProviderCallbackService, bodi
 
   // Cog's path is the same endpoint as every other kind's: it has a route (and an operation) of its own only because
   // its callbacks are authenticated by query parameters the document describes.
-  router.post([COG_CALLBACK_PATH, COG_ALIAS_CALLBACK_PATH], admitted(() => 'cog'), ...body, received);
-  router.post([callbackPath(':upstream'), aliasCallbackPath(':upstream')], admitted((req) => String(req.params.upstream)), ...body, received);
+  for (const path of [COG_CALLBACK_PATH, COG_ALIAS_CALLBACK_PATH]) router.post(path, admitted(() => 'cog'), ...body, received);
+  for (const path of [callbackPath(':upstream'), aliasCallbackPath(':upstream')]) {
+    router.post(path, admitted((req) => String(req.params.upstream)), ...body, received);
+  }
 
   return router;
 }
