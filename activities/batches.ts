@@ -14,7 +14,7 @@ import { createJobStore } from '../src/jobs/store';
 import { startAdmittedJobWorkflowOver, submitStoreOver } from '../src/jobs/submitStore';
 import { systemClock } from '../src/lib/clock';
 import { createLogger } from '../src/logger';
-import { ApiError } from '../src/shared/errors';
+import { DomainError } from '../src/shared/errors';
 import type { Storage } from '../src/storage/storage';
 
 export interface BatchActivityDeps {
@@ -47,7 +47,7 @@ export function createBatchActivities(deps: BatchActivityDeps): BatchActivities 
         return true;
       } catch (err) {
         // The job started first (or already ended): it runs to its end like any other.
-        if (err instanceof ApiError && err.code === 'JOB_CANNOT_BE_CANCELLED') return false;
+        if (err instanceof DomainError && err.code === 'JOB_CANNOT_BE_CANCELLED') return false;
         throw err;
       }
     },

@@ -6,7 +6,7 @@
 import type { ApiKey, Prisma } from '@prisma/client';
 import { SPEND_DAYS, type AccountView, type SpendDay, type StoredUsageView } from '../contracts/http/account';
 import type { PrismaClient } from '../db/prisma';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { isScope } from '../shared/scopes';
 import { accountRetention } from './retention';
@@ -60,7 +60,7 @@ export async function getAccountOverview(prisma: PrismaClient, usage: AccountUsa
     async (tx) => {
       const account = await tx.account.findUnique({ where: { id: apiKey.accountId } });
       // The key was valid a moment ago; its account (and with it the key) has been deleted since.
-      if (!account) throw new ApiError('UNAUTHORIZED', 'Unknown API key');
+      if (!account) throw new DomainError('UNAUTHORIZED', 'Unknown API key');
       // The key's counters as they are now (the request's key row may be up to the key cache's TTL old), from its
       // budget: the first key of its rotation chain, whose counters every key of the chain charges.
       const key = (await tx.apiKey.findUnique({ where: { id: apiKey.id }, include: { budgetKey: true } })) ?? { ...apiKey, budgetKey: null };

@@ -3,7 +3,7 @@
  * job gets at submit (the account's, or a shorter one the client asked for).
  */
 import type { Account } from '@prisma/client';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
 import { planPolicy } from './plans';
 
@@ -38,7 +38,7 @@ export function jobRetentionSeconds(account: RetentionColumns, requested: number
   const message =
     `retentionSeconds must be between ${minSeconds} and ${maximum} ` +
     `(the account keeps outputs ${describe(longest)}; a submit may only shorten that, to ${minSeconds} seconds at least)`;
-  throw new ApiError('VALIDATION_ERROR', `Invalid request: retentionSeconds: ${message}`, [
+  throw new DomainError('VALIDATION_ERROR', `Invalid request: retentionSeconds: ${message}`, [
     { path: 'retentionSeconds', message, minimum: minSeconds, maximum, accountRetentionSeconds: longest },
   ]);
 }

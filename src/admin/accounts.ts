@@ -7,7 +7,7 @@ import { insertAccount } from '../accounts/service';
 import { PLAN_NAMES } from '../accounts/plans';
 import { IN_FLIGHT_JOB_STATUSES } from '../jobs/store';
 import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../shared/retention';
 import { recordAudit, type Actor } from '../audit/log';
 import { adminAccountView } from './views';
@@ -17,14 +17,14 @@ type Tx = Prisma.TransactionClient;
 /** Plans are data (catalog/plans.json): an account may only be put on one that exists. */
 function checkPlan(plan: string | undefined): void {
   if (plan !== undefined && !PLAN_NAMES.includes(plan)) {
-    throw new ApiError('VALIDATION_ERROR', `Invalid request: plan: unknown plan ${plan}; the plans are ${PLAN_NAMES.join(', ')}`, [
+    throw new DomainError('VALIDATION_ERROR', `Invalid request: plan: unknown plan ${plan}; the plans are ${PLAN_NAMES.join(', ')}`, [
       { path: 'plan', message: `one of ${PLAN_NAMES.join(', ')}` },
     ]);
   }
 }
 
-export function accountNotFound(accountId: string): ApiError {
-  return new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+export function accountNotFound(accountId: string): DomainError {
+  return new DomainError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
 }
 
 /** What the audit log keeps of an account: the fields an operator sets (the balance moves through credits). */
@@ -48,7 +48,7 @@ function auditedAccount(account: Account) {
 function checkRetention(seconds: number | null | undefined, minSeconds: number): void {
   if (seconds === undefined || seconds === null || seconds >= minSeconds) return;
   const message = `outputRetentionSeconds must be between ${minSeconds} and ${MAX_OUTPUT_RETENTION_SECONDS} seconds, or null to keep outputs forever`;
-  throw new ApiError('VALIDATION_ERROR', `Invalid request: ${message}`, [
+  throw new DomainError('VALIDATION_ERROR', `Invalid request: ${message}`, [
     { path: 'outputRetentionSeconds', message, minimum: minSeconds, maximum: MAX_OUTPUT_RETENTION_SECONDS },
   ]);
 }

@@ -7,7 +7,7 @@ import type { CreditGrant, GrantCreditsRequest } from '../contracts/http/admin';
 import type { PrismaClient } from '../db/prisma';
 import { grantCredits, lockAccount } from '../ledger/entries';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 import { recordAudit, type Actor } from '../audit/log';
 import { accountNotFound } from './accounts';
@@ -30,7 +30,7 @@ export function createAdminCredits(deps: { prisma: PrismaClient }) {
           const earlier = await tx.creditGrant.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
           if (earlier) {
             if (earlier.requestHash !== hash) {
-              throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different grant to this account');
+              throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different grant to this account');
             }
             return { grant: earlier.response as unknown as CreditGrant, replayed: true };
           }
@@ -38,7 +38,7 @@ export function createAdminCredits(deps: { prisma: PrismaClient }) {
         const balanceBefore = account.balance;
         const entry = await grantCredits(tx, account, BigInt(body.amountMicroCents), body.reason, body.reference ?? null);
         if (!entry) {
-          throw new ApiError('INSUFFICIENT_BALANCE', `Taking ${-body.amountMicroCents} micro-cents would leave the balance of ${balanceBefore} below 0`, {
+          throw new DomainError('INSUFFICIENT_BALANCE', `Taking ${-body.amountMicroCents} micro-cents would leave the balance of ${balanceBefore} below 0`, {
             balanceMicroCents: toNumber(balanceBefore),
           });
         }

@@ -4,7 +4,7 @@ import type { CreateKeyRequest } from '../contracts/http/admin';
 import type { PrismaClient } from '../db/prisma';
 import { createApiKey } from '../accounts/service';
 import { isScope, type Scope } from '../shared/scopes';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { lockAccount } from '../ledger/entries';
 import { recordAudit, type Actor } from '../audit/log';
 import { accountNotFound, spendLimitColumns } from './accounts';
@@ -12,8 +12,8 @@ import { adminKeyView, type KeyWithBudget } from './views';
 
 type Tx = Prisma.TransactionClient;
 
-function keyNotFound(keyId: string): ApiError {
-  return new ApiError('KEY_NOT_FOUND', `No key ${keyId}`);
+function keyNotFound(keyId: string): DomainError {
+  return new DomainError('KEY_NOT_FOUND', `No key ${keyId}`);
 }
 
 /** What the audit log keeps of a key (never its hash). */
@@ -45,7 +45,7 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
     async create(actor: Actor, accountId: string, body: CreateKeyRequest) {
       const expiresAt = body.expiresAt === undefined ? null : new Date(body.expiresAt);
       if (expiresAt && expiresAt.getTime() <= deps.now().getTime()) {
-        throw new ApiError('VALIDATION_ERROR', 'expiresAt must be in the future', [{ path: 'expiresAt', message: 'in the past' }]);
+        throw new DomainError('VALIDATION_ERROR', 'expiresAt must be in the future', [{ path: 'expiresAt', message: 'in the past' }]);
       }
       return prisma.$transaction(async (tx) => {
         if (!(await tx.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw accountNotFound(accountId);
@@ -100,9 +100,9 @@ export function createAdminKeys(deps: { prisma: PrismaClient; now: () => Date })
         await lockAccount(tx, target.accountId);
         const before = await lockKey(tx, keyId);
         const now = deps.now();
-        if (before.revokedAt) throw new ApiError('KEY_REVOKED', `Key ${keyId} is revoked; issue a new key instead`);
+        if (before.revokedAt) throw new DomainError('KEY_REVOKED', `Key ${keyId} is revoked; issue a new key instead`);
         if (before.expiresAt && before.expiresAt.getTime() <= now.getTime()) {
-          throw new ApiError('KEY_REVOKED', `Key ${keyId} expired at ${before.expiresAt.toISOString()}; issue a new key instead`);
+          throw new DomainError('KEY_REVOKED', `Key ${keyId} expired at ${before.expiresAt.toISOString()}; issue a new key instead`);
         }
         const { apiKey, row: fresh } = await createApiKey(tx, {
           accountId: before.accountId,

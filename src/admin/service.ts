@@ -11,7 +11,7 @@ import { rotateWebhookSecret } from '../accounts/service';
 import { changeVersionStatus, VersionStatusError } from '../catalog/versionStatus';
 import { joinTransaction } from '../db/joinTransaction';
 import { jobMargins, showJob } from '../jobs/admin';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { listAudit, recordAudit, type Actor } from '../audit/log';
 import { auditedCogModel } from './catalogAudit';
 import { accountNotFound } from './accounts';
@@ -77,7 +77,7 @@ export function createAdminService(deps: AdminServiceDeps) {
 
     async job(jobId: string): Promise<AdminJob> {
       const job = await showJob(prisma, jobId);
-      if (!job) throw new ApiError('JOB_NOT_FOUND', `No job ${jobId}`);
+      if (!job) throw new DomainError('JOB_NOT_FOUND', `No job ${jobId}`);
       return { ...job, workflowUrl: deps.workflowUrl(jobId) };
     },
 
@@ -108,7 +108,7 @@ export function createAdminService(deps: AdminServiceDeps) {
           { timeout: IMPORT_TRANSACTION_TIMEOUT_MS },
         );
       } catch (err) {
-        if (err instanceof CogImportError) throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'schema', message: err.message }]);
+        if (err instanceof CogImportError) throw new DomainError('VALIDATION_ERROR', err.message, [{ path: 'schema', message: err.message }]);
         throw err;
       }
     },
@@ -128,7 +128,7 @@ export function createAdminService(deps: AdminServiceDeps) {
           return change;
         });
       } catch (err) {
-        if (err instanceof VersionStatusError) throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'status', message: err.message }]);
+        if (err instanceof VersionStatusError) throw new DomainError('VALIDATION_ERROR', err.message, [{ path: 'status', message: err.message }]);
         throw err;
       }
     },
@@ -149,10 +149,10 @@ async function allowedCogServer(url: string, allowedNetworks: AllowedNetworks): 
     server = serverOrigin(url);
   } catch (err) {
     if (!(err instanceof CogImportError)) throw err;
-    throw new ApiError('VALIDATION_ERROR', err.message, [{ path: 'url', message: 'not a server base URL' }]);
+    throw new DomainError('VALIDATION_ERROR', err.message, [{ path: 'url', message: 'not a server base URL' }]);
   }
   const check = await checkOutboundUrl(server, { allowPrivate: false, allowedNetworks, schemes: ['http:', 'https:'], what: 'Cog server' });
-  if (!check.ok) throw new ApiError('VALIDATION_ERROR', `${url} cannot be used: ${check.reason}`, [{ path: 'url', message: 'not on an allowed network' }]);
+  if (!check.ok) throw new DomainError('VALIDATION_ERROR', `${url} cannot be used: ${check.reason}`, [{ path: 'url', message: 'not on an allowed network' }]);
   return server;
 }
 
@@ -162,10 +162,10 @@ async function readCogSchema(server: string, allowedNetworks: AllowedNetworks): 
   try {
     document = await createCogTransport({ timeoutMs: COG_SCHEMA_TIMEOUT_MS, allowedNetworks }).openapi(server, AbortSignal.timeout(COG_SCHEMA_TIMEOUT_MS + 1_000));
   } catch (err) {
-    throw new ApiError('VALIDATION_ERROR', `Could not read ${server}/openapi.json: ${err instanceof Error ? err.message : String(err)}`, [{ path: 'url', message: 'unreadable' }]);
+    throw new DomainError('VALIDATION_ERROR', `Could not read ${server}/openapi.json: ${err instanceof Error ? err.message : String(err)}`, [{ path: 'url', message: 'unreadable' }]);
   }
   if (!document) {
-    throw new ApiError('VALIDATION_ERROR', `${server} serves no OpenAPI document (it has no .cog/openapi_schema.json): send its schema in "schema"`, [
+    throw new DomainError('VALIDATION_ERROR', `${server} serves no OpenAPI document (it has no .cog/openapi_schema.json): send its schema in "schema"`, [
       { path: 'schema', message: 'required for this server' },
     ]);
   }

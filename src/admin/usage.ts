@@ -12,7 +12,7 @@ import { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { MAX_USAGE_RANGE_DAYS, USAGE_GROUPS, type UsageGroup, type UsageQuery, type UsageReport, type UsageRow } from '../contracts/http/admin';
 import { storedUsageByAccount, storedUsageOf, storedUsageTotal, NOTHING_STORED, type StoredUsage } from '../outputs/storedUsage';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 
 const DEFAULT_RANGE_MS = 30 * 24 * 3600 * 1000;
@@ -26,8 +26,8 @@ const GROUP_COLUMNS: Record<UsageGroup, { sql: Prisma.Sql; field: keyof UsageRow
   provider: { sql: Prisma.sql`j.provider_id`, field: 'providerId' },
 };
 
-function invalid(path: string, message: string): ApiError {
-  return new ApiError('VALIDATION_ERROR', `Invalid query: ${path}: ${message}`, [{ path, message }]);
+function invalid(path: string, message: string): DomainError {
+  return new DomainError('VALIDATION_ERROR', `Invalid query: ${path}: ${message}`, [{ path, message }]);
 }
 
 export function parseGroupBy(value: string | undefined): UsageGroup[] {

@@ -4,7 +4,7 @@ import type { Actor } from '../audit/log';
 import type { PrismaClient } from '../db/prisma';
 import { hashApiKey } from '../accounts/apiKeys';
 import type { Scope } from '../shared/scopes';
-import { ApiError } from '../shared/errors';
+import { ApiError } from './apiError';
 import { createExpiringCache } from '../lib/expiringCache';
 import { createKeyStanding, type KeyHolder } from './keyStanding';
 

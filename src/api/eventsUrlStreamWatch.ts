@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface EventsUrlStreamWatch {
   /** When the URL's token expires: the stream ends then. */
@@ -37,7 +37,7 @@ export function endEventsUrlStream(watch: EventsUrlStreamWatch, end: () => void,
     }
     watch.stillAllowed().then(schedule, (err: unknown) => {
       if (stopped) return;
-      if (err instanceof ApiError) end();
+      if (err instanceof DomainError) end();
       else {
         watch.onCheckFailed(err);
         schedule();

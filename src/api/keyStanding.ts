@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../db/prisma';
 import { createExpiringCache } from '../lib/expiringCache';
-import { ApiError } from '../shared/errors';
+import { ApiError } from './apiError';
 
 /** The key a job was submitted with (null on jobs from before keys were recorded) and the job's account. */
 export interface KeyHolder {

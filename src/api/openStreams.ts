@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors';
+import { ApiError } from './apiError';
 
 /** What holds a connection open: an event stream, or a `Prefer: wait` request. */
 export type OpenStreamKind = 'events' | 'wait';

@@ -8,7 +8,8 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
+import { ApiError } from './apiError';
 
 /** A file on disk and its first bytes (enough to tell its type). */
 export interface ReceivedFile {
@@ -114,7 +115,7 @@ export function receiveFileParts(req: IncomingBody, dir: string, specs: Record<s
         part.destroy();
         out.destroy();
       }
-      const refusal = err instanceof ApiError ? err : refused('(body)', `The multipart body could not be read: ${(err as Error).message}`);
+      const refusal = err instanceof DomainError ? ApiError.of(err) : refused('(body)', `The multipart body could not be read: ${(err as Error).message}`);
       void Promise.allSettled(writes.map((write) => write.done)).then(() => reject(refusal));
     };
 

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ApiError, type ErrorCode } from '../shared/errors';
+import { type ErrorCode } from '../shared/errors';
+import { ApiError } from './apiError';
 
 export interface FieldProblem {
   path: string;

@@ -15,7 +15,7 @@ import type { JobWorkflowInput } from '../contracts/workflows/job';
 import type { JobScheduling } from '../jobs/scheduling';
 import { CLIENT_REFUSALS } from '../shared/jobRules';
 import type { JobPriority } from '../shared/jobPriority';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { batchCounts } from './read';
 import { memoizedModels } from './validation';
 import { planItem, type PlannedItem, type QueuedItem } from './itemAdmission';
@@ -96,7 +96,7 @@ async function loadCaller(prisma: PrismaClient, accountId: string, apiKeyId: str
     prisma.account.findUniqueOrThrow({ where: { id: accountId } }),
     apiKeyId ? prisma.apiKey.findUnique({ where: { id: apiKeyId } }) : null,
   ]);
-  if (!apiKey) throw new ApiError('UNAUTHORIZED', `The API key that submitted the batch no longer exists`);
+  if (!apiKey) throw new DomainError('UNAUTHORIZED', `The API key that submitted the batch no longer exists`);
   return { account, apiKey };
 }
 
@@ -319,7 +319,7 @@ async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accou
   const tied = await deps.prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'queued', jobId: { not: null } }, orderBy: { line: 'asc' } });
   if (tied.length === 0) return 0;
   const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId).catch((err: unknown) => {
-    if (err instanceof ApiError) return null;
+    if (err instanceof DomainError) return null;
     throw err;
   });
   const refusal = caller ? callerRefusal(caller, deps.now()) : { code: 'UNAUTHORIZED', message: 'The API key that submitted the batch no longer exists' };

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import type { BatchEstimateSchema, CreateBatchRequest } from '../contracts/http/batches';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { BATCH_FILE_CONTENT_TYPE, BATCH_PROGRESS_EVENT, completionWindowSeconds } from '../shared/batches';
 import type { Storage } from '../storage/storage';
 import { requestHash, validateIdempotencyKey } from '../jobs/idempotency';
@@ -46,20 +46,20 @@ const INSERT_CHUNK = 2000;
 async function requestLines(deps: BatchCreateDeps, accountId: string, body: Pick<CreateBatchRequest, 'items' | 'fileId'>): Promise<Iterable<RawLine> | AsyncIterable<RawLine>> {
   if (body.items) return inlineLines(body.items);
   const upload = await deps.prisma.upload.findFirst({ where: { id: body.fileId!, accountId } });
-  if (!upload) throw new ApiError('UPLOAD_NOT_FOUND', `File ${body.fileId} not found`, [{ path: 'fileId', message: 'no such file' }]);
+  if (!upload) throw new DomainError('UPLOAD_NOT_FOUND', `File ${body.fileId} not found`, [{ path: 'fileId', message: 'no such file' }]);
   if (upload.contentType !== BATCH_FILE_CONTENT_TYPE) {
-    throw new ApiError('INVALID_CONTENT_TYPE', `File ${upload.id} is ${upload.contentType}; a batch file is ${BATCH_FILE_CONTENT_TYPE}`, [{ path: 'fileId', message: 'not a JSONL file' }]);
+    throw new DomainError('INVALID_CONTENT_TYPE', `File ${upload.id} is ${upload.contentType}; a batch file is ${BATCH_FILE_CONTENT_TYPE}`, [{ path: 'fileId', message: 'not a JSONL file' }]);
   }
   // As the storage has it now, not as the row last said: the PUT may have come, or replaced the object, since.
   const inspected = await inspectUpload(deps, upload, new Date());
   if (inspected.status !== 'uploaded') {
-    throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is ${inspected.status === 'expired' ? 'expired' : 'not uploaded yet'}`, [{ path: 'fileId', message: inspected.status }]);
+    throw new DomainError('UPLOAD_NOT_FOUND', `File ${upload.id} is ${inspected.status === 'expired' ? 'expired' : 'not uploaded yet'}`, [{ path: 'fileId', message: inspected.status }]);
   }
   if (inspected.sizeBytes !== null && inspected.sizeBytes > deps.config.batches.maxFileBytes) {
-    throw new ApiError('BATCH_TOO_LARGE', `A batch file may hold at most ${deps.config.batches.maxFileBytes} bytes`, { maxFileBytes: deps.config.batches.maxFileBytes });
+    throw new DomainError('BATCH_TOO_LARGE', `A batch file may hold at most ${deps.config.batches.maxFileBytes} bytes`, { maxFileBytes: deps.config.batches.maxFileBytes });
   }
   const stream = await deps.storage.getStream(deps.storage.uploadsBucket, upload.objectKey);
-  if (!stream) throw new ApiError('UPLOAD_NOT_FOUND', `File ${upload.id} is no longer stored`, [{ path: 'fileId', message: 'gone' }]);
+  if (!stream) throw new DomainError('UPLOAD_NOT_FOUND', `File ${upload.id} is no longer stored`, [{ path: 'fileId', message: 'gone' }]);
   // Capped as it is read: the object may have been replaced by a larger one since the stat above.
   return jsonlLines(stream as AsyncIterable<Buffer>, { maxBytes: deps.config.batches.maxFileBytes, maxLineBytes: MAX_BATCH_LINE_BYTES });
 }
@@ -69,7 +69,7 @@ async function* capped(lines: Iterable<RawLine> | AsyncIterable<RawLine>, maxIte
   let count = 0;
   for await (const line of lines) {
     count += 1;
-    if (count > maxItems) throw new ApiError('BATCH_TOO_LARGE', `A batch may hold at most ${maxItems} items`, { maxItems });
+    if (count > maxItems) throw new DomainError('BATCH_TOO_LARGE', `A batch may hold at most ${maxItems} items`, { maxItems });
     yield line;
   }
 }
@@ -105,13 +105,13 @@ export async function estimateBatch(deps: BatchCreateDeps, caller: Caller, body:
   };
 }
 
-function invalidLines(validated: ValidatedLines): ApiError {
+function invalidLines(validated: ValidatedLines): DomainError {
   const accepted = validated.accepted.length;
   const message =
     accepted === 0
       ? `No line of the batch is valid (${validated.rejectedCount} refused); nothing was charged`
       : `${validated.rejectedCount} line(s) of the batch are invalid; nothing was charged. Fix them, or send allowPartial: true to run the ${accepted} valid ones`;
-  return new ApiError('BATCH_INVALID_LINES', message, { rejectedCount: validated.rejectedCount, lines: validated.rejected });
+  return new DomainError('BATCH_INVALID_LINES', message, { rejectedCount: validated.rejectedCount, lines: validated.rejected });
 }
 
 function isUniqueViolation(err: unknown): boolean {
@@ -135,7 +135,7 @@ async function replay(deps: BatchCreateDeps, accountId: string, key: string, has
   const existing = await deps.prisma.batch.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey: key } } });
   if (!existing) return null;
   if (existing.requestHash !== hash) {
-    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', { idempotencyKey: key });
+    throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', { idempotencyKey: key });
   }
   // The first request may have stored the batch and ended before it started the workflow.
   if (existing.status === 'running' || existing.status === 'cancelling') await kickOff(deps, existing);
@@ -159,7 +159,7 @@ export async function createBatch(
   }
   if (body.webhookUrl !== undefined) {
     const check = await checkWebhookUrl(body.webhookUrl, { allowPrivate: deps.config.webhooks.allowPrivate });
-    if (!check.ok) throw new ApiError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
+    if (!check.ok) throw new DomainError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
   }
   const validated = await validatedRequest(deps, caller, body);
   if (validated.accepted.length === 0 || (validated.rejectedCount > 0 && body.allowPartial !== true)) throw invalidLines(validated);
@@ -175,7 +175,7 @@ export async function createBatch(
         const open = await tx.batch.count({ where: { accountId, status: { in: ['running', 'cancelling'] } } });
         const cap = deps.config.batches.maxOpenPerAccount;
         if (open >= cap) {
-          throw new ApiError('BATCH_LIMIT_EXCEEDED', `The account has ${open} batches running and may have ${cap}; wait for one to finish`, { open, maxOpen: cap }, { 'Retry-After': '60' });
+          throw new DomainError('BATCH_LIMIT_EXCEEDED', `The account has ${open} batches running and may have ${cap}; wait for one to finish`, { open, maxOpen: cap }, { retryAfterSeconds: 60 });
         }
         await tx.$executeRaw`
           INSERT INTO batches (id, account_id, api_key_id, status, source, upload_id, item_count, rejected_count, rejected_lines,

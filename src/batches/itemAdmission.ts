@@ -6,7 +6,7 @@
  * does not count it (the batch's own pace bounds it).
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { JobPriority } from '../shared/jobPriority';
 import { planJob, type PlannedJob, type SubmitDeps } from '../jobs/submit';
 import type { Caller } from '../jobs/quote';
@@ -56,7 +56,7 @@ export async function planItem(deps: Pick<SubmitDeps, 'config' | 'store'>, calle
     if (oversize) return { item, refused: oversize };
     return { item, planned };
   } catch (err) {
-    if (err instanceof ApiError) return { item, refused: { code: err.code, message: err.message } };
+    if (err instanceof DomainError) return { item, refused: { code: err.code, message: err.message } };
     throw err;
   }
 }

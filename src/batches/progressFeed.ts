@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { JobEventHub } from '../jobs/events/hub';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { FINAL_BATCH_STATUSES } from '../shared/batches';
 import type { BatchView } from './read';
 
@@ -68,7 +68,7 @@ export async function openBatchProgressFeed(deps: BatchProgressDeps, batchId: st
   });
   if (!first) {
     close();
-    throw new ApiError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
+    throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
   }
   const current = snapshot(first);
 

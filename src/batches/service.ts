@@ -10,7 +10,7 @@ import type { Storage } from '../storage/storage';
 import type { JobEventHub } from '../jobs/events/hub';
 import type { CreateBatchRequest } from '../contracts/http/batches';
 import { batchWorkflowId, cancelBatchSignal } from '../contracts/workflows/batch';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { Caller } from '../jobs/quote';
 import { submitStoreOver } from '../jobs/submitStore';
 import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
@@ -36,7 +36,7 @@ export function createBatchService(deps: BatchServiceDeps) {
 
   async function get(accountId: string, batchId: string): Promise<BatchView> {
     const view = await readBatch(deps.prisma, accountId, batchId);
-    if (!view) throw new ApiError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
+    if (!view) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
     return view;
   }
 
@@ -79,11 +79,11 @@ export function createBatchService(deps: BatchServiceDeps) {
      */
     async cancel(accountId: string, batchId: string): Promise<BatchView> {
       const batch = await deps.prisma.batch.findFirst({ where: { id: batchId, accountId } });
-      if (!batch) throw new ApiError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
+      if (!batch) throw new DomainError('BATCH_NOT_FOUND', `Batch ${batchId} not found`);
       const moved = await deps.prisma.$executeRaw`
         UPDATE batches SET status = 'cancelling', cancel_requested_at = COALESCE(cancel_requested_at, now()), updated_at = now()
          WHERE id = ${batchId} AND status IN ('running', 'cancelling')`;
-      if (moved === 0) throw new ApiError('BATCH_CANNOT_BE_CANCELLED', `Batch ${batchId} is ${batch.status} and cannot be cancelled`, { status: batch.status });
+      if (moved === 0) throw new DomainError('BATCH_CANNOT_BE_CANCELLED', `Batch ${batchId} is ${batch.status} and cannot be cancelled`, { status: batch.status });
       // The workflow's next round sees the request in PostgreSQL anyway; the signal only saves it the pause.
       await deps.temporal.workflow
         .getHandle(batchWorkflowId(batchId))

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import { BatchLineSchema, type BatchLine, type RejectedLineSchema } from '../contracts/http/batches';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { MAX_REPORTED_BATCH_LINES } from '../shared/batches';
 import type { ResolvedModel } from '../catalog/versionResolver';
 import { planJob, type SubmitDeps } from '../jobs/submit';
@@ -86,7 +86,7 @@ export function workflowInputRefusal(workflowInput: object): { code: 'LINE_TOO_L
 }
 
 function refusal(line: number, customId: string | null, err: unknown): RejectedLine {
-  if (err instanceof ApiError) return { line, customId, code: err.code, message: err.message };
+  if (err instanceof DomainError) return { line, customId, code: err.code, message: err.message };
   throw err;
 }
 
@@ -204,7 +204,7 @@ export async function* jsonlLines(chunks: AsyncIterable<Buffer | string>, limits
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
     total += bytes.length;
     if (total > limits.maxBytes) {
-      throw new ApiError('BATCH_TOO_LARGE', `A batch file may hold at most ${limits.maxBytes} bytes`, { maxFileBytes: limits.maxBytes });
+      throw new DomainError('BATCH_TOO_LARGE', `A batch file may hold at most ${limits.maxBytes} bytes`, { maxFileBytes: limits.maxBytes });
     }
     let from = 0;
     for (let newline = bytes.indexOf(0x0a, from); newline >= 0; newline = bytes.indexOf(0x0a, from)) {

@@ -5,7 +5,7 @@
  * `ledger` as its filters, so a cursor of one listing is refused by the other.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface CursorPosition {
   createdAt: Date;
@@ -35,8 +35,8 @@ export function encodeCursor(secret: string, accountId: string, filters: string,
   return `${data}.${sign(secret, data).toString('base64url')}`;
 }
 
-export function invalidCursor(reason: string): ApiError {
-  return new ApiError('INVALID_CURSOR', `Invalid cursor: ${reason}; start again without a cursor`, [{ path: 'cursor', message: reason }]);
+export function invalidCursor(reason: string): DomainError {
+  return new DomainError('INVALID_CURSOR', `Invalid cursor: ${reason}; start again without a cursor`, [{ path: 'cursor', message: reason }]);
 }
 
 export function decodeCursor(secret: string, accountId: string, filters: string, cursor: string): CursorPosition {

@@ -6,7 +6,7 @@
  * `DESTINATION_PROBE_LIMIT_EXCEEDED` with Retry-After, the seconds left in the window.
  */
 import type { PrismaClient } from '../db/prisma';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface ProbeLimiter {
   /** Counts one probe of the account; throws DESTINATION_PROBE_LIMIT_EXCEEDED when the hour's limit is spent. */
@@ -30,11 +30,11 @@ export function createProbeLimiter(prisma: PrismaClient, probesPerHour: number):
         UPDATE rate_limit_counters SET count = count - 1
         WHERE account_id = ${accountId} AND scope = ${SCOPE} AND window_start = ${row.window_start}::timestamptz`;
       const retryAfterSeconds = Math.max(1, row.retry_after);
-      throw new ApiError(
+      throw new DomainError(
         'DESTINATION_PROBE_LIMIT_EXCEEDED',
         `This account may probe a destination ${probesPerHour} times an hour; nothing was sent or saved. Retry in ${retryAfterSeconds} s`,
         { limit: probesPerHour, window: 'hour', retryAfterSeconds },
-        { 'Retry-After': String(retryAfterSeconds) },
+        { retryAfterSeconds },
       );
     },
   };

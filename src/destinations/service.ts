@@ -7,7 +7,7 @@
 import type { Actor } from '../audit/log';
 import type { DestinationView } from '../contracts/http/destination';
 import type { Clock } from '../lib/clock';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { openGuardedS3, type GuardOptions } from './guardedS3';
 import { probeDestination, type ProbeResult } from './probe';
 import type { ProbeLimiter } from './probeLimit';
@@ -17,7 +17,7 @@ import type { DestinationStore, StoredDestination } from './store';
 export interface DestinationService {
   get(accountId: string): Promise<DestinationView | null>;
   /**
-   * Probes, then saves (replacing any earlier destination) and audits the change by `actor`; throws ApiError with the
+   * Probes, then saves (replacing any earlier destination) and audits the change by `actor`; throws DomainError with the
    * probe's code when it fails, DESTINATION_PROBE_LIMIT_EXCEEDED when the account's probes of the hour are spent.
    */
   configure(accountId: string, settings: DestinationSettings, actor: Actor): Promise<DestinationView>;
@@ -49,13 +49,13 @@ export function createDestinationService(deps: DestinationServiceDeps): Destinat
     },
     async configure(accountId, settings, actor) {
       if (!deps.canSeal) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'Destinations cannot be configured on this deployment: DESTINATION_SECRET_KEY is not set');
+        throw new DomainError('SERVICE_UNAVAILABLE', 'Destinations cannot be configured on this deployment: DESTINATION_SECRET_KEY is not set');
       }
       // Counted before the endpoint is resolved: a refused or failing endpoint costs a probe like a good one.
       await deps.probes.take(accountId);
       const result = await probe(settings, deps);
       if (!result.ok) {
-        throw new ApiError(result.problem, `The destination was not saved: ${result.reason}`, {
+        throw new DomainError(result.problem, `The destination was not saved: ${result.reason}`, {
           operation: result.operation,
           ...(result.s3Code ? { s3Code: result.s3Code } : {}),
         });
@@ -80,9 +80,9 @@ async function probe(settings: DestinationSettings, deps: DestinationServiceDeps
   const checkedAndProbed = async (): Promise<ProbeResult> => {
     const opened = await openGuardedS3(settings, deps.guard);
     if (!opened.ok) {
-      if (opened.kind === 'blocked_address') throw new ApiError('DESTINATION_ADDRESS_REFUSED', `The destination was not saved: ${opened.reason}`);
+      if (opened.kind === 'blocked_address') throw new DomainError('DESTINATION_ADDRESS_REFUSED', `The destination was not saved: ${opened.reason}`);
       if (opened.kind === 'unresolvable') return { ok: false, problem: 'DESTINATION_UNREACHABLE', operation: 'write', reason: opened.reason };
-      throw new ApiError('VALIDATION_ERROR', `Invalid request: endpoint: ${opened.reason}`, [{ path: 'endpoint', message: opened.reason }]);
+      throw new DomainError('VALIDATION_ERROR', `Invalid request: endpoint: ${opened.reason}`, [{ path: 'endpoint', message: opened.reason }]);
     }
     // A check that answered after the deadline probes nothing.
     if (timedOut) {

@@ -9,7 +9,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { JobErasure } from '../contracts/http/jobs';
 import { jobErasureWorkflowContract, jobErasureWorkflowId } from '../contracts/workflows/erasure';
 import type { Clock } from '../lib/clock';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { startWorkflow } from '../temporal/workflows';
 import { readErasableJob } from './jobContent';
 
@@ -23,8 +23,8 @@ export interface JobErasureDeps {
   clock: Clock;
 }
 
-function notTerminal(jobId: string, status: string): ApiError {
-  return new ApiError('JOB_NOT_TERMINAL', `Job ${jobId} is ${status}: only a completed, failed or cancelled job can be deleted`, { status });
+function notTerminal(jobId: string, status: string): DomainError {
+  return new DomainError('JOB_NOT_TERMINAL', `Job ${jobId} is ${status}: only a completed, failed or cancelled job can be deleted`, { status });
 }
 
 async function erasureView(prisma: PrismaClient, jobId: string): Promise<JobErasure> {
@@ -57,13 +57,13 @@ async function runErasure(deps: JobErasureDeps, jobId: string): Promise<void> {
       const job = await readErasableJob(deps.prisma, jobId);
       throw notTerminal(jobId, job?.status ?? 'unknown');
     }
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The erasure is under way and goes on; retry the request to see it finished', undefined, { 'Retry-After': '2' });
+    throw new DomainError('SERVICE_UNAVAILABLE', 'The erasure is under way and goes on; retry the request to see it finished', undefined, { retryAfterSeconds: 2 });
   }
 }
 
 export async function eraseJob(deps: JobErasureDeps, accountId: string, jobId: string): Promise<JobErasure> {
   const job = await readErasableJob(deps.prisma, jobId);
-  if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (!job || job.accountId !== accountId) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   if (!job.contentErasedAt) {
     if (!job.terminal) throw notTerminal(jobId, job.status);
     await runErasure(deps, jobId);

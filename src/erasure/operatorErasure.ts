@@ -8,7 +8,7 @@ import type { AccountErasureView } from '../contracts/http/admin';
 import { accountErasureWorkflowContract, accountErasureWorkflowId } from '../contracts/workflows/erasure';
 import type { PrismaClient } from '../db/prisma';
 import { recordAudit, type Actor } from '../audit/log';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { startWorkflow } from '../temporal/workflows';
 import { readAccountErasure, recordErasureRequest } from './accountErasure';
 
@@ -21,7 +21,7 @@ export interface OperatorErasureDeps {
 export async function requestAccountErasure(deps: OperatorErasureDeps, actor: Actor, accountId: string): Promise<AccountErasureView> {
   await deps.prisma.$transaction(async (tx) => {
     const account = await tx.account.findUnique({ where: { id: accountId }, select: { suspendedAt: true } });
-    if (!account) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+    if (!account) throw new DomainError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
     if (!(await recordErasureRequest(tx, accountId, actor.keyId))) return;
     const activeKeys = await tx.apiKey.count({ where: { accountId, revokedAt: null } });
     await recordAudit(tx, actor, {
@@ -43,7 +43,7 @@ export async function requestAccountErasure(deps: OperatorErasureDeps, actor: Ac
       });
     } catch {
       // Recorded but not started: the same request, repeated, starts it.
-      throw new ApiError('SERVICE_UNAVAILABLE', "The account's erasure could not be started right now; retry the request", undefined, { 'Retry-After': '1' });
+      throw new DomainError('SERVICE_UNAVAILABLE', "The account's erasure could not be started right now; retry the request", undefined, { retryAfterSeconds: 1 });
     }
   }
   return progress;
@@ -52,6 +52,6 @@ export async function requestAccountErasure(deps: OperatorErasureDeps, actor: Ac
 export async function accountErasureProgress(prisma: PrismaClient, accountId: string): Promise<AccountErasureView> {
   const progress = await readAccountErasure(prisma, accountId);
   if (progress) return progress;
-  if (!(await prisma.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw new ApiError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
-  throw new ApiError('ERASURE_NOT_FOUND', `No erasure was requested for account ${accountId}`);
+  if (!(await prisma.account.findUnique({ where: { id: accountId }, select: { id: true } }))) throw new DomainError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+  throw new DomainError('ERASURE_NOT_FOUND', `No erasure was requested for account ${accountId}`);
 }

@@ -16,7 +16,7 @@
  * Nothing is charged for a shed submit: it never reaches the workflow.
  */
 import type { AdmissionOutcome } from './submissionMetrics';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface AdmissionGateOptions {
   maxInFlight: number;
@@ -104,8 +104,8 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   function shed(reason: 'crowded' | 'failing', now: number): never {
     const retryAfterSeconds = reason === 'crowded' ? CROWDED_RETRY_AFTER_SECONDS : failingRetryAfter(now);
     const why = reason === 'crowded' ? 'too many jobs are being queued at once' : 'job queueing is failing for the moment';
-    throw new ApiError('PUBSUB_PUBLISH_FAILED', `The job could not be queued (${why}); nothing was charged. Retry the request.`, { reason, retryAfterSeconds }, {
-      'Retry-After': String(retryAfterSeconds),
+    throw new DomainError('PUBSUB_PUBLISH_FAILED', `The job could not be queued (${why}); nothing was charged. Retry the request.`, { reason, retryAfterSeconds }, {
+      retryAfterSeconds: retryAfterSeconds,
     });
   }
 

@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma';
 import type { Clock } from '../lib/clock';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { cancelUpdate, jobWorkflowId, type CancelResult } from '../contracts/workflows/job';
 import { cannotCancelMessage } from '../shared/jobRules';
 
@@ -31,8 +31,8 @@ export function cancelDepsOver(prisma: PrismaClient, temporal: Client, clock: Cl
 
 export async function cancelJob(deps: CancelDeps, accountId: string, jobId: string): Promise<CancelResult> {
   const job = await deps.findJob(jobId);
-  if (!job) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
-  if (job.accountId !== accountId) throw new ApiError('UNAUTHORIZED_ACCESS', `This API key has no access to job ${jobId}`);
+  if (!job) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (job.accountId !== accountId) throw new DomainError('UNAUTHORIZED_ACCESS', `This API key has no access to job ${jobId}`);
   if (job.status !== 'pending') throw cannotCancel(job.status);
   try {
     return await deps.cancelWorkflow(jobId, deps.clock.now() + CANCEL_TIMEOUT_MS);
@@ -42,12 +42,12 @@ export async function cancelJob(deps: CancelDeps, accountId: string, jobId: stri
       throw cannotCancel(current?.status ?? 'unknown');
     }
     if (err instanceof WorkflowNotFoundError) throw cannotCancel('finished');
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The job could not be cancelled right now; retry the request', undefined, {
-      'Retry-After': '1',
+    throw new DomainError('SERVICE_UNAVAILABLE', 'The job could not be cancelled right now; retry the request', undefined, {
+      retryAfterSeconds: 1,
     });
   }
 }
 
-function cannotCancel(status: string): ApiError {
-  return new ApiError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(status), { status });
+function cannotCancel(status: string): DomainError {
+  return new DomainError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(status), { status });
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 255;
@@ -24,7 +24,7 @@ export type IdempotencyStart =
 
 export function validateIdempotencyKey(key: string): void {
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new ApiError('VALIDATION_ERROR', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} printable ASCII characters without spaces`, [
+    throw new DomainError('VALIDATION_ERROR', `Idempotency-Key must be 1-${MAX_KEY_LENGTH} printable ASCII characters without spaces`, [
       { path: 'Idempotency-Key', message: 'invalid header value' },
     ]);
   }
@@ -97,7 +97,7 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
           continue;
         }
         if (record.requestHash !== hash) {
-          throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', {
+          throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body', {
             idempotencyKey: key,
           });
         }
@@ -109,11 +109,11 @@ export function createIdempotency(prisma: PrismaClient, options: IdempotencyOpti
           // Its job was charged but its answer never stored: answer from the job rather than wait for nothing.
           const admitted = record.jobId && options.admittedAnswer ? await options.admittedAnswer(record.jobId) : null;
           if (admitted) return { kind: 'replay', response: admitted };
-          throw new ApiError(
+          throw new DomainError(
             'IDEMPOTENCY_KEY_IN_PROGRESS',
             'A request with this Idempotency-Key is still being processed; retry shortly',
             { idempotencyKey: key },
-            { 'Retry-After': '1' },
+            { retryAfterSeconds: 1 },
           );
         }
         await new Promise((r) => setTimeout(r, POLL_MS));

@@ -10,7 +10,7 @@ import type { PrismaClient } from '../db/prisma';
 import type { Logger } from '../logger';
 import { kindOf, type CallbackIntake } from '../providers/kinds';
 import { CallbackRejected, type AdmittedCallback, type CallbackHead, type CallbackRequest, type CallbackVerifier, type VerifiedCallback } from '../providers/types';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { jobWorkflowId, providerCallbackSignal } from '../contracts/workflows/job';
 import { createGenerationStore } from './generationStore';
 
@@ -43,7 +43,7 @@ export interface AdmittedDelivery {
   delivery: AdmittedCallback;
 }
 
-const rejected = (err: unknown) => (err instanceof CallbackRejected ? new ApiError('UNAUTHORIZED', `Callback rejected: ${err.message}`) : err);
+const rejected = (err: unknown) => (err instanceof CallbackRejected ? new DomainError('UNAUTHORIZED', `Callback rejected: ${err.message}`) : err);
 
 export function createProviderCallbackService(deps: ProviderCallbackDeps) {
   /** Verifies the whole delivery: 401 for one that is not the provider's, 503 when it cannot be checked now. */
@@ -53,7 +53,7 @@ export function createProviderCallbackService(deps: ProviderCallbackDeps) {
     } catch (err) {
       if (err instanceof CallbackRejected) throw rejected(err);
       deps.logger.warn({ kind: admitted.kind, err: String(err) }, 'could not verify a provider callback');
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The callback could not be verified right now; send it again later');
+      throw new DomainError('SERVICE_UNAVAILABLE', 'The callback could not be verified right now; send it again later');
     }
   }
 
@@ -61,7 +61,7 @@ export function createProviderCallbackService(deps: ProviderCallbackDeps) {
     /** Checked before the body is read: callbacks of `kind` are taken and the head passes its verifier's checks. */
     async admit(kind: string, head: CallbackHead): Promise<AdmittedDelivery> {
       const callbacks = await deps.callbacksOf(kind);
-      if (!callbacks) throw new ApiError('NOT_FOUND', `No callbacks are taken for upstream ${kind}`);
+      if (!callbacks) throw new DomainError('NOT_FOUND', `No callbacks are taken for upstream ${kind}`);
       try {
         return { kind, rules: callbacks.rules, delivery: await callbacks.verifier.admit(head) };
       } catch (err) {
@@ -78,10 +78,10 @@ export function createProviderCallbackService(deps: ProviderCallbackDeps) {
       if (!job) {
         // A kept callback (Cog's) is read by the job's own check once the job has stored the generation's id.
         if (rules.takesUnknownGenerations) return;
-        throw new ApiError('JOB_NOT_FOUND', `No job has upstream generation ${callback.upstreamId}`);
+        throw new DomainError('JOB_NOT_FOUND', `No job has upstream generation ${callback.upstreamId}`);
       }
       if (rules.refusesReplays && !(await deps.rememberCallback(kind, callback.callbackId, callback.upstreamId))) {
-        throw new ApiError('UNAUTHORIZED', 'Callback rejected: this delivery was already received');
+        throw new DomainError('UNAUTHORIZED', 'Callback rejected: this delivery was already received');
       }
       try {
         // A finished job's workflow is closed: nothing is left to tell.

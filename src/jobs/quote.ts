@@ -8,7 +8,7 @@ import type { PrismaClient } from '../db/prisma';
 import { validateInput, withDefaults, type InputValidationResult } from '../domain/inputValidation';
 import { UnsupportedPatternError } from '../domain/linearRegExp';
 import { estimateCost, PricingError, type CostEstimate } from '../domain/pricing';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface Caller {
   account: Account;
@@ -20,10 +20,10 @@ export async function resolveUsableModel(prisma: PrismaClient, caller: Caller, s
   const resolved = await resolveModelVersion(prisma, slug, version);
   if (!resolved || !resolved.provider.isActive) {
     const which = version === undefined ? slug : `${slug} version ${version}`;
-    throw new ApiError('MODEL_NOT_FOUND', `Model ${which} does not exist or is unavailable`, { model: slug, ...(version ? { version } : {}) });
+    throw new DomainError('MODEL_NOT_FOUND', `Model ${which} does not exist or is unavailable`, { model: slug, ...(version ? { version } : {}) });
   }
   if (!canUseModel(resolved.model, caller.account, caller.apiKey)) {
-    throw new ApiError('MODEL_ACCESS_DENIED', `This API key has no access to model ${slug}`, { model: slug });
+    throw new DomainError('MODEL_ACCESS_DENIED', `This API key has no access to model ${slug}`, { model: slug });
   }
   return resolved;
 }
@@ -38,7 +38,7 @@ function checkAgainstSchema(resolved: ResolvedModel, input: unknown): InputValid
   } catch (err) {
     if (!(err instanceof UnsupportedPatternError)) throw err;
     const slug = resolved.model.slug;
-    throw new ApiError('MODEL_NOT_FOUND', `Model ${slug} is unavailable: its input schema's ${err.message}`, { model: slug });
+    throw new DomainError('MODEL_NOT_FOUND', `Model ${slug} is unavailable: its input schema's ${err.message}`, { model: slug });
   }
 }
 
@@ -46,7 +46,7 @@ function checkAgainstSchema(resolved: ResolvedModel, input: unknown): InputValid
 export function validatedInput(resolved: ResolvedModel, input: unknown): Record<string, unknown> {
   const result = checkAgainstSchema(resolved, input);
   if (!result.ok) {
-    throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, result.errors);
+    throw new DomainError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, result.errors);
   }
   return result.value;
 }
@@ -56,7 +56,7 @@ export function estimableInput(resolved: ResolvedModel, input: unknown): Record<
   const result = checkAgainstSchema(resolved, input ?? {});
   if (!result.ok) {
     const wrong = result.errors.filter((e) => e.message !== 'is required');
-    if (wrong.length > 0) throw new ApiError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, wrong);
+    if (wrong.length > 0) throw new DomainError('INVALID_INPUT', `input does not match the schema of ${resolved.model.slug}`, wrong);
     return withDefaults(resolved.version.inputSchema, input);
   }
   return result.value;
@@ -67,7 +67,7 @@ export function price(resolved: ResolvedModel, input: Record<string, unknown>, d
     return estimateCost(resolved.version.pricing, input, discountPercent);
   } catch (err) {
     if (err instanceof PricingError) {
-      throw new ApiError('INVALID_INPUT', `input cannot be priced: ${err.message}`, [{ path: err.field ?? '', message: err.message }]);
+      throw new DomainError('INVALID_INPUT', `input cannot be priced: ${err.message}`, [{ path: err.field ?? '', message: err.message }]);
     }
     throw err;
   }

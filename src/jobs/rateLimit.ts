@@ -3,7 +3,7 @@
  * Both windows are counted in one statement; a refused request takes its counts back and counts in neither.
  */
 import type { PrismaClient } from '../db/prisma';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface RateLimits {
   requestsPerMinute: number;
@@ -63,11 +63,11 @@ export async function consumeRateLimit(
   if (!full) return { takeBack };
   await takeBack();
   const retryAfterSeconds = Math.max(1, full.row!.retry_after);
-  throw new ApiError(
+  throw new DomainError(
     'RATE_LIMIT_EXCEEDED',
     `Rate limit of ${full.limit} requests per ${full.window} for ${subject} reached; retry in ${retryAfterSeconds} s`,
     { window: full.window, limit: full.limit, retryAfterSeconds },
-    { 'Retry-After': String(retryAfterSeconds) },
+    { retryAfterSeconds },
   );
 }
 

@@ -1,6 +1,6 @@
 /** GET /v1/jobs/{jobId}: the full record of one of the caller's own jobs. */
 import type { PrismaClient } from '../db/prisma';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { Storage } from '../storage/storage';
 import type { EventsUrlSigner } from './events/eventsUrl';
 import { createAttemptStore } from './attempts';
@@ -14,7 +14,7 @@ export async function getJob(
   jobId: string,
 ): Promise<JobDetail> {
   const job = await deps.prisma.job.findUnique({ where: { id: jobId }, include: { delivery: true } });
-  if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (!job || job.accountId !== accountId) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   const { storage, outputUrlTtlSeconds } = deps;
   const attempts = await createAttemptStore(deps.prisma).listFor([job.id]);
   return toDetail(

@@ -6,7 +6,7 @@
 import type { ResolvedModel } from '../catalog/versionResolver';
 import type { Config } from '../config';
 import { estimateCost } from '../domain/pricing';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { RoutePlan } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
 
@@ -20,7 +20,7 @@ export function routePlans(
   const chosen = allowedProviders ? available.filter((route) => allowedProviders.includes(route.providerId)) : available;
   if (chosen.length === 0) {
     const offered = available.map((route) => route.providerId).join(', ');
-    throw new ApiError('INVALID_INPUT', `providers: ${resolved.model.slug} runs on none of them here; its routes are ${offered}`, [
+    throw new DomainError('INVALID_INPUT', `providers: ${resolved.model.slug} runs on none of them here; its routes are ${offered}`, [
       { path: 'providers', message: `none of these providers runs this model; its routes are ${offered}` },
     ]);
   }

@@ -5,7 +5,7 @@
  */
 import type { Priority } from '@temporalio/common';
 import { JOB_PRIORITIES, planPolicy, priorityAbove, temporalPriorityKey, type JobPriority } from '../accounts/plans';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 
 export interface JobScheduling {
   priority: JobPriority;
@@ -25,7 +25,7 @@ export function jobScheduling(account: { id: string; plan: string }, requested?:
   if (requested !== undefined && priorityAbove(requested, plan.priority)) {
     const allowed = JOB_PRIORITIES.filter((p) => !priorityAbove(p, plan.priority));
     const message = `priority ${requested} is above the ${plan.priority} priority of the account's plan; allowed: ${allowed.join(', ')}`;
-    throw new ApiError('VALIDATION_ERROR', `Invalid request: priority: ${message}`, [
+    throw new DomainError('VALIDATION_ERROR', `Invalid request: priority: ${message}`, [
       { path: 'priority', message, planPriority: plan.priority, allowed },
     ]);
   }

@@ -1,7 +1,7 @@
 /** What the API counts of submissions: each answered, each refused by its code, and the admission's round trip. */
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { codeLabel, HTTP_BUCKETS } from '../observability/metrics';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { JOB_LABELS } from './jobMetrics';
 
 export type SubmissionMetrics = ReturnType<typeof createSubmissionMetrics>;
@@ -54,7 +54,7 @@ export function trackSubmission(metrics: SubmissionMetrics): SubmissionTracker {
     },
     answered(error) {
       metrics.jobsSubmitted.inc(labels);
-      if (error !== undefined) metrics.jobsRejected.inc({ ...labels, code: codeLabel(error instanceof ApiError ? error.code : 'INTERNAL_ERROR') });
+      if (error !== undefined) metrics.jobsRejected.inc({ ...labels, code: codeLabel(error instanceof DomainError ? error.code : 'INTERNAL_ERROR') });
     },
   };
 }

@@ -14,7 +14,7 @@ import type { Config } from '../config';
 import type { Clock } from '../lib/clock';
 import { newId } from '../lib/ids';
 import type { Logger } from '../logger';
-import { ApiError } from '../shared/errors';
+import { DomainError, type RetryHint } from '../shared/errors';
 import { firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import { checkWebhookUrl } from '../net/addressGuard';
 import { requestHash, validateIdempotencyKey, type StoredResponse } from './idempotency';
@@ -156,13 +156,13 @@ function successResponse(admission: AdmissionResult, requestId: string): StoredR
 
 async function checkWebhook(deps: Pick<SubmitDeps, 'config'>, webhookUrl: string): Promise<void> {
   const check = await checkWebhookUrl(webhookUrl, { allowPrivate: deps.config.webhooks.allowPrivate });
-  if (!check.ok) throw new ApiError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
+  if (!check.ok) throw new DomainError('INVALID_INPUT', `webhookUrl: ${check.reason}`, [{ path: 'webhookUrl', message: check.reason }]);
 }
 
 async function checkInputFiles(deps: Pick<SubmitDeps, 'store'>, accountId: string, input: Record<string, unknown>, schema: object): Promise<void> {
   const problems = await deps.store.fileProblems(accountId, input, schema);
   if (problems.length > 0) {
-    throw new ApiError('INVALID_INPUT', `input refers to unusable files: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
+    throw new DomainError('INVALID_INPUT', `input refers to unusable files: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`, problems);
   }
 }
 
@@ -293,7 +293,7 @@ async function admit(
       measured('refused');
       const code = refusal.type;
       const details = refusal.details?.[0] ?? undefined;
-      throw new ApiError(apiCodeForJobRule(code), refusal.message, details, refusalHeaders(code, input, details, deps.clock.now()));
+      throw new DomainError(apiCodeForJobRule(code), refusal.message, details, refusalHint(code, input, details, deps.clock.now()));
     }
     measured('unknown');
     log.warn({ err }, 'job admission outcome unknown; settling it');
@@ -302,10 +302,10 @@ async function admit(
 }
 
 /** When retrying can succeed: a concurrent slot frees up, or the spend limit's period ends. */
-function refusalHeaders(code: string, input: JobWorkflowInput, details: unknown, nowMs: number): Record<string, string> {
-  if (code === 'CONCURRENT_JOBS_EXCEEDED') return { 'Retry-After': String(retryAfterForConcurrency(input)) };
+function refusalHint(code: string, input: JobWorkflowInput, details: unknown, nowMs: number): RetryHint {
+  if (code === 'CONCURRENT_JOBS_EXCEEDED') return { retryAfterSeconds: retryAfterForConcurrency(input) };
   const resetsAt = code === 'BUDGET_EXCEEDED' ? Date.parse((details as { resetsAt?: string } | undefined)?.resetsAt ?? '') : NaN;
-  return Number.isNaN(resetsAt) ? {} : { 'Retry-After': String(Math.max(1, Math.ceil((resetsAt - nowMs) / 1000))) };
+  return Number.isNaN(resetsAt) ? {} : { retryAfterSeconds: Math.max(1, Math.ceil((resetsAt - nowMs) / 1000)) };
 }
 
 /** A concurrent slot frees up when a running job finishes: about one processing time, within 1..60 s. */
@@ -324,7 +324,7 @@ async function settleUnknownAdmission(deps: SubmitDeps, input: JobWorkflowInput,
   }
   if (admitted) return admitted;
   // A workflow that did start finds the admission voided and ends as `rejected` on its own.
-  throw new ApiError('PUBSUB_PUBLISH_FAILED', 'The job could not be queued; nothing was charged. Retry the request.', undefined, {
-    'Retry-After': String(deps.admissions.retryAfterSeconds()),
+  throw new DomainError('PUBSUB_PUBLISH_FAILED', 'The job could not be queued; nothing was charged. Retry the request.', undefined, {
+    retryAfterSeconds: deps.admissions.retryAfterSeconds(),
   });
 }

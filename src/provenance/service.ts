@@ -12,7 +12,7 @@ import type { OutputProvenance, ProvenanceVerification } from '../contracts/http
 import type { PrismaClient } from '../db/prisma';
 import { sniffMediaType } from '../lib/mediaTypes';
 import { OUTPUT_CONTENT_TYPES } from '../providers/outputs';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { JobOutput } from '../shared/jobs';
 import type { Storage } from '../storage/storage';
 import type { ReadOutcome } from './c2pa';
@@ -73,12 +73,12 @@ export interface ReceivedFile {
 /** The largest sidecar manifest a check takes: ours are a few kilobytes (certificates and assertions, no thumbnail). */
 export const SIDECAR_MANIFEST_MAX_BYTES = 1024 * 1024;
 
-function notAManifest(): ApiError {
-  return new ApiError('INVALID_MANIFEST', 'The part manifest is not a C2PA manifest store (the .c2pa sidecar of a WebM output)', [{ path: 'manifest', message: 'not a C2PA manifest store' }]);
+function notAManifest(): DomainError {
+  return new DomainError('INVALID_MANIFEST', 'The part manifest is not a C2PA manifest store (the .c2pa sidecar of a WebM output)', [{ path: 'manifest', message: 'not a C2PA manifest store' }]);
 }
 
-function outputNotFound(jobId: string, n: number): ApiError {
-  return new ApiError('OUTPUT_NOT_FOUND', `Job ${jobId} has no output ${n}: it is not completed, its outputs were deleted, or it has fewer`);
+function outputNotFound(jobId: string, n: number): DomainError {
+  return new DomainError('OUTPUT_NOT_FOUND', `Job ${jobId} has no output ${n}: it is not completed, its outputs were deleted, or it has fewer`);
 }
 
 /** Reports of stored outputs kept in memory: an output never changes once stored, so its report does not either. */
@@ -118,7 +118,7 @@ export function createProvenanceService(deps: ProvenanceServiceDeps): Provenance
   /** The account's job's output `n`, stored and not deleted. */
   async function outputOf(accountId: string, jobId: string, n: number): Promise<JobOutput> {
     const job = await deps.prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, status: true, outputs: true, outputsDeletedAt: true } });
-    if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+    if (!job || job.accountId !== accountId) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
     const outputs = (job.outputs ?? []) as unknown as JobOutput[];
     const output = job.status === 'completed' && job.outputsDeletedAt === null ? outputs[n - 1] : undefined;
     if (!output) throw outputNotFound(jobId, n);
@@ -165,7 +165,7 @@ export function createProvenanceService(deps: ProvenanceServiceDeps): Provenance
     async verify(accountId, file, sidecar) {
       const mimeType = sniffMediaType(file.head);
       if (!mimeType || !OUTPUT_CONTENT_TYPES.includes(mimeType)) {
-        throw new ApiError('INVALID_CONTENT_TYPE', `The file is not one of the types outputs are served as: ${OUTPUT_CONTENT_TYPES.join(', ')}`);
+        throw new DomainError('INVALID_CONTENT_TYPE', `The file is not one of the types outputs are served as: ${OUTPUT_CONTENT_TYPES.join(', ')}`);
       }
       if (sidecar && !opensManifestStore(sidecar.head)) throw notAManifest();
       const outcome = await read(file.path, mimeType, sidecar?.path);

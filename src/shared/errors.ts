@@ -83,18 +83,26 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && value in ERROR_STATUS;
 }
 
-/** A domain error the API turns into the documented error body. */
-export class ApiError extends Error {
-  readonly status: number;
+/** What a refusal tells its caller beyond its code: when to try again, and whether the same request may succeed. */
+export interface RetryHint {
+  retryAfterSeconds?: number;
+  /** False: the same request again cannot succeed (it would make new jobs, say); a client should not repeat it. */
+  retryable?: boolean;
+}
+
+/**
+ * An error of the service's own rules, thrown by the features and the programs alike: a stable code, a message for
+ * people, details for programs and when to try again. Nothing below the HTTP layer speaks HTTP: the API answers it
+ * with the status of its code and a `Retry-After` from its hint (src/api/apiError.ts).
+ */
+export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: unknown,
-    /** Extra response headers, e.g. Retry-After. */
-    readonly headers?: Record<string, string>,
+    readonly hint: RetryHint = {},
   ) {
     super(message);
-    this.name = 'ApiError';
-    this.status = ERROR_STATUS[code];
+    this.name = 'DomainError';
   }
 }

@@ -1,7 +1,7 @@
 import type { PrismaClient, Upload } from '@prisma/client';
 import type { z } from 'zod';
 import type { PresignedUploadSchema, UploadStatusSchema } from '../contracts/http/uploads';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { uploadExpiryWorkflowContract, uploadWorkflowId, type UploadExpiryInput } from '../contracts/workflows/uploadExpiry';
 import { startWorkflow } from '../temporal/workflows';
 import { now, type FileReferenceDeps, type UploadDeps } from './deps';
@@ -42,7 +42,7 @@ async function registerUpload(
   const objectKey = uploadObjectKey(accountId, fileId);
   const limit = maxUploadBytes(request.contentType);
   if (request.size !== undefined && request.size > limit) {
-    throw new ApiError('VALIDATION_ERROR', `size ${request.size} is over the ${limit}-byte limit for ${request.contentType}`, [
+    throw new DomainError('VALIDATION_ERROR', `size ${request.size} is over the ${limit}-byte limit for ${request.contentType}`, [
       { path: 'size', message: `must be at most ${limit}` },
     ]);
   }
@@ -76,8 +76,8 @@ async function registerUpload(
   } catch (error) {
     deps.logger?.warn({ err: error, fileId }, 'could not start the upload expiry workflow');
     await deps.prisma.upload.delete({ where: { id: fileId } }).catch(() => undefined);
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The upload could not be registered; please retry', undefined, {
-      'Retry-After': '1',
+    throw new DomainError('SERVICE_UNAVAILABLE', 'The upload could not be registered; please retry', undefined, {
+      retryAfterSeconds: 1,
     });
   }
   return { fileId, objectKey, expiresAt, maxSize };
@@ -148,7 +148,7 @@ export async function storeUpload(
 /** A retried request's upload: the same account's and still live; its bytes stored again if they are gone. */
 async function storeAgain(deps: UploadDeps, accountId: string, upload: Upload, file: { contentType: string; data: Buffer }): Promise<void> {
   if (upload.accountId !== accountId || isPastExpiry(upload, now(deps))) {
-    throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'The files of the first request with this Idempotency-Key have expired; send the request with a new key');
+    throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'The files of the first request with this Idempotency-Key have expired; send the request with a new key');
   }
   if (!(await deps.storage.stat(deps.storage.uploadsBucket, upload.objectKey))) {
     await deps.storage.putFile(deps.storage.uploadsBucket, upload.objectKey, file.data, file.contentType);
@@ -180,18 +180,18 @@ async function checkOpenUploadCaps(
   if (!which) return;
   const oldest = summary._min.expiresAt ?? at;
   const retryAfterSeconds = Math.max(1, Math.ceil((oldest.getTime() - at.getTime()) / 1000));
-  throw new ApiError(
+  throw new DomainError(
     'RATE_LIMIT_EXCEEDED',
     `Too many open uploads: ${which.message}; retry once one expires`,
     { window: which.window, limit: which.limit, retryAfterSeconds },
-    { 'Retry-After': String(retryAfterSeconds) },
+    { retryAfterSeconds },
   );
 }
 
 async function findOwnUpload(deps: Pick<UploadDeps, 'prisma'>, accountId: string, fileId: string): Promise<Upload> {
   const upload = await deps.prisma.upload.findUnique({ where: { id: fileId } });
   // Another account's upload is indistinguishable from a missing one.
-  if (!upload || upload.accountId !== accountId) throw new ApiError('UPLOAD_NOT_FOUND', `Upload ${fileId} not found`);
+  if (!upload || upload.accountId !== accountId) throw new DomainError('UPLOAD_NOT_FOUND', `Upload ${fileId} not found`);
   return upload;
 }
 

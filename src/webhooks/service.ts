@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { z } from 'zod';
 import type { JobWebhooksResponseSchema, RedeliveryResponseSchema, WebhookAttemptSchema, WebhookEventSchema } from '../contracts/http/webhooks';
-import { ApiError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { DEFAULT_WEBHOOK_EVENTS, type WebhookEventType } from '../shared/webhooks';
 import { webhookDeliveryWorkflowContract, webhookRedeliveryWorkflowId, type WebhookDeliveryInput } from '../contracts/workflows/webhookDelivery';
 import { startWorkflow } from '../temporal/workflows';
@@ -21,8 +21,8 @@ export type RedeliveryView = z.infer<typeof RedeliveryResponseSchema>;
  */
 async function ownedJob(prisma: PrismaClient, accountId: string, jobId: string, forAction = false) {
   const job = await prisma.job.findUnique({ where: { id: jobId }, select: { id: true, accountId: true, webhookUrl: true } });
-  if (!job || (job.accountId !== accountId && !forAction)) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
-  if (job.accountId !== accountId) throw new ApiError('UNAUTHORIZED_ACCESS', `Job ${jobId} belongs to another account`);
+  if (!job || (job.accountId !== accountId && !forAction)) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (job.accountId !== accountId) throw new DomainError('UNAUTHORIZED_ACCESS', `Job ${jobId} belongs to another account`);
   return job;
 }
 
@@ -58,7 +58,7 @@ export async function redeliverJobWebhook(
   const events = await createWebhookStore(deps.prisma).listForJob(jobId);
   const event = events.filter((e) => (DEFAULT_WEBHOOK_EVENTS as readonly string[]).includes(e.type)).at(-1);
   if (!event) {
-    throw new ApiError(
+    throw new DomainError(
       'WEBHOOK_NOT_FOUND',
       `Job ${jobId} has no webhook event to redeliver: it was submitted without webhookUrl or has not finished`,
     );
@@ -73,8 +73,8 @@ export async function redeliverJobWebhook(
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
   } catch {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'The redelivery could not be scheduled right now; retry the request', undefined, {
-      'Retry-After': '1',
+    throw new DomainError('SERVICE_UNAVAILABLE', 'The redelivery could not be scheduled right now; retry the request', undefined, {
+      retryAfterSeconds: 1,
     });
   }
   return { jobId, webhookId: event.id, type: event.type as WebhookEventType, status: 'pending' };

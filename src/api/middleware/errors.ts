@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from '../../logger';
 import { isDatabaseUnavailable } from '../../db/unavailable';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 
 export function notFound(): RequestHandler {
   return (req) => {
@@ -47,7 +48,7 @@ function cappedDetails(details: unknown): unknown {
  * away (503), else INTERNAL_ERROR. Logs what the client cannot be told. Shared by every error body the API speaks.
  */
 export function asApiError(err: unknown, logger: Logger, where: { requestId: string; method: string; path: string }): ApiError {
-  const known = err instanceof ApiError ? err : clientBodyError(err);
+  const known = err instanceof DomainError ? ApiError.of(err) : clientBodyError(err);
   const databaseDown = known ? undefined : unavailable(err);
   if (databaseDown) logger.warn({ err: { message: (err as Error)?.message }, ...where }, 'database unavailable');
   const apiError = known ?? databaseDown ?? new ApiError('INTERNAL_ERROR', 'Internal error; retry later or contact support with the requestId');

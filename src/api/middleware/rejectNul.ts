@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 
 const NUL = '\u0000';
 

@@ -7,7 +7,7 @@
  * connection rather than drain it).
  */
 import express, { type RequestHandler, type Response } from 'express';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import { sendError } from './errors';
 import { rejectNulInBody } from './rejectNul';
 

@@ -15,7 +15,7 @@ import {
 import { parseWith } from '../validate';
 import { CATALOG_CACHE_TTL_SECONDS } from '../../catalog/cache';
 import { filterCatalogModels, type CatalogView } from '../../catalog/catalogView';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import type { CatalogReader } from '../../catalog/catalogReader';
 
 const TAG = 'Catalog';

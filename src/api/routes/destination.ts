@@ -6,7 +6,7 @@ import { bearerAuth, errorResponses, registry } from '../openapi';
 import { parseWith } from '../validate';
 import { DestinationSchema, PutDestinationBodySchema } from '../../contracts/http/destination';
 import type { DestinationService } from '../../destinations/service';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import { MANAGE_OUTPUTS_SCOPE } from '../../shared/scopes';
 
 const security = [{ [bearerAuth.name]: [] }];

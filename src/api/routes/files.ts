@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { errorResponses, PUBLIC, registry, storageResponse } from '../openapi';
 import { FileIdParamsSchema } from '../../contracts/http/uploads';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import { isFileId } from '../../shared/fileIds';
 import { UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';

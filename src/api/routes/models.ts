@@ -4,7 +4,7 @@ import type { ApiDeps } from '../deps';
 import { apiKeyHeader, errorResponses, registry } from '../openapi';
 import { ModelDetailSchema, ModelIdParamsSchema, ModelListSchema, ProviderListSchema } from '../../contracts/http/catalog';
 import type { CatalogView } from '../../catalog/catalogView';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import { setCatalogCacheHeaders } from './catalog';
 import type { CatalogReader } from '../../catalog/catalogReader';
 

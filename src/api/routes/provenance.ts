@@ -15,7 +15,7 @@ import { OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
 import { MediaStructureRefused, SIDECAR_MANIFEST_MAX_BYTES, type ProvenanceService } from '../../provenance/service';
 import { VerificationsBusy } from '../../provenance/verificationGate';
 import { VerificationTimedOut } from '../../provenance/verifierPool';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 
 const security = [{ [bearerAuth.name]: [] }];
 

@@ -10,7 +10,7 @@ import {
   PresignResponseSchema,
   UploadStatusResponseSchema,
 } from '../../contracts/http/uploads';
-import { ApiError } from '../../shared/errors';
+import { ApiError } from '../apiError';
 import { isFileId } from '../../shared/fileIds';
 import { isUploadContentType, UPLOAD_CONTENT_TYPES } from '../../shared/media';
 import type { UploadService } from '../../uploads/service';

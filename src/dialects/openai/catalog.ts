@@ -7,7 +7,7 @@ import { NO_DIALECTS, type DialectsDef, type OpenAiDialectDef } from '../../cata
 import { resolveModelVersion } from '../../catalog/versionResolver';
 import { canUseModel } from '../../catalog/visibility';
 import type { Caller } from '../../jobs/quote';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 
 export interface OpenAiModel {
   slug: string;
@@ -59,7 +59,7 @@ export async function usableOpenAiModels(prisma: PrismaClient, caller: Caller): 
 export async function resolveOpenAiModel(prisma: PrismaClient, caller: Caller, name: string): Promise<OpenAiModel> {
   const found = (await usableOpenAiModels(prisma, caller)).find((model) => model.names.includes(name));
   if (!found) {
-    throw new ApiError('MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`, [{ path: 'model', message: 'unknown model' }]);
+    throw new DomainError('MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`, [{ path: 'model', message: 'unknown model' }]);
   }
   return found;
 }

@@ -10,7 +10,7 @@ import { outputsOfJobs } from '../../jobs/accountJobs';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import type { Storage } from '../../storage/storage';
 import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
 import { resolveOpenAiModel, type OpenAiModel } from './catalog';
@@ -47,8 +47,8 @@ type ImageMapping = NonNullable<OpenAiDialectDef['images']>;
 /** OpenAI's own "let the model choose": the model's default is kept. */
 const AUTO = 'auto';
 
-export function invalid(param: string, message: string): ApiError {
-  return new ApiError('INVALID_INPUT', message, [{ path: param, message }]);
+export function invalid(param: string, message: string): DomainError {
+  return new DomainError('INVALID_INPUT', message, [{ path: param, message }]);
 }
 
 /** The genmedia inputs of the request, one per job. */
@@ -160,19 +160,19 @@ export async function runImageJobs(
   const jobs = await Promise.all(jobIds.map((jobId) => deps.jobs.get(accountId, jobId)));
   const running = jobs.filter((job) => !['completed', 'failed', 'cancelled'].includes(job.status));
   if (running.length > 0) {
-    throw new ApiError(
+    throw new DomainError(
       'WAIT_TIMEOUT',
       `The images were not ready within ${deps.waitSeconds} s; the jobs ${jobIds.join(', ')} go on and can be read at GET /v1/jobs/{jobId}. ` +
         'A retry with the same Idempotency-Key waits for the same jobs.',
       { jobIds },
       // Without a key a retry would make new jobs: clients that honour it (OpenAI's SDKs) then do not retry.
-      { 'x-should-retry': context.idempotencyKey === undefined ? 'false' : 'true' },
+      { retryable: context.idempotencyKey !== undefined },
     );
   }
   const completed = jobs.filter((job) => job.status === 'completed');
   if (completed.length === 0) {
     const error = jobs[0].error;
-    throw new ApiError('JOB_FAILED', `The image could not be generated (${error?.code ?? jobs[0].status}): ${error?.message ?? 'no details'}`, {
+    throw new DomainError('JOB_FAILED', `The image could not be generated (${error?.code ?? jobs[0].status}): ${error?.message ?? 'no details'}`, {
       jobIds,
       jobError: error,
     });
@@ -184,7 +184,7 @@ export async function runImageJobs(
     for (const job of completed) {
       for (const output of stored.get(job.jobId) ?? []) {
         const stream = await deps.storage.getStream(deps.storage.outputsBucket, output.key);
-        if (!stream) throw new ApiError('INTERNAL_ERROR', `An output of job ${job.jobId} is no longer stored`);
+        if (!stream) throw new DomainError('INTERNAL_ERROR', `An output of job ${job.jobId} is no longer stored`);
         images.push({ b64Json: (await readAll(stream)).toString('base64') });
       }
     }

@@ -12,7 +12,7 @@ import { findAccountJob, listAccountJobs, positionOfAccountJob } from '../../job
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
 import type { JobService } from '../../jobs/service';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import type { JobOutput, JobStatus } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
 import { resolveOpenAiModel } from './catalog';
@@ -187,7 +187,7 @@ async function videoMappings(prisma: PrismaClient): Promise<Map<string, VideoMap
 async function findVideoJob(prisma: PrismaClient, accountId: string, videoId: string): Promise<{ job: VideoJobRow & { outputs: unknown; outputsDeletedAt: Date | null }; mapping: VideoMapping }> {
   const job = await findAccountJob(prisma, accountId, videoId, { ...VIDEO_JOB, outputs: true, outputsDeletedAt: true });
   const mapping = job ? (await videoMappings(prisma)).get(job.modelSlug) : undefined;
-  if (!job || !mapping) throw new ApiError('JOB_NOT_FOUND', `Video ${videoId} not found`, [{ path: 'video_id', message: 'unknown video' }]);
+  if (!job || !mapping) throw new DomainError('JOB_NOT_FOUND', `Video ${videoId} not found`, [{ path: 'video_id', message: 'unknown video' }]);
   return { job, mapping };
 }
 
@@ -230,7 +230,7 @@ export async function listVideos(
   const mappings = await videoMappings(deps.prisma);
   const direction = query.order;
   const after = query.after === undefined ? undefined : await positionOfAccountJob(deps.prisma, accountId, query.after);
-  if (query.after !== undefined && !after) throw new ApiError('INVALID_CURSOR', `after: no video ${query.after} to list after`, [{ path: 'after', message: 'unknown video' }]);
+  if (query.after !== undefined && !after) throw new DomainError('INVALID_CURSOR', `after: no video ${query.after} to list after`, [{ path: 'after', message: 'unknown video' }]);
   const rows = await listAccountJobs(deps.prisma, {
     accountId,
     order: direction,
@@ -252,11 +252,11 @@ export async function videoContent(
   if (variant !== undefined && variant !== 'video') throw invalid('variant', `Only the video variant is available here, not '${variant}'`);
   const { job } = await findVideoJob(deps.prisma, caller.account.id, videoId);
   if (job.status !== 'completed') {
-    throw new ApiError('JOB_NOT_TERMINAL', `Video ${videoId} is ${STATUS[job.status]}${job.status === 'cancelled' ? ' (cancelled)' : ''}; its content exists once it is completed`);
+    throw new DomainError('JOB_NOT_TERMINAL', `Video ${videoId} is ${STATUS[job.status]}${job.status === 'cancelled' ? ' (cancelled)' : ''}; its content exists once it is completed`);
   }
-  if (job.outputsDeletedAt) throw new ApiError('NOT_FOUND', `The content of video ${videoId} was deleted at ${job.outputsDeletedAt.toISOString()}`);
+  if (job.outputsDeletedAt) throw new DomainError('NOT_FOUND', `The content of video ${videoId} was deleted at ${job.outputsDeletedAt.toISOString()}`);
   const output = ((job.outputs ?? []) as unknown as JobOutput[]).find((candidate) => candidate.contentType.startsWith('video/'));
   const stream = output && (await deps.storage.getStream(deps.storage.outputsBucket, output.key));
-  if (!output || !stream) throw new ApiError('NOT_FOUND', `The content of video ${videoId} is no longer stored`);
+  if (!output || !stream) throw new DomainError('NOT_FOUND', `The content of video ${videoId} is no longer stored`);
   return { stream, contentType: output.contentType, sizeBytes: output.sizeBytes };
 }

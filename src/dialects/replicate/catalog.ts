@@ -10,7 +10,7 @@ import type { VersionStatus } from '../../shared/versionStatuses';
 import { isRunnable, pickCurrentVersion } from '../../catalog/versionResolver';
 import { canUseModel } from '../../catalog/visibility';
 import type { Caller } from '../../jobs/quote';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 
 export interface ReplicateVersion {
   /** Replicate's version id: the SHA-256 of `<slug>@<versionId>`. */
@@ -42,8 +42,8 @@ export function nameOf(slug: string, dialects: unknown): string {
   return replicateModelName(slug, (dialects ?? NO_DIALECTS) as DialectsDef);
 }
 
-function notFound(name: string): ApiError {
-  return new ApiError('MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`, [{ path: 'model', message: 'unknown model' }]);
+function notFound(name: string): DomainError {
+  return new DomainError('MODEL_NOT_FOUND', `The model '${name}' does not exist or you do not have access to it`, [{ path: 'model', message: 'unknown model' }]);
 }
 
 /**
@@ -102,7 +102,7 @@ export async function resolveReplicateVersion(
     const version = id === undefined ? model.latest : model.versions.find((v) => v.id === id);
     if (version) return { model, version };
   }
-  throw new ApiError('MODEL_NOT_FOUND', `The version '${reference}' does not exist or you do not have access to it`, [{ path: 'version', message: 'unknown version' }]);
+  throw new DomainError('MODEL_NOT_FOUND', `The version '${reference}' does not exist or you do not have access to it`, [{ path: 'version', message: 'unknown version' }]);
 }
 
 function splitReference(reference: string): [string, string | undefined] {

@@ -2,7 +2,7 @@
 import type { PrismaClient } from '../../db/prisma';
 import { countAccountRunsOf } from '../../jobs/accountJobs';
 import type { Caller } from '../../jobs/quote';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import { resolveReplicateModel, type ReplicateModel, type ReplicateVersion } from './catalog';
 
 export interface ReplicateVersionView {
@@ -71,6 +71,6 @@ export async function getReplicateModel(prisma: PrismaClient, caller: Caller, ba
 export async function getReplicateVersion(prisma: PrismaClient, caller: Caller, name: string, id: string): Promise<ReplicateVersionView> {
   const model = await resolveReplicateModel(prisma, caller, name);
   const version = model.versions.find((v) => v.id === id);
-  if (!version) throw new ApiError('NOT_FOUND', `The model '${name}' has no version '${id}'`, [{ path: 'version', message: 'unknown version' }]);
+  if (!version) throw new DomainError('NOT_FOUND', `The model '${name}' has no version '${id}'`, [{ path: 'version', message: 'unknown version' }]);
   return versionView(model, version);
 }

@@ -6,7 +6,7 @@
  * refuses it once the key that submitted the job, or its account, would be refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import { REPLICATE_BASE_PATH } from './basePath';
 
 const PURPOSE = 'genmedia/replicate-output-url/v1';
@@ -36,11 +36,11 @@ export function createOutputUrlSigner(options: { secret: string; baseUrl: string
       const expected = Buffer.from(Number.isSafeInteger(expires) ? sign(job.id, job.accountId, index, expires) : '');
       const given = Buffer.from(token.slice(dot + 1));
       if (expected.length === 0 || expected.length !== given.length || !timingSafeEqual(expected, given)) {
-        throw new ApiError('UNAUTHORIZED', 'This output URL is not valid for this output; read the prediction again for its output URLs, or send an API key');
+        throw new DomainError('UNAUTHORIZED', 'This output URL is not valid for this output; read the prediction again for its output URLs, or send an API key');
       }
       const expiresAt = new Date(expires * 1000);
       if (expiresAt.getTime() <= now.getTime()) {
-        throw new ApiError('UNAUTHORIZED', 'This output URL has expired; read the prediction again for fresh output URLs, or send an API key', {
+        throw new DomainError('UNAUTHORIZED', 'This output URL has expired; read the prediction again for fresh output URLs, or send an API key', {
           expiredAt: expiresAt.toISOString(),
         });
       }

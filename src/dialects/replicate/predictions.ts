@@ -8,7 +8,7 @@ import type { PrismaClient } from '../../db/prisma';
 import type { Caller } from '../../jobs/quote';
 import { eventLogOf, findAccountJob } from '../../jobs/accountJobs';
 import type { JobService } from '../../jobs/service';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import { TERMINAL_JOB_STATUSES, type JobOutput, type JobStatus } from '../../shared/jobs';
 import type { WebhookEventType } from '../../shared/webhooks';
 import type { PredictionUrls } from './outputUrls';
@@ -112,8 +112,8 @@ export function toPrediction(job: Job, model: string, urls: PredictionUrls, logs
   };
 }
 
-function jobNotFound(id: string): ApiError {
-  return new ApiError('JOB_NOT_FOUND', `Prediction ${id} not found`);
+function jobNotFound(id: string): DomainError {
+  return new DomainError('JOB_NOT_FOUND', `Prediction ${id} not found`);
 }
 
 /** The caller's job, or JOB_NOT_FOUND: another account's job answers exactly like a missing one. */
@@ -160,7 +160,7 @@ export async function createPrediction(deps: PredictionDeps, caller: Caller, req
     : await resolveReplicateVersion(deps.prisma, caller, request.version ?? '');
   const webhookEvents = request.webhook === undefined ? undefined : webhookEventsOf(request.webhookEventsFilter);
   if (webhookEvents?.length === 0) {
-    throw new ApiError('INVALID_INPUT', 'webhook_events_filter: "output" alone sends nothing here (outputs arrive with "completed"); add "completed"', [
+    throw new DomainError('INVALID_INPUT', 'webhook_events_filter: "output" alone sends nothing here (outputs arrive with "completed"); add "completed"', [
       { path: 'webhook_events_filter', message: 'no event to send' },
     ]);
   }
@@ -198,6 +198,6 @@ export async function predictionOutput(deps: PredictionDeps, accountId: string, 
   const job = await ownJob(deps.prisma, accountId, id);
   const outputs = (job.outputs ?? []) as unknown as JobOutput[];
   const output = job.status === 'completed' && !job.outputsDeletedAt ? outputs[index] : undefined;
-  if (!output) throw new ApiError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
+  if (!output) throw new DomainError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
   return output;
 }

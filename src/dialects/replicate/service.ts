@@ -4,7 +4,7 @@ import type { PrismaClient } from '../../db/prisma';
 import { findJobOwner } from '../../jobs/accountJobs';
 import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import type { JobOutput } from '../../shared/jobs';
 import type { Storage } from '../../storage/storage';
 import { getReplicateModel, getReplicateVersion } from './models';
@@ -33,7 +33,7 @@ export function createReplicateDialect(deps: ReplicateDialectDeps) {
     cancelPrediction: (caller: Caller, id: string) => cancelPrediction(predictions, caller.account.id, id),
     listPredictions: (caller: Caller, cursor: string | undefined) => {
       const parsed = cursor === undefined ? null : parsePageCursor(cursor);
-      if (cursor !== undefined && !parsed) throw new ApiError('INVALID_CURSOR', 'Invalid cursor: malformed; start again without a cursor', [{ path: 'cursor', message: 'malformed' }]);
+      if (cursor !== undefined && !parsed) throw new DomainError('INVALID_CURSOR', 'Invalid cursor: malformed; start again without a cursor', [{ path: 'cursor', message: 'malformed' }]);
       return listPredictions(predictions, caller.account.id, parsed);
     },
     getModel: (caller: Caller, name: string) => getReplicateModel(deps.prisma, caller, deps.urls.baseUrl, name),
@@ -45,14 +45,14 @@ export function createReplicateDialect(deps: ReplicateDialectDeps) {
     outputUrlHolder: async (id: string, index: number, token: string): Promise<{ accountId: string; apiKeyId: string | null }> => {
       const job = await findJobOwner(deps.prisma, id);
       deps.urls.outputUrls.verify(job ?? { id, accountId: '' }, index, token);
-      if (!job) throw new ApiError('UNAUTHORIZED', 'This output URL is not valid for this output');
+      if (!job) throw new DomainError('UNAUTHORIZED', 'This output URL is not valid for this output');
       return { accountId: job.accountId, apiKeyId: job.apiKeyId };
     },
     /** An output's bytes, read from storage for the job's own account. */
     openOutput: async (accountId: string, id: string, index: number): Promise<{ output: JobOutput; body: Readable }> => {
       const output = await predictionOutput(predictions, accountId, id, index);
       const body = await deps.storage.getStream(deps.storage.outputsBucket, output.key);
-      if (!body) throw new ApiError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
+      if (!body) throw new DomainError('NOT_FOUND', `Prediction ${id} has no output ${index}`);
       return { output, body };
     },
     /** The account's webhook signing secret, which Replicate's clients read to check deliveries. */

@@ -5,7 +5,7 @@
  * job, or its account, would be refused.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 
 /** Keys derived from the service secret for this one purpose, so a token is never valid as anything else. */
 const PURPOSE = 'genmedia/job-events-url/v1';
@@ -51,11 +51,11 @@ export function createEventsUrlSigner(options: { secret: string; publicBaseUrl: 
       const expected = Buffer.from(Number.isSafeInteger(expires) && accountId ? sign(jobId, accountId, expires) : '');
       const given = Buffer.from(signature);
       if (parts.length < 3 || expected.length === 0 || expected.length !== given.length || !timingSafeEqual(expected, given)) {
-        throw new ApiError('UNAUTHORIZED', 'This events URL is not valid for this job');
+        throw new DomainError('UNAUTHORIZED', 'This events URL is not valid for this job');
       }
       const expiresAt = new Date(expires * 1000);
       if (expiresAt.getTime() <= now.getTime()) {
-        throw new ApiError('UNAUTHORIZED', 'This events URL has expired; read the job again for a fresh eventsUrl', { expiredAt: expiresAt.toISOString() });
+        throw new DomainError('UNAUTHORIZED', 'This events URL has expired; read the job again for a fresh eventsUrl', { expiredAt: expiresAt.toISOString() });
       }
       return { accountId, expiresAt };
     },

@@ -1,7 +1,7 @@
 /** What the event endpoints need besides the feed: whose job it is, where a reader starts, and JSON pages. */
 import type { PrismaClient } from '../../db/prisma';
 import type { JobEventPage } from '../../contracts/http/jobs';
-import { ApiError } from '../../shared/errors';
+import { DomainError } from '../../shared/errors';
 import { TERMINAL_JOB_STATUSES } from '../../shared/jobs';
 import type { SignOutputUrl } from '../views';
 import { readAccountEvents, readJobEvents, type JobEventRow } from './rows';
@@ -18,7 +18,7 @@ export interface StreamableJob {
 /** Another account's job answers exactly like a missing one. */
 export async function findStreamableJob(prisma: PrismaClient, accountId: string, jobId: string): Promise<StreamableJob> {
   const job = await prisma.job.findUnique({ where: { id: jobId }, select: { accountId: true, apiKeyId: true, status: true, eventSequence: true } });
-  if (!job || job.accountId !== accountId) throw new ApiError('JOB_NOT_FOUND', `Job ${jobId} not found`);
+  if (!job || job.accountId !== accountId) throw new DomainError('JOB_NOT_FOUND', `Job ${jobId} not found`);
   const terminal = TERMINAL_JOB_STATUSES.includes(job.status);
   return { jobId, submittedBy: { accountId, apiKeyId: job.apiKeyId }, finishedFor: (after) => terminal && after >= job.eventSequence };
 }

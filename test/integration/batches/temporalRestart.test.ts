@@ -1,5 +1,5 @@
 /**
- * A batch keeps its place across a Temporal restart: a 300-line batch runs on a provider with 3 slots, Temporal (a dev
+ * A batch keeps its place across a Temporal restart: a 150-line batch runs on a provider with 3 slots, Temporal (a dev
  * server whose state is a SQLite file) is killed mid-batch and started again on that file, and the API and workers,
  * left running, go on with it. No reconciler runs here, so the batch can only finish through its own workflow, found
  * again in Temporal's state. Every line ends with exactly one job, charged once.
@@ -12,7 +12,7 @@ import { createTestAccount, eventually, startTestStack, type TestStack } from '.
 import { startPersistentDevServer } from '../../support/temporalDevServer';
 import type { TemporalServer } from '../../support/temporalServer';
 
-const LINES = 300;
+const LINES = 150;
 const SLOTS = 3;
 const CREDITS = 100_000_000n;
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUploadActivities } from '../../../activities/uploads';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 import { inspectUpload } from '../../../src/uploads/inspect';
 import { createPresignedUpload } from '../../../src/uploads/service';
 import type { UploadDeps } from '../../../src/uploads/deps';
@@ -63,7 +63,7 @@ describe('presign without its timer', () => {
     };
     const before = await env.prisma.upload.count({ where: { accountId: account.accountId } });
     const attempt = createPresignedUpload(failing, account.accountId, { filename: 'c.png', contentType: 'image/png' });
-    await expect(attempt).rejects.toBeInstanceOf(ApiError);
+    await expect(attempt).rejects.toBeInstanceOf(DomainError);
     await expect(attempt).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
     expect(await env.prisma.upload.count({ where: { accountId: account.accountId } })).toBe(before);
   });

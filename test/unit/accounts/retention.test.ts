@@ -1,17 +1,17 @@
 /** An account's output retention (its plan's or its own) and the retention a submit may ask for. */
 import { describe, expect, it } from 'vitest';
 import { accountRetention, jobRetentionSeconds } from '../../../src/accounts/retention';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError, ERROR_STATUS } from '../../../src/shared/errors';
 import { MAX_OUTPUT_RETENTION_SECONDS } from '../../../src/shared/retention';
 
 const onPlan = (plan: string) => ({ plan, outputRetentionSeconds: null, outputRetentionOverridden: false });
 const overridden = (seconds: number | null) => ({ plan: 'standard', outputRetentionSeconds: seconds, outputRetentionOverridden: true });
 
-function refusal(run: () => unknown): ApiError {
+function refusal(run: () => unknown): DomainError {
   try {
     run();
   } catch (err) {
-    if (err instanceof ApiError) return err;
+    if (err instanceof DomainError) return err;
     throw err;
   }
   throw new Error('not refused');
@@ -40,7 +40,7 @@ describe('jobRetentionSeconds', () => {
   it('refuses a longer retention than the account keeps, or one under the minimum, naming the range', () => {
     const longer = refusal(() => jobRetentionSeconds(onPlan('standard'), 604_801, 3600));
     expect(longer.code).toBe('VALIDATION_ERROR');
-    expect(longer.status).toBe(400);
+    expect(ERROR_STATUS[longer.code]).toBe(400);
     expect(longer.message).toContain('between 3600 and 604800');
     expect(longer.details).toEqual([expect.objectContaining({ path: 'retentionSeconds', minimum: 3600, maximum: 604_800, accountRetentionSeconds: 604_800 })]);
     const shorter = refusal(() => jobRetentionSeconds(onPlan('standard'), 3599, 3600));

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { endEventsUrlStream } from '../../../src/api/eventsUrlStreamWatch';
-import { ApiError } from '../../../src/shared/errors';
+import { ApiError } from '../../../src/api/apiError';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 0 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isMultipart, receiveBody, receiveFileParts } from '../../../src/api/receiveFiles';
-import { ApiError } from '../../../src/shared/errors';
+import { ApiError } from '../../../src/api/apiError';
 
 const SPECS = { file: { limitBytes: 1000, label: 'The file' }, manifest: { limitBytes: 100, label: 'The sidecar manifest' } };
 

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../../src/api/middleware/errors';
 import { createBodyReaders } from '../../../src/api/middleware/requestBodies';
 import { isMultipart, receiveBody, receiveFileParts } from '../../../src/api/receiveFiles';
-import { ApiError } from '../../../src/shared/errors';
+import { ApiError } from '../../../src/api/apiError';
 
 let server: http.Server;
 let port: number;

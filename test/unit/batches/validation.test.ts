@@ -9,7 +9,7 @@ import type { ResolvedModel } from '../../../src/catalog/versionResolver';
 import { DEFAULT_ROUTING } from '../../../src/catalog/catalogFiles';
 import { loadConfig } from '../../../src/config';
 import type { SubmitStore } from '../../../src/jobs/submitStore';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 import { planItem } from '../../../src/batches/itemAdmission';
 import { inlineLines, jsonlLines, MAX_BATCH_LINE_BYTES, validateLines, type JsonlLimits, type RawLine } from '../../../src/batches/validation';
 
@@ -100,9 +100,9 @@ describe('jsonlLines', () => {
       () => 'read to its end',
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe('BATCH_TOO_LARGE');
-    expect((err as ApiError).details).toEqual({ maxFileBytes: 100_000 });
+    expect(err).toBeInstanceOf(DomainError);
+    expect((err as DomainError).code).toBe('BATCH_TOO_LARGE');
+    expect((err as DomainError).details).toEqual({ maxFileBytes: 100_000 });
     expect(read).toBeLessThanOrEqual(100_000 + 1024);
     // The source was told to stop (a storage stream is destroyed so).
     expect(ended).toBe(true);

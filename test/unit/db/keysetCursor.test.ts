@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from '../../../src/db/keysetCursor';
 import { requestHash } from '../../../src/jobs/idempotency';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 
 const SECRET = 'a-test-secret-of-enough-length';
 const position = { createdAt: new Date('2030-01-02T03:04:05.678Z'), id: 'job_abc' };
@@ -10,7 +10,7 @@ function codeOf(fn: () => unknown): string | undefined {
   try {
     fn();
   } catch (err) {
-    return err instanceof ApiError ? err.code : 'other';
+    return err instanceof DomainError ? err.code : 'other';
   }
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAdmissionGate } from '../../../src/jobs/admissionGate';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 
 function gate(maxInFlight = 4, random = () => 0) {
   let now = 1_000_000;
@@ -16,11 +16,11 @@ function failAdmissions(admissions: ReturnType<typeof gate>['admissions'], advan
   }
 }
 
-function shedding(enter: () => unknown): ApiError {
+function shedding(enter: () => unknown): DomainError {
   try {
     enter();
   } catch (err) {
-    if (err instanceof ApiError) return err;
+    if (err instanceof DomainError) return err;
     throw err;
   }
   throw new Error('expected the submit to be shed');
@@ -66,7 +66,7 @@ describe('admission gate', () => {
     const tickets = [admissions.enter(), admissions.enter(), admissions.enter()];
     expect(admissions.enter().timeoutMs).toBe(20_000);
     const shed = shedding(() => admissions.enter());
-    expect(shed).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', status: 503, headers: { 'Retry-After': '1' }, details: { reason: 'crowded' } });
+    expect(shed).toMatchObject({ code: 'PUBSUB_PUBLISH_FAILED', hint: { retryAfterSeconds: 1 }, details: { reason: 'crowded' } });
     tickets[0].done('admitted');
     expect(() => admissions.enter()).not.toThrow();
   });
@@ -78,7 +78,7 @@ describe('admission gate', () => {
     expect(probe.timeoutMs).toBe(5_000);
     expect(admissions.state().open).toBe(true);
     // Failing for 8 s (since the first admission that failed began): half of it.
-    expect(shedding(() => admissions.enter())).toMatchObject({ headers: { 'Retry-After': '4' }, details: { reason: 'failing' } });
+    expect(shedding(() => admissions.enter())).toMatchObject({ hint: { retryAfterSeconds: 4 }, details: { reason: 'failing' } });
     advance(1_500);
     // Still one probe at a time, however long it takes.
     expect(shedding(() => admissions.enter()).details).toMatchObject({ reason: 'failing' });
@@ -95,7 +95,7 @@ describe('admission gate', () => {
   it('asks clients to wait longer the longer admissions keep failing, within 2-20 s, with jitter', () => {
     const { admissions, advance } = gate(100);
     failAdmissions(admissions, advance);
-    const retryAfter = () => Number(shedding(() => admissions.enter()).headers?.['Retry-After']);
+    const retryAfter = () => Number(shedding(() => admissions.enter()).hint.retryAfterSeconds);
     admissions.enter().done('unknown');
     // The trouble began with the first admission that failed, 8 s ago.
     expect(retryAfter()).toBe(4);
@@ -115,7 +115,7 @@ describe('admission gate', () => {
     jittered.admissions.enter();
     jittered.advance(4_000);
     // 12 s of trouble: 6 s, and up to half again.
-    expect(Number(shedding(() => jittered.admissions.enter()).headers?.['Retry-After'])).toBe(9);
+    expect(Number(shedding(() => jittered.admissions.enter()).hint.retryAfterSeconds)).toBe(9);
   });
 
   it('forgets failures older than its window, and learns nothing from abandoned tickets', () => {

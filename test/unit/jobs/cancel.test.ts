@@ -41,13 +41,13 @@ describe('cancelJob', () => {
 
   it('answers a missing job and another account’s job without asking the workflow', async () => {
     const deps = depsWith({ job_1: [{ accountId: 'acc_a', status: 'pending' }] }, never);
-    await expect(cancelJob(deps, 'acc_a', 'job_missing')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND', status: 404 });
-    await expect(cancelJob(deps, 'acc_b', 'job_1')).rejects.toMatchObject({ code: 'UNAUTHORIZED_ACCESS', status: 403 });
+    await expect(cancelJob(deps, 'acc_a', 'job_missing')).rejects.toMatchObject({ code: 'JOB_NOT_FOUND' });
+    await expect(cancelJob(deps, 'acc_b', 'job_1')).rejects.toMatchObject({ code: 'UNAUTHORIZED_ACCESS' });
   });
 
   it('refuses a job that is no longer pending with its status', async () => {
     const deps = depsWith({ job_1: [{ accountId: 'acc_a', status: 'processing' }] }, never);
-    await expect(cancelJob(deps, 'acc_a', 'job_1')).rejects.toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', status: 409, details: { status: 'processing' } });
+    await expect(cancelJob(deps, 'acc_a', 'job_1')).rejects.toMatchObject({ code: 'JOB_CANNOT_BE_CANCELLED', details: { status: 'processing' } });
   });
 
   it('reports the status the job reached when the workflow refused the cancel', async () => {
@@ -67,6 +67,6 @@ describe('cancelJob', () => {
     const unreachable = depsWith({ job_1: [{ accountId: 'acc_a', status: 'pending' }] }, async () => {
       throw new Error('deadline exceeded');
     });
-    await expect(cancelJob(unreachable, 'acc_a', 'job_1')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '1' } });
+    await expect(cancelJob(unreachable, 'acc_a', 'job_1')).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', hint: { retryAfterSeconds: 1 } });
   });
 });

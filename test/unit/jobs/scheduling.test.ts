@@ -1,7 +1,7 @@
 /** A job's place in a busy queue: the plan's priority or a lower one asked for, and the account's fair share. */
 import { describe, expect, it } from 'vitest';
 import { jobScheduling, temporalPriority } from '../../../src/jobs/scheduling';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 
 const refusal = (plan: string, requested: 'low' | 'normal' | 'high') => {
   try {
@@ -28,13 +28,12 @@ describe('jobScheduling', () => {
 
   it("refuses a priority above the plan's with VALIDATION_ERROR naming the field, the plan's priority and the values allowed", () => {
     const err = refusal('standard', 'high');
-    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({
       code: 'VALIDATION_ERROR',
-      status: 400,
       details: [{ path: 'priority', planPriority: 'normal', allowed: ['low', 'normal'] }],
     });
-    expect((err as ApiError).message).toMatch(/priority high is above the normal priority of the account's plan; allowed: low, normal/);
+    expect((err as DomainError).message).toMatch(/priority high is above the normal priority of the account's plan; allowed: low, normal/);
     expect(refusal('free', 'normal')).toMatchObject({ details: [{ planPriority: 'low', allowed: ['low'] }] });
     expect(refusal('free', 'high')).toMatchObject({ details: [{ planPriority: 'low', allowed: ['low'] }] });
   });

@@ -10,7 +10,7 @@ import { loadConfig } from '../../../src/config';
 import type { AdmissionResult, JobWorkflowInput } from '../../../src/contracts/workflows/job';
 import { admissionGateFor } from '../../../src/jobs/admissionGate';
 import { requestHash, type Idempotency, type IdempotencyStart, type StoredResponse } from '../../../src/jobs/idempotency';
-import { ApiError } from '../../../src/shared/errors';
+import { DomainError } from '../../../src/shared/errors';
 import { submitJob, type SubmitDeps, type SubmitRequest } from '../../../src/jobs/submit';
 import type { AdmitJobWorkflow, SubmitStore } from '../../../src/jobs/submitStore';
 import type { JobScheduling } from '../../../src/jobs/scheduling';
@@ -83,10 +83,10 @@ function memoryIdempotency(): Idempotency & { leaveStale: LeaveStale } {
         records.set(at(accountId, key), { hash, jobId, response: null, stale: false });
         return { kind: 'new' };
       }
-      if (record.hash !== hash) throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'different body');
+      if (record.hash !== hash) throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'different body');
       if (record.response) return { kind: 'replay', response: record.response };
       if (record.stale) return { kind: 'stale', jobId: record.jobId };
-      throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS', 'still running');
+      throw new DomainError('IDEMPOTENCY_KEY_IN_PROGRESS', 'still running');
     },
     async complete(accountId, key, jobId, response) {
       const record = records.get(at(accountId, key));
@@ -123,12 +123,12 @@ function fakeDeps(options: {
   const idempotency = memoryIdempotency();
   const store: SubmitStore = {
     resolveModel: async (_caller, slug) => {
-      if (slug !== model.model.slug) throw new ApiError('MODEL_NOT_FOUND', `Model ${slug} does not exist or is unavailable`);
+      if (slug !== model.model.slug) throw new DomainError('MODEL_NOT_FOUND', `Model ${slug} does not exist or is unavailable`);
       return options.resolved ?? model;
     },
     fileProblems: async () => options.fileProblems ?? [],
     countRequest: async (_accountId, scope) => {
-      if (options.rateLimited) throw new ApiError('RATE_LIMIT_EXCEEDED', 'Too many requests', undefined, { 'Retry-After': '30' });
+      if (options.rateLimited) throw new DomainError('RATE_LIMIT_EXCEEDED', 'Too many requests', undefined, { retryAfterSeconds: 30 });
       recorded.counted.push(scope);
       return { takeBack: async () => void recorded.takenBack.push(scope) };
     },
@@ -208,10 +208,9 @@ describe('submitJob', () => {
     expect(recorded.scheduling.map((s) => s.priority)).toEqual(['low']);
 
     const refused = await submitJob(deps, caller, { ...request, priority: 'high' }, { requestId: 'req_2' }).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({
       code: 'VALIDATION_ERROR',
-      status: 400,
       details: [{ path: 'priority', planPriority: 'normal', allowed: ['low', 'normal'] }],
     });
     expect(recorded.admitted).toHaveLength(1);
@@ -229,7 +228,6 @@ describe('submitJob', () => {
     const offSchema = fakeDeps();
     await expect(submitJob(offSchema.deps, caller, { ...request, input: { num_images: 0 } }, { requestId: 'req_1' })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
-      status: 400,
     });
     expect(offSchema.recorded.counted).toEqual([]);
     expect(offSchema.recorded.admitted).toEqual([]);
@@ -248,7 +246,7 @@ describe('submitJob', () => {
     const limited = fakeDeps({ rateLimited: true });
     await expect(submitJob(limited.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({
       code: 'RATE_LIMIT_EXCEEDED',
-      headers: { 'Retry-After': '30' },
+      hint: { retryAfterSeconds: 30 },
     });
     expect(limited.recorded.admitted).toEqual([]);
     expect(recorded.admitted).toEqual([]);
@@ -256,7 +254,7 @@ describe('submitJob', () => {
 
   it('passes a refusal the client caused on, with its code, and takes the rate limit count back', async () => {
     const broke = fakeDeps({ admit: async () => Promise.reject(refusal('INSUFFICIENT_BALANCE')) });
-    await expect(submitJob(broke.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 402 });
+    await expect(submitJob(broke.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
     expect(broke.recorded.takenBack).toEqual(['model:acme/painter@v2']);
     expect(broke.recorded.voided).toEqual([]);
 
@@ -264,8 +262,7 @@ describe('submitJob', () => {
     // A slot frees up in about one processing time of the model (12 s).
     await expect(submitJob(busy.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({
       code: 'CONCURRENT_JOBS_EXCEEDED',
-      status: 429,
-      headers: { 'Retry-After': '12' },
+      hint: { retryAfterSeconds: 12 },
     });
   });
 
@@ -276,9 +273,8 @@ describe('submitJob', () => {
     });
     await expect(submitJob(overBudget.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({
       code: 'BUDGET_EXCEEDED',
-      status: 402,
       details,
-      headers: { 'Retry-After': '3601' },
+      hint: { retryAfterSeconds: 3601 },
     });
     expect(overBudget.recorded.takenBack).toEqual(['model:acme/painter@v2']);
   });
@@ -294,8 +290,7 @@ describe('submitJob', () => {
     const neverAdmitted = fakeDeps({ admit: async () => Promise.reject(new Error('deadline exceeded')) });
     await expect(submitJob(neverAdmitted.deps, caller, request, { requestId: 'req_1' })).rejects.toMatchObject({
       code: 'PUBSUB_PUBLISH_FAILED',
-      status: 503,
-      headers: { 'Retry-After': expect.stringMatching(/^\d+$/) },
+      hint: { retryAfterSeconds: expect.any(Number) },
     });
     expect(neverAdmitted.recorded.voided).toEqual([neverAdmitted.recorded.admitted[0].jobId]);
     expect(neverAdmitted.recorded.takenBack).toEqual(['model:acme/painter@v2']);
@@ -326,7 +321,7 @@ describe('submitJob', () => {
       expect(recorded.admitted).toHaveLength(2);
       await expect(
         submitJob(deps, caller, { ...request, input: { prompt: 'another' } }, { requestId: 'req_3', idempotencyKey: 'k1' }),
-      ).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED', status: 409 });
+      ).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
       await expect(submitJob(deps, caller, request, { requestId: 'req_4', idempotencyKey: ' has spaces ' })).rejects.toMatchObject({
         code: 'VALIDATION_ERROR',
       });

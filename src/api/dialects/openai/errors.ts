@@ -6,7 +6,8 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../../logger';
 import { asApiError } from '../../middleware/errors';
-import type { ApiError, ErrorCode } from '../../../shared/errors';
+import type { ErrorCode } from '../../../shared/errors';
+import type { ApiError } from '../../apiError';
 
 const OUT_OF_CREDITS: readonly ErrorCode[] = ['INSUFFICIENT_BALANCE', 'BUDGET_EXCEEDED'];
 

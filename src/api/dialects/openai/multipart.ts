@@ -5,7 +5,7 @@
  */
 import type { Request } from 'express';
 import type { ReceivedFile } from '../../../dialects/openai/edits';
-import { ApiError } from '../../../shared/errors';
+import { ApiError } from '../../apiError';
 import { filenameProblem } from '../../../shared/uploadFilename';
 
 export interface MultipartForm {

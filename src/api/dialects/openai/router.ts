@@ -13,7 +13,7 @@ import type { BodyReaders } from '../../middleware/requestBodies';
 import { bearerAuth, registry } from '../../openapi';
 import { parseWith } from '../../validate';
 import type { OpenAiDialect } from '../../../dialects/openai/service';
-import { ApiError } from '../../../shared/errors';
+import { ApiError } from '../../apiError';
 import type { ImageGenerationResult } from '../../../dialects/openai/images';
 import type { OpenAiVideo } from '../../../dialects/openai/videos';
 import {

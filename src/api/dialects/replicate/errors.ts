@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from '../../../logger';
 import { asApiError } from '../../middleware/errors';
-import type { ApiError } from '../../../shared/errors';
+import type { ApiError } from '../../apiError';
 
 /** Problems spelt out in `detail`, which is all Replicate's clients show of an error. */
 const LISTED_PROBLEMS = 5;

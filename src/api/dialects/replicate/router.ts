@@ -14,7 +14,8 @@ import { bearerAuth, registry } from '../../openapi';
 import { parseWith } from '../../validate';
 import type { ReplicateDialect } from '../../../dialects/replicate/service';
 import { parseWaitPreference } from '../../../jobs/wait';
-import { ApiError } from '../../../shared/errors';
+import { DomainError } from '../../../shared/errors';
+import { ApiError } from '../../apiError';
 import {
   CreateModelPredictionSchema,
   CreatePredictionSchema,
@@ -247,7 +248,7 @@ export function replicateRouter(deps: ApiDeps, replicate: ReplicateDialect, bodi
       await deps.keys.checkStanding(holder);
       res.locals.outputAccountId = holder.accountId;
     } catch (err) {
-      if (err instanceof ApiError && req.get('authorization') !== undefined) return statusScope(req, res, next);
+      if (err instanceof DomainError && req.get('authorization') !== undefined) return statusScope(req, res, next);
       throw err;
     }
     next();

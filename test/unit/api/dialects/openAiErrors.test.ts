@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { openAiStatusAndType } from '../../../../src/api/dialects/openai/errors';
-import { ApiError, type ErrorCode } from '../../../../src/shared/errors';
+import { type ErrorCode } from '../../../../src/shared/errors';
+import { ApiError } from '../../../../src/api/apiError';
 
 const mapped = (code: ErrorCode) => openAiStatusAndType(new ApiError(code, 'x'));
 

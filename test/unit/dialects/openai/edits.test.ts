@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { acceptedImage, editFields } from '../../../../src/dialects/openai/edits';
-import { ApiError } from '../../../../src/shared/errors';
+import { DomainError } from '../../../../src/shared/errors';
 
 const png = (bytes = 8) => ({ filename: 'scene.png', contentType: 'image/png', data: Buffer.alloc(bytes, 1) });
 
@@ -8,7 +8,7 @@ function refusal(call: () => unknown): { code: string; param: string; message: s
   try {
     call();
   } catch (e) {
-    const error = e as ApiError;
+    const error = e as DomainError;
     return { code: error.code, param: (error.details as { path: string }[])[0]!.path, message: error.message };
   }
   throw new Error('not refused');

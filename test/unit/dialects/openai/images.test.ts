@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenAiModel } from '../../../../src/dialects/openai/catalog';
 import { jobIdempotencyKey, jobInputs } from '../../../../src/dialects/openai/images';
-import { ApiError } from '../../../../src/shared/errors';
+import { DomainError } from '../../../../src/shared/errors';
 
 const model = (images: NonNullable<OpenAiModel['dialect']>['images']): OpenAiModel => ({
   slug: 'maker/model/text-to-image',
@@ -17,7 +17,7 @@ function refusal(call: () => unknown): { code: string; param: unknown; message: 
   try {
     call();
   } catch (e) {
-    const error = e as ApiError;
+    const error = e as DomainError;
     return { code: error.code, param: (error.details as { path: string }[])[0].path, message: error.message };
   }
   throw new Error('not refused');

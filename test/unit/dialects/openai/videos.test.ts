@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listedValueOf, noVideosReason, videoInput } from '../../../../src/dialects/openai/videos';
-import { ApiError } from '../../../../src/shared/errors';
+import { DomainError } from '../../../../src/shared/errors';
 
 const seconds = { '5': { duration: '5' }, '10': { duration: '10' } };
 const sizes = { '640x360': { aspect_ratio: '16:9' }, '360x640': { aspect_ratio: '9:16' } };
@@ -11,7 +11,7 @@ function refusal(call: () => unknown): { code: string; param: string; message: s
   try {
     call();
   } catch (e) {
-    const error = e as ApiError;
+    const error = e as DomainError;
     return { code: error.code, param: (error.details as { path: string }[])[0]!.path, message: error.message };
   }
   throw new Error('not refused');
