@@ -13,86 +13,70 @@ import { COG_ALIAS_CALLBACK_PATH, COG_CALLBACK_PATH } from '../../shared/cog';
 import type { BodyReaders } from '../middleware/requestBodies';
 import { errorResponses, PUBLIC, registry } from '../openapi';
 
-const ALIAS_NOTE = ' Also served at its path of before, /v1/upstreams/…/callback, for callback URLs handed out earlier.';
-const ALIAS_DESCRIPTION = 'The path of before of the same endpoint, kept for callback URLs handed out earlier.';
+type CallbackOperation = Parameters<typeof registry.registerPath>[0];
 
-registry.registerPath({
-  method: 'post',
-  path: COG_CALLBACK_PATH,
-  operationId: 'receiveCogCallback',
-  tags: ['Upstreams'],
-  summary: 'Receive a webhook from a self-hosted Cog server',
-  description:
-    'Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, ' +
-    'outputs and completes. Cog does not sign its webhooks: each prediction\'s webhook URL carries a secret of its own, ' +
-    'without which the delivery is refused and changes nothing. Not for API clients.' + ALIAS_NOTE,
-  security: PUBLIC,
-  request: {
-    query: z.object({
-      prediction: z.string().describe('The prediction the webhook is about'),
-      secret: z.string().describe("The prediction's webhook secret"),
-    }),
-  },
-  responses: {
-    200: { description: 'Accepted', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 408, 413, 503),
-  },
-});
+/** An operation at its path, and again at its path of before (deprecated), for callback URLs handed out earlier. */
+function registerWithAlias(operation: CallbackOperation, aliasPath: string): void {
+  registry.registerPath({
+    ...operation,
+    description: `${operation.description} Also served at its path of before, ${aliasPath}, for callback URLs handed out earlier.`,
+  });
+  registry.registerPath({
+    ...operation,
+    path: aliasPath,
+    operationId: `${operation.operationId}Alias`,
+    deprecated: true,
+    summary: `${operation.summary} (path of before)`,
+    description: `The path of before of ${operation.path}, kept for callback URLs handed out earlier.`,
+  });
+}
 
-registry.registerPath({
-  method: 'post',
-  path: '/v1/providers/{upstream}/callback',
-  operationId: 'receiveUpstreamCallback',
-  tags: ['Upstreams'],
-  summary: 'Receive a webhook from an upstream provider',
-  description:
-    'Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). ' +
-    'Authenticated by the upstream\'s own signature: fal\'s Ed25519 signature against its JWKS, Replicate\'s webhook signing ' +
-    'secret. Not for API clients.' + ALIAS_NOTE,
-  security: PUBLIC,
-  request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
-  responses: {
-    200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 408, 413, 503),
+registerWithAlias(
+  {
+    method: 'post',
+    path: COG_CALLBACK_PATH,
+    operationId: 'receiveCogCallback',
+    tags: ['Upstreams'],
+    summary: 'Receive a webhook from a self-hosted Cog server',
+    description:
+      'Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, ' +
+      'outputs and completes. Cog does not sign its webhooks: each prediction\'s webhook URL carries a secret of its own, ' +
+      'without which the delivery is refused and changes nothing. Not for API clients.',
+    security: PUBLIC,
+    request: {
+      query: z.object({
+        prediction: z.string().describe('The prediction the webhook is about'),
+        secret: z.string().describe("The prediction's webhook secret"),
+      }),
+    },
+    responses: {
+      200: { description: 'Accepted', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
+      ...errorResponses(401, 408, 413, 503),
+    },
   },
-});
+  COG_ALIAS_CALLBACK_PATH,
+);
 
-registry.registerPath({
-  method: 'post',
-  path: COG_ALIAS_CALLBACK_PATH,
-  operationId: 'receiveCogCallbackAlias',
-  tags: ['Upstreams'],
-  deprecated: true,
-  summary: 'Receive a webhook from a self-hosted Cog server (path of before)',
-  description: `${ALIAS_DESCRIPTION} See ${COG_CALLBACK_PATH}.`,
-  security: PUBLIC,
-  request: {
-    query: z.object({
-      prediction: z.string().describe('The prediction the webhook is about'),
-      secret: z.string().describe("The prediction's webhook secret"),
-    }),
+registerWithAlias(
+  {
+    method: 'post',
+    path: '/v1/providers/{upstream}/callback',
+    operationId: 'receiveUpstreamCallback',
+    tags: ['Upstreams'],
+    summary: 'Receive a webhook from an upstream provider',
+    description:
+      'Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). ' +
+      'Authenticated by the upstream\'s own signature: fal\'s Ed25519 signature against its JWKS, Replicate\'s webhook signing ' +
+      'secret. Not for API clients.',
+    security: PUBLIC,
+    request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
+    responses: {
+      200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
+      ...errorResponses(401, 404, 408, 413, 503),
+    },
   },
-  responses: {
-    200: { description: 'Accepted', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 408, 413, 503),
-  },
-});
-
-registry.registerPath({
-  method: 'post',
-  path: '/v1/upstreams/{upstream}/callback',
-  operationId: 'receiveUpstreamCallbackAlias',
-  tags: ['Upstreams'],
-  deprecated: true,
-  summary: 'Receive a webhook from an upstream provider (path of before)',
-  description: `${ALIAS_DESCRIPTION} See /v1/providers/{upstream}/callback.`,
-  security: PUBLIC,
-  request: { params: z.object({ upstream: z.enum(UPSTREAM_IDS) }) },
-  responses: {
-    200: { description: 'Accepted: the job checks its generation now', content: { 'application/json': { schema: z.object({ received: z.literal(true) }) } } },
-    ...errorResponses(401, 404, 408, 413, 503),
-  },
-});
+  '/v1/upstreams/{upstream}/callback',
+);
 
 function headOf(req: Request): CallbackHead {
   const headers: Record<string, string | undefined> = {};

@@ -816,29 +816,9 @@ export interface paths {
         put?: never;
         /**
          * Receive a webhook from a self-hosted Cog server
-         * @description Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, outputs and completes. Cog does not sign its webhooks: each prediction's webhook URL carries a secret of its own, without which the delivery is refused and changes nothing. Not for API clients. Also served at its path of before, /v1/upstreams/…/callback, for callback URLs handed out earlier.
+         * @description Called by the Cog prediction servers of self-hosted providers (docs/self-hosted.md) when a prediction starts, logs, outputs and completes. Cog does not sign its webhooks: each prediction's webhook URL carries a secret of its own, without which the delivery is refused and changes nothing. Not for API clients. Also served at its path of before, /v1/upstreams/cog/callback, for callback URLs handed out earlier.
          */
         post: operations["receiveCogCallback"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/providers/{upstream}/callback": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Receive a webhook from an upstream provider
-         * @description Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). Authenticated by the upstream's own signature: fal's Ed25519 signature against its JWKS, Replicate's webhook signing secret. Not for API clients. Also served at its path of before, /v1/upstreams/…/callback, for callback URLs handed out earlier.
-         */
-        post: operations["receiveUpstreamCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -857,9 +837,29 @@ export interface paths {
         /**
          * Receive a webhook from a self-hosted Cog server (path of before)
          * @deprecated
-         * @description The path of before of the same endpoint, kept for callback URLs handed out earlier. See /v1/providers/cog/callback.
+         * @description The path of before of /v1/providers/cog/callback, kept for callback URLs handed out earlier.
          */
         post: operations["receiveCogCallbackAlias"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{upstream}/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a webhook from an upstream provider
+         * @description Called by fal and Replicate when a generation changes state (set `UPSTREAM_CALLBACK_BASE_URL` to the public origin). Authenticated by the upstream's own signature: fal's Ed25519 signature against its JWKS, Replicate's webhook signing secret. Not for API clients. Also served at its path of before, /v1/upstreams/{upstream}/callback, for callback URLs handed out earlier.
+         */
+        post: operations["receiveUpstreamCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -878,7 +878,7 @@ export interface paths {
         /**
          * Receive a webhook from an upstream provider (path of before)
          * @deprecated
-         * @description The path of before of the same endpoint, kept for callback URLs handed out earlier. See /v1/providers/{upstream}/callback.
+         * @description The path of before of /v1/providers/{upstream}/callback, kept for callback URLs handed out earlier.
          */
         post: operations["receiveUpstreamCallbackAlias"];
         delete?: never;
@@ -7516,18 +7516,21 @@ export interface operations {
             };
         };
     };
-    receiveUpstreamCallback: {
+    receiveCogCallbackAlias: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                upstream: "fal" | "replicate" | "runway" | "google" | "openai";
+            query: {
+                /** @description The prediction the webhook is about */
+                prediction: string;
+                /** @description The prediction's webhook secret */
+                secret: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted: the job checks its generation now */
+            /** @description Accepted */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7554,17 +7557,6 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
             401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found */
-            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
@@ -7621,21 +7613,18 @@ export interface operations {
             };
         };
     };
-    receiveCogCallbackAlias: {
+    receiveUpstreamCallback: {
         parameters: {
-            query: {
-                /** @description The prediction the webhook is about */
-                prediction: string;
-                /** @description The prediction's webhook secret */
-                secret: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                upstream: "fal" | "replicate" | "runway" | "google" | "openai";
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Accepted */
+            /** @description Accepted: the job checks its generation now */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -7662,6 +7651,17 @@ export interface operations {
             };
             /** @description Missing, unknown or revoked API key (UNAUTHORIZED) */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-Trace-Id": components["headers"]["X-Trace-Id"];
