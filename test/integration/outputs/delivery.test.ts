@@ -171,7 +171,11 @@ describe('delivery to the customer’s own bucket', () => {
     await customer.stop();
     try {
       const jobId = await submit(account);
-      const completed = await waitForFinal(stack, account.apiKey, jobId);
+      // The delivery is recorded as it starts, just after the job completes.
+      const completed = await eventually(async () => {
+        const job = await waitForFinal(stack, account.apiKey, jobId);
+        return job.delivery ? job : undefined;
+      }, 30_000);
       expect(completed).toMatchObject({ status: 'completed', delivery: { status: 'pending', keys: [], deliveredAt: null } });
 
       // Attempts fail and say why; the retention sweep may not delete our copy meanwhile.
