@@ -172,10 +172,12 @@ describe('bytes and objects in storage', () => {
         select: { outputs: true },
       });
       const outputs = jobs.flatMap((job) => (Array.isArray(job.outputs) ? (job.outputs as unknown as JobOutput[]) : []));
+      // A video's Content Credentials are a sidecar manifest: an object of its own in storage.
+      const manifests = outputs.filter((o) => o.manifestKey);
       const uploads = await stack.prisma.upload.findMany({ where: { status: 'uploaded' }, select: { sizeBytes: true } });
       return {
-        outputBytes: sum(outputs.map((o) => o.sizeBytes)),
-        outputObjects: outputs.length,
+        outputBytes: sum(outputs.map((o) => o.sizeBytes)) + sum(manifests.map((o) => o.manifestSizeBytes ?? 0)),
+        outputObjects: outputs.length + manifests.length,
         uploadBytes: sum(uploads.map((u) => Number(u.sizeBytes ?? 0))),
         uploadObjects: uploads.length,
       };

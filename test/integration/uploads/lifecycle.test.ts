@@ -64,7 +64,7 @@ describe('presign without its timer', () => {
     const before = await env.prisma.upload.count({ where: { accountId: account.accountId } });
     const attempt = createPresignedUpload(failing, account.accountId, { filename: 'c.png', contentType: 'image/png' });
     await expect(attempt).rejects.toBeInstanceOf(DomainError);
-    await expect(attempt).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
+    await expect(attempt).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', hint: { retryAfterSeconds: 1 } });
     expect(await env.prisma.upload.count({ where: { accountId: account.accountId } })).toBe(before);
   });
 });
