@@ -21,8 +21,12 @@ const FAST_LOOP: Record<string, object> = {
   workflows: { maxWorkers: 4, sequence: { groupOrder: 0 }, globalSetup: ['test/workflows/bundleSetup.ts'] },
 };
 
-/** The projects that start test stacks and processes run one build, made before their first file. */
+/**
+ * The projects that start test stacks and processes run one build, made before their first file; the static check
+ * type-checks the rest against it.
+ */
 const BUILT: Record<string, object> = {
+  static: { globalSetup: ['test/support/buildSetup.ts'] },
   integration: { globalSetup: ['test/support/buildSetup.ts'] },
   system: { globalSetup: ['test/support/buildSetup.ts'] },
 };

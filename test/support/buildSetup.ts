@@ -1,7 +1,7 @@
 /**
- * Global setup of the integration and system projects: dist/ built once for the run (redone only when the sources
- * changed since the last build), so no test file bundles the workflows again and no spawned process compiles
- * TypeScript at start.
+ * Global setup of the static, integration and system projects: dist/ built once for the run (redone only when the
+ * sources changed since the last build), so no test file bundles the workflows again, no spawned process compiles
+ * TypeScript at start, and the static check type-checks only what the build does not compile.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
