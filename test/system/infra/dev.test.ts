@@ -2,6 +2,11 @@
  * `npm run dev` as a person runs it: `node scripts/run.js dev` starts its own PostgreSQL, Temporal and MinIO, the API
  * and the workers, prints where everything is and a dev key that works, and Ctrl-C leaves nothing behind. Every port
  * and the data folder are moved aside so it never meets the test stack or a developer's own `npm run dev`.
+ *
+ * The first start also serves the quick starts of docs/compatible-apis.md, as written: only the address and the key
+ * differ. The official `openai` Python SDK generates images through /openai/v1 and the official `replicate` client
+ * runs a genmedia model through /replicate (plain http: it returns the output URLs, fetched with the key). Each
+ * request is an ordinary job of the dev account, charged once in its ledger.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -11,6 +16,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { request, waitForFinal } from '../../support/api';
+import { ledgerJobIds } from '../../support/ledger';
+import { runInPythonEnv } from '../../support/python';
 import { startReplicateFake } from '../../support/upstreams/replicate';
 
 /** What the test harness exports for the tests; the dev stack must not see any of it. */
@@ -39,10 +46,15 @@ interface DevRun {
   exited: Promise<number | null>;
 }
 
+const PNG_HEAD = '89504e47';
+
 let dataDir: string;
 let ports: Ports;
 let devKey: string;
 const runs: DevRun[] = [];
+/** The first start on the empty data folder: the quick starts and the first test share it. */
+let firstRun: DevRun | undefined;
+const firstStart = (): DevRun => (firstRun ??= startDev());
 
 
 function listenOnFreePort(): Promise<net.Server> {
@@ -173,6 +185,26 @@ async function expectEverythingGone(): Promise<void> {
   expect(await busyPorts()).toEqual([]);
 }
 
+/**
+ * The ```python block of docs/compatible-apis.md that contains `marker`, pointed at this stack: the documented
+ * address and key placeholder replaced by the dev stack's, nothing else changed.
+ */
+function documentedSnippet(marker: string, api: string, key: string): string {
+  const doc = fs.readFileSync(path.join(REPO_ROOT, 'docs', 'compatible-apis.md'), 'utf8');
+  const block = [...doc.matchAll(/```python\n([\s\S]*?)```/g)].map((match) => match[1]).find((code) => code.includes(marker));
+  if (!block) throw new Error(`docs/compatible-apis.md has no python block with ${marker}`);
+  return block.replaceAll('http://127.0.0.1:3000', api).replaceAll('<your genmedia API key>', key);
+}
+
+/** Runs a documented snippet with the Python clients in a folder of its own; resolves with its stdout and that folder. */
+async function runSnippet(code: string): Promise<{ stdout: string; cwd: string }> {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-snippet-'));
+  fs.writeFileSync(path.join(cwd, 'snippet.py'), code);
+  const run = await runInPythonEnv('python', ['snippet.py'], { cwd, timeoutMs: 90_000 });
+  if (run.code !== 0) throw new Error(`the documented snippet exited with ${run.code}:\n${run.stderr}\n${run.stdout}\n${code}`);
+  return { stdout: run.stdout, cwd };
+}
+
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-dev-test-'));
   fs.chmodSync(dataDir, 0o755); // the postgres system user must reach its cluster inside
@@ -203,9 +235,45 @@ afterAll(async () => {
   }
 }, 60_000);
 
+describe("docs/compatible-apis.md's quick starts against npm run dev", () => {
+  it('the openai SDK generates images and replicate.run runs forge-pro, changing only the base URL and key; each job charged once', async () => {
+    const summary = await waitForSummary(firstStart(), 150_000);
+    const api = summaryValue(summary, 'API');
+    const key = summaryValue(summary, 'Dev API key');
+    expect(summaryValue(summary, 'OpenAI API')).toBe(`${api}/openai/v1`);
+    expect(summaryValue(summary, 'Replicate API')).toBe(`${api}/replicate`);
+
+    const openAi = await runSnippet(documentedSnippet('base_url="http://127.0.0.1:3000/openai/v1"', api, key));
+    const imageUrls = [...openAi.stdout.matchAll(/'(https?:\/\/[^']+)'/g)].map((match) => match[1]);
+    expect(imageUrls, openAi.stdout).toHaveLength(2);
+    for (const url of imageUrls) {
+      const image = await fetch(url);
+      expect(image.status).toBe(200);
+      expect(Buffer.from(await image.arrayBuffer()).subarray(0, 4).toString('hex')).toBe(PNG_HEAD);
+    }
+    expect(openAi.stdout).toContain("'forge-pro'");
+
+    const replicateRun = await runSnippet(documentedSnippet('base_url="http://127.0.0.1:3000/replicate"', api, key));
+    expect(fs.readdirSync(replicateRun.cwd).filter((name) => name.endsWith('.png'))).toEqual(['lighthouse-0.png']);
+    expect(fs.readFileSync(path.join(replicateRun.cwd, 'lighthouse-0.png')).subarray(0, 4).toString('hex')).toBe(PNG_HEAD);
+    for (const { cwd } of [openAi, replicateRun]) fs.rmSync(cwd, { recursive: true, force: true });
+
+    // Two ordinary jobs of the new dev account (the OpenAI request made both images in one), each charged once.
+    const listed = await request(`${api}/v1/jobs?limit=100`, { headers: { authorization: `Bearer ${key}` } });
+    expect(listed.status).toBe(200);
+    const jobs = listed.body.jobs as { jobId: string; model: string; status: string }[];
+    expect(jobs.map((job) => [job.model, job.status])).toEqual([
+      ['pixelforge/forge-pro/text-to-image', 'completed'],
+      ['pixelforge/forge-pro/text-to-image', 'completed'],
+    ]);
+    expect(await ledgerJobIds(api, key, 'charge')).toEqual(jobs.map((job) => job.jobId).sort());
+    expect(await ledgerJobIds(api, key, 'refund')).toEqual([]);
+  }, 300_000);
+});
+
 describe('npm run dev', () => {
   it('prints working URLs and a dev key, runs a job with it, and Ctrl-C stops every child', async () => {
-    const run = startDev();
+    const run = firstStart();
     const summary = await waitForSummary(run, 150_000);
 
     const api = `http://127.0.0.1:${ports.PORT}`;
@@ -248,7 +316,7 @@ describe('npm run dev', () => {
     expect(job.outputs).toHaveLength(1);
     expect((await fetch(job.outputs[0].url)).status).toBe(200);
 
-    // The dialects' base URLs, for the official SDKs (test/system/interop/devQuickstart.test.ts runs them).
+    // The dialects' base URLs, for the official SDKs (the quick starts above run them).
     expect(summaryValue(summary, 'OpenAI API')).toBe(`${api}/openai/v1`);
     expect(summaryValue(summary, 'Replicate API')).toBe(`${api}/replicate`);
 
