@@ -80,7 +80,7 @@ const RouteFile = z.strictObject({
 });
 
 /** How a routed version picks its route and what it does when one fails (docs/routing.md). */
-const RoutingFile = z.strictObject({
+export const RoutingFile = z.strictObject({
   /** `order`: the routes as listed; `price`: the lowest list price first; `speed`: the lowest median time to complete first. */
   choose: z.enum(['order', 'price', 'speed']).default('order'),
   /** Whether a content-policy refusal is tried on the next route. */

@@ -1,7 +1,8 @@
 /**
  * A Temporal server on PostgreSQL (the production shape, as `npm run cluster` runs it) for one test file or
- * benchmark: its own two databases in the harness's PostgreSQL, free ports, namespace `default` with genmedia's
- * search attributes. Needs the binaries the test bootstrap built (TEMPORAL_CLUSTER_BINARIES).
+ * benchmark: its own two databases in the harness's PostgreSQL, free ports, namespace `default` (or the namespaces
+ * asked for, one per scenario that shares the server) with genmedia's search attributes. Needs the binaries the test
+ * bootstrap built (TEMPORAL_CLUSTER_BINARIES).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -45,7 +46,7 @@ export async function freeMembershipPort(): Promise<number> {
 
 export const temporalCli = (): string => process.env.TEMPORAL_CLI_PATH ?? '';
 
-export async function startTemporalServer(): Promise<TemporalServer> {
+export async function startTemporalServer(namespaces: string[] = ['default']): Promise<TemporalServer> {
   const binaries = JSON.parse(process.env.TEMPORAL_CLUSTER_BINARIES || 'null');
   if (!binaries) throw new Error('TEMPORAL_CLUSTER_BINARIES is not set (run through npm test or npm run bench, whose bootstrap builds the server)');
   const pg = new URL(process.env.DATABASE_URL!);
@@ -67,7 +68,7 @@ export async function startTemporalServer(): Promise<TemporalServer> {
   return restartable(address, dir, {
     service: () => cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials }),
     waitReadyWith: temporalCli(),
-    firstStart: () => cluster.prepareNamespace({ cli: temporalCli(), address, namespace: 'default' }),
+    firstStart: () => Promise.all(namespaces.map((namespace) => cluster.prepareNamespace({ cli: temporalCli(), address, namespace }))),
   });
 }
 

@@ -59,9 +59,9 @@ export async function upgradeAcrossBuilds(env: TemporalUnderTest, bundleA: Workf
       return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
     },
   };
-  const providerWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: route.taskQueue, activities: { cancelGeneration: async () => undefined, ...provider } });
+  const providerWorker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace, taskQueue: route.taskQueue, activities: { cancelGeneration: async () => undefined, ...provider } });
   const workflowWorker = (bundle: WorkflowBundleWithSourceMap, version: DeploymentVersion) =>
-    Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: jobActivities, workerDeploymentOptions: pinnedDeploymentOptions(version) });
+    Worker.create({ connection: env.nativeConnection, namespace: env.namespace, taskQueue, workflowBundle: bundle, activities: jobActivities, workerDeploymentOptions: pinnedDeploymentOptions(version) });
   const makeCurrent = (version: DeploymentVersion) => makeCurrentIfNew(env.client.workflowService, env.namespace, version, { identity: 'upgrade-test' });
 
   const providerRun = providerWorker.run();

@@ -5,6 +5,7 @@
  * route failed is refunded once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTE_HEALTH_WAIT_MS, untilRouteHealthy } from '../../support/routeHealth';
 import { createTestAccount } from '../../support/stack';
 import { ledgerOf, post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
 
@@ -47,6 +48,7 @@ describe('a routed model', () => {
   });
 
   it('fails over when its first route is down: completed on the second, charged once, both attempts listed', async () => {
+    await untilRouteHealthy(stack.prisma, RELAY, 'pixelforge');
     const { account, res } = await submit({ input: { prompt: 'a relay at dusk [fail:route:pixelforge]' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const job = await waitForFinal(stack, account.apiKey, res.body.jobId);
@@ -58,14 +60,15 @@ describe('a routed model', () => {
     ]);
     for (const attempt of job.attempts) expect(Date.parse(attempt.endedAt)).toBeGreaterThanOrEqual(Date.parse(attempt.startedAt));
     expect(await ledgerOf(stack, job.jobId)).toEqual([['charge', -PRICE]]);
-  });
+  }, ROUTE_HEALTH_WAIT_MS);
 
   it('runs where it starts when nothing fails: one attempt', async () => {
+    await untilRouteHealthy(stack.prisma, RELAY, 'pixelforge');
     const { account, res } = await submit({ input: { prompt: 'a quiet relay' } });
     const job = await waitForFinal(stack, account.apiKey, res.body.jobId);
     expect(job.status).toBe('completed');
     expect(job.attempts).toMatchObject([{ number: 1, provider: 'pixelforge', status: 'succeeded', producedOutputs: true }]);
-  });
+  }, ROUTE_HEALTH_WAIT_MS);
 
   it('narrows its routes to the providers a submit names, and then has nothing to fail over to', async () => {
     const { account, res } = await submit({ input: { prompt: 'a lonely relay [fail:route:pixelforge]' }, providers: ['pixelforge'] });

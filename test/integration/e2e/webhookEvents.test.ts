@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../../support/httpsReceiver';
+import { ROUTE_HEALTH_WAIT_MS, untilRouteHealthy } from '../../support/routeHealth';
 import { createTestAccount, eventually, type TestAccount } from '../../support/stack';
 import { get, post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
 
@@ -52,6 +53,7 @@ async function submit(body: Record<string, unknown>) {
 
 describe('webhookEvents', () => {
   it('sends job.attempt when a routed job fails over, and its event lists the attempts as they stood', async () => {
+    await untilRouteHealthy(stack.prisma, 'genmedia/relay/text-to-image', 'pixelforge');
     const webhookUrl = hookUrl();
     const submitted = await submit({
       model: 'genmedia/relay/text-to-image',
@@ -79,7 +81,7 @@ describe('webhookEvents', () => {
     const attemptHooks = delivered.filter((e) => e.type === 'job.attempt');
     expect(attemptHooks).toHaveLength(1);
     expect(attemptHooks[0].data).toMatchObject({ jobId, attempts: [{ provider: 'pixelforge' }, { provider: 'lumina' }] });
-  });
+  }, ROUTE_HEALTH_WAIT_MS);
 
   it('has no job.attempt event for a job that ran on its first route', async () => {
     const submitted = await submit({ webhookUrl: hookUrl(), webhookEvents: ['job.attempt', 'job.completed'] });

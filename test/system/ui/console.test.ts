@@ -20,7 +20,6 @@ import {
   screenshotsOf,
   seriousAccessibilityViolations,
   WIDTHS,
-  type Machine,
 } from './consoleSupport';
 import { pinAccountTimes } from './pinnedTimes';
 
@@ -304,22 +303,15 @@ describe('what people see', () => {
     ['account', () => '/console/account'],
   ];
 
-  const browsers = new Map<Machine, Browser>();
-
   beforeAll(async () => {
     // Whatever day this runs, the account shows the history it had on SHOWN_WRITTEN_AT.
     await pinAccountTimes(stack.prisma, account.accountId, SHOWN_WRITTEN_AT);
-    browsers.set('here', browser);
-    browsers.set('elsewhere', await launchChromium('elsewhere'));
-  });
-  afterAll(async () => {
-    await browsers.get('elsewhere')?.close();
   });
 
   const shots = screenshotsOf(pages);
 
   it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
-    const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, account.apiKey, width, 'Models', { clock: SHOWN_READ_AT });
+    const { page, errors } = await openConsole(browser, stack.url, account.apiKey, width, 'Models', { clock: SHOWN_READ_AT, machine });
     await page.goto(`${stack.url}${pathOf()}`);
     await page.locator('main h1').first().waitFor();
     await page.waitForLoadState('networkidle');

@@ -18,16 +18,18 @@ export const OUTPUT_DIR = path.join(REPO_ROOT, 'test-output', 'console');
 const MAX_DIFF_RATIO = 0.02;
 
 /**
- * Where the browser runs, for the screenshots: this machine, or one far east of UTC (another date than UTC's for
- * most of the day) with another language, as a fresh machine elsewhere may be. A page must look the same on both.
+ * Who looks, for the screenshots: a person whose browser is in UTC and US English, or one far east of UTC (another
+ * date than UTC's for most of the day) with another language. Each is a context of the one browser a file starts;
+ * each has its own baselines, the same on any machine the tests run on.
  */
 export const MACHINES = {
-  here: { env: {}, args: [] },
-  elsewhere: { env: { TZ: 'Pacific/Kiritimati', LANG: 'de_DE.UTF-8', LANGUAGE: 'de' }, args: ['--lang=de-DE'] },
-} satisfies Record<string, { env: NodeJS.ProcessEnv; args: string[] }>;
+  here: { timezoneId: 'UTC', locale: 'en-US' },
+  elsewhere: { timezoneId: 'Pacific/Kiritimati', locale: 'de-DE' },
+} satisfies Record<string, { timezoneId: string; locale: string }>;
 export type Machine = keyof typeof MACHINES;
 
-export function launchChromium(machine: Machine = 'here'): Promise<Browser> {
+/** The one headless Chromium of a test file; its pages open in contexts of their own (openConsole). */
+export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     headless: true,
@@ -38,9 +40,7 @@ export function launchChromium(machine: Machine = 'here'): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--font-render-hinting=none',
-      ...MACHINES[machine].args,
     ],
-    env: { ...process.env, ...MACHINES[machine].env },
   });
 }
 
@@ -60,7 +60,8 @@ export interface ConsolePage {
 /**
  * Signs in with `apiKey` (unless null) and waits for the first page's heading: the models, or an operator key's
  * accounts. With `clock`, the page's clock stands still at that instant (what it computes from "now", such as the
- * last 30 days of a chart, is the same on any day).
+ * last 30 days of a chart, is the same on any day); `machine` is whose zone and language the page has (`here`: UTC
+ * and US English, whatever the zone and language of the machine the tests run on).
  */
 export async function openConsole(
   browser: Browser,
@@ -68,16 +69,14 @@ export async function openConsole(
   apiKey: string | null,
   width: Width = 'desktop',
   landing = 'Models',
-  options: { clock?: Date } = {},
+  options: { clock?: Date; machine?: Machine } = {},
 ): Promise<ConsolePage> {
   const context = await browser.newContext({
     viewport: { width: WIDTHS[width], height: 900 },
     reducedMotion: 'reduce',
     // bypassCSP lets the accessibility check inject axe-core; the page's own policy is checked in the serving test.
     bypassCSP: true,
-    // Times and dates as on any machine: not the zone and language of the one the tests run on.
-    timezoneId: 'UTC',
-    locale: 'en-US',
+    ...MACHINES[options.machine ?? 'here'],
   });
   const page = await context.newPage();
   if (options.clock) await page.clock.setFixedTime(options.clock);
@@ -133,8 +132,8 @@ export interface StandIn {
 /**
  * Screenshots the page with what changes from run to run masked (ids, generated media, stand-ins), keeps it under
  * test-output/console, and returns the share of pixels that differ from the committed baseline. A missing baseline
- * is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise. The shots of a browser on another
- * machine are kept beside this machine's (`<name>.<machine>.png`) and compared with the same baseline.
+ * is written when UPDATE_BASELINES=1, and reported as a difference of 1 otherwise. The shots and baselines of the
+ * person far east of UTC are named `<name>.elsewhere.png`.
  */
 export async function compareWithBaseline(page: Page, name: string, mask: Locator[], options: { standIns?: StandIn[]; machine?: Machine } = {}): Promise<number> {
   const { standIns = [], machine = 'here' } = options;
@@ -152,9 +151,8 @@ export async function compareWithBaseline(page: Page, name: string, mask: Locato
   const shot = await page.screenshot({ fullPage: true, mask: [...mask, ...standIns.map((s) => s.locator)], maskColor: '#ff00ff', animations: 'disabled', caret: 'hide' });
   const output = machine === 'here' ? name : `${name}.${machine}`;
   fs.writeFileSync(path.join(OUTPUT_DIR, `${output}.png`), shot);
-  const baselineFile = path.join(BASELINES, `${name}.png`);
-  // Written from this machine's browser only; the other machine's shots are compared with it.
-  if (process.env.UPDATE_BASELINES === '1' && machine === 'here') {
+  const baselineFile = path.join(BASELINES, `${output}.png`);
+  if (process.env.UPDATE_BASELINES === '1') {
     fs.mkdirSync(BASELINES, { recursive: true });
     fs.writeFileSync(baselineFile, shot);
     return 0;

@@ -19,7 +19,6 @@ import {
   screenshotsOf,
   seriousAccessibilityViolations,
   WIDTHS,
-  type Machine,
   type Width,
 } from './consoleSupport';
 import { pinAccountTimes } from './pinnedTimes';
@@ -360,23 +359,16 @@ describe('what operators see', () => {
     ['operator-account', () => `/console/admin/accounts/${shown.accountId}`],
     ['operator-audit', () => `/console/admin/audit?targetId=${shown.accountId}`],
   ];
-  const browsers = new Map<Machine, Browser>();
-
   beforeAll(async () => {
     // Whatever day this runs, the account shows the history it had on SHOWN_WRITTEN_AT, read that afternoon.
     await pinAccountTimes(stack.prisma, shown.accountId, SHOWN_WRITTEN_AT);
     await writeUnrelatedHistory('after');
-    browsers.set('here', browser);
-    browsers.set('elsewhere', await launchChromium('elsewhere'));
-  });
-  afterAll(async () => {
-    await browsers.get('elsewhere')?.close();
   });
 
   const shots = screenshotsOf(pages);
 
   it.each(shots)('$name at $width width, in a browser $machine, matches its baseline and has no serious accessibility violation', async ({ name, pathOf, width, machine }) => {
-    const { page, errors } = await openConsole(browsers.get(machine)!, stack.url, adminKey, width, 'Accounts', { clock: SHOWN_READ_AT });
+    const { page, errors } = await openConsole(browser, stack.url, adminKey, width, 'Accounts', { clock: SHOWN_READ_AT, machine });
     await page.goto(`${stack.url}${pathOf()}`);
     await page.locator('main h1').first().waitFor();
     await page.waitForLoadState('networkidle');
