@@ -35,7 +35,7 @@ const LAYERS = [
   {
     name: 'output-features',
     comment: "what becomes of a job's outputs: storing, retention and delivery, the accounts' destinations, provenance",
-    paths: ['^src/destinations/', '^src/outputs/', '^src/provenance/'],
+    paths: ['^src/outputs/', '^src/provenance/'],
   },
   {
     name: 'top-features',

@@ -6,7 +6,7 @@ import type { AttemptKey, GenerationStore } from '../../src/jobs/generationStore
 import { ProviderError, type GenerationSnapshot } from '../../src/providers/types';
 import type { GenerationCheck, GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
 import { outputsTaken, storeClaimed } from './outputClaim';
-import type { OutputStore } from './outputs';
+import type { OutputStore } from '../../src/outputs/storing/outputStore';
 import { estimateCompletion, progressOf } from './progress';
 
 export function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {

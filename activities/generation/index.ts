@@ -14,7 +14,7 @@ import type { GenerationCheck, GenerationProgress, GenerationStart, UpstreamMapp
 import { claimJob } from './claim';
 import type { GenerationActivityDeps } from './deps';
 import { createFollower, keyOf } from './follow';
-import { createOutputStore } from './outputs';
+import { createOutputStore } from '../../src/outputs/storing/outputStore';
 import { createProgressReporting } from './progress';
 import { createSubmitter } from './submit';
 

@@ -16,7 +16,7 @@ import type { GenerationProgress, GenerationStart } from '../../src/shared/upstr
 import type { GenerationActivityDeps } from './deps';
 import { keyOf, type Follower } from './follow';
 import { outputsTaken, storeClaimed } from './outputClaim';
-import type { OutputStore } from './outputs';
+import type { OutputStore } from '../../src/outputs/storing/outputStore';
 import type { WithProgress } from './progress';
 
 /** For a request that must not be cut short: its own timeout ends it. */

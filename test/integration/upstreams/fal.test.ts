@@ -15,7 +15,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { createFalAdapter, FAL_JWKS_URL, falJwksUrl, redirectToOrigin } from '../../../src/providers/upstreams/fal';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { startFalFake, type FalFake } from '../../support/upstreams/fal';

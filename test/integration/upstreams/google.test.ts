@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { mapInput } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { failureOf } from '../../support/providerFailure';
 import { createGoogleAdapter, imageCostOf, retryDelayOf } from '../../../src/providers/upstreams/google';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';

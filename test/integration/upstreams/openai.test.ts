@@ -14,7 +14,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { costOf, createOpenAIAdapter, parseResetDuration } from '../../../src/providers/upstreams/openai';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import type { InputFile, GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';

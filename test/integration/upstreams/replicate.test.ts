@@ -16,7 +16,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { cancelAfterOf, createReplicateAdapter, progressOf, replicateBaseUrl } from '../../../src/providers/upstreams/replicate';
 import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';

@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
 import type { InputFile, GenerationRef, GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';

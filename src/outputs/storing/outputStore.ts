@@ -5,15 +5,15 @@
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { extensionFor, sniffMediaType } from '../../src/lib/mediaTypes';
-import { FetchFileError, fetchToFile } from '../../src/providers/fetchFile';
-import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../../src/providers/outputs';
-import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../../src/providers/types';
-import { locateOutputs } from '../../src/providers/outputPaths';
-import { C2PA_MANIFEST_TYPE } from '../../src/shared/provenance';
-import type { MarkedFile, OutputMarker } from '../../src/provenance/outputMarker';
-import type { JobOutput } from '../../src/shared/jobs';
-import type { UpstreamMapping } from '../../src/shared/upstreams';
+import { extensionFor, sniffMediaType } from '../../lib/mediaTypes';
+import { FetchFileError, fetchToFile } from '../../providers/fetchFile';
+import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
+import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../../providers/types';
+import { locateOutputs } from './outputPaths';
+import { C2PA_MANIFEST_TYPE } from '../../shared/provenance';
+import type { MarkedFile, OutputMarker } from '../../provenance/outputMarker';
+import type { JobOutput } from '../../shared/jobs';
+import type { UpstreamMapping } from '../../shared/upstreams';
 
 export interface OutputStoreDeps {
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
