@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog, videoFieldsUnfilled } from '../../../src/catalog/catalogFiles';
+import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog } from '../../../src/catalog/catalogFiles';
+import { videoFieldsUnfilled } from '../../../src/dialects/openai/catalogSchema';
 
 describe('the catalog files', () => {
   const catalog = loadCatalog();
