@@ -35,7 +35,7 @@ export function createFollower(deps: FollowDeps) {
     const key = keyOf(input);
     switch (snapshot.state) {
       case 'succeeded': {
-        const stored = await storeClaimed(generations, key, () => outputs.store(input.jobId, input.route, snapshot, signal));
+        const stored = await storeClaimed(generations, key, () => outputs.store(input.jobId, input.mapping, snapshot, signal));
         if (!stored) return outputsTaken(upstreamId);
         await generations.recordSnapshot(key, {
           running: true,

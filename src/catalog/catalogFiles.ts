@@ -313,7 +313,7 @@ export function checkCatalog(data: CatalogData): string[] {
   return problems;
 }
 
-/** Providers whose versions carry an upstream route: the hosted upstreams, and self-hosted Cog servers. */
+/** Providers whose versions carry an upstream mapping: the hosted upstreams, and self-hosted Cog servers. */
 const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesRoute === true;
 /** A maker: its models' versions list the routes they run on. */
 const isMaker = (adapter: string | undefined) => adapter !== undefined && !runsJobs(adapter);
@@ -331,8 +331,8 @@ function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string,
     if (version.upstream) problems.push(`${where}: a maker's model lists its upstreams in routes`);
   } else if (own !== undefined) {
     if (version.routesListed) problems.push(`${where}: only a maker's models take routes`);
-    if (isUpstream(own) && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream route`);
-    if (!isUpstream(own) && version.upstream) problems.push(`${where}: only upstream providers take an upstream route`);
+    if (isUpstream(own) && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream mapping`);
+    if (!isUpstream(own) && version.upstream) problems.push(`${where}: only upstream providers take an upstream mapping`);
     return problems;
   }
   duplicates(version.routes.map((r) => r.provider)).forEach((d) => problems.push(`${where}: provider ${d} appears in two routes`));
@@ -340,8 +340,8 @@ function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string,
     const adapter = adapters.get(route.provider);
     if (adapter === undefined) problems.push(`${where}: route on unknown provider ${route.provider}`);
     else if (isMaker(adapter)) problems.push(`${where}: route on ${route.provider}, a maker, which runs nothing`);
-    else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream route`);
-    else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream route`);
+    else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream mapping`);
+    else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream mapping`);
     if (route.listPrice) problems.push(...checkPricing(route.listPrice, version.inputSchema, `${where} route ${route.provider} list price`));
   }
   return problems;

@@ -172,8 +172,8 @@ describe('catalog validation', () => {
         (models[0].versions as Record<string, unknown>[])[0].routes = [{ provider: 'lumina' }];
       }),
     ).join('\n');
-    expect(problems).toMatch(/broken\/text-to-image@v2: the route on fal needs its upstream route/);
-    expect(problems).toMatch(/the route on pixelforge takes no upstream route/);
+    expect(problems).toMatch(/broken\/text-to-image@v2: the route on fal needs its upstream mapping/);
+    expect(problems).toMatch(/the route on pixelforge takes no upstream mapping/);
     expect(problems).toMatch(/provider pixelforge appears in two routes/);
     expect(problems).toMatch(/route on black-forest-labs, a maker, which runs nothing/);
     expect(problems).toMatch(/route on unknown provider nobody/);
