@@ -314,7 +314,7 @@ export function checkCatalog(data: CatalogData): string[] {
 }
 
 /** Providers whose versions carry an upstream mapping: the hosted upstreams, and self-hosted Cog servers. */
-const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesRoute === true;
+const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesMapping === true;
 /** A maker: its models' versions list the routes they run on. */
 const isMaker = (adapter: string | undefined) => adapter !== undefined && !runsJobs(adapter);
 
