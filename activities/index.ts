@@ -14,7 +14,7 @@ import { createBatchActivities, type BatchActivities } from './batches';
 import { createErasureActivities, type ErasureActivities } from './erasure';
 import { createJobEventRelayActivities, type JobEventRelayActivities } from './jobEventRelay';
 import { createOutputDeliveryActivities, type OutputDeliveryActivities } from './outputDelivery';
-import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/destinations/bucket';
+import { NO_DESTINATIONS, type DeliveryDestinations } from '../src/outputs/destinations/bucket';
 import { createOutputDelivery } from '../src/outputs/delivery/steps';
 import { createDeliveryStore } from '../src/outputs/delivery/store';
 import { toDeliveryView } from '../src/shared/outputDelivery';

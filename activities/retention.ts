@@ -1,7 +1,7 @@
 /** The retention sweep's activities (workflows/retention.ts). Each is repeatable: a retried step finds less to do. */
 import type { RetentionSweepStep } from '../src/contracts/workflows/retention';
-import { startMissedOutputsDeletedWebhooks } from '../src/outputs/reportOutputsDeleted';
-import { sweepExpiredOutputs, type RetentionSweepDeps } from '../src/outputs/retentionSweep';
+import { startMissedOutputsDeletedWebhooks } from '../src/outputs/retention/reportOutputsDeleted';
+import { sweepExpiredOutputs, type RetentionSweepDeps } from '../src/outputs/retention/sweep';
 
 /** Batches per lane in one step: an activity of a few seconds to a minute, so a crash repeats little. */
 const BATCHES_PER_LANE = 5;

@@ -16,7 +16,7 @@ import {
 import type { GenerationActivities } from '../activities/generation';
 import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError, type ProviderJobOutcome } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
-import type { AttemptRef, GenerationProgress } from '../src/shared/upstreams';
+import { mappingOf, type AttemptRef, type GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
 
@@ -64,8 +64,9 @@ function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_AT
 /** Stops an attempt's generation at its provider, whatever scope is being cancelled around it. */
 export function cancelAttemptGeneration(jobId: string, route: RoutePlan, attempt: AttemptRef): Promise<void> {
   const { cancel } = generationActivities(route.taskQueue);
+  const mapping = mappingOf(route.upstream);
   return CancellationScope.nonCancellable(() =>
-    cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(route.upstream ? { route: route.upstream.route } : {}) }),
+    cancel.cancelGeneration({ jobId, attemptId: attempt.id, ...(mapping ? { mapping } : {}) }),
   ).catch(() => undefined);
 }
 
@@ -90,7 +91,8 @@ export async function runProviderStep(
 ): Promise<ProviderStepResult> {
   const { onRunning, onChecked } = options;
   const activities = generationActivities(on.taskQueue, options.startAttempts);
-  const route = on.upstream?.route;
+  // A plan recorded before the rename carries its mapping as `route` (src/shared/upstreams.ts).
+  const mapping = mappingOf(on.upstream);
   const providerId = on.providerId;
   const deadlineMs = Date.now() + (on.upstream?.timeoutSeconds ?? IN_WORKER_TIMEOUT_SECONDS) * 1000;
   const base = {
@@ -98,14 +100,14 @@ export async function runProviderStep(
     providerId,
     modelSlug: input.modelSlug,
     expectedProcessingSeconds: on.expectedProcessingSeconds,
-    ...(route ? { route } : {}),
+    ...(mapping ? { mapping } : {}),
   };
   const cancelGeneration = () => cancelAttemptGeneration(input.jobId, on, attempt);
 
   let progress: GenerationProgress;
   try {
     progress = await providerScope.run(() =>
-      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${providerId}${route ? ` (${route.model})` : ''}` }, [
+      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${providerId}${mapping ? ` (${mapping.model})` : ''}` }, [
         {
           ...base,
           attempt,

@@ -6,7 +6,7 @@ import type { AttemptKey, GenerationStore } from '../../src/jobs/generationStore
 import { ProviderError, type GenerationSnapshot } from '../../src/providers/types';
 import type { GenerationCheck, GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
 import { outputsTaken, storeClaimed } from './outputClaim';
-import type { OutputStore } from './outputs';
+import type { OutputStore } from '../../src/outputs/storing/outputStore';
 import { estimateCompletion, progressOf } from './progress';
 
 export function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {
@@ -35,7 +35,7 @@ export function createFollower(deps: FollowDeps) {
     const key = keyOf(input);
     switch (snapshot.state) {
       case 'succeeded': {
-        const stored = await storeClaimed(generations, key, () => outputs.store(input.jobId, input.route, snapshot, signal));
+        const stored = await storeClaimed(generations, key, () => outputs.store(input.jobId, input.mapping, snapshot, signal));
         if (!stored) return outputsTaken(upstreamId);
         await generations.recordSnapshot(key, {
           running: true,

@@ -3,18 +3,18 @@
  * `startGeneration` claims the job (claim.ts), then submits it (submit.ts): a provider that generates in the worker
  * returns it finished; any other answers with an id, and the job workflow waits (on a timer or a callback signal)
  * between short `checkGeneration` calls, holding no worker slot, each following the generation one step (follow.ts)
- * until its outputs are stored (outputs.ts, under the job's claim on them: outputClaim.ts). `cancelGeneration` stops it.
+ * until its outputs are stored (src/outputs/storing/outputStore.ts, under the job's claim on them: outputClaim.ts). `cancelGeneration` stops it.
  *
  * Never two paid generations for one job: the generation id is stored as soon as the provider answers, and a retry
  * re-attaches to it (submit.ts).
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isProviderError } from '../../src/providers/types';
-import type { GenerationCheck, GenerationProgress, GenerationStart, UpstreamMapping } from '../../src/shared/upstreams';
+import { withMapping, type GenerationCheck, type GenerationProgress, type GenerationStart, type RecordedMapping, type UpstreamMapping } from '../../src/shared/upstreams';
 import { claimJob } from './claim';
 import type { GenerationActivityDeps } from './deps';
 import { createFollower, keyOf } from './follow';
-import { createOutputStore } from './outputs';
+import { createOutputStore } from '../../src/outputs/storing/outputStore';
 import { createProgressReporting } from './progress';
 import { createSubmitter } from './submit';
 
@@ -26,8 +26,11 @@ export interface GenerationActivities {
   /** Reads where the generation stands; stores the outputs once it succeeded. */
   checkGeneration(input: GenerationCheck): Promise<GenerationProgress>;
   /** Stops the job's generation at the provider, if it has one. */
-  cancelGeneration(input: { jobId: string; attemptId: string; route?: UpstreamMapping }): Promise<void>;
+  cancelGeneration(input: { jobId: string; attemptId: string; mapping?: UpstreamMapping }): Promise<void>;
 }
+
+// Each activity takes its input's upstream mapping under either name: runs started before the rename send it as
+// `route` (RecordedMapping, src/shared/upstreams.ts), and provider workers serve every build.
 
 /** A ProviderError becomes an ApplicationFailure of the same code (Temporal retries the retryable ones); the detail is logged. */
 function asFailure(err: unknown, jobId: string): unknown {
@@ -68,7 +71,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   const start = createSubmitter({ ...deps, callbackUrl, outputs, follower, withProgress });
 
   return {
-    async startGeneration(input) {
+    async startGeneration(recorded: GenerationStart & RecordedMapping) {
+      const input = withMapping(recorded);
       const startedAt = await claimJob(deps, input);
       if (!startedAt) return { outcome: 'cancelled' };
       try {
@@ -78,19 +82,21 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
       }
     },
 
-    async checkGeneration(input) {
+    async checkGeneration(recorded: GenerationCheck & RecordedMapping) {
+      const input = withMapping(recorded);
       const signal = Context.current().cancellationSignal;
       try {
         const state = await generations.state(keyOf(input));
         return await withProgress(input, state.startedAt ?? new Date(now()), async () =>
-          follower.follow(input, await adapter.status({ id: input.upstreamId, route: input.route }, signal), state.startedAt ?? new Date(now()), signal),
+          follower.follow(input, await adapter.status({ id: input.upstreamId, mapping: input.mapping }, signal), state.startedAt ?? new Date(now()), signal),
         );
       } catch (err) {
         throw asFailure(err, input.jobId);
       }
     },
 
-    async cancelGeneration({ jobId, attemptId, route }) {
+    async cancelGeneration(recorded: { jobId: string; attemptId: string } & RecordedMapping) {
+      const { jobId, attemptId, mapping } = withMapping(recorded);
       const ctx = Context.current();
       // A provider that generates in the worker knows its generation by the job id.
       const state = adapter.finishesAtOnce ? undefined : await generations.state({ jobId, attemptId });
@@ -103,14 +109,14 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
         return;
       }
       try {
-        await adapter.cancel({ id, route }, ctx.cancellationSignal);
+        await adapter.cancel({ id, mapping }, ctx.cancellationSignal);
         ctx.log.info('generation cancelled', { jobId, id });
       } catch (err) {
         throw asFailure(err, jobId);
       }
       // A cancelled hedge (or failed attempt) may have run, and been billed, already: its cost, where reported now.
       if (!adapter.finishesAtOnce) {
-        const after = await adapter.status({ id, route }, ctx.cancellationSignal).catch(() => undefined);
+        const after = await adapter.status({ id, mapping }, ctx.cancellationSignal).catch(() => undefined);
         if (after) await follower.recordCostOf({ jobId, attemptId }, after);
       }
     },

@@ -16,7 +16,7 @@ import type { GenerationProgress, GenerationStart } from '../../src/shared/upstr
 import type { GenerationActivityDeps } from './deps';
 import { keyOf, type Follower } from './follow';
 import { outputsTaken, storeClaimed } from './outputClaim';
-import type { OutputStore } from './outputs';
+import type { OutputStore } from '../../src/outputs/storing/outputStore';
 import type { WithProgress } from './progress';
 
 /** For a request that must not be cut short: its own timeout ends it. */
@@ -36,9 +36,9 @@ export function createSubmitter(deps: SubmitDeps) {
   /** The submission: the route's mapping applied and files handed over (uploads to an upstream are not paid generations). */
   async function submissionOf(input: GenerationStart, signal: AbortSignal): Promise<Submission> {
     let mapped = input.input;
-    if (input.route) {
+    if (input.mapping) {
       try {
-        mapped = mapInput(input.route.input, input.input);
+        mapped = mapInput(input.mapping.input, input.input);
       } catch (err) {
         if (!(err instanceof InputMappingError)) throw err;
         throw new ProviderError('PROVIDER_REJECTED_INPUT', `the input cannot be sent to the upstream: ${err.message}`, { retryable: false });
@@ -56,7 +56,7 @@ export function createSubmitter(deps: SubmitDeps) {
       versionId: input.versionId,
       input: prepared,
       deadline: new Date(input.deadline),
-      ...(input.route ? { route: input.route } : {}),
+      ...(input.mapping ? { mapping: input.mapping } : {}),
       ...(deps.callbackUrl ? { callbackUrl: deps.callbackUrl } : {}),
     };
   }
@@ -92,7 +92,7 @@ export function createSubmitter(deps: SubmitDeps) {
       const state = await generations.state(key);
       if (state.upstreamId) {
         ctx.log.info('re-attaching to the provider generation', { jobId: input.jobId, upstreamId: state.upstreamId });
-        return follower.follow(input, await adapter.status({ id: state.upstreamId, route: input.route }, signal), startedAt, signal);
+        return follower.follow(input, await adapter.status({ id: state.upstreamId, mapping: input.mapping }, signal), startedAt, signal);
       }
       if (state.upstreamSubmittedAt) return outcomeUnknown();
       const submission = await submissionOf(deps.failureInjection ? withoutFailureTokens(input) : input, signal);

@@ -20,7 +20,7 @@ type Tx = Prisma.TransactionClient;
 export interface AccountUsageReaders {
   /** The account's jobs in flight (src/jobs/store.ts). */
   jobsInFlight(tx: Tx, accountId: string): Promise<number>;
-  /** What the account has in our storage (src/outputs/storedUsage.ts). */
+  /** What the account has in our storage (src/outputs/storing/storedUsage.ts). */
   storedUsage(tx: Tx, accountId: string): Promise<StoredUsageView>;
 }
 

@@ -4,14 +4,14 @@
  * micro-cent). Charges and refunds count where their ledger entry falls: a job charged on the 1st and refunded on the
  * 2nd shows on both days. Key, model and provider are the job's (the provider of its first route).
  *
- * Beside the money, what accounts keep in our storage now (src/outputs/storedUsage.ts): in the totals always, and on
+ * Beside the money, what accounts keep in our storage now (src/outputs/storing/storedUsage.ts): in the totals always, and on
  * each row when the report is grouped by account alone (stored bytes are an account's, and do not divide by day, key,
  * model or provider). An account with files stored but no ledger entry in the range gets a row of its own.
  */
 import { Prisma } from '@prisma/client';
 import type { PrismaClient } from '../db/prisma';
 import { MAX_USAGE_RANGE_DAYS, USAGE_GROUPS, type UsageGroup, type UsageQuery, type UsageReport, type UsageRow } from '../contracts/http/admin';
-import { storedUsageByAccount, storedUsageOf, storedUsageTotal, NOTHING_STORED, type StoredUsage } from '../outputs/storedUsage';
+import { storedUsageByAccount, storedUsageOf, storedUsageTotal, NOTHING_STORED, type StoredUsage } from '../outputs/storing/storedUsage';
 import { DomainError } from '../shared/errors';
 import { toNumber } from '../shared/money';
 

@@ -8,7 +8,7 @@ import { createSubmissionMetrics } from '../jobs/submissionMetrics';
 import { createHttpMetrics } from '../observability/httpMetrics';
 import { newRegistry } from '../observability/metrics';
 import { createTaskQueueBacklogMetrics } from '../observability/taskQueueBacklog';
-import { createStoredUsageMetrics } from '../outputs/storedUsageGauges';
+import { createStoredUsageMetrics } from '../outputs/storing/storedUsageGauges';
 import { createUploadMetrics } from '../uploads/metrics';
 
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;

@@ -1,7 +1,7 @@
 import type { ApiDeps } from './deps';
 import { taskQueueBacklogSampler } from '../observability/taskQueueBacklog';
 import { providerTaskQueue } from '../shared/temporal';
-import { storedUsageSampler } from '../outputs/storedUsageGauges';
+import { storedUsageSampler } from '../outputs/storing/storedUsageGauges';
 import { kindsThatRunJobs } from '../providers/kinds';
 
 /** The task-queue backlog of the jobs queue and the queue of every active provider that runs jobs, sampled into the API's metrics. */

@@ -6,8 +6,8 @@ import { createAccountService, type AccountService } from '../accounts/accountSe
 import { createAdminService, type AdminService } from '../admin/service';
 import { createBatchService, type BatchService } from '../batches/service';
 import { eraseJob, type JobErasureDeps } from '../erasure/jobErasure';
-import { destinationServiceFor } from '../destinations/open';
-import type { DestinationService } from '../destinations/service';
+import { destinationServiceFor } from '../outputs/destinations/open';
+import type { DestinationService } from '../outputs/destinations/service';
 import { temporalUiLink } from '../jobs/workflowLinks';
 import { catalogReaderFor, type CatalogReader } from '../catalog/catalogReader';
 import { createJobEventService, type JobEventService } from '../jobs/events/service';
@@ -21,7 +21,7 @@ import { createReplicateDialect, type ReplicateDialect } from '../dialects/repli
 import { createUploadService, type UploadService } from '../uploads/service';
 import { createWebhookService, type WebhookService } from '../webhooks/service';
 import { createProvenanceService, type ProvenanceService } from '../provenance/service';
-import { storedUsageOf } from '../outputs/storedUsage';
+import { storedUsageOf } from '../outputs/storing/storedUsage';
 import type { ApiDeps } from './deps';
 
 export interface ApiServices {

@@ -10,6 +10,8 @@ import { PRICING_UNITS, parseUnits, toPpm, type PricingRule } from '../domain/pr
 import { createSchemaAjv } from '../domain/inputValidation';
 import { KIND_IDS, kindOf, runsJobs } from '../providers/kinds';
 import { VERSION_STATUSES } from '../shared/versionStatuses';
+import { checkOpenAiVersion, OpenAiDialectFile, openAiModelNames } from '../dialects/openai/catalogSchema';
+import { replicateModelName, ReplicateDialectFile } from '../dialects/replicate/catalogSchema';
 
 export const DEFAULT_CATALOG_DIR = path.join(REPO_ROOT, 'catalog');
 
@@ -127,68 +129,7 @@ const VersionFile = z.strictObject({
   routing: RoutingFile.optional(),
 });
 
-/** Input fields a dialect's value sets, e.g. OpenAI's `size: "1024x1024"` → `{ "size": "square_hd" }`. */
-const InputPatch = z.record(z.string(), z.unknown());
-
-/**
- * How OpenAI's Images API reaches the model (docs/compatible-apis.md). `aliases` are extra model names (such as
- * `gpt-image-1`), unique across the catalog; `sizes` and `qualities` list the only values accepted, each with the
- * input it sets; `count` is the input field that makes up to `max` images in one job (without it, `n` makes `n` jobs).
- */
-const OpenAiDialectFile = z.strictObject({
-  aliases: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / -')).default([]),
-  images: z
-    .strictObject({
-      sizes: z.record(z.string().regex(/^\d+x\d+$/, 'WIDTHxHEIGHT'), InputPatch).default({}),
-      qualities: z.record(z.string().min(1), InputPatch).default({}),
-      count: z
-        .strictObject({
-          field: z.string().min(1),
-          /** How the schema wants the number: `"2"` for a string enum, 2 for an integer. */
-          as: z.enum(['integer', 'string']).default('integer'),
-          max: z.number().int().positive(),
-        })
-        .optional(),
-    })
-    .optional(),
-  /**
-   * How `POST /images/edits` hands its files to the model: `images.field` takes the images (one URL, or with `list`
-   * a list of up to `max`, each a URL or, with `item`, an object whose `item` field is the URL); `mask.field` takes
-   * the mask. Size, quality and `n` map as for generation (`images`).
-   */
-  edits: z
-    .strictObject({
-      images: z.strictObject({
-        field: z.string().min(1),
-        list: z.boolean().default(false),
-        item: z.string().min(1).optional(),
-        max: z.number().int().positive().default(1),
-      }),
-      mask: z.strictObject({ field: z.string().min(1) }).optional(),
-    })
-    .optional(),
-  /**
-   * How `POST /videos` reaches the model: `seconds` and `sizes` list the only values accepted, each with the input
-   * it sets; `inputReference.field` takes the reference image (`required` when the model cannot start without one).
-   */
-  videos: z
-    .strictObject({
-      seconds: z.record(z.string().regex(/^\d+$/, 'whole seconds'), InputPatch).default({}),
-      sizes: z.record(z.string().regex(/^\d+x\d+$/, 'WIDTHxHEIGHT'), InputPatch).default({}),
-      inputReference: z.strictObject({ field: z.string().min(1), required: z.boolean().default(false) }).optional(),
-    })
-    .optional(),
-});
-
-/**
- * How Replicate's clients name the model (docs/compatible-apis.md): `owner/name`, by default the slug's maker and
- * model (`motionworks/reel-2`). A maker with one model per capability under one name gives the others a name of
- * their own here, since an `owner/name` must name exactly one model.
- */
-const ReplicateDialectFile = z.strictObject({
-  name: z.string().regex(/^[a-z0-9][a-z0-9.-]*\/[a-z0-9][a-z0-9._-]*$/, 'owner/name in lowercase').optional(),
-});
-
+/** A model's `dialects` block: each dialect's own entry, declared and checked with its dialect (src/dialects/<name>/catalogSchema.ts). */
 const DialectsFile = z.strictObject({ openai: OpenAiDialectFile.optional(), replicate: ReplicateDialectFile.optional() });
 
 const ModelEntry = z.strictObject({
@@ -213,8 +154,6 @@ export type ProviderDef = z.infer<typeof ProviderFile>[number];
 export type RouteDef = Omit<z.infer<typeof RouteFile>, 'listPrice'> & { listPrice?: PricingRule };
 export type RoutingDef = z.infer<typeof RoutingFile>;
 export type DialectsDef = z.infer<typeof DialectsFile>;
-export type OpenAiDialectDef = z.infer<typeof OpenAiDialectFile>;
-export type ReplicateDialectDef = z.infer<typeof ReplicateDialectFile>;
 export const NO_DIALECTS: DialectsDef = DialectsFile.parse({});
 export const DEFAULT_ROUTING: RoutingDef = RoutingFile.parse({});
 
@@ -324,11 +263,6 @@ export function loadCatalog(dir: string = DEFAULT_CATALOG_DIR): CatalogData {
   return data;
 }
 
-/** The `owner/name` Replicate's clients use for a model: its catalog name, else the slug's maker and model. */
-export function replicateModelName(slug: string, dialects: DialectsDef): string {
-  return dialects.replicate?.name ?? slug.split('/').slice(0, 2).join('/');
-}
-
 /** Cross-reference and schema checks over an already parsed catalog. Returns the problems found. */
 export function checkCatalog(data: CatalogData): string[] {
   const problems: string[] = [];
@@ -337,7 +271,7 @@ export function checkCatalog(data: CatalogData): string[] {
   duplicates(data.providers.map((p) => p.id)).forEach((d) => problems.push(`providers: duplicate id ${d}`));
   duplicates(data.models.map((m) => m.slug)).forEach((d) => problems.push(`models: duplicate slug ${d}`));
   // An OpenAI model name must name exactly one model: no alias twice, and none equal to a slug.
-  const openAiNames = data.models.flatMap((m) => [m.slug, ...(m.dialects.openai?.aliases ?? [])]);
+  const openAiNames = data.models.flatMap((m) => openAiModelNames(m.slug, m.dialects.openai));
   duplicates(openAiNames).forEach((d) => problems.push(`models: OpenAI model name ${d} names more than one model`));
   const replicateNames = data.models.map((m) => replicateModelName(m.slug, m.dialects));
   duplicates(replicateNames).forEach((d) => problems.push(`models: Replicate model name ${d} names more than one model (give the others dialects.replicate.name)`));
@@ -373,100 +307,14 @@ export function checkCatalog(data: CatalogData): string[] {
       }
       problems.push(...checkPricing(version.pricing, version.inputSchema, where));
       problems.push(...checkRoutes(model, version, adapters, where));
-      problems.push(...checkOpenAiImages(ajv, model.dialects.openai?.images, version.inputSchema, where));
-      problems.push(...checkOpenAiMedia(ajv, model.dialects.openai, version.inputSchema, where));
+      problems.push(...checkOpenAiVersion(ajv, model.dialects.openai, version.inputSchema, where));
     }
   }
   return problems;
 }
 
-/** Each value the OpenAI mapping sets must be one the version's input accepts, so a mapped request is never refused. */
-function checkOpenAiImages(
-  ajv: ReturnType<typeof createSchemaAjv>,
-  images: OpenAiDialectDef['images'],
-  inputSchema: Record<string, unknown>,
-  where: string,
-): string[] {
-  if (!images) return [];
-  const problems: string[] = [];
-  const properties = (inputSchema.properties ?? {}) as Record<string, object>;
-  // Checked as a field of an object: a field's schema alone would carry its `default` at the root, which Ajv refuses.
-  const accepts = (field: string, value: unknown) => ajv.validate({ type: 'object', properties: { [field]: properties[field] } }, { [field]: value });
-  const patches = [...Object.entries(images.sizes).map(([k, v]) => [`size ${k}`, v] as const), ...Object.entries(images.qualities).map(([k, v]) => [`quality ${k}`, v] as const)];
-  for (const [what, patch] of patches) {
-    for (const [field, value] of Object.entries(patch)) {
-      const property = properties[field];
-      if (!property) problems.push(`${where}: OpenAI ${what} sets ${field}, which is not an input field`);
-      else if (!accepts(field, value)) problems.push(`${where}: OpenAI ${what} sets ${field} to ${JSON.stringify(value)}, which the input refuses`);
-    }
-  }
-  const count = images.count;
-  if (count && !properties[count.field]) problems.push(`${where}: OpenAI count field ${count.field} is not an input field`);
-  else if (count && !accepts(count.field, count.as === 'string' ? String(count.max) : count.max)) {
-    problems.push(`${where}: OpenAI count field ${count.field} refuses its max ${count.max} (as ${count.as})`);
-  }
-  return problems;
-}
-
-/** The fields an edit or a video request fills must be input fields, and every value a video mapping sets accepted. */
-function checkOpenAiMedia(
-  ajv: ReturnType<typeof createSchemaAjv>,
-  openAi: OpenAiDialectDef | undefined,
-  inputSchema: Record<string, unknown>,
-  where: string,
-): string[] {
-  const problems: string[] = [];
-  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
-  const accepts = (field: string, value: unknown) => ajv.validate({ type: 'object', properties: { [field]: properties[field] } }, { [field]: value });
-  const edits = openAi?.edits;
-  if (edits) {
-    const images = properties[edits.images.field];
-    if (!images) problems.push(`${where}: OpenAI edits put images into ${edits.images.field}, which is not an input field`);
-    else if ((images.type === 'array') !== edits.images.list) problems.push(`${where}: OpenAI edits: ${edits.images.field} is ${edits.images.list ? 'not ' : ''}a list`);
-    if (!edits.images.list && edits.images.max !== 1) problems.push(`${where}: OpenAI edits: a single image field takes at most 1 image`);
-    if (edits.mask && !properties[edits.mask.field]) problems.push(`${where}: OpenAI edits put the mask into ${edits.mask.field}, which is not an input field`);
-  }
-  const videos = openAi?.videos;
-  if (videos) {
-    const patches = [...Object.entries(videos.seconds).map(([k, v]) => [`seconds ${k}`, v] as const), ...Object.entries(videos.sizes).map(([k, v]) => [`video size ${k}`, v] as const)];
-    for (const [what, patch] of patches) {
-      for (const [field, value] of Object.entries(patch)) {
-        if (!properties[field]) problems.push(`${where}: OpenAI ${what} sets ${field}, which is not an input field`);
-        else if (!accepts(field, value)) problems.push(`${where}: OpenAI ${what} sets ${field} to ${JSON.stringify(value)}, which the input refuses`);
-      }
-    }
-    if (videos.inputReference && !properties[videos.inputReference.field]) {
-      problems.push(`${where}: OpenAI videos put input_reference into ${videos.inputReference.field}, which is not an input field`);
-    }
-    const reference = videos.inputReference;
-    const required = new Set(requiredFields(inputSchema));
-    if (reference && required.has(reference.field) && !reference.required) {
-      problems.push(`${where}: OpenAI videos: ${reference.field} is required by the input, so inputReference must be required`);
-    }
-    const unfilled = videoFieldsUnfilled(inputSchema, reference?.field ?? null);
-    if (unfilled.length > 0) problems.push(`${where}: OpenAI videos cannot fill the required input ${unfilled.join(', ')}: such a model takes no video mapping`);
-  }
-  return problems;
-}
-
-function requiredFields(inputSchema: Record<string, unknown>): string[] {
-  return Array.isArray(inputSchema.required) ? inputSchema.required.filter((field): field is string => typeof field === 'string') : [];
-}
-
-/**
- * The required input fields that OpenAI's `videos.create` cannot fill: every one but `prompt` and the field its one
- * `input_reference` image goes into (`referenceField`; null: the first required field that takes a URL, if any).
- * A video model with none is one the OpenAI videos dialect can serve; one with some (a list of elements) cannot.
- */
-export function videoFieldsUnfilled(inputSchema: Record<string, unknown>, referenceField: string | null): string[] {
-  const properties = (inputSchema.properties ?? {}) as Record<string, { type?: unknown; format?: unknown }>;
-  const required = requiredFields(inputSchema);
-  const reference = referenceField ?? required.find((field) => properties[field]?.type === 'string' && properties[field]?.format === 'uri');
-  return required.filter((field) => field !== 'prompt' && field !== reference);
-}
-
-/** Providers whose versions carry an upstream route: the hosted upstreams, and self-hosted Cog servers. */
-const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesRoute === true;
+/** Providers whose versions carry an upstream mapping: the hosted upstreams, and self-hosted Cog servers. */
+const isUpstream = (adapter: string | undefined) => adapter !== undefined && kindOf(adapter)?.takesMapping === true;
 /** A maker: its models' versions list the routes they run on. */
 const isMaker = (adapter: string | undefined) => adapter !== undefined && !runsJobs(adapter);
 
@@ -483,8 +331,8 @@ function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string,
     if (version.upstream) problems.push(`${where}: a maker's model lists its upstreams in routes`);
   } else if (own !== undefined) {
     if (version.routesListed) problems.push(`${where}: only a maker's models take routes`);
-    if (isUpstream(own) && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream route`);
-    if (!isUpstream(own) && version.upstream) problems.push(`${where}: only upstream providers take an upstream route`);
+    if (isUpstream(own) && !version.upstream) problems.push(`${where}: a version of an upstream provider needs an upstream mapping`);
+    if (!isUpstream(own) && version.upstream) problems.push(`${where}: only upstream providers take an upstream mapping`);
     return problems;
   }
   duplicates(version.routes.map((r) => r.provider)).forEach((d) => problems.push(`${where}: provider ${d} appears in two routes`));
@@ -492,8 +340,8 @@ function checkRoutes(model: ModelDef, version: VersionDef, adapters: Map<string,
     const adapter = adapters.get(route.provider);
     if (adapter === undefined) problems.push(`${where}: route on unknown provider ${route.provider}`);
     else if (isMaker(adapter)) problems.push(`${where}: route on ${route.provider}, a maker, which runs nothing`);
-    else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream route`);
-    else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream route`);
+    else if (isUpstream(adapter) && !route.upstream) problems.push(`${where}: the route on ${route.provider} needs its upstream mapping`);
+    else if (!isUpstream(adapter) && route.upstream) problems.push(`${where}: the route on ${route.provider} takes no upstream mapping`);
     if (route.listPrice) problems.push(...checkPricing(route.listPrice, version.inputSchema, `${where} route ${route.provider} list price`));
   }
   return problems;

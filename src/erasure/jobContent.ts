@@ -7,7 +7,7 @@ import type { Storage } from '../storage/storage';
 import { matchFileUrl } from '../uploads/fileUrl';
 import { inputStrings } from '../uploads/mediaFields';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '../shared/jobs';
-import { deleteJobOutputs, type DeleteOutputsDeps } from '../outputs/deleteOutputs';
+import { deleteJobOutputs, type DeleteOutputsDeps } from '../outputs/storing/deleteOutputs';
 import type { ErasureReason } from '../contracts/workflows/erasure';
 import { deleteBatchUpload } from '../batches/inputRelease';
 

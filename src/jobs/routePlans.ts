@@ -29,7 +29,7 @@ export function routePlans(
     return {
       providerId: route.providerId,
       taskQueue: providerTaskQueue(route.providerId, config.temporal.providerTaskQueuePrefix),
-      ...(route.upstream ? { upstream: { route: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds } } : {}),
+      ...(route.upstream ? { upstream: { mapping: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds } } : {}),
       expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
       ...(route.listPrice ? { listPriceMicroCents: estimateCost(route.listPrice, input, 0).estimatedCostMicroCents } : {}),
     };

@@ -19,7 +19,7 @@ export function jobWorkflowDetails(input: JobWorkflowInput, scheduling?: JobSche
     ...(scheduling
       ? [`**Priority** ${scheduling.batchItem ? 'batch item, below every interactive job' : scheduling.priority}, fair-share weight ${scheduling.fairnessWeight}`]
       : []),
-    ...(first.upstream ? [`**Upstream model** \`${first.upstream.route.model}\``] : []),
+    ...(first.upstream ? [`**Upstream model** \`${first.upstream.mapping.model}\``] : []),
     ...(input.batchId ? [`**Batch** \`${input.batchId}\`, item \`${input.customId}\``] : []),
   ].join('\n\n');
 }

@@ -63,8 +63,8 @@ export interface ProviderKind {
   /** A hosted third-party API: its providers are usable only with its credential set. */
   upstream: boolean;
   worker: KindWorker;
-  /** Its providers' versions name the model on it to run (the catalog's `upstream` block). */
-  takesRoute: boolean;
+  /** Its providers' versions name the model on it to run: an upstream mapping (the catalog's `upstream` block). */
+  takesMapping: boolean;
   /** Absent for a kind that runs nothing. */
   adapter?(resources: AdapterResources): Promise<ProviderAdapter>;
   callbacks?: CallbackIntake;
@@ -89,7 +89,7 @@ function upstreamKind(id: UpstreamId): ProviderKind {
     id,
     upstream: true,
     worker: 'own',
-    takesRoute: true,
+    takesMapping: true,
     async adapter({ config, env }) {
       const { createUpstreamAdapter } = await import('./upstreams/adapters');
       return createUpstreamAdapter(id, { env, requestTimeoutMs: config.upstreams.requestTimeoutMs });
@@ -116,7 +116,7 @@ const KINDS: Record<KindId, ProviderKind> = {
     id: 'local',
     upstream: false,
     worker: 'own',
-    takesRoute: false,
+    takesMapping: false,
     async adapter({ providerId, prisma, storage, config }) {
       const [{ createLocalAdapter }, { createInputFileReader }, { MAX_INPUT_IMAGE_BYTES }, { finishedAtOnce }] = await Promise.all([
         import('./local/adapter'),
@@ -137,7 +137,7 @@ const KINDS: Record<KindId, ProviderKind> = {
     id: 'http',
     upstream: false,
     worker: 'own',
-    takesRoute: false,
+    takesMapping: false,
     async adapter({ providerId, config }) {
       const [{ createHttpAdapter }, { httpProviderConfigFromEnv }, { finishedAtOnce }] = await Promise.all([
         import('./http/adapter'),
@@ -152,7 +152,7 @@ const KINDS: Record<KindId, ProviderKind> = {
     id: 'cog',
     upstream: false,
     worker: 'cog',
-    takesRoute: true,
+    takesMapping: true,
     async adapter({ providerId, prisma, config }) {
       const [{ createCogAdapter }, { createCogPredictionStore }] = await Promise.all([import('./cog'), import('./cog/predictionStore')]);
       return createCogAdapter({
@@ -176,7 +176,7 @@ const KINDS: Record<KindId, ProviderKind> = {
       url: (config) => `${config.cog.callbackBaseUrl}${COG_CALLBACK_PATH}`,
     },
   },
-  maker: { id: 'maker', upstream: false, worker: 'none', takesRoute: false },
+  maker: { id: 'maker', upstream: false, worker: 'none', takesMapping: false },
   ...(Object.fromEntries(UPSTREAM_IDS.map((id) => [id, upstreamKind(id)])) as Record<UpstreamId, ProviderKind>),
 };
 

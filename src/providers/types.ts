@@ -14,7 +14,7 @@ export interface Submission {
   /** The attempt of the job on this route (`<jobId>.<n>`), for jobs that have attempts. */
   attemptId?: string;
   /** How the version reaches an upstream; absent for the built-in and HTTP providers. */
-  route?: UpstreamMapping;
+  mapping?: UpstreamMapping;
   /** The input: mapped by the route and its files prepared for upstreams, as validated for the others. */
   input: Record<string, unknown>;
   /** Where the upstream should send its webhooks, when we have a public callback URL (fal, Replicate). */
@@ -41,10 +41,10 @@ export interface RunContext {
   timeScale: number;
 }
 
-/** What we need to find a generation again: its id and the route it was started on. */
+/** What we need to find a generation again: its id and the upstream mapping it was started with. */
 export interface GenerationRef {
   id: string;
-  route?: UpstreamMapping;
+  mapping?: UpstreamMapping;
 }
 
 export type GenerationState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';

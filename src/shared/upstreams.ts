@@ -31,8 +31,8 @@ export interface UpstreamMapping {
 
 /** The upstream part of a route plan: what the job workflow is told at submit about a route on a hosted upstream. */
 export interface UpstreamPlan {
-  /** The route's upstream mapping (named `route` in workflow histories, so the name stays). */
-  route: UpstreamMapping;
+  /** The route's upstream mapping. */
+  mapping: UpstreamMapping;
   /** The longest the generation may take, from the moment it is submitted, before it is cancelled and refunded. */
   timeoutSeconds: number;
 }
@@ -71,7 +71,7 @@ export interface GenerationStart {
   versionId: string;
   input: Record<string, unknown>;
   /** Present when the provider is a real upstream. */
-  route?: UpstreamMapping;
+  mapping?: UpstreamMapping;
   expectedProcessingSeconds: number;
   /** ISO 8601: after it the generation is of no use (Replicate `Cancel-After`). */
   deadline: string;
@@ -82,7 +82,32 @@ export interface GenerationCheck {
   attemptId: string;
   providerId: string;
   modelSlug: string;
-  route?: UpstreamMapping;
+  mapping?: UpstreamMapping;
   upstreamId: string;
   expectedProcessingSeconds: number;
+}
+
+/**
+ * An upstream mapping where a run may still carry it under its earlier name: `route` was the name of the mapping in
+ * an upstream plan (`UpstreamPlan`) and in the generation activities' inputs (`GenerationStart`, `GenerationCheck`,
+ * the cancel), so the histories of runs started before the rename, and the activities such a run schedules, carry
+ * `route` (docs/workflow-versioning.md). Where a workflow reads a plan and where an activity reads its input, the
+ * mapping is taken from either name, the new one first.
+ */
+export interface RecordedMapping {
+  mapping?: UpstreamMapping;
+  /** The earlier name of `mapping`. */
+  route?: UpstreamMapping;
+}
+
+/** The upstream mapping of a plan or an activity input, under its name or its earlier one; undefined when neither. */
+export function mappingOf(recorded: RecordedMapping | undefined): UpstreamMapping | undefined {
+  return recorded?.mapping ?? recorded?.route;
+}
+
+/** An activity's input with its mapping under `mapping` whichever name it came under, and no `route`. */
+export function withMapping<T extends RecordedMapping>(input: T): Omit<T, 'route'> {
+  const { route: _earlier, ...rest } = input;
+  const mapping = mappingOf(input);
+  return mapping === undefined ? rest : { ...rest, mapping };
 }

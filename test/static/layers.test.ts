@@ -145,6 +145,9 @@ describe('layers (.dependency-cruiser.cjs)', () => {
     write('src/webhooks/signing.ts', `export const sign = 1;\n`);
     write('src/outputs/usesWebhooks.ts', `import { sign } from '../webhooks/signing';\nexport const signed = sign;\n`);
     write('src/observability/usesJobs.ts', `import { store } from '../jobs/store';\nexport const counted = store;\n`);
+    // A dialect's catalog entry, read by the catalog, belongs to the catalog's tier: it may not import its own dialect.
+    write('src/dialects/openai/service.ts', `export const service = 1;\n`);
+    write('src/dialects/openai/catalogSchema.ts', `import { service } from './service';\nexport const entry = service;\n`);
     // Programs importing programs they may not.
     write('activities/jobs.ts', `export const activities = 1;\n`);
     write('src/workers/main.ts', `export const worker = 1;\n`);
@@ -170,6 +173,7 @@ describe('layers (.dependency-cruiser.cjs)', () => {
         'jobs-feature-imports-no-layer-above: src/jobs/usesOutputs.ts → src/outputs/store.ts',
         'output-features-imports-no-layer-above: src/outputs/usesWebhooks.ts → src/webhooks/signing.ts',
         'platform-imports-no-layer-above: src/observability/usesJobs.ts → src/jobs/store.ts',
+        'base-features-imports-no-layer-above: src/dialects/openai/catalogSchema.ts → src/dialects/openai/service.ts',
         'api-imports-no-activities: src/api/usesActivities.ts → activities/jobs.ts',
         'activities-import-no-program: activities/usesPrograms.ts → src/api/app.ts',
         'activities-import-no-program: activities/usesPrograms.ts → src/cli/main.ts',

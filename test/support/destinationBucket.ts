@@ -3,7 +3,7 @@
  * configuration opens for an account, without its settings and encryption.
  */
 import type * as Minio from 'minio';
-import type { DeliveryDestinations, DestinationBucket } from '../../src/destinations/bucket';
+import type { DeliveryDestinations, DestinationBucket } from '../../src/outputs/destinations/bucket';
 
 const MISSING = new Set(['NotFound', 'NoSuchKey', 'NoSuchObject']);
 

@@ -12,7 +12,7 @@ import type { PrismaClient } from '../../src/db/prisma';
 import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
 import type { Storage } from '../../src/storage/storage';
-import type { DeliveryDestinations } from '../../src/destinations/bucket';
+import type { DeliveryDestinations } from '../../src/outputs/destinations/bucket';
 import { createProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';

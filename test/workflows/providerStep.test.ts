@@ -2,14 +2,15 @@
  * The provider step of the job workflow, for an upstream, with fake activities: a callback signal cuts the wait
  * short (also one that came while the generation was being started), the check interval is the fallback, a timeout
  * or a failing check cancels the upstream generation, and an upstream's own failure fails the job without
- * cancelling anything.
+ * cancelling anything. A plan started before the upstream mapping was named `mapping` (`route`) reaches the
+ * activities as one under the new name.
  */
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GenerationActivities } from '../../activities/generation';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
-import { type GenerationCheck, type GenerationProgress } from '../../src/shared/upstreams';
+import { type GenerationCheck, type GenerationProgress, type UpstreamPlan } from '../../src/shared/upstreams';
 import { providerCallbackSignal } from '../../src/contracts/workflows/job';
 import { eventually } from '../support/eventually';
 import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
@@ -20,7 +21,7 @@ const client = () => harness().env.client;
 const ROUTE = { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] };
 
 function upstreamInput(timeoutSeconds = 60): JobWorkflowInput {
-  return jobInput({}, { upstream: { route: ROUTE, timeoutSeconds } });
+  return jobInput({}, { upstream: { mapping: ROUTE, timeoutSeconds } });
 }
 
 const completed = (jobId: string): GenerationProgress => ({
@@ -85,6 +86,25 @@ describe('jobWorkflow on an upstream', () => {
     expect(result.status).toBe('completed');
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(upstream.calls).toEqual(['start', 'check']);
+  }, 60_000);
+
+  it('hands the activities the mapping of a plan started before the rename, which carries it as `route`', async () => {
+    // The input a job started by an earlier build carries, as its recorded history keeps it.
+    const input = jobInput({}, { upstream: { route: ROUTE, timeoutSeconds: 600 } as unknown as UpstreamPlan });
+    const { activities } = fakeJobActivities();
+    const upstream = fakeUpstream((args) => completed(args.jobId), 50);
+    const seen: unknown[] = [];
+    const start = upstream.activities.startGeneration;
+    upstream.activities.startGeneration = async (args) => (seen.push(args), start(args));
+    const check = upstream.activities.checkGeneration;
+    upstream.activities.checkGeneration = async (args) => (seen.push(args), check(args));
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(result.status).toBe('completed');
+    expect(seen).toHaveLength(2);
+    for (const args of seen) {
+      expect(args).toMatchObject({ mapping: ROUTE });
+      expect(args).not.toHaveProperty('route');
+    }
   }, 60_000);
 
   it('checks every interval without callbacks until the generation ends', async () => {

@@ -5,7 +5,7 @@ import type { BodyReaders } from '../middleware/requestBodies';
 import { bearerAuth, errorResponses, registry } from '../openapi';
 import { parseWith } from '../validate';
 import { DestinationSchema, PutDestinationBodySchema } from '../../contracts/http/destination';
-import type { DestinationService } from '../../destinations/service';
+import type { DestinationService } from '../../outputs/destinations/service';
 import { ApiError } from '../apiError';
 import { MANAGE_OUTPUTS_SCOPE } from '../../shared/scopes';
 

@@ -80,7 +80,8 @@ export function firstRoute(input: Pick<JobWorkflowInput, 'jobId' | 'routes'>): R
 export interface RoutePlan {
   providerId: string;
   taskQueue: string;
-  /** For a hosted upstream: the version's upstream mapping and our timeout for it. */
+  /** For a hosted upstream: the version's upstream mapping and our timeout for it (a run started before the mapping was
+   * named `mapping` carries it as `route`: the workflow reads it with `mappingOf`, src/shared/upstreams.ts). */
   upstream?: UpstreamPlan;
   /** Expected processing time on this provider once it begins (base of the ETA). */
   expectedProcessingSeconds: number;

@@ -3,7 +3,8 @@
  * (`dialects.openai.aliases`), and carries how OpenAI's `size`, `quality` and `n` map onto its input.
  */
 import type { PrismaClient } from '../../db/prisma';
-import { NO_DIALECTS, type DialectsDef, type OpenAiDialectDef } from '../../catalog/catalogFiles';
+import { NO_DIALECTS, type DialectsDef } from '../../catalog/catalogFiles';
+import type { OpenAiDialectDef } from './catalogSchema';
 import { resolveModelVersion } from '../../catalog/versionResolver';
 import { canUseModel } from '../../catalog/visibility';
 import type { Caller } from '../../jobs/quote';

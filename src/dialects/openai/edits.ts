@@ -4,7 +4,7 @@
  * upload. The catalog's `edits` mapping names the input fields they go into; size, quality and `n` map as for
  * generation, and the jobs run and are answered as generation's are.
  */
-import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
+import type { OpenAiDialectDef } from './catalogSchema';
 import { validateIdempotencyKey } from '../../jobs/idempotency';
 import type { Caller } from '../../jobs/quote';
 import { isUploadContentType, maxUploadBytes, mediaKindOf, type UploadContentType } from '../../shared/media';

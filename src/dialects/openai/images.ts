@@ -12,7 +12,7 @@ import type { JobService } from '../../jobs/service';
 import type { Caller } from '../../jobs/quote';
 import { DomainError } from '../../shared/errors';
 import type { Storage } from '../../storage/storage';
-import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
+import type { OpenAiDialectDef } from './catalogSchema';
 import { resolveOpenAiModel, type OpenAiModel } from './catalog';
 
 export interface ImageGenerationRequest {

@@ -4,8 +4,8 @@
  * downloaded from its job, whose id is the video's id.
  */
 import type { Readable } from 'node:stream';
-import type { OpenAiDialectDef } from '../../catalog/catalogFiles';
-import { NO_DIALECTS, videoFieldsUnfilled, type DialectsDef } from '../../catalog/catalogFiles';
+import { NO_DIALECTS, type DialectsDef } from '../../catalog/catalogFiles';
+import { videoFieldsUnfilled, type OpenAiDialectDef } from './catalogSchema';
 import { resolveModelVersion } from '../../catalog/versionResolver';
 import type { PrismaClient } from '../../db/prisma';
 import { findAccountJob, listAccountJobs, positionOfAccountJob } from '../../jobs/accountJobs';
@@ -103,7 +103,7 @@ export function videoInput(mapping: VideoMapping, request: Omit<VideoCreateReque
 /**
  * Why a model without a video mapping takes no `videos.create`: it makes no videos, or its input needs fields (a list
  * of elements) that OpenAI's prompt, seconds, size and one input_reference cannot give. The catalog maps every video
- * model whose input they can give (src/catalog/catalogFiles.ts).
+ * model whose input they can give (checked at load, catalogSchema.ts).
  */
 export function noVideosReason(name: string, category: string, inputSchema: Record<string, unknown>): string {
   if (category !== 'video') return `The model '${name}' does not take video requests: it does not make videos`;

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../../db/prisma';
-import { NO_DIALECTS, replicateModelName, type DialectsDef } from '../../catalog/catalogFiles';
+import { NO_DIALECTS, type DialectsDef } from '../../catalog/catalogFiles';
+import { replicateModelName } from './catalogSchema';
 import type { VersionStatus } from '../../shared/versionStatuses';
 import { isRunnable, pickCurrentVersion } from '../../catalog/versionResolver';
 import { canUseModel } from '../../catalog/visibility';

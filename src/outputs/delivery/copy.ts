@@ -6,7 +6,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { DestinationBucket } from '../../destinations/bucket';
+import type { DestinationBucket } from '../destinations/bucket';
 import type { Storage } from '../../storage/storage';
 import type { JobOutput } from '../../shared/jobs';
 import { C2PA_MANIFEST_TYPE } from '../../shared/provenance';

@@ -13,7 +13,7 @@ import { subscribedWebhookEvents } from '../../jobs/views';
 import { copyJobOutputs, OutputMissingError, type AttemptProgress } from './copy';
 
 export type { AttemptProgress } from './copy';
-import type { DeliveryDestinations } from '../../destinations/bucket';
+import type { DeliveryDestinations } from '../destinations/bucket';
 import { OUTPUTS_DELETED_REASON, type DeliveryStore } from './store';
 import { UNTHROTTLED, type DeliveryThrottle } from './throttle';
 

@@ -15,7 +15,7 @@ export { UPSTREAM_IDS, isUpstreamId, type UpstreamId } from './ids';
 export type { UpstreamMapping } from '../../shared/upstreams';
 
 /** What an upstream is sent of a submission. */
-export type UpstreamSubmission = Pick<Submission, 'jobId' | 'input' | 'callbackUrl' | 'deadline' | 'route'>;
+export type UpstreamSubmission = Pick<Submission, 'jobId' | 'input' | 'callbackUrl' | 'deadline' | 'mapping'>;
 
 /** A `ProviderAdapter` that reaches a hosted upstream: it hands every file over and needs less of a submission. */
 export interface UpstreamAdapter extends ProviderAdapter {
@@ -26,10 +26,10 @@ export interface UpstreamAdapter extends ProviderAdapter {
   cancel(ref: GenerationRef, signal: AbortSignal): Promise<void>;
 }
 
-/** The route a call to an upstream carries: a version without one cannot reach it (the catalog refuses such a version). */
-export function routeOf(upstream: UpstreamId, route: UpstreamMapping | undefined): UpstreamMapping {
-  if (!route) throw new Error(`${upstream} generations need the version's upstream route`);
-  return route;
+/** The upstream mapping a call to an upstream carries: a version without one cannot reach it (the catalog refuses such a version). */
+export function mappingFor(upstream: UpstreamId, mapping: UpstreamMapping | undefined): UpstreamMapping {
+  if (!mapping) throw new Error(`${upstream} generations need the version's upstream mapping`);
+  return mapping;
 }
 
 /** What every adapter factory receives. */

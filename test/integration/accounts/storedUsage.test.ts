@@ -5,7 +5,7 @@
  * sweep does, through deleteJobOutputs) takes them out of every figure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteJobOutputs } from '../../../src/outputs/deleteOutputs';
+import { deleteJobOutputs } from '../../../src/outputs/storing/deleteOutputs';
 import type { JobOutput } from '../../../src/shared/jobs';
 import { createAdminKey } from '../../support/accounts';
 import { bearer, get, post } from '../../support/api';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import type { Prisma } from '@prisma/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
-import { storedOutputsByAccountSql, storedTotalSql, storedUploadsByAccountSql } from '../../../src/outputs/storedUsage';
+import { storedOutputsByAccountSql, storedTotalSql, storedUploadsByAccountSql } from '../../../src/outputs/storing/storedUsage';
 import { createScratchDatabase } from '../../support/database';
 import { explainQuery } from '../../support/queryPlans';
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteJobOutputs } from '../../../src/outputs/deleteOutputs';
+import { deleteJobOutputs } from '../../../src/outputs/storing/deleteOutputs';
 import { createTestAccount, eventually, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
 
 let stack: TestStack;

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { deleteJobOutputs } from '../../../src/outputs/deleteOutputs';
+import { deleteJobOutputs } from '../../../src/outputs/storing/deleteOutputs';
 import { createOutputDelivery } from '../../../src/outputs/delivery/steps';
 import { createDeliveryStore } from '../../../src/outputs/delivery/store';
 import { createStorage, type Storage } from '../../../src/storage/storage';

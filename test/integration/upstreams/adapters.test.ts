@@ -38,7 +38,7 @@ describe.each(Object.keys(FAKES) as UpstreamId[])('%s adapter', (id) => {
   const { route, input } = textToImage(id);
   const signal = () => AbortSignal.timeout(20_000);
   const submit = (a: UpstreamAdapter, prompt: string) =>
-    a.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input: input(prompt), deadline: new Date(Date.now() + 600_000) }, signal());
+    a.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: route, input: input(prompt), deadline: new Date(Date.now() + 600_000) }, signal());
 
   beforeAll(async () => {
     fake = await FAKES[id]();
@@ -70,7 +70,7 @@ describe.each(Object.keys(FAKES) as UpstreamId[])('%s adapter', (id) => {
     expect(snapshot.id).toEqual(expect.any(String));
     for (let i = 0; i < 50 && snapshot.state !== 'succeeded' && snapshot.state !== 'failed'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
-      snapshot = await adapter.status({ id: snapshot.id, route }, signal());
+      snapshot = await adapter.status({ id: snapshot.id, mapping: route }, signal());
     }
     expect(snapshot.state).toBe('succeeded');
     expect(snapshot.result).toBeDefined();
@@ -78,7 +78,7 @@ describe.each(Object.keys(FAKES) as UpstreamId[])('%s adapter', (id) => {
   });
 
   it('treats cancelling an unknown generation as done', async () => {
-    await expect(adapter.cancel({ id: 'no-such-generation', route }, signal())).resolves.toBeUndefined();
+    await expect(adapter.cancel({ id: 'no-such-generation', mapping: route }, signal())).resolves.toBeUndefined();
   });
 
   it('maps a refused connection (nothing sent) to PROVIDER_UNAVAILABLE, retryable', async () => {

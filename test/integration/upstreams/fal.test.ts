@@ -15,7 +15,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { createFalAdapter, FAL_JWKS_URL, falJwksUrl, redirectToOrigin } from '../../../src/providers/upstreams/fal';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { startFalFake, type FalFake } from '../../support/upstreams/fal';
@@ -89,7 +89,7 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
 }
 
 async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter): Promise<GenerationSnapshot> {
-  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline(), ...(callbackUrl ? { callbackUrl } : {}) }, signal());
+  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: route, input, deadline: deadline(), ...(callbackUrl ? { callbackUrl } : {}) }, signal());
 }
 
 /** Polls every 300 ms until the generation ends; every snapshot seen. */
@@ -148,7 +148,7 @@ describe('fal adapter: seeded models', () => {
     expect(Number(sent.headers['x-fal-request-timeout'])).toBeGreaterThan(500);
     expect(sent.headers.authorization).toBe(`Key ${fake.apiKey}`);
 
-    const seen = [first, ...(await untilFinished({ id: first.id, route: FLUX.route }))];
+    const seen = [first, ...(await untilFinished({ id: first.id, mapping: FLUX.route }))];
     const states = seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
     expect(states).toEqual(['queued', 'running', 'succeeded']);
     expect(seen.length).toBeLessThanOrEqual(6);
@@ -179,7 +179,7 @@ describe('fal adapter: seeded models', () => {
 
     const first = await submit(KLING.route, input);
     expect(fake.falRequests().find((r) => r.id === first.id)).toMatchObject({ endpoint: 'fal-ai/kling-video/v2.1/standard/image-to-video' });
-    const done = (await untilFinished({ id: first.id, route: KLING.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: KLING.route })).at(-1)!;
     expect(done.state).toBe('succeeded');
     expect(done.upstreamCostMicroCents).toBe(500_000);
     const [video] = locateOutputs(done.result, KLING.route.outputs);
@@ -207,7 +207,7 @@ describe('fal adapter: seeded models', () => {
     expect(input).not.toHaveProperty('elements');
 
     const first = await submit(ELEMENTS.route, input);
-    const done = (await untilFinished({ id: first.id, route: ELEMENTS.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: ELEMENTS.route })).at(-1)!;
     expect(done.state).toBe('succeeded');
     const [video] = locateOutputs(done.result, ELEMENTS.route.outputs);
     expect((await download((video as { url: string }).url)).toString('ascii', 4, 8)).toBe('ftyp');
@@ -279,7 +279,7 @@ describe('fal adapter: errors in our codes', () => {
   it('maps a content-policy refusal of a video to CONTENT_POLICY_VIOLATION', async () => {
     const input = await upstreamInput(KLING, { prompt: 'forbidden [upstream:content-policy]', image_url: EXTERNAL });
     const first = await submit(KLING.route, input);
-    const done = (await untilFinished({ id: first.id, route: KLING.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: KLING.route })).at(-1)!;
     expect(done).toMatchObject({ state: 'failed', stage: 'COMPLETED' });
     expect(done.error).toMatchObject({ code: 'CONTENT_POLICY_VIOLATION', retryable: false });
     expect(done.upstreamCostMicroCents).toBeUndefined();
@@ -287,14 +287,14 @@ describe('fal adapter: errors in our codes', () => {
 
   it("fails images FLUX's safety checker flagged with CONTENT_POLICY_VIOLATION", async () => {
     const first = await submit(FLUX.route, { prompt: 'forbidden [upstream:content-policy]', num_images: 1 });
-    const done = (await untilFinished({ id: first.id, route: FLUX.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: FLUX.route })).at(-1)!;
     expect(done).toMatchObject({ state: 'failed' });
     expect(done.error).toMatchObject({ code: 'CONTENT_POLICY_VIOLATION', retryable: false });
   });
 
   it('maps a generation fal reports failed to PROVIDER_JOB_FAILED, and sends an ERROR webhook', async () => {
     const first = await submit(FLUX.route, { prompt: 'doomed [upstream:fail]' }, receiver.url);
-    const done = (await untilFinished({ id: first.id, route: FLUX.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: FLUX.route })).at(-1)!;
     expect(done).toMatchObject({ state: 'failed' });
     expect(done.error).toMatchObject({ code: 'PROVIDER_JOB_FAILED', retryable: false });
     expect(done.error!.message).toContain('runner_server_error');
@@ -310,7 +310,7 @@ describe('fal adapter: errors in our codes', () => {
 
     const first = await submit(FLUX.route, { prompt: 'x' });
     fake.injectNext({ status: 500, body: { detail: [{ loc: ['body'], msg: 'Internal server error', type: 'internal_server_error' }] } });
-    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
+    expect(await failureOf(adapter.status({ id: first.id, mapping: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
   });
 
   it('treats a 503 while reading a finished result as a failed read, not a failed generation', async () => {
@@ -318,8 +318,8 @@ describe('fal adapter: errors in our codes', () => {
     await pause(800);
     fake.injectNext({ status: 200, body: { status: 'COMPLETED', request_id: first.id, logs: [] } });
     fake.injectNext({ status: 503, body: 'Service Unavailable' });
-    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
-    expect((await adapter.status({ id: first.id, route: FLUX.route }, signal())).state).toBe('succeeded');
+    expect(await failureOf(adapter.status({ id: first.id, mapping: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
+    expect((await adapter.status({ id: first.id, mapping: FLUX.route }, signal())).state).toBe('succeeded');
   });
 
   it('maps a request that outlives requestTimeoutMs to PROVIDER_TIMEOUT, and a 504 too', async () => {
@@ -345,11 +345,11 @@ describe('fal adapter: errors in our codes', () => {
 
     const first = await submit(FLUX.route, { prompt: 'x' });
     fake.injectNext({ status: 200, body: {}, hangUp: true });
-    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
+    expect(await failureOf(adapter.status({ id: first.id, mapping: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
   });
 
   it('maps a request fal does not know to PROVIDER_UNAVAILABLE (lost)', async () => {
-    const error = await failureOf(adapter.status({ id: '00000000-0000-4000-8000-000000000000', route: FLUX.route }, signal()));
+    const error = await failureOf(adapter.status({ id: '00000000-0000-4000-8000-000000000000', mapping: FLUX.route }, signal()));
     expect(error).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
   });
 
@@ -357,14 +357,14 @@ describe('fal adapter: errors in our codes', () => {
     const controller = new AbortController();
     const reason = new Error('activity cancelled');
     controller.abort(reason);
-    await expect(adapter.submit({ jobId: 'job_x', route: FLUX.route, input: { prompt: 'x' }, deadline: deadline() }, controller.signal)).rejects.toBe(reason);
+    await expect(adapter.submit({ jobId: 'job_x', mapping: FLUX.route, input: { prompt: 'x' }, deadline: deadline() }, controller.signal)).rejects.toBe(reason);
   });
 });
 
 describe('fal adapter: cancel', () => {
   it('cancels a running generation, which then reads as cancelled', async () => {
     const first = await submit(FLUX.route, { prompt: 'long [upstream:slow]' }, receiver.url);
-    const ref = { id: first.id, route: FLUX.route };
+    const ref = { id: first.id, mapping: FLUX.route };
     const cancels = fake.cancellations();
     await adapter.cancel(ref, signal());
     expect(fake.cancellations()).toBe(cancels + 1);
@@ -377,9 +377,9 @@ describe('fal adapter: cancel', () => {
 
   it('does not throw for a finished or an unknown generation', async () => {
     const first = await submit(FLUX.route, { prompt: 'quick' });
-    await untilFinished({ id: first.id, route: FLUX.route });
-    await expect(adapter.cancel({ id: first.id, route: FLUX.route }, signal())).resolves.toBeUndefined();
-    await expect(adapter.cancel({ id: '00000000-0000-4000-8000-000000000000', route: FLUX.route }, signal())).resolves.toBeUndefined();
+    await untilFinished({ id: first.id, mapping: FLUX.route });
+    await expect(adapter.cancel({ id: first.id, mapping: FLUX.route }, signal())).resolves.toBeUndefined();
+    await expect(adapter.cancel({ id: '00000000-0000-4000-8000-000000000000', mapping: FLUX.route }, signal())).resolves.toBeUndefined();
   });
 });
 
@@ -537,7 +537,7 @@ describe('fal adapter: origin override', () => {
     const lookups = fake.requests.filter((r) => r.url.startsWith('/v1/models/billing-events')).length;
     const first = await submit(FLUX.route, { prompt: 'x' }, undefined, plain);
     await pause(800);
-    const done = await plain.status({ id: first.id, route: FLUX.route }, signal());
+    const done = await plain.status({ id: first.id, mapping: FLUX.route }, signal());
     expect(done.state).toBe('succeeded');
     expect(done.upstreamCostMicroCents).toBeUndefined();
     expect(fake.requests.filter((r) => r.url.startsWith('/v1/models/billing-events')).length).toBe(lookups);

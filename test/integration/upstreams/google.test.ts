@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { mapInput } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { failureOf } from '../../support/providerFailure';
 import { createGoogleAdapter, imageCostOf, retryDelayOf } from '../../../src/providers/upstreams/google';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
@@ -52,10 +52,10 @@ function imageInput(prompt: string): Record<string, unknown> {
 }
 
 const submitImage = (prompt: string, using = adapter) =>
-  using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route: IMAGE.route, input: imageInput(prompt), deadline: deadline() }, signal());
+  using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: IMAGE.route, input: imageInput(prompt), deadline: deadline() }, signal());
 
 const submitVideo = (prompt: string) =>
-  adapter.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route: VEO, input: { instances: [{ prompt }], parameters: { aspectRatio: '16:9' } }, deadline: deadline() }, signal());
+  adapter.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: VEO, input: { instances: [{ prompt }], parameters: { aspectRatio: '16:9' } }, deadline: deadline() }, signal());
 
 
 /** The path of the last request the fake received for `method`. */
@@ -140,7 +140,7 @@ describe('Google adapter: documented refusals', () => {
 
   it('refuses a shut-down model with the 404 Google answers, as PROVIDER_REJECTED_INPUT', async () => {
     const retired = { ...IMAGE.route, model: 'gemini-2.5-flash-image' };
-    const error = await failureOf(adapter.submit({ jobId: 'job_retired', route: retired, input: imageInput('a fox'), deadline: deadline() }, signal()));
+    const error = await failureOf(adapter.submit({ jobId: 'job_retired', mapping: retired, input: imageInput('a fox'), deadline: deadline() }, signal()));
     expect(error).toMatchObject({ code: 'PROVIDER_REJECTED_INPUT', retryable: false });
     expect(error.message).toMatch(/not found/);
   });

@@ -14,7 +14,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
 import { costOf, createOpenAIAdapter, parseResetDuration } from '../../../src/providers/upstreams/openai';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import type { InputFile, GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
 import { samplePng } from '../../support/upstreams/media';
@@ -52,7 +52,7 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
 async function submit(input: Record<string, unknown>, options: { using?: UpstreamAdapter; route?: UpstreamMapping; deadline?: Date; abort?: AbortSignal } = {}) {
   const route = options.route ?? GPT_IMAGE_2.route;
   const mapped = await upstreamInput({ route, schema: GPT_IMAGE_2.schema }, input);
-  return (options.using ?? adapter).submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input: mapped, deadline: options.deadline ?? deadline() }, options.abort ?? signal());
+  return (options.using ?? adapter).submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: route, input: mapped, deadline: options.deadline ?? deadline() }, options.abort ?? signal());
 }
 
 
@@ -138,7 +138,7 @@ describe('OpenAI adapter: a synchronous generation afterwards', () => {
   it('answers status with the kept answer, the same snapshot, without a request', async () => {
     const snapshot = await submit({ prompt: 'a windmill' });
     const requests = fake.requests.length;
-    const again: GenerationSnapshot = await adapter.status({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal());
+    const again: GenerationSnapshot = await adapter.status({ id: snapshot.id, mapping: GPT_IMAGE_2.route }, signal());
     expect(again).toEqual(snapshot);
     expect(fake.requests.length).toBe(requests);
   });
@@ -147,29 +147,29 @@ describe('OpenAI adapter: a synchronous generation afterwards', () => {
     fake.sendRequestId = false;
     const jobId = 'job_without_request_id';
     const mapped = await upstreamInput(GPT_IMAGE_2, { prompt: 'a mill' });
-    const snapshot = await adapter.submit({ jobId, route: GPT_IMAGE_2.route, input: mapped, deadline: deadline() }, signal());
+    const snapshot = await adapter.submit({ jobId, mapping: GPT_IMAGE_2.route, input: mapped, deadline: deadline() }, signal());
     expect(snapshot.id).toBe(`${jobId}@${(snapshot.result as { created: number }).created}`);
-    expect(await adapter.status({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal())).toBe(snapshot);
+    expect(await adapter.status({ id: snapshot.id, mapping: GPT_IMAGE_2.route }, signal())).toBe(snapshot);
   });
 
   it('fails status for an answer it no longer holds (another worker, or cancelled) with PROVIDER_JOB_FAILED, not retryable', async () => {
-    const unknown = await failureOf(adapter.status({ id: 'req_unknown', route: GPT_IMAGE_2.route }, signal()));
+    const unknown = await failureOf(adapter.status({ id: 'req_unknown', mapping: GPT_IMAGE_2.route }, signal()));
     expect(unknown).toMatchObject({ code: 'PROVIDER_JOB_FAILED', retryable: false });
 
     const snapshot = await submit({ prompt: 'a barn' });
-    await adapter.cancel({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal());
-    expect(await failureOf(adapter.status({ id: snapshot.id, route: GPT_IMAGE_2.route }, signal()))).toMatchObject({ code: 'PROVIDER_JOB_FAILED' });
+    await adapter.cancel({ id: snapshot.id, mapping: GPT_IMAGE_2.route }, signal());
+    expect(await failureOf(adapter.status({ id: snapshot.id, mapping: GPT_IMAGE_2.route }, signal()))).toMatchObject({ code: 'PROVIDER_JOB_FAILED' });
   });
 
   it('keeps only the latest few answers', async () => {
     const first = await submit({ prompt: 'first of many' });
     for (let i = 0; i < 4; i++) await submit({ prompt: `later ${i}` });
-    expect(await failureOf(adapter.status({ id: first.id, route: GPT_IMAGE_2.route }, signal()))).toMatchObject({ code: 'PROVIDER_JOB_FAILED' });
+    expect(await failureOf(adapter.status({ id: first.id, mapping: GPT_IMAGE_2.route }, signal()))).toMatchObject({ code: 'PROVIDER_JOB_FAILED' });
   });
 
   it('cancels an unknown generation without a request or an error', async () => {
     const requests = fake.requests.length;
-    await expect(adapter.cancel({ id: 'req_never_seen', route: GPT_IMAGE_2.route }, signal())).resolves.toBeUndefined();
+    await expect(adapter.cancel({ id: 'req_never_seen', mapping: GPT_IMAGE_2.route }, signal())).resolves.toBeUndefined();
     expect(fake.requests.length).toBe(requests);
     expect(fake.cancellations()).toBe(0);
   });

@@ -16,7 +16,7 @@ import { validateInput } from '../../../src/domain/inputValidation';
 import { ProviderError } from '../../../src/providers/types';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { cancelAfterOf, createReplicateAdapter, progressOf, replicateBaseUrl } from '../../../src/providers/upstreams/replicate';
 import { CallbackRejected, type CallbackRequest, type InputFile, type GenerationRef, type GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
@@ -92,7 +92,7 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
 }
 
 async function submit(route: UpstreamMapping, input: Record<string, unknown>, callbackUrl?: string, using = adapter, until = deadline()): Promise<GenerationSnapshot> {
-  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: until, ...(callbackUrl ? { callbackUrl } : {}) }, signal());
+  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: route, input, deadline: until, ...(callbackUrl ? { callbackUrl } : {}) }, signal());
 }
 
 /** Polls every 300 ms until the prediction ends; every snapshot seen. */
@@ -177,7 +177,7 @@ describe('Replicate adapter: seeded models', () => {
     expect(cancelAfter).toBeGreaterThan(590);
     expect(cancelAfter).toBeLessThanOrEqual(600);
 
-    const seen = [first, ...(await untilFinished({ id: first.id, route: FLUX.route }))];
+    const seen = [first, ...(await untilFinished({ id: first.id, mapping: FLUX.route }))];
     const states = seen.map((s) => s.state).filter((state, i, all) => state !== all[i - 1]);
     expect(states).toEqual(['queued', 'running', 'succeeded']);
     expect(seen.length).toBeLessThanOrEqual(6);
@@ -217,7 +217,7 @@ describe('Replicate adapter: seeded models', () => {
 
     const first = await submit(KLING.route, input);
     expect(requestsTo('POST', '/v1/models/kwaivgi/kling-v2.1/predictions')).toBeGreaterThan(0);
-    const done = (await untilFinished({ id: first.id, route: KLING.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: KLING.route })).at(-1)!;
     expect(done.state).toBe('succeeded');
     expect(typeof done.result).toBe('string');
     const [video] = locateOutputs(done.result, KLING.route.outputs);
@@ -248,7 +248,7 @@ describe('Replicate adapter: seeded models', () => {
     expect(input).toEqual({ prompt: 'a dog and a hero meet on the beach', reference_images: refs, duration: 5, resolution: '480p', aspect_ratio: '9:16', camera_fixed: false });
 
     const first = await submit(SEEDANCE.route, input);
-    const done = (await untilFinished({ id: first.id, route: SEEDANCE.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: SEEDANCE.route })).at(-1)!;
     expect(done.state).toBe('succeeded');
     const [video] = locateOutputs(done.result, SEEDANCE.route.outputs);
     expect((await download((video as { url: string }).url)).toString('ascii', 4, 8)).toBe('ftyp');
@@ -271,7 +271,7 @@ describe('Replicate adapter: seeded models', () => {
     expect(requestsTo('POST', '/v1/predictions')).toBe(posts + 1);
     const body = JSON.parse(fake.requests.filter((r) => r.url === '/v1/predictions').at(-1)!.body) as Record<string, unknown>;
     expect(body).toEqual({ version: SDXL_VERSION, input: { prompt: 'a fox' } });
-    const done = (await untilFinished({ id: first.id, route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: route })).at(-1)!;
     expect(locateOutputs(done.result, route.outputs)).toHaveLength(1);
   });
 });
@@ -354,7 +354,7 @@ describe('Replicate adapter: errors in our codes', () => {
 
   it('maps a prediction failed as sensitive (E005) to CONTENT_POLICY_VIOLATION', async () => {
     const first = await submit(FLUX.route, { prompt: 'forbidden [upstream:content-policy]' });
-    const done = (await untilFinished({ id: first.id, route: FLUX.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: FLUX.route })).at(-1)!;
     expect(done).toMatchObject({ state: 'failed', stage: 'failed' });
     expect(done.error).toMatchObject({ code: 'CONTENT_POLICY_VIOLATION', retryable: false });
     expect(done.error!.message).toContain('(E005)');
@@ -362,7 +362,7 @@ describe('Replicate adapter: errors in our codes', () => {
 
   it('maps another failed prediction to PROVIDER_JOB_FAILED, and its completed webhook says failed', async () => {
     const first = await submit(FLUX.route, { prompt: 'doomed [upstream:fail]' }, receiver.url);
-    const done = (await untilFinished({ id: first.id, route: FLUX.route })).at(-1)!;
+    const done = (await untilFinished({ id: first.id, mapping: FLUX.route })).at(-1)!;
     expect(done.error).toMatchObject({ code: 'PROVIDER_JOB_FAILED', retryable: false });
     expect(done.error!.message).toContain('(E1000)');
     const webhooks = await webhooksFor(first.id, 2);
@@ -380,7 +380,7 @@ describe('Replicate adapter: errors in our codes', () => {
 
   it('lets the SDK retry a status read that answered 5xx, and maps a lasting 5xx to PROVIDER_UNAVAILABLE', async () => {
     const first = await submit(FLUX.route, { prompt: 'x' });
-    const ref = { id: first.id, route: FLUX.route };
+    const ref = { id: first.id, mapping: FLUX.route };
     const reads = () => requestsTo('GET', `/v1/predictions/${first.id}`);
 
     const before = reads();
@@ -418,11 +418,11 @@ describe('Replicate adapter: errors in our codes', () => {
 
     const first = await submit(FLUX.route, { prompt: 'x' });
     fake.injectNext({ hangUp: true });
-    expect(await failureOf(adapter.status({ id: first.id, route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
+    expect(await failureOf(adapter.status({ id: first.id, mapping: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
   });
 
   it('maps a prediction Replicate does not know to PROVIDER_UNAVAILABLE (lost)', async () => {
-    const error = await failureOf(adapter.status({ id: 'nosuchprediction0000000000', route: FLUX.route }, signal()));
+    const error = await failureOf(adapter.status({ id: 'nosuchprediction0000000000', mapping: FLUX.route }, signal()));
     expect(error).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
   });
 
@@ -430,8 +430,8 @@ describe('Replicate adapter: errors in our codes', () => {
     const controller = new AbortController();
     const reason = new Error('activity cancelled');
     controller.abort(reason);
-    await expect(adapter.submit({ jobId: 'job_x', route: FLUX.route, input: { prompt: 'x' }, deadline: deadline() }, controller.signal)).rejects.toBe(reason);
-    await expect(adapter.status({ id: 'x', route: FLUX.route }, controller.signal)).rejects.toBe(reason);
+    await expect(adapter.submit({ jobId: 'job_x', mapping: FLUX.route, input: { prompt: 'x' }, deadline: deadline() }, controller.signal)).rejects.toBe(reason);
+    await expect(adapter.status({ id: 'x', mapping: FLUX.route }, controller.signal)).rejects.toBe(reason);
   });
 });
 
@@ -449,7 +449,7 @@ describe('Replicate adapter: deadlines and final states', () => {
   });
 
   it('maps aborted (the deadline passed before it started) and canceled at the deadline to PROVIDER_TIMEOUT', async () => {
-    const ref = { id: 'gm3qorzdhgbfurvjtvhg6dckhu', route: FLUX.route };
+    const ref = { id: 'gm3qorzdhgbfurvjtvhg6dckhu', mapping: FLUX.route };
     fake.injectNext({ status: 200, body: prediction({ status: 'aborted', deadline: '2026-11-22T10:00:05.000Z', completed_at: '2026-11-22T10:00:05.010Z' }) });
     const aborted = await adapter.status(ref, signal());
     expect(aborted).toMatchObject({ state: 'failed', stage: 'aborted', error: { code: 'PROVIDER_TIMEOUT' } });
@@ -463,7 +463,7 @@ describe('Replicate adapter: deadlines and final states', () => {
   });
 
   it('maps a start timeout (E6716) to PROVIDER_TIMEOUT and a succeeded prediction whose output was removed to PROVIDER_JOB_FAILED', async () => {
-    const ref = { id: 'gm3qorzdhgbfurvjtvhg6dckhu', route: FLUX.route };
+    const ref = { id: 'gm3qorzdhgbfurvjtvhg6dckhu', mapping: FLUX.route };
     fake.injectNext({ status: 200, body: prediction({ status: 'failed', error: 'Timeout starting prediction (E6716)' }) });
     expect(await adapter.status(ref, signal())).toMatchObject({ state: 'failed', error: { code: 'PROVIDER_TIMEOUT', retryable: false } });
     fake.injectNext({ status: 200, body: prediction({ status: 'succeeded', output: null, data_removed: true }) });
@@ -481,7 +481,7 @@ describe('Replicate adapter: deadlines and final states', () => {
 describe('Replicate adapter: cancel', () => {
   it('cancels a running prediction, which then reads as cancelled and sends its completed webhook', async () => {
     const first = await submit(FLUX.route, { prompt: 'long [upstream:slow]' }, receiver.url);
-    const ref = { id: first.id, route: FLUX.route };
+    const ref = { id: first.id, mapping: FLUX.route };
     const cancels = fake.cancellations();
     await adapter.cancel(ref, signal());
     expect(fake.cancellations()).toBe(cancels + 1);
@@ -495,15 +495,15 @@ describe('Replicate adapter: cancel', () => {
 
   it('does not throw for a finished or an unknown prediction', async () => {
     const first = await submit(FLUX.route, { prompt: 'quick' });
-    await untilFinished({ id: first.id, route: FLUX.route });
-    await expect(adapter.cancel({ id: first.id, route: FLUX.route }, signal())).resolves.toBeUndefined();
-    expect((await adapter.status({ id: first.id, route: FLUX.route }, signal())).state).toBe('succeeded');
-    await expect(adapter.cancel({ id: 'nosuchprediction0000000000', route: FLUX.route }, signal())).resolves.toBeUndefined();
+    await untilFinished({ id: first.id, mapping: FLUX.route });
+    await expect(adapter.cancel({ id: first.id, mapping: FLUX.route }, signal())).resolves.toBeUndefined();
+    expect((await adapter.status({ id: first.id, mapping: FLUX.route }, signal())).state).toBe('succeeded');
+    await expect(adapter.cancel({ id: 'nosuchprediction0000000000', mapping: FLUX.route }, signal())).resolves.toBeUndefined();
   });
 
   it('still reports other failures of a cancel', async () => {
     fake.injectNext({ status: 503, body: { detail: 'Internal server error' } });
-    expect(await failureOf(adapter.cancel({ id: 'x', route: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
+    expect(await failureOf(adapter.cancel({ id: 'x', mapping: FLUX.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE' });
   });
 });
 

@@ -14,7 +14,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { validateInput } from '../../../src/domain/inputValidation';
 import { failureOf } from '../../support/providerFailure';
 import { mapInput, prepareFiles } from '../../../src/providers/inputMapping';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { createRunwayAdapter, DATA_URI_MAX_CHARS, RUNWAY_CREDIT_MICRO_CENTS, taskFailure } from '../../../src/providers/upstreams/runway';
 import type { InputFile, GenerationRef, GenerationSnapshot } from '../../../src/providers/types';
 import type { UpstreamAdapter, UpstreamMapping } from '../../../src/providers/upstreams/types';
@@ -78,7 +78,7 @@ async function upstreamInput(target: { route: UpstreamMapping; schema: object },
 }
 
 function submit(route: UpstreamMapping, input: Record<string, unknown>, using = adapter, abort = signal()): Promise<GenerationSnapshot> {
-  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, route, input, deadline: deadline() }, abort);
+  return using.submit({ jobId: `job_${Math.random().toString(36).slice(2)}`, mapping: route, input, deadline: deadline() }, abort);
 }
 
 async function submitPrompt(prompt: string, using = adapter): Promise<GenerationSnapshot> {
@@ -123,7 +123,7 @@ function creates(): number {
 
 /** Runs a task to its end and checks the located outputs are real files of the given kind. */
 async function expectFinishedWithOutputs(route: UpstreamMapping, first: GenerationSnapshot, kind: 'png' | 'mp4'): Promise<GenerationSnapshot[]> {
-  const seen = await untilFinished({ id: first.id, route });
+  const seen = await untilFinished({ id: first.id, mapping: route });
   const last = seen.at(-1)!;
   expect(last, JSON.stringify(last.error)).toMatchObject({ state: 'succeeded', stage: 'SUCCEEDED' });
   const outputs = locateOutputs(last.result, route.outputs, route.outputContentType);
@@ -269,8 +269,8 @@ describe('Runway adapter: seeded models', () => {
     fake.slowMs = 1_400;
     const first = await submitPrompt('a slow harbour [upstream:slow]');
     await pause(400);
-    expect(await adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal())).toMatchObject({ state: 'queued', stage: 'THROTTLED' });
-    const seen = await untilFinished({ id: first.id, route: GEN4_IMAGE.route });
+    expect(await adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).toMatchObject({ state: 'queued', stage: 'THROTTLED' });
+    const seen = await untilFinished({ id: first.id, mapping: GEN4_IMAGE.route });
     expect(seen.some((s) => s.state === 'running')).toBe(true);
     expect(seen.at(-1)!.state).toBe('succeeded');
   });
@@ -315,7 +315,7 @@ describe('Runway adapter: documented errors', () => {
 
   it('ends a task refused by content moderation (SAFETY.INPUT.TEXT) with CONTENT_POLICY_VIOLATION and no cost', async () => {
     const first = await submitPrompt('something forbidden [upstream:content-policy]');
-    const last = (await untilFinished({ id: first.id, route: GEN4_IMAGE.route })).at(-1)!;
+    const last = (await untilFinished({ id: first.id, mapping: GEN4_IMAGE.route })).at(-1)!;
     expect(last).toMatchObject({ state: 'failed', stage: 'FAILED', upstreamCostMicroCents: 0 });
     expect(last.error).toMatchObject({ code: 'CONTENT_POLICY_VIOLATION', retryable: false });
     expect(last.error!.message).toContain('SAFETY.INPUT.TEXT');
@@ -338,7 +338,7 @@ describe('Runway adapter: documented errors', () => {
     }
     await Promise.all(
       started.map(async ([code, first]) => {
-        const last = (await untilFinished({ id: first.id, route: GEN4_IMAGE.route })).at(-1)!;
+        const last = (await untilFinished({ id: first.id, mapping: GEN4_IMAGE.route })).at(-1)!;
         expect(last.state).toBe('failed');
         expect([last.error!.code, last.error!.retryable], code).toEqual(expected[code]);
         expect(last.error!.message).toContain(code);
@@ -364,10 +364,10 @@ describe('Runway adapter: documented errors', () => {
     const reads = () => fake.requests.filter((r) => r.method === 'GET' && r.url === `/v1/tasks/${first.id}`).length;
     fake.failNext(502);
     const before = reads();
-    expect((await adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal())).id).toBe(first.id);
+    expect((await adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).id).toBe(first.id);
     expect(reads() - before).toBe(2);
     fake.failNext(503, 3);
-    expect(await failureOf(adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
+    expect(await failureOf(adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal()))).toMatchObject({ code: 'PROVIDER_UNAVAILABLE', retryable: true });
   }, 20_000);
 
   it('maps a request that outlives requestTimeoutMs to PROVIDER_TIMEOUT', async () => {
@@ -386,7 +386,7 @@ describe('Runway adapter: documented errors', () => {
     const first = await submitPrompt('a lighthouse');
     fake.dropNext(100);
     try {
-      expect(await failureOf(adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
+      expect(await failureOf(adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal()))).toMatchObject({ code: 'PROVIDER_TIMEOUT', retryable: true });
     } finally {
       fake.dropNext(0);
     }
@@ -404,7 +404,7 @@ describe('Runway adapter: documented errors', () => {
     const before = fake.requests.length;
     const input = await upstreamInput(GEN4_IMAGE, { prompt: 'a lighthouse' });
     await expect(submit(GEN4_IMAGE.route, input, adapter, controller.signal)).rejects.toBe(reason);
-    await expect(adapter.status({ id: 'any', route: GEN4_IMAGE.route }, controller.signal)).rejects.toBe(reason);
+    await expect(adapter.status({ id: 'any', mapping: GEN4_IMAGE.route }, controller.signal)).rejects.toBe(reason);
     expect(fake.requests.length).toBe(before);
   });
 });
@@ -414,10 +414,10 @@ describe('Runway adapter: cancel', () => {
     fake.slowMs = 5_000;
     const first = await submitPrompt('a long harbour [upstream:slow]');
     const cancels = fake.cancellations();
-    await adapter.cancel({ id: first.id, route: GEN4_IMAGE.route }, signal());
+    await adapter.cancel({ id: first.id, mapping: GEN4_IMAGE.route }, signal());
     expect(fake.cancellations() - cancels).toBe(1);
     expect(fake.requests.at(-1)).toMatchObject({ method: 'DELETE', url: `/v1/tasks/${first.id}` });
-    expect(await adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal())).toMatchObject({
+    expect(await adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).toMatchObject({
       state: 'cancelled',
       stage: 'CANCELLED',
       upstreamCostMicroCents: 0,
@@ -425,15 +425,15 @@ describe('Runway adapter: cancel', () => {
   });
 
   it('treats cancelling an unknown task as done', async () => {
-    await expect(adapter.cancel({ id: 'no-such-task', route: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
+    await expect(adapter.cancel({ id: 'no-such-task', mapping: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
   });
 
   it('treats cancelling a finished task as done (Runway deletes it); the task then reads as gone', async () => {
     const first = await submitPrompt('a lighthouse');
-    await untilFinished({ id: first.id, route: GEN4_IMAGE.route });
-    await expect(adapter.cancel({ id: first.id, route: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
-    await expect(adapter.cancel({ id: first.id, route: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
-    expect(await adapter.status({ id: first.id, route: GEN4_IMAGE.route }, signal())).toEqual({ id: first.id, state: 'cancelled', stage: 'DELETED' });
+    await untilFinished({ id: first.id, mapping: GEN4_IMAGE.route });
+    await expect(adapter.cancel({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
+    await expect(adapter.cancel({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).resolves.toBeUndefined();
+    expect(await adapter.status({ id: first.id, mapping: GEN4_IMAGE.route }, signal())).toEqual({ id: first.id, state: 'cancelled', stage: 'DELETED' });
   });
 });
 

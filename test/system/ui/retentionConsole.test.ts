@@ -5,7 +5,7 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteJobOutputs } from '../../../src/outputs/deleteOutputs';
+import { deleteJobOutputs } from '../../../src/outputs/storing/deleteOutputs';
 import { createAdminKey, createTestAccount, type TestAccount } from '../../support/accounts';
 import { get, post, waitForFinal } from '../../support/api';
 import { startTestStack, type TestStack } from '../../support/stack';

@@ -37,7 +37,7 @@ function activitiesWith(statusAfter: UpstreamSnapshot) {
 describe('the cost of an attempt that ended without outputs', () => {
   it('is kept for a cancelled generation, as its upstream reports it after the cancel', async () => {
     const { activities, costs, cancelled } = activitiesWith({ id: 'task-1', state: 'cancelled', upstreamCostMicroCents: 125_000 });
-    await new MockActivityEnvironment().run(activities.cancelGeneration, { jobId: 'job_c', attemptId: 'job_c.2', route });
+    await new MockActivityEnvironment().run(activities.cancelGeneration, { jobId: 'job_c', attemptId: 'job_c.2', mapping: route });
     expect(cancelled).toEqual(['task-1']);
     expect(costs).toEqual([[{ jobId: 'job_c', attemptId: 'job_c.2' }, 125_000]]);
   });
@@ -49,7 +49,7 @@ describe('the cost of an attempt that ended without outputs', () => {
       attemptId: 'job_f.1',
       providerId: 'runway',
       modelSlug: 'runway/gen4-turbo/image-to-video',
-      route,
+      mapping: route,
       upstreamId: 'task-1',
       expectedProcessingSeconds: 10,
     });
@@ -59,7 +59,7 @@ describe('the cost of an attempt that ended without outputs', () => {
 
   it('is not invented when the upstream reports none', async () => {
     const { activities, costs } = activitiesWith({ id: 'task-1', state: 'cancelled' });
-    await new MockActivityEnvironment().run(activities.cancelGeneration, { jobId: 'job_n', attemptId: 'job_n.1', route });
+    await new MockActivityEnvironment().run(activities.cancelGeneration, { jobId: 'job_n', attemptId: 'job_n.1', mapping: route });
     expect(costs).toEqual([]);
   });
 });

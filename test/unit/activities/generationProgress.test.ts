@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outputKey } from '../../../activities/generation/outputs';
+import { outputKey } from '../../../src/outputs/storing/outputStore';
 import { estimateCompletion } from '../../../activities/generation/progress';
 
 describe('estimateCompletion', () => {

@@ -65,7 +65,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
         capability: 'text-to-image',
         versionId: 'v1',
         input: { prompt: 'a loser of a race' },
-        route,
+        mapping: route,
         attempt: { id: 'job_h.1', number: 1, role: 'first' as const },
         expectedProcessingSeconds: 5,
         deadline: new Date(Date.now() + 60_000).toISOString(),
@@ -79,7 +79,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
     const cancelled: string[] = [];
     const adapter = queuedUpstream(cancelled);
     const inFlight = activities(adapter, { upstreamId: null, upstreamSubmittedAt: new Date() });
-    const failure = await new MockActivityEnvironment().run(inFlight.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', route }).then(
+    const failure = await new MockActivityEnvironment().run(inFlight.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', mapping: route }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -87,7 +87,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
     expect(failure).toMatchObject({ type: 'SUBMISSION_IN_FLIGHT', nonRetryable: false });
 
     const answered = activities(adapter, { upstreamId: 'req-1', upstreamSubmittedAt: new Date() });
-    await new MockActivityEnvironment().run(answered.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', route });
+    await new MockActivityEnvironment().run(answered.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', mapping: route });
     expect(cancelled).toEqual(['req-1']);
   });
 
@@ -95,7 +95,7 @@ describe('a paid request in flight when its attempt is cancelled', () => {
     const cancelled: string[] = [];
     const adapter = queuedUpstream(cancelled);
     const nothing = activities(adapter, { upstreamId: null, upstreamSubmittedAt: null });
-    await new MockActivityEnvironment().run(nothing.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', route });
+    await new MockActivityEnvironment().run(nothing.cancelGeneration, { jobId: 'job_h', attemptId: 'job_h.2', mapping: route });
     expect(cancelled).toEqual([]);
   });
 });

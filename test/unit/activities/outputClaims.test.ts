@@ -70,7 +70,7 @@ async function check(url: string, generations: GenerationStore, putOutput: Gener
     attemptId: 'job_claims.1',
     providerId: 'fal',
     modelSlug: 'black-forest-labs/flux-dev/text-to-image',
-    route,
+    mapping: route,
     upstreamId: 'req-1',
     expectedProcessingSeconds: 10,
   });

@@ -72,7 +72,7 @@ async function checkJob(output: string, maxOutputBytes: number) {
       attemptId: 'job_1.1',
       providerId: 'painter',
       modelSlug: 'painter/painter/text-to-image',
-      route,
+      mapping: route,
       upstreamId: 'job_1',
       expectedProcessingSeconds: 10,
     })

@@ -113,7 +113,7 @@ async function checkJob(outputUrl: string, allowPrivateOutputs: boolean) {
     attemptId: 'job_downloads.1',
     providerId: 'google',
     modelSlug: 'google/veo/text-to-video',
-    route,
+    mapping: route,
     upstreamId: 'op-1',
     expectedProcessingSeconds: 10,
   });

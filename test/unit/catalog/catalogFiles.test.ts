@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog, videoFieldsUnfilled } from '../../../src/catalog/catalogFiles';
+import { CatalogValidationError, DEFAULT_CATALOG_DIR, loadCatalog } from '../../../src/catalog/catalogFiles';
+import { videoFieldsUnfilled } from '../../../src/dialects/openai/catalogSchema';
 
 describe('the catalog files', () => {
   const catalog = loadCatalog();
@@ -171,8 +172,8 @@ describe('catalog validation', () => {
         (models[0].versions as Record<string, unknown>[])[0].routes = [{ provider: 'lumina' }];
       }),
     ).join('\n');
-    expect(problems).toMatch(/broken\/text-to-image@v2: the route on fal needs its upstream route/);
-    expect(problems).toMatch(/the route on pixelforge takes no upstream route/);
+    expect(problems).toMatch(/broken\/text-to-image@v2: the route on fal needs its upstream mapping/);
+    expect(problems).toMatch(/the route on pixelforge takes no upstream mapping/);
     expect(problems).toMatch(/provider pixelforge appears in two routes/);
     expect(problems).toMatch(/route on black-forest-labs, a maker, which runs nothing/);
     expect(problems).toMatch(/route on unknown provider nobody/);

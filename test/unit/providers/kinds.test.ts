@@ -40,6 +40,6 @@ describe('provider kinds', () => {
   });
 
   it('keeps the takes-a-route rule of the catalog: hosted upstreams and Cog', () => {
-    expect(KIND_IDS.filter((id) => kindOf(id)!.takesRoute).sort()).toEqual(['cog', ...UPSTREAM_IDS].sort());
+    expect(KIND_IDS.filter((id) => kindOf(id)!.takesMapping).sort()).toEqual(['cog', ...UPSTREAM_IDS].sort());
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createInputFileReader } from '../../../src/providers/inputFileReader';
 import { ProviderError } from '../../../src/providers/types';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../src/outputs/storing/outputPaths';
 import { inputFileMessage, JOB_ERROR_MESSAGES, publicJobError } from '../../../src/shared/jobFailures';
 
 /** What no client-visible message may hold: a file path, a URL, an exception class, a stack line. */

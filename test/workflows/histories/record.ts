@@ -62,7 +62,7 @@ function input(jobId: string): JobWorkflowInput {
               providerId: 'record-upstream',
               taskQueue: UPSTREAM_QUEUE,
               upstream: {
-                route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
+                mapping: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
                 timeoutSeconds: jobId === 'job_rec_upstream_timeout' ? 2 : 600,
               },
               expectedProcessingSeconds: 3,
@@ -88,7 +88,7 @@ function input(jobId: string): JobWorkflowInput {
             {
               providerId: 'record-upstream',
               taskQueue: UPSTREAM_QUEUE,
-              upstream: { route: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] }, timeoutSeconds: 600 },
+              upstream: { mapping: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] }, timeoutSeconds: 600 },
               expectedProcessingSeconds: 3,
             },
           ],

@@ -29,7 +29,7 @@ import {
   VideoCreateFieldsSchema,
   VideoCreateRequestSchema,
   VideoListQuerySchema,
-} from './contracts';
+} from '../../../dialects/openai/contracts';
 import { openAiErrorHandler } from './errors';
 import { readMultipart } from './multipart';
 

@@ -26,7 +26,7 @@ import {
   ReplicateProblemSchema,
   VersionSchema,
   WebhookSecretSchema,
-} from './contracts';
+} from '../../../dialects/replicate/contracts';
 import { replicateErrorHandler } from './errors';
 import { REPLICATE_PREFIX } from './prefix';
 

@@ -12,7 +12,7 @@ import { createFalClient, type FalClient, type QueueStatus } from '@fal-ai/clien
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import type { GenerationRef, GenerationSnapshot } from '../../types';
-import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, mappingFor } from '../types';
 import { createCostLookup } from './cost';
 import { callFailure, generationFailure, isGenerationOutcome, type CompletedError } from './failures';
 import { FalAnswer, falFetch, type FalTransport } from './transport';
@@ -78,7 +78,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
     if (reported.error_type === 'client_cancelled') return { id: ref.id, stage: 'COMPLETED', ...generationFailure(undefined, reported) };
     let data: unknown;
     try {
-      ({ data } = await clientFor(signal).queue.result(routeOf('fal', ref.route).model, { requestId: ref.id, abortSignal: signal }));
+      ({ data } = await clientFor(signal).queue.result(mappingFor('fal', ref.mapping).model, { requestId: ref.id, abortSignal: signal }));
     } catch (error) {
       if (!signal.aborted && error instanceof FalAnswer && isGenerationOutcome(error, reported)) {
         return { id: ref.id, stage: 'COMPLETED', ...generationFailure(error, reported) };
@@ -104,7 +104,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
         'submit',
         signal,
         (fal) =>
-          fal.queue.submit(routeOf('fal', submission.route).model, {
+          fal.queue.submit(mappingFor('fal', submission.mapping).model, {
             input: submission.input,
             abortSignal: signal,
             ...(submission.callbackUrl ? { webhookUrl: submission.callbackUrl } : {}),
@@ -117,7 +117,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
     },
 
     async status(ref, signal) {
-      const status = await call('status', signal, (fal) => fal.queue.status(routeOf('fal', ref.route).model, { requestId: ref.id, logs: true, abortSignal: signal }));
+      const status = await call('status', signal, (fal) => fal.queue.status(mappingFor('fal', ref.mapping).model, { requestId: ref.id, logs: true, abortSignal: signal }));
       switch (status.status) {
         case 'IN_QUEUE':
           return { id: ref.id, state: 'queued', stage: 'IN_QUEUE', ...(typeof status.queue_position === 'number' ? { queuePosition: status.queue_position } : {}) };
@@ -130,7 +130,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
 
     async cancel(ref, signal) {
       try {
-        await clientFor(signal).queue.cancel(routeOf('fal', ref.route).model, { requestId: ref.id, abortSignal: signal });
+        await clientFor(signal).queue.cancel(mappingFor('fal', ref.mapping).model, { requestId: ref.id, abortSignal: signal });
       } catch (error) {
         if (!signal.aborted && error instanceof FalAnswer && NOTHING_TO_CANCEL.has(error.status)) return;
         throw callFailure('cancel', error, signal);

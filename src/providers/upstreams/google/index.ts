@@ -16,7 +16,7 @@ import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import { errorForStatus, errorForTransport } from '../../errors';
 import type { GenerationSnapshot } from '../../types';
-import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, mappingFor } from '../types';
 
 /**
  * The API version of every call. Google's image-generation and Veo pages (https://ai.google.dev/gemini-api/docs/image-generation,
@@ -175,16 +175,16 @@ export function createGoogleAdapter(options: UpstreamAdapterOptions): UpstreamAd
 
     async submit(submission, signal) {
       const { input } = submission;
-      const route = routeOf('google', submission.route);
-      if (route.operation === 'generateContent') return generateImage(submission.jobId, route.model, input, signal);
-      if (route.operation !== 'predictLongRunning') {
-        throw new ProviderError('PROVIDER_REJECTED_INPUT', `Google operation ${route.operation} is not supported`, { retryable: false });
+      const mapping = mappingFor('google', submission.mapping);
+      if (mapping.operation === 'generateContent') return generateImage(submission.jobId, mapping.model, input, signal);
+      if (mapping.operation !== 'predictLongRunning') {
+        throw new ProviderError('PROVIDER_REJECTED_INPUT', `Google operation ${mapping.operation} is not supported`, { retryable: false });
       }
-      return videoSnapshot(await rest<VeoOperation>('video generation', `models/${route.model}:predictLongRunning`, signal, input));
+      return videoSnapshot(await rest<VeoOperation>('video generation', `models/${mapping.model}:predictLongRunning`, signal, input));
     },
 
     async status(ref, signal) {
-      if (routeOf('google', ref.route).operation === 'generateContent') {
+      if (mappingFor('google', ref.mapping).operation === 'generateContent') {
         throw new ProviderError('PROVIDER_JOB_FAILED', `Google image generation ${ref.id} is synchronous; its result cannot be fetched again`, { retryable: false });
       }
       return videoSnapshot(await rest<VeoOperation>('operation status', ref.id, signal));

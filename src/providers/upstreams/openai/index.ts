@@ -15,7 +15,7 @@ import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import { errorForStatus, errorForTransport } from '../../errors';
 import type { GenerationSnapshot } from '../../types';
-import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, mappingFor } from '../types';
 
 /**
  * Documented prices in our micro-cents per token (US$1 = 1,000,000 µ¢, so US$ per 1M tokens = µ¢ per token), from
@@ -183,11 +183,11 @@ export function createOpenAIAdapter(options: UpstreamAdapterOptions): UpstreamAd
     },
 
     async submit(submission, signal): Promise<GenerationSnapshot> {
-      const route = routeOf('openai', submission.route);
-      if ((route.operation ?? 'images.generate') !== 'images.generate') {
-        throw new ProviderError('PROVIDER_REJECTED_INPUT', `OpenAI operation ${route.operation} is not supported`, { retryable: false });
+      const mapping = mappingFor('openai', submission.mapping);
+      if ((mapping.operation ?? 'images.generate') !== 'images.generate') {
+        throw new ProviderError('PROVIDER_REJECTED_INPUT', `OpenAI operation ${mapping.operation} is not supported`, { retryable: false });
       }
-      const params = { ...(submission.input as Omit<OpenAI.ImageGenerateParamsNonStreaming, 'model'>), model: route.model, stream: false as const };
+      const params = { ...(submission.input as Omit<OpenAI.ImageGenerateParamsNonStreaming, 'model'>), model: mapping.model, stream: false as const };
       let answer: { data: OpenAI.ImagesResponse; request_id: string | null };
       try {
         answer = await client.images.generate(params, { signal, timeout: generationTimeoutMs(submission.deadline), maxRetries: 0 }).withResponse();
@@ -202,7 +202,7 @@ export function createOpenAIAdapter(options: UpstreamAdapterOptions): UpstreamAd
         stage: 'completed',
         result: response,
       };
-      const cost = costOf(route.model, response.usage);
+      const cost = costOf(mapping.model, response.usage);
       if (cost !== undefined) snapshot.upstreamCostMicroCents = cost;
       answers.keep(snapshot);
       return snapshot;

@@ -7,7 +7,7 @@
 import type { Prediction } from 'replicate';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
-import { type UpstreamAdapter, type UpstreamAdapterOptions, type UpstreamMapping, routeOf } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, type UpstreamMapping, mappingFor } from '../types';
 import { snapshotOf } from './predictions';
 import { answeredStatus, callReplicate, isApiResource, type ReplicateTransport } from './transport';
 import { createSecretSource, createWebhookVerifier } from './webhooks';
@@ -27,8 +27,8 @@ export function cancelAfterOf(deadline: Date, now = Date.now()): string {
 }
 
 /** `owner/name` runs the official model; `owner/name:version` runs that version. */
-function target(route: UpstreamMapping): { model: string } | { version: string } {
-  const [model, version] = route.model.split(':');
+function target(mapping: UpstreamMapping): { model: string } | { version: string } {
+  const [model, version] = mapping.model.split(':');
   return version ? { version } : { model };
 }
 
@@ -68,7 +68,7 @@ export function createReplicateAdapter(options: UpstreamAdapterOptions): Upstrea
         transport,
         'create prediction',
         signal,
-        (client) => client.predictions.create({ ...target(routeOf('replicate', submission.route)), input: submission.input, ...webhook, signal }),
+        (client) => client.predictions.create({ ...target(mappingFor('replicate', submission.mapping)), input: submission.input, ...webhook, signal }),
         { creating: true, headers: { 'Cancel-After': cancelAfterOf(submission.deadline) } },
       );
       return snapshotOf(prediction);

@@ -8,7 +8,7 @@ import RunwayML, { toFile } from '@runwayml/sdk';
 import { ProviderError } from '../../types';
 import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import type { InputFile, GenerationSnapshot, GenerationState } from '../../types';
-import { type UpstreamAdapter, type UpstreamAdapterOptions, routeOf } from '../types';
+import { type UpstreamAdapter, type UpstreamAdapterOptions, mappingFor } from '../types';
 import { callFailure, taskFailure } from './failures';
 
 export { taskFailure } from './failures';
@@ -31,7 +31,7 @@ const STATES: Record<RunwayML.TaskRetrieveResponse['status'], GenerationState> =
 type Task = RunwayML.TaskRetrieveResponse;
 type RequestOptions = { signal: AbortSignal; maxRetries?: number };
 
-/** The calls that start a paid task, by the route's `operation`. */
+/** The calls that start a paid task, by the mapping's `operation`. */
 const CREATE: Record<string, (client: RunwayML, body: Record<string, unknown>, options: RequestOptions) => Promise<{ id: string }>> = {
   image_to_video: (client, body, options) => client.imageToVideo.create(body as unknown as RunwayML.ImageToVideoCreateParams, options),
   text_to_image: (client, body, options) => client.textToImage.create(body as unknown as RunwayML.TextToImageCreateParams, options),
@@ -94,14 +94,14 @@ export function createRunwayAdapter(options: UpstreamAdapterOptions): UpstreamAd
 
     async submit(submission, signal) {
       const { input } = submission;
-      const route = routeOf('runway', submission.route);
-      const create = route.operation ? CREATE[route.operation] : undefined;
+      const mapping = mappingFor('runway', submission.mapping);
+      const create = mapping.operation ? CREATE[mapping.operation] : undefined;
       if (!create) {
-        throw new ProviderError('PROVIDER_REJECTED_INPUT', `Runway has no operation "${route.operation ?? ''}" in this adapter`, { retryable: false });
+        throw new ProviderError('PROVIDER_REJECTED_INPUT', `Runway has no operation "${mapping.operation ?? ''}" in this adapter`, { retryable: false });
       }
       try {
         // maxRetries 0: Runway takes no idempotency key, so a retried create could start (and charge) a second task.
-        const created = await create(client, { ...input, model: route.model }, { signal, maxRetries: 0 });
+        const created = await create(client, { ...input, model: mapping.model }, { signal, maxRetries: 0 });
         return { id: created.id, state: 'queued', stage: 'PENDING' };
       } catch (error) {
         throw callFailure('submit', error, signal);

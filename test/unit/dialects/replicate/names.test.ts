@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCatalog, loadCatalog, NO_DIALECTS, replicateModelName } from '../../../../src/catalog/catalogFiles';
+import { checkCatalog, loadCatalog, NO_DIALECTS } from '../../../../src/catalog/catalogFiles';
+import { replicateModelName } from '../../../../src/dialects/replicate/catalogSchema';
 import { replicateVersionId } from '../../../../src/dialects/replicate/catalog';
 import { replicateWaitSeconds } from '../../../../src/api/dialects/replicate/router';
 

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { DestinationBucket } from '../../../../src/destinations/bucket';
+import type { DestinationBucket } from '../../../../src/outputs/destinations/bucket';
 import { copyJobOutputs, CopyVerificationError, OutputMissingError, type JobToDeliver } from '../../../../src/outputs/delivery/copy';
 
 const png = Buffer.from('89504e470d0a1a0a-first-image', 'utf8');

@@ -8,8 +8,8 @@
  * reading the account's whole history, and bounded by retention.
  */
 import { Prisma } from '@prisma/client';
-import type { StoredUsageView } from '../contracts/http/account';
-import { toNumber } from '../shared/money';
+import type { StoredUsageView } from '../../contracts/http/account';
+import { toNumber } from '../../shared/money';
 
 /** Bytes and objects in our storage, outputs and uploads apart and together: what the API answers as StoredUsage. */
 export type StoredUsage = StoredUsageView;

@@ -7,10 +7,10 @@ import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { PrismaClient } from '@prisma/client';
 import type { Counter } from 'prom-client';
-import { webhookDeliveryWorkflowContract, webhookWorkflowId } from '../contracts/workflows/webhookDelivery';
-import type { OutputsDeletedReason } from '../shared/retention';
-import { startWorkflow } from '../temporal/workflows';
-import type { DeletedJobOutputs } from './deleteOutputs';
+import { webhookDeliveryWorkflowContract, webhookWorkflowId } from '../../contracts/workflows/webhookDelivery';
+import type { OutputsDeletedReason } from '../../shared/retention';
+import { startWorkflow } from '../../temporal/workflows';
+import type { DeletedJobOutputs } from '../storing/deleteOutputs';
 
 export const OUTPUTS_DELETED_EVENT = 'job.outputs_deleted';
 

@@ -1,5 +1,5 @@
 /** The OpenAI dialect's wire types (the subset of OpenAI's Images and Models APIs genmedia speaks). */
-import { z } from '../../../contracts/http/zod';
+import { z } from '../../contracts/http/zod';
 
 export const ImageGenerationRequestSchema = z
   .strictObject({

@@ -3,9 +3,9 @@
  * a batch at a time through deleteJobOutputs and reported like every deletion, several batches in flight at once.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
-import type { RetentionSweepStep } from '../contracts/workflows/retention';
-import { deleteJobOutputs, type DeleteOutputsDeps } from './deleteOutputs';
-import { NOT_AWAITING_DELIVERY } from './delivery/retentionHold';
+import type { RetentionSweepStep } from '../../contracts/workflows/retention';
+import { deleteJobOutputs, type DeleteOutputsDeps } from '../storing/deleteOutputs';
+import { NOT_AWAITING_DELIVERY } from '../delivery/retentionHold';
 import { reportOutputsDeleted, type ReportOutputsDeletedDeps } from './reportOutputsDeleted';
 
 export type RetentionSweepDeps = DeleteOutputsDeps & ReportOutputsDeletedDeps;

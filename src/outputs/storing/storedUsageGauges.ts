@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
-import type { PrismaClient } from '../db/prisma';
-import { throttledSampler } from '../observability/throttledSampler';
+import type { PrismaClient } from '../../db/prisma';
+import { throttledSampler } from '../../observability/throttledSampler';
 import { storedUsageTotal } from './storedUsage';
 
 export type StoredUsageMetrics = ReturnType<typeof createStoredUsageMetrics>;
@@ -34,7 +34,7 @@ export function createStoredUsageMetrics(registry: Registry) {
 /**
  * Bytes and objects in our storage (outputs not deleted, uploads not expired), sampled from PostgreSQL at most once
  * per `maxAgeMs` when scraped: one aggregate over the index of the jobs whose outputs are still stored and one over
- * the uploads still stored (src/outputs/storedUsage.ts). Every API process reports the same figure: aggregate with
+ * the uploads still stored (src/outputs/storing/storedUsage.ts). Every API process reports the same figure: aggregate with
  * `max`, not `sum`. A failed sample keeps the last figure (a gauge without labels cannot be left empty); the next
  * scrape after `maxAgeMs` asks again.
  */

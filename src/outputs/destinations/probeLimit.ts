@@ -5,8 +5,8 @@
  * resolved or sent; an attempt over the limit takes its count back and is answered 429
  * `DESTINATION_PROBE_LIMIT_EXCEEDED` with Retry-After, the seconds left in the window.
  */
-import type { PrismaClient } from '../db/prisma';
-import { DomainError } from '../shared/errors';
+import type { PrismaClient } from '../../db/prisma';
+import { DomainError } from '../../shared/errors';
 
 export interface ProbeLimiter {
   /** Counts one probe of the account; throws DESTINATION_PROBE_LIMIT_EXCEEDED when the hour's limit is spent. */

@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import * as Minio from 'minio';
-import { checkOutboundUrl, classifyAddress, pinnedLookup, type Resolver } from '../net/addressGuard';
+import { checkOutboundUrl, classifyAddress, pinnedLookup, type Resolver } from '../../net/addressGuard';
 import type { DestinationSettings } from './settings';
 
 export interface GuardOptions {

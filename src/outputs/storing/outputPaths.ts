@@ -4,7 +4,7 @@
  * `generatedVideos[].video.uri`. `[]` walks every item of an array. A value found is a URL, a data: URI,
  * bare base64 (the route's `outputContentType` names its type), or an object with a `url`.
  */
-import { ProviderError } from './types';
+import { ProviderError } from '../../providers/types';
 
 export type OutputLocation = { kind: 'url'; url: string } | { kind: 'inline'; data: Buffer; contentType?: string };
 

@@ -1,7 +1,7 @@
 /** What a job's outputs occupy in storage: the outputs, and the sidecar Content Credentials stored beside a WebM. */
 import { describe, expect, it } from 'vitest';
-import { toOutput } from '../../../activities/generation/outputs';
-import { storedOutputFootprint, type JobOutput } from '../../../src/shared/jobs';
+import { toOutput } from '../../../../src/outputs/storing/outputStore';
+import { storedOutputFootprint, type JobOutput } from '../../../../src/shared/jobs';
 
 describe('the stored footprint of a job', () => {
   it('counts a WebM output and its sidecar manifest, bytes and objects, beside an embedded PNG', () => {

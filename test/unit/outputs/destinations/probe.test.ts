@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type * as Minio from 'minio';
 import { S3Error } from 'minio';
-import { probeDestination } from '../../../src/destinations/probe';
+import { probeDestination } from '../../../../src/outputs/destinations/probe';
 
 function s3Error(code: string): S3Error {
   const error = new S3Error(`the endpoint says ${code}`);

@@ -5,15 +5,15 @@
 import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { extensionFor, sniffMediaType } from '../../src/lib/mediaTypes';
-import { FetchFileError, fetchToFile } from '../../src/providers/fetchFile';
-import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../../src/providers/outputs';
-import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../../src/providers/types';
-import { locateOutputs } from '../../src/providers/outputPaths';
-import { C2PA_MANIFEST_TYPE } from '../../src/shared/provenance';
-import type { MarkedFile, OutputMarker } from '../../src/provenance/outputMarker';
-import type { JobOutput } from '../../src/shared/jobs';
-import type { UpstreamMapping } from '../../src/shared/upstreams';
+import { extensionFor, sniffMediaType } from '../../lib/mediaTypes';
+import { FetchFileError, fetchToFile } from '../../providers/fetchFile';
+import { describeOutputFile, OUTPUT_CONTENT_TYPES } from '../../providers/outputs';
+import { ProviderError, type GeneratedFile, type GenerationSnapshot } from '../../providers/types';
+import { locateOutputs } from './outputPaths';
+import { C2PA_MANIFEST_TYPE } from '../../shared/provenance';
+import type { MarkedFile, OutputMarker } from '../../provenance/outputMarker';
+import type { JobOutput } from '../../shared/jobs';
+import type { UpstreamMapping } from '../../shared/upstreams';
 
 export interface OutputStoreDeps {
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
@@ -71,12 +71,12 @@ export function createOutputStore(deps: OutputStoreDeps) {
     }
   }
 
-  /** Downloads or decodes every output the route locates in the provider's answer and stores it under the job. */
-  async function storeLocated(owner: OutputOwner, route: UpstreamMapping | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
+  /** Downloads or decodes every output the mapping locates in the provider's answer and stores it under the job. */
+  async function storeLocated(owner: OutputOwner, mapping: UpstreamMapping | undefined, result: unknown, signal: AbortSignal): Promise<JobOutput[]> {
     const { jobId } = owner;
-    const locations = route ? locateOutputs(result, route.outputs, route.outputContentType) : [];
+    const locations = mapping ? locateOutputs(result, mapping.outputs, mapping.outputContentType) : [];
     if (locations.length === 0) {
-      throw new ProviderError('BAD_OUTPUT', `the upstream reported success without outputs at ${route?.outputs.join(', ') ?? 'its route'}`, {
+      throw new ProviderError('BAD_OUTPUT', `the upstream reported success without outputs at ${mapping?.outputs.join(', ') ?? 'its mapping'}`, {
         retryable: false,
       });
     }
@@ -144,9 +144,9 @@ export function createOutputStore(deps: OutputStoreDeps) {
   return {
     storeFiles,
     /** The outputs of a succeeded generation, wherever they are. */
-    store(jobId: string, route: UpstreamMapping | undefined, snapshot: GenerationSnapshot, signal: AbortSignal): Promise<JobOutput[]> {
-      const owner: OutputOwner = { jobId, ...(route ? { upstreamModel: route.model } : {}) };
-      return snapshot.files ? storeFiles(owner, snapshot.files) : storeLocated(owner, route, snapshot.result, signal);
+    store(jobId: string, mapping: UpstreamMapping | undefined, snapshot: GenerationSnapshot, signal: AbortSignal): Promise<JobOutput[]> {
+      const owner: OutputOwner = { jobId, ...(mapping ? { upstreamModel: mapping.model } : {}) };
+      return snapshot.files ? storeFiles(owner, snapshot.files) : storeLocated(owner, mapping, snapshot.result, signal);
     },
   };
 }

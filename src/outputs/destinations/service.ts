@@ -4,10 +4,10 @@
  * probe passed. The secret goes nowhere but the probe's client and the sealed column: it is in no answer, error
  * message, audit entry or log line.
  */
-import type { Actor } from '../audit/log';
-import type { DestinationView } from '../contracts/http/destination';
-import type { Clock } from '../lib/clock';
-import { DomainError } from '../shared/errors';
+import type { Actor } from '../../audit/log';
+import type { DestinationView } from '../../contracts/http/destination';
+import type { Clock } from '../../lib/clock';
+import { DomainError } from '../../shared/errors';
 import { openGuardedS3, type GuardOptions } from './guardedS3';
 import { probeDestination, type ProbeResult } from './probe';
 import type { ProbeLimiter } from './probeLimit';

@@ -4,9 +4,9 @@
  */
 import type { Readable } from 'node:stream';
 import type * as Minio from 'minio';
-import type { Config } from '../config';
-import type { PrismaClient } from '../db/prisma';
-import { systemClock } from '../lib/clock';
+import type { Config } from '../../config';
+import type { PrismaClient } from '../../db/prisma';
+import { systemClock } from '../../lib/clock';
 import type { DeliveryDestinations, DestinationBucket, OpenDestinationBucket } from './bucket';
 import { openGuardedS3, type GuardOptions } from './guardedS3';
 import { createProbeLimiter } from './probeLimit';

@@ -7,12 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, REPO_ROOT } from '../../../src/config';
-import { createPrisma, type PrismaClient } from '../../../src/db/prisma';
-import { createStorage, type Storage } from '../../../src/storage/storage';
-import { createTestAccount } from '../../support/accounts';
-import { addUserWithPolicy, ownBucketPolicy, removeUserAndPolicy, type MinioRoot } from '../../support/minioAdmin';
-import { eventually } from '../../support/eventually';
+import { loadConfig, REPO_ROOT } from '../../../../src/config';
+import { createPrisma, type PrismaClient } from '../../../../src/db/prisma';
+import { createStorage, type Storage } from '../../../../src/storage/storage';
+import { createTestAccount } from '../../../support/accounts';
+import { addUserWithPolicy, ownBucketPolicy, removeUserAndPolicy, type MinioRoot } from '../../../support/minioAdmin';
+import { eventually } from '../../../support/eventually';
 
 const config = loadConfig();
 const suffix = randomBytes(4).toString('hex');

@@ -9,11 +9,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningApi } from '../../../src/api/server';
-import { createApiKey } from '../../../src/accounts/service';
-import { createStorage, type Storage } from '../../../src/storage/storage';
-import { bearer, request, startTestApi } from '../../support/api';
-import { createAdminKey, createTestAccount, type TestAccount } from '../../support/accounts';
+import type { RunningApi } from '../../../../src/api/server';
+import { createApiKey } from '../../../../src/accounts/service';
+import { createStorage, type Storage } from '../../../../src/storage/storage';
+import { bearer, request, startTestApi } from '../../../support/api';
+import { createAdminKey, createTestAccount, type TestAccount } from '../../../support/accounts';
 
 const PROBES_PER_HOUR = 3;
 const bucket = `dest-scope-${randomBytes(4).toString('hex')}`;

@@ -1,6 +1,6 @@
 /** The Replicate dialect's wire types (the subset of Replicate's HTTP API genmedia speaks). */
-import { z } from '../../../contracts/http/zod';
-import { WEBHOOK_EVENT_FILTERS } from '../../../dialects/replicate/predictions';
+import { z } from '../../contracts/http/zod';
+import { WEBHOOK_EVENT_FILTERS } from './predictions';
 
 const input = z.record(z.string(), z.unknown()).openapi({ description: "The model's input, checked against its version's input schema" });
 

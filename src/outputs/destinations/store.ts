@@ -3,8 +3,8 @@
  * the audit log in the change's own transaction: the key that made it, the destination before and after (never the
  * secret).
  */
-import { recordAudit, type Actor } from '../audit/log';
-import type { PrismaClient } from '../db/prisma';
+import { recordAudit, type Actor } from '../../audit/log';
+import type { PrismaClient } from '../../db/prisma';
 import type { SecretBox } from './secretBox';
 import type { DestinationSettings } from './settings';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config';
-import { createSecretBox } from '../../../src/destinations/secretBox';
+import { loadConfig } from '../../../../src/config';
+import { createSecretBox } from '../../../../src/outputs/destinations/secretBox';
 
 describe('destination secrets at rest', () => {
   const key = randomBytes(32);

@@ -4,10 +4,10 @@
  * deleted is left as it is, and an object already gone counts as deleted.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
-import type { Storage } from '../storage/storage';
-import type { JobOutput } from '../shared/jobs';
-import type { OutputsDeletedReason } from '../shared/retention';
-import { giveUpPendingDeliveries } from './delivery/store';
+import type { Storage } from '../../storage/storage';
+import type { JobOutput } from '../../shared/jobs';
+import type { OutputsDeletedReason } from '../../shared/retention';
+import { giveUpPendingDeliveries } from '../delivery/store';
 
 export interface DeleteOutputsDeps {
   prisma: PrismaClient;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { locateOutputs } from '../../../src/providers/outputPaths';
+import { locateOutputs } from '../../../../src/outputs/storing/outputPaths';
 
 describe('locateOutputs', () => {
   it('walks object keys and every item of arrays', () => {

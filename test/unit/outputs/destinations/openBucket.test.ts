@@ -9,10 +9,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openGuardedS3, type GuardOptions } from '../../../src/destinations/guardedS3';
-import { createOpenDestinationBucket } from '../../../src/destinations/open';
-import type { DestinationSettings } from '../../../src/destinations/settings';
-import type { DestinationStore } from '../../../src/destinations/store';
+import { openGuardedS3, type GuardOptions } from '../../../../src/outputs/destinations/guardedS3';
+import { createOpenDestinationBucket } from '../../../../src/outputs/destinations/open';
+import type { DestinationSettings } from '../../../../src/outputs/destinations/settings';
+import type { DestinationStore } from '../../../../src/outputs/destinations/store';
 
 const MiB = 1024 * 1024;
 
