@@ -46,6 +46,12 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
+    // A status check that keeps failing is tried as often as in production, its waits 100 ms doubling to 3 s
+    // rather than 2 s to 1 min: an upstream that stays down fails the attempt in seconds, not minutes.
+    UPSTREAM_CHECK_RETRY_INITIAL_MS: '100',
+    // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
+    // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
+    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: '10000',
     ...overrides,
   };
 }
@@ -190,5 +196,7 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',
     UPSTREAM_SAFETY_NET_POLL_MS: String(config.upstreams.safetyNetPollMs),
     UPSTREAM_TIMEOUT_SECONDS: String(config.upstreams.timeoutSeconds),
+    UPSTREAM_CHECK_RETRY_INITIAL_MS: String(config.upstreams.checkRetryInitialMs),
+    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: String(config.batches.roundHeartbeatTimeoutMs),
   };
 }
