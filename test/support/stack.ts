@@ -56,9 +56,16 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * What the test stack's in-process workers give running activities to finish when they stop, rather than a
+ * deployment's 30 s: a stack is stopped at the end of its file, often with a slow job still running, whose end no test
+ * waits for; then they are cancelled.
+ */
+const TEST_SHUTDOWN_GRACE_TIME = '1 second';
+
 export interface RunningWorker {
   worker: Worker;
-  /** Graceful: stops polling, lets running tasks finish, resolves when the worker has stopped. */
+  /** Graceful: stops polling, lets running tasks finish (for TEST_SHUTDOWN_GRACE_TIME), resolves when the worker has stopped. */
   stop(): Promise<void>;
 }
 
@@ -111,13 +118,26 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing, sig
         destinations: options.destinations,
         metrics,
         tracing,
+        shutdownGraceTime: TEST_SHUTDOWN_GRACE_TIME,
       });
       const r = running(worker);
       started.push(r);
       return r;
     },
     async startProviderWorker(providerId, options = {}) {
-      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, signingKey, ...options });
+      const worker = await createProviderWorker({
+        config,
+        connection,
+        client,
+        prisma,
+        storage,
+        providerId,
+        metrics,
+        tracing,
+        signingKey,
+        shutdownGraceTime: TEST_SHUTDOWN_GRACE_TIME,
+        ...options,
+      });
       const r = running(worker);
       started.push(r);
       return r;
