@@ -7,6 +7,8 @@ import { parseCertificates, readSigningKey, SignerConfigError, type SigningKeySe
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
 import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
+import { BATCH_ROUND_HEARTBEAT_TIMEOUT_MS } from './shared/batches';
+import { UPSTREAM_CHECK_ATTEMPTS, UPSTREAM_CHECK_RETRY } from './shared/upstreams';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
 
@@ -342,6 +344,11 @@ export const SETTINGS = {
       positiveInt.default(60 * 60),
       'longest an upstream generation may take; then it is cancelled at the upstream and the job fails `PROVIDER_TIMEOUT`, refunded',
     ),
+    checkRetryInitialMs: setting(
+      'UPSTREAM_CHECK_RETRY_INITIAL_MS',
+      positiveInt.default(UPSTREAM_CHECK_RETRY.initialIntervalMs),
+      `first wait before a failed status check of an upstream generation is tried again; the wait doubles up to 30 times this (1 minute by default), over ${UPSTREAM_CHECK_ATTEMPTS} attempts in all, before the attempt fails and the job may fail over to another route; a tuning value the tests shorten`,
+    ),
     requestTimeoutMs: setting('UPSTREAM_REQUEST_TIMEOUT_MS', positiveInt.default(60_000), 'timeout of one request to an upstream'),
     maxOutputBytes: setting(
       'UPSTREAM_MAX_OUTPUT_BYTES',
@@ -479,6 +486,11 @@ export const SETTINGS = {
     ),
     admitPerRound: setting('BATCH_ADMIT_PER_ROUND', positiveInt.default(1000), "items one round of a batch's workflow admits at most"),
     roundIntervalMs: setting('BATCH_ROUND_INTERVAL_MS', positiveInt.default(1000), "the pause between two rounds of a batch's workflow"),
+    roundHeartbeatTimeoutMs: setting(
+      'BATCH_ROUND_HEARTBEAT_TIMEOUT_MS',
+      positiveInt.min(1_000).default(BATCH_ROUND_HEARTBEAT_TIMEOUT_MS),
+      "how long a round of a batch's workflow may go without a heartbeat before it is tried again (its worker killed, or its answer lost with a Temporal restart); a tuning value the tests shorten",
+    ),
     roundsPerRun: setting(
       'BATCH_ROUNDS_PER_RUN',
       positiveInt.default(200),

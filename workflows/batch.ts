@@ -14,15 +14,17 @@
 import { condition, makeContinueAsNewFunc, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/batches';
 import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
-import { finalTenths } from '../src/shared/batches';
+import { BATCH_ROUND_HEARTBEAT_TIMEOUT_MS, finalTenths } from '../src/shared/batches';
 import { startWebhookDelivery } from './webhookStart';
 
 /** A round is retried until PostgreSQL and Temporal answer: every step of it is idempotent. */
-const batchSteps = proxyActivities<BatchActivities>({
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+function batchStepsOf(input: BatchWorkflowInput) {
+  return proxyActivities<BatchActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: input.roundHeartbeatTimeoutMs ?? BATCH_ROUND_HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
+}
 
 function progress(round: BatchRound): string {
   const { counts } = round;
@@ -40,6 +42,7 @@ function newerBuildIsCurrent(): boolean {
 }
 
 export async function batchWorkflow(input: BatchWorkflowInput): Promise<BatchWorkflowResult> {
+  const batchSteps = batchStepsOf(input);
   let woken = false;
   let progressTenthsSent = input.progressTenthsSent ?? 0;
   setHandler(cancelBatchSignal, () => {

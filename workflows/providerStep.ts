@@ -16,7 +16,7 @@ import {
 import type { GenerationActivities } from '../activities/generation';
 import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError, type ProviderJobOutcome } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
-import { mappingOf, type AttemptRef, type GenerationProgress } from '../src/shared/upstreams';
+import { mappingOf, UPSTREAM_CHECK_ATTEMPTS, UPSTREAM_CHECK_RETRY, type AttemptRef, type CheckRetry, type GenerationProgress } from '../src/shared/upstreams';
 
 export type ProviderStepResult = { outcome: ProviderJobOutcome } | { error: JobError };
 
@@ -33,7 +33,7 @@ export interface CallbackCursor {
 /** How long a job of a provider that generates in the worker may take, as one activity. */
 const IN_WORKER_TIMEOUT_SECONDS = 2 * 3600;
 
-function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_ATTEMPTS) {
+function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_ATTEMPTS, checkRetry: CheckRetry = UPSTREAM_CHECK_RETRY) {
   const shared = {
     taskQueue,
     cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -51,7 +51,12 @@ function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_AT
     check: proxyActivities<GenerationActivities>({
       ...shared,
       startToCloseTimeout: '10 minutes',
-      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+      retry: {
+        initialInterval: checkRetry.initialIntervalMs,
+        backoffCoefficient: 2,
+        maximumInterval: checkRetry.maximumIntervalMs,
+        maximumAttempts: UPSTREAM_CHECK_ATTEMPTS,
+      },
     }),
     cancel: proxyActivities<GenerationActivities>({
       ...shared,
@@ -90,7 +95,7 @@ export async function runProviderStep(
   } = {},
 ): Promise<ProviderStepResult> {
   const { onRunning, onChecked } = options;
-  const activities = generationActivities(on.taskQueue, options.startAttempts);
+  const activities = generationActivities(on.taskQueue, options.startAttempts, on.upstream?.checkRetry);
   // A plan recorded before the rename carries its mapping as `route` (src/shared/upstreams.ts).
   const mapping = mappingOf(on.upstream);
   const providerId = on.providerId;

@@ -30,7 +30,15 @@ export async function startBatchWorkflow(deps: BatchWorkflowStartDeps, batch: St
     startWorkflow(deps.temporal, batchWorkflowContract, {
       workflowId: batchWorkflowId(batch.id),
       taskQueue: temporal.jobsTaskQueue,
-      args: [{ batchId: batch.id, accountId: batch.accountId, roundIntervalMs: batches.roundIntervalMs, roundsPerRun: batches.roundsPerRun }],
+      args: [
+        {
+          batchId: batch.id,
+          accountId: batch.accountId,
+          roundIntervalMs: batches.roundIntervalMs,
+          roundsPerRun: batches.roundsPerRun,
+          roundHeartbeatTimeoutMs: batches.roundHeartbeatTimeoutMs,
+        },
+      ],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       staticSummary: `Batch of ${batch.itemCount} items`,

@@ -1,7 +1,7 @@
 /**
  * The routes a job is tried on: the version's routes that take jobs here, narrowed by the submit's `providers`,
- * each with its task queue, our timeout for an upstream, the expected processing time and the list price of the
- * job's input there.
+ * each with its task queue, our timeout for an upstream and how its failed status checks are retried, the expected
+ * processing time and the list price of the job's input there.
  */
 import type { ResolvedModel } from '../catalog/versionResolver';
 import type { Config } from '../config';
@@ -9,6 +9,7 @@ import { estimateCost } from '../domain/pricing';
 import { DomainError } from '../shared/errors';
 import type { RoutePlan } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
+import { checkRetryFrom } from '../shared/upstreams';
 
 export function routePlans(
   resolved: ResolvedModel,
@@ -29,7 +30,7 @@ export function routePlans(
     return {
       providerId: route.providerId,
       taskQueue: providerTaskQueue(route.providerId, config.temporal.providerTaskQueuePrefix),
-      ...(route.upstream ? { upstream: { mapping: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds } } : {}),
+      ...(route.upstream ? { upstream: { mapping: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds, checkRetry: checkRetryFrom(config.upstreams.checkRetryInitialMs) } } : {}),
       expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
       ...(route.listPrice ? { listPriceMicroCents: estimateCost(route.listPrice, input, 0).estimatedCostMicroCents } : {}),
     };

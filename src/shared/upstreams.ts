@@ -35,6 +35,28 @@ export interface UpstreamPlan {
   mapping: UpstreamMapping;
   /** The longest the generation may take, from the moment it is submitted, before it is cancelled and refunded. */
   timeoutSeconds: number;
+  /** How a failed status check of the generation is retried; absent (histories before it): UPSTREAM_CHECK_RETRY. */
+  checkRetry?: CheckRetry;
+}
+
+/**
+ * The waits between the attempts of a status check that fails: the first `initialIntervalMs`, doubling up to
+ * `maximumIntervalMs`, over UPSTREAM_CHECK_ATTEMPTS attempts; then the attempt fails and the job may fail over.
+ */
+export interface CheckRetry {
+  initialIntervalMs: number;
+  maximumIntervalMs: number;
+}
+
+/** A check that fails is tried this many times in all. */
+export const UPSTREAM_CHECK_ATTEMPTS = 10;
+
+/** 2 s doubling to 1 min: about 5 minutes over the attempts, long enough to ride out an upstream's outage. */
+export const UPSTREAM_CHECK_RETRY: CheckRetry = { initialIntervalMs: 2_000, maximumIntervalMs: 60_000 };
+
+/** The check retry of a first wait of `initialIntervalMs`: the default's shape (the longest wait 30 times the first). */
+export function checkRetryFrom(initialIntervalMs: number): CheckRetry {
+  return { initialIntervalMs, maximumIntervalMs: initialIntervalMs * (UPSTREAM_CHECK_RETRY.maximumIntervalMs / UPSTREAM_CHECK_RETRY.initialIntervalMs) };
 }
 
 /**

@@ -5,6 +5,9 @@ import { TRACING_OFF, type Tracing } from '../observability/tracing';
 import { createPrisma, type PrismaClient } from '../db/prisma';
 import { createStorage, type Storage } from '../storage/storage';
 
+/** How long a stopping worker lets its running activities finish (SIGTERM) before it cancels them to be retried elsewhere. */
+export const SHUTDOWN_GRACE_TIME = '30 seconds';
+
 /** What a worker process holds: one of each client, created at start and closed after the workers stop. */
 export interface WorkerConnections {
   prisma: PrismaClient;

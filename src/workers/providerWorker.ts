@@ -1,5 +1,7 @@
 import { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { SHUTDOWN_GRACE_TIME } from './connections';
 import { createGenerationActivities } from '../../activities/generation';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
@@ -43,6 +45,8 @@ export interface ProviderWorkerDeps {
    * no other. None: outputs are stored unsigned (provenance off, or no chain outside production).
    */
   signingKey?: SigningKeySettings;
+  /** How long running jobs get to finish on shutdown before they are cancelled (default 30 s; tests, less). */
+  shutdownGraceTime?: Duration;
 }
 
 /** What a provider runs on: its kind and the adapter that kind builds for it. */
@@ -121,6 +125,6 @@ export async function createProviderWorker(deps: ProviderWorkerDeps): Promise<Wo
       ? { maxTaskQueueActivitiesPerSecond: limits.maxTaskQueueActivitiesPerSecond }
       : {}),
     // Running jobs get this long to finish on SIGTERM; after it they are cancelled and retried elsewhere.
-    shutdownGraceTime: '30 seconds',
+    shutdownGraceTime: deps.shutdownGraceTime ?? SHUTDOWN_GRACE_TIME,
   });
 }

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { SHUTDOWN_GRACE_TIME } from './connections';
 import { createActivities } from '../../activities';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
@@ -65,6 +67,8 @@ export interface WorkflowWorkerDeps {
    * its own is derived from the workflow code when absent. Absent: an unversioned worker.
    */
   deployment?: { deploymentName: string; buildId?: string };
+  /** How long running activities get to finish on shutdown before they are cancelled (default 30 s; tests, less). */
+  shutdownGraceTime?: Duration;
 }
 
 /**
@@ -88,6 +92,6 @@ export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Wo
     // Open jobs mostly wait; past this many, the least recently used leave memory and are replayed when they move.
     maxCachedWorkflows: deps.config.temporal.workflowCacheSize,
     activities: createActivities({ config: deps.config, prisma: deps.prisma, storage: deps.storage, temporal: deps.client, webhookCa: deps.webhookCa, metrics: deps.metrics, destinations: deps.destinations ?? deliveryDestinationsFor(deps.config, deps.prisma) }),
-    shutdownGraceTime: '30 seconds',
+    shutdownGraceTime: deps.shutdownGraceTime ?? SHUTDOWN_GRACE_TIME,
   });
 }

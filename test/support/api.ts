@@ -16,8 +16,24 @@ export async function startTestApiWith(configFor: (publicBaseUrl: string) => Con
   const deps = await createApiDeps(configFor(url));
   applyHttpTimeouts(server, deps.config);
   server.on('request', createApp(deps));
-  return runningApi(server, url, deps);
+  const api = await runningApi(server, url, deps);
+  return {
+    ...api,
+    async stop() {
+      // The drain waits for every open connection; a test API is stopped at the end of its file, where a response a
+      // client gave up on can hold one open until the keep-alive timeout (65 s). After 1 s they are closed.
+      const cut = setTimeout(() => server.closeAllConnections(), TEST_DRAIN_MS);
+      try {
+        await api.stop();
+      } finally {
+        clearTimeout(cut);
+      }
+    },
+  };
 }
+
+/** How long a test API's stop lets open connections finish before it closes them. */
+const TEST_DRAIN_MS = 1_000;
 
 /** The real API against the services the test harness started, with `overrides` on top of its environment. */
 export function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApi> {

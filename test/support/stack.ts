@@ -46,13 +46,26 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
+    // A status check that keeps failing is tried as often as in production, its waits 100 ms doubling to 3 s
+    // rather than 2 s to 1 min: an upstream that stays down fails the attempt in seconds, not minutes.
+    UPSTREAM_CHECK_RETRY_INITIAL_MS: '100',
+    // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
+    // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
+    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: '10000',
     ...overrides,
   };
 }
 
+/**
+ * What the test stack's in-process workers give running activities to finish when they stop, rather than a
+ * deployment's 30 s: a stack is stopped at the end of its file, often with a slow job still running, whose end no test
+ * waits for; then they are cancelled.
+ */
+const TEST_SHUTDOWN_GRACE_TIME = '1 second';
+
 export interface RunningWorker {
   worker: Worker;
-  /** Graceful: stops polling, lets running tasks finish, resolves when the worker has stopped. */
+  /** Graceful: stops polling, lets running tasks finish (for TEST_SHUTDOWN_GRACE_TIME), resolves when the worker has stopped. */
   stop(): Promise<void>;
 }
 
@@ -105,13 +118,26 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing, sig
         destinations: options.destinations,
         metrics,
         tracing,
+        shutdownGraceTime: TEST_SHUTDOWN_GRACE_TIME,
       });
       const r = running(worker);
       started.push(r);
       return r;
     },
     async startProviderWorker(providerId, options = {}) {
-      const worker = await createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, signingKey, ...options });
+      const worker = await createProviderWorker({
+        config,
+        connection,
+        client,
+        prisma,
+        storage,
+        providerId,
+        metrics,
+        tracing,
+        signingKey,
+        shutdownGraceTime: TEST_SHUTDOWN_GRACE_TIME,
+        ...options,
+      });
       const r = running(worker);
       started.push(r);
       return r;
@@ -190,5 +216,7 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',
     UPSTREAM_SAFETY_NET_POLL_MS: String(config.upstreams.safetyNetPollMs),
     UPSTREAM_TIMEOUT_SECONDS: String(config.upstreams.timeoutSeconds),
+    UPSTREAM_CHECK_RETRY_INITIAL_MS: String(config.upstreams.checkRetryInitialMs),
+    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: String(config.batches.roundHeartbeatTimeoutMs),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import type { BatchActivities } from '../../activities/batches';
 import type { WebhookActivities } from '../../activities/webhooks';
@@ -33,7 +34,7 @@ function webhookFakes(prepared: string[]): WebhookActivities {
 
 async function runBatch(
   activities: BatchActivities & WebhookActivities,
-  input: { roundIntervalMs: number; roundsPerRun: number },
+  input: { roundIntervalMs: number; roundsPerRun: number; roundHeartbeatTimeoutMs?: number },
   during?: (batchId: string) => Promise<void>,
   after?: (batchId: string) => Promise<void>,
 ) {
@@ -123,6 +124,36 @@ describe('batch workflow', () => {
     });
     expect(result.status).toBe('cancelled');
     expect(advances).toBe(2);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+  }, 60_000);
+
+  it('tries a round again once it has gone its heartbeat timeout without a heartbeat, as when its worker was killed', async () => {
+    const calls: string[] = [];
+    const activities = {
+      async advanceBatch() {
+        calls.push('advance');
+        // The first round never heartbeats nor answers, as one on a killed worker: only the timeout ends it.
+        if (calls.length === 1) {
+          const { cancellationSignal } = Context.current();
+          await new Promise((resolve) => {
+            const timer = setTimeout(resolve, 50_000);
+            cancellationSignal.addEventListener('abort', () => resolve(clearTimeout(timer)));
+          });
+        }
+        return round(0, 0, 1);
+      },
+      async finishBatch() {
+        calls.push('finish');
+        return { status: 'completed' as const, webhook: false };
+      },
+      ...webhookFakes([]),
+    };
+    const startedAt = Date.now();
+    const { batchId, result } = await runBatch(activities, { roundIntervalMs: 10, roundsPerRun: 10, roundHeartbeatTimeoutMs: 1_000 });
+    expect(result).toEqual({ batchId, status: 'completed' });
+    expect(calls.slice(0, 2)).toEqual(['advance', 'advance']);
+    expect(calls.filter((c) => c === 'finish')).toHaveLength(1);
+    // The default's two minutes would outlast the test.
     expect(Date.now() - startedAt).toBeLessThan(30_000);
   }, 60_000);
 });

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { GenerationActivities } from '../../activities/generation';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
-import { type GenerationCheck, type GenerationProgress, type UpstreamPlan } from '../../src/shared/upstreams';
+import { UPSTREAM_CHECK_ATTEMPTS, type GenerationCheck, type GenerationProgress, type UpstreamPlan } from '../../src/shared/upstreams';
 import { providerCallbackSignal } from '../../src/contracts/workflows/job';
 import { eventually } from '../support/eventually';
 import { admit, fakeJobActivities, jobInput, withWorkers, useJobHarness } from './jobHarness';
@@ -162,6 +162,24 @@ describe('jobWorkflow on an upstream', () => {
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_AUTH_FAILED' } });
     expect(upstream.calls).toEqual(['start', 'check', 'cancel']);
     expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_AUTH_FAILED', 'failJob:PROVIDER_AUTH_FAILED']);
+  }, 60_000);
+
+  it("tries a check that keeps failing UPSTREAM_CHECK_ATTEMPTS times, waiting as the route's check retry says, then cancels", async () => {
+    const input = jobInput({}, { upstream: { mapping: ROUTE, timeoutSeconds: 60, checkRetry: { initialIntervalMs: 20, maximumIntervalMs: 200 } } });
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream(() => {
+      throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', message: 'the upstream is down' });
+    }, 20);
+    const started = Date.now();
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(client(), input, taskQueue);
+      return handle.result();
+    });
+    // Waits of 20, 40, 80, 160 ms, then 200 ms: the default's 2 s doubling to 1 min would take about 5 minutes.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE' } });
+    expect(upstream.calls).toEqual(['start', ...Array<string>(UPSTREAM_CHECK_ATTEMPTS).fill('check'), 'cancel']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_UNAVAILABLE', 'failJob:PROVIDER_UNAVAILABLE']);
   }, 60_000);
 
   it('lets a cancel win while no worker has started the upstream job', async () => {

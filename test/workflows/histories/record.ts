@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { UPSTREAM_CHECK_RETRY } from '../../../src/shared/upstreams';
 import type { JobActivities } from '../../../activities/jobs';
 import type { GenerationActivities } from '../../../activities/generation';
 import type { JobEventRelayActivities } from '../../../activities/jobEventRelay';
@@ -64,6 +65,7 @@ function input(jobId: string): JobWorkflowInput {
               upstream: {
                 mapping: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] },
                 timeoutSeconds: jobId === 'job_rec_upstream_timeout' ? 2 : 600,
+                checkRetry: UPSTREAM_CHECK_RETRY,
               },
               expectedProcessingSeconds: 3,
             },
@@ -88,7 +90,7 @@ function input(jobId: string): JobWorkflowInput {
             {
               providerId: 'record-upstream',
               taskQueue: UPSTREAM_QUEUE,
-              upstream: { mapping: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] }, timeoutSeconds: 600 },
+              upstream: { mapping: { model: 'fal-ai/flux/dev', input: { prompt: '$prompt' }, outputs: ['images[].url'] }, timeoutSeconds: 600, checkRetry: UPSTREAM_CHECK_RETRY },
               expectedProcessingSeconds: 3,
             },
           ],
