@@ -1,0 +1,26 @@
+/** Tuning of the real upstreams (src/lib/tuning.ts): read as `config.upstreams.*`; tests poll faster. */
+import { positiveInt, tuning } from '../../lib/tuning';
+
+export const UPSTREAMS_TUNING = tuning({
+  /**
+   * Status check interval of an upstream generation when no callback is expected, and, with callbacks, while the
+   * generation is still queued (so its start, which route health and hedging go by, is seen within one interval).
+   */
+  pollIntervalMs: positiveInt.default(5_000),
+  /** Status check interval while a callback is expected and the generation runs: the safety net for a lost one. */
+  safetyNetPollMs: positiveInt.default(5 * 60_000),
+  /** Longest an upstream generation may take; then it is cancelled there and the job fails `PROVIDER_TIMEOUT`, refunded. */
+  timeoutSeconds: positiveInt.default(60 * 60),
+  /** Timeout of one request to an upstream. */
+  requestTimeoutMs: positiveInt.default(60_000),
+  /**
+   * Largest output file taken from an upstream or a Cog server, downloaded from a URL or inline (a `data:` URI,
+   * base64); `BAD_OUTPUT` above it, not retried.
+   */
+  maxOutputBytes: positiveInt.default(500 * 1024 * 1024),
+  /**
+   * How long received upstream callbacks are kept to refuse replays; older ones are deleted by the hourly maintenance
+   * workflow. A callback is refused anyway once its timestamp is 5 minutes old, so one hour is already safe.
+   */
+  callbackRetentionHours: positiveInt.default(24),
+});
