@@ -24,6 +24,15 @@ import { WEBHOOKS_TUNING } from './webhooks/tuning';
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
 
+/**
+ * Where the services of `npm run dev` are at their default ports (scripts/lib/devPorts.js, which hands the processes
+ * it starts the addresses of the ports it was given).
+ */
+const DEV_DATABASE_URL = 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia';
+const DEV_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
+const DEV_MINIO_ENDPOINT = 'http://127.0.0.1:9000';
+
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';
 const DEV_MINIO_PASSWORD = 'genmedia-dev-secret';
@@ -148,9 +157,8 @@ export const SETTINGS = {
       'DATABASE_URL',
       z.string().optional(),
       'set it to use another PostgreSQL (then none is started)',
-      { default: '`postgresql://genmedia:genmedia@127.0.0.1:<PG_PORT>/genmedia`' },
+      { default: "the dev stack's, `postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia` (its port: `PG_PORT`)" },
     ),
-    port: setting('PG_PORT', port.default(54329), "port of the project's PostgreSQL cluster"),
   },
 
   temporal: {
@@ -158,15 +166,13 @@ export const SETTINGS = {
       'TEMPORAL_ADDRESS',
       z.string().optional(),
       'set it to use another Temporal (then none is started)',
-      { default: '`127.0.0.1:<TEMPORAL_PORT>`' },
+      { default: "the dev stack's, `127.0.0.1:7233` (its port: `TEMPORAL_PORT`)" },
     ),
-    port: setting('TEMPORAL_PORT', port.default(7233), 'Temporal dev server gRPC port'),
-    uiPort: setting('TEMPORAL_UI_PORT', port.default(8233), 'Temporal Web UI port'),
     uiUrl: setting(
       'TEMPORAL_UI_URL',
       httpUrl.optional(),
       'where operators open the Temporal Web UI: the workflow pages `genmedia admin jobs open` prints',
-      { default: '`http://127.0.0.1:<TEMPORAL_UI_PORT>`' },
+      { default: "the dev stack's, `http://127.0.0.1:8233` (its port: `TEMPORAL_UI_PORT`)" },
     ),
     namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default'), 'Temporal namespace'),
     jobsTaskQueue: setting(
@@ -205,7 +211,7 @@ export const SETTINGS = {
       'MINIO_ENDPOINT',
       z.string().url().optional(),
       'set it to use another S3/MinIO (then none is started)',
-      { default: '`http://127.0.0.1:<MINIO_PORT>`' },
+      { default: "the dev stack's, `http://127.0.0.1:9000` (its port: `MINIO_PORT`)" },
     ),
     publicEndpoint: setting(
       'MINIO_PUBLIC_ENDPOINT',
@@ -213,8 +219,6 @@ export const SETTINGS = {
       'where clients reach MinIO: the host presigned upload and download URLs are signed for (a proxy or public name), while the services keep using `MINIO_ENDPOINT`',
       { default: '`MINIO_ENDPOINT`' },
     ),
-    port: setting('MINIO_PORT', port.default(9000), 'MinIO S3 port'),
-    consolePort: setting('MINIO_CONSOLE_PORT', port.default(9001), 'MinIO console port'),
     rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER), "MinIO's root user"),
     rootPassword: setting(
       'MINIO_ROOT_PASSWORD',
@@ -659,22 +663,17 @@ function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
   const { deployment, ...temporal } = s.temporal;
   const { rootUser, rootPassword, ...minio } = s.minio;
-  const minioEndpoint = (minio.endpoint ?? `http://127.0.0.1:${minio.port}`).replace(/\/$/, '');
+  const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
   return {
     ...s,
     api: { ...s.api, ...t.api, publicBaseUrl: (s.api.publicBaseUrl ?? apiOrigin).replace(/\/$/, '') },
     console: { ...s.console, devApiKey: s.env === 'production' ? undefined : s.console.devApiKey },
-    database: {
-      url: s.database.url ?? `postgresql://genmedia:genmedia@127.0.0.1:${s.database.port}/genmedia`,
-      port: s.database.port,
-      /** Whether the project's own cluster is used (no DATABASE_URL). */
-      managed: s.database.url === undefined,
-    },
+    database: { url: s.database.url ?? DEV_DATABASE_URL },
     temporal: {
       ...temporal,
       ...t.temporal,
-      address: temporal.address ?? `127.0.0.1:${temporal.port}`,
-      uiUrl: (temporal.uiUrl ?? `http://127.0.0.1:${temporal.uiPort}`).replace(/\/+$/, ''),
+      address: temporal.address ?? DEV_TEMPORAL_ADDRESS,
+      uiUrl: (temporal.uiUrl ?? DEV_TEMPORAL_UI_URL).replace(/\/+$/, ''),
       /** The worker deployment of the workflow worker; absent: unversioned. */
       ...(deployment.versioning ? { deployment: { deploymentName: deployment.deploymentName, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } } : {}),
     },
@@ -683,7 +682,6 @@ function resolveConfig(s: Settings, t: Tuning) {
       endpoint: minioEndpoint,
       /** Where clients reach MinIO: the host presigned URLs are signed for. */
       publicEndpoint: (minio.publicEndpoint ?? minioEndpoint).replace(/\/$/, ''),
-      consoleUrl: `http://127.0.0.1:${minio.consolePort}`,
       accessKey: minio.accessKey ?? rootUser,
       secretKey: minio.secretKey ?? rootPassword,
     },

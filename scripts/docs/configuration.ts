@@ -35,6 +35,20 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
     default: 'unset',
     description: '`1`: `npm run dev` runs the example Cog predictor of `examples/cog/` and registers it ([self-hosted.md](self-hosted.md))',
   },
+  ...(
+    [
+      ['PG_PORT', 54329, "the port of the dev stack's PostgreSQL cluster"],
+      ['TEMPORAL_PORT', 7233, "the gRPC port of the dev stack's Temporal dev server"],
+      ['TEMPORAL_UI_PORT', 8233, "the port of the dev stack's Temporal Web UI"],
+      ['MINIO_PORT', 9000, "the S3 port of the dev stack's MinIO"],
+      ['MINIO_CONSOLE_PORT', 9001, "the port of the dev stack's MinIO console"],
+    ] as const
+  ).map(([variable, port, description]) => ({
+    variable,
+    file: 'scripts/lib/devPorts.js',
+    default: `\`${port}\``,
+    description: `${description}; \`npm run dev\` hands the processes it starts the address made of it (\`DATABASE_URL\`, \`TEMPORAL_ADDRESS\`, \`TEMPORAL_UI_URL\`, \`MINIO_ENDPOINT\`)`,
+  })),
   { variable: 'COG_EXAMPLE_PORT', file: 'scripts/lib/cogExample.js', default: '`5055`', description: "the example Cog predictor's port (`GENMEDIA_COG=1`)" },
 ];
 
