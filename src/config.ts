@@ -6,7 +6,6 @@ import { listSettings, readSettings, setting, type SettingValues } from './lib/e
 import { parseCertificates, readSigningKey, SignerConfigError, type SigningKeySettings } from './lib/signingKeys';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
-import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
 import { mergeTuning, parseTuning, pickTuning, readTuningFile, TuningError } from './lib/tuning';
@@ -20,6 +19,9 @@ import { DIALECTS_TUNING } from './dialects/tuning';
 import { BATCHES_TUNING } from './batches/tuning';
 import { OBSERVABILITY_TUNING } from './observability/tuning';
 import { WEBHOOKS_TUNING } from './webhooks/tuning';
+import { DESTINATIONS_TUNING } from './outputs/destinations/tuning';
+import { OUTPUTS_TUNING } from './outputs/tuning';
+import { OUTPUT_DELIVERY_TUNING } from './outputs/delivery/tuning';
 
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
@@ -325,16 +327,6 @@ export const SETTINGS = {
       'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
       { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
     ),
-    probeTimeoutMs: setting(
-      'DESTINATION_PROBE_TIMEOUT_MS',
-      positiveInt.default(15_000),
-      'the longest the probe of a destination bucket may take (write, read back, delete) before it counts as unreachable',
-    ),
-    probesPerHour: setting(
-      'DESTINATION_PROBES_PER_HOUR',
-      positiveInt.default(20),
-      'destination probes one account may send per clock hour, each a write, a read and a delete at its endpoint (429 `DESTINATION_PROBE_LIMIT_EXCEEDED` past them)',
-    ),
   },
 
   jobs: {
@@ -343,30 +335,6 @@ export const SETTINGS = {
       z.string().min(16).default(DEV_CURSOR_SECRET),
       "HMAC key of the job listing cursor and (derived) of each job's `eventsUrl` token (at least 16 characters); with `NODE_ENV=production` the API and workers refuse to start without a secret of your own",
       { default: 'a dev value' },
-    ),
-  },
-
-  // Outputs (docs/outputs.md)
-  outputs: {
-    retentionMinSeconds: setting(
-      'OUTPUT_RETENTION_MIN_SECONDS',
-      positiveInt.default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS),
-      "the shortest `retentionSeconds` a submit (or an operator's account retention) may ask for; lower it for tests and development ([outputs.md](outputs.md#retention))",
-    ),
-    retentionSweepIntervalSeconds: setting(
-      'OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS',
-      positiveInt.max(600).default(60),
-      'how often the `output-retention` schedule deletes expired outputs (at most 600)',
-    ),
-    retentionSweepBatch: setting(
-      'OUTPUT_RETENTION_SWEEP_BATCH',
-      z.coerce.number().int().min(1).max(10_000).default(1000),
-      'jobs whose outputs one batch of the sweep deletes together (one DeleteObjects request per 1,000 objects)',
-    ),
-    retentionSweepConcurrency: setting(
-      'OUTPUT_RETENTION_SWEEP_CONCURRENCY',
-      z.coerce.number().int().min(1).max(32).default(1),
-      'batches the sweep deletes side by side (each more deletes faster and takes more CPU from the rest: outputs.md)',
     ),
   },
 
@@ -460,36 +428,6 @@ export const SETTINGS = {
       'allow webhook URLs that resolve to private addresses (local testing); refused in production; link-local and metadata addresses never',
     ),
   },
-
-  // Delivery of outputs to an account's own bucket
-  outputDelivery: {
-    retrySeconds: setting(
-      'OUTPUT_DELIVERY_RETRY_SECONDS',
-      z.coerce.number().int().min(1).default(24 * 60 * 60),
-      "how long after completion a delivery to an account's own bucket is retried before it is given up ([outputs.md](outputs.md#delivery-to-your-own-bucket))",
-    ),
-    firstBackoffSeconds: setting(
-      'OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS',
-      positive.default(5),
-      "wait after a delivery's first failed attempt; doubled after each failure",
-    ),
-    maxBackoffSeconds: setting('OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', positive.default(10 * 60), 'longest wait between two delivery attempts'),
-    attemptTimeoutSeconds: setting(
-      'OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS',
-      z.coerce.number().int().min(10).default(30 * 60),
-      'longest one delivery attempt (every output and the manifest) may take before it counts as failed',
-    ),
-    requestTimeoutSeconds: setting(
-      'OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS',
-      positive.default(30),
-      "a request to a customer's bucket that moves no byte for this long is ended and fails its attempt; the attempt's heartbeat timeout is this and 15 s",
-    ),
-    maxPerAccount: setting(
-      'OUTPUT_DELIVERY_MAX_PER_ACCOUNT',
-      positiveInt.default(4),
-      'delivery attempts of one account a workflow worker runs at once; the others wait their turn without using an attempt',
-    ),
-  },
 };
 
 /**
@@ -527,6 +465,9 @@ export const TUNING = z
     batches: BATCHES_TUNING,
     observability: OBSERVABILITY_TUNING,
     webhooks: WEBHOOKS_TUNING,
+    destinations: DESTINATIONS_TUNING,
+    outputs: OUTPUTS_TUNING,
+    outputDelivery: OUTPUT_DELIVERY_TUNING,
   })
   .prefault({});
 
@@ -700,13 +641,15 @@ function resolveConfig(s: Settings, t: Tuning) {
     },
     destinations: {
       ...s.destinations,
+      ...t.destinations,
       allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate),
       /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
       allowPlainHttp: s.env !== 'production',
     },
     observability: { ...s.observability, ...t.observability, traces: tracesExporter(s.observability.traces) },
     provenance: provenanceConfig(s.provenance, s.env),
-    outputDelivery: { ...s.outputDelivery, maxBackoffSeconds: Math.max(s.outputDelivery.maxBackoffSeconds, s.outputDelivery.firstBackoffSeconds) },
+    outputs: t.outputs,
+    outputDelivery: { ...t.outputDelivery, maxBackoffSeconds: Math.max(t.outputDelivery.maxBackoffSeconds, t.outputDelivery.firstBackoffSeconds) },
   };
 }
 

@@ -66,6 +66,9 @@ export const TUNING_FILES: Readonly<Record<keyof typeof TUNING.def.innerType.sha
   batches: 'src/batches/tuning.ts',
   observability: 'src/observability/tuning.ts',
   webhooks: 'src/webhooks/tuning.ts',
+  destinations: 'src/outputs/destinations/tuning.ts',
+  outputs: 'src/outputs/tuning.ts',
+  outputDelivery: 'src/outputs/delivery/tuning.ts',
 };
 
 /** The variables that were settings and are tuning values now: each with the value it became. */
@@ -116,6 +119,18 @@ export const FORMER_VARIABLES: readonly (readonly [variable: string, tuning: str
   ['WEBHOOK_MAX_RESPONSE_BYTES', 'webhooks.maxResponseBytes'],
   ['WEBHOOK_MAX_PAYLOAD_BYTES', 'webhooks.maxPayloadBytes'],
   ['WEBHOOK_PROGRESS_INTERVAL_SECONDS', 'webhooks.progressIntervalSeconds'],
+  ['DESTINATION_PROBE_TIMEOUT_MS', 'destinations.probeTimeoutMs'],
+  ['DESTINATION_PROBES_PER_HOUR', 'destinations.probesPerHour'],
+  ['OUTPUT_RETENTION_MIN_SECONDS', 'outputs.retentionMinSeconds'],
+  ['OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS', 'outputs.retentionSweepIntervalSeconds'],
+  ['OUTPUT_RETENTION_SWEEP_BATCH', 'outputs.retentionSweepBatch'],
+  ['OUTPUT_RETENTION_SWEEP_CONCURRENCY', 'outputs.retentionSweepConcurrency'],
+  ['OUTPUT_DELIVERY_RETRY_SECONDS', 'outputDelivery.retrySeconds'],
+  ['OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS', 'outputDelivery.firstBackoffSeconds'],
+  ['OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', 'outputDelivery.maxBackoffSeconds'],
+  ['OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', 'outputDelivery.attemptTimeoutSeconds'],
+  ['OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', 'outputDelivery.requestTimeoutSeconds'],
+  ['OUTPUT_DELIVERY_MAX_PER_ACCOUNT', 'outputDelivery.maxPerAccount'],
 ];
 
 /** The default of a tuning value, by its dotted path. */

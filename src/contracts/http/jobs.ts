@@ -77,7 +77,7 @@ export const SubmitJobRequestSchema = z
       .openapi({
         description:
           "How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, " +
-          '`outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: ' +
+          '`outputRetentionSeconds` of `GET /v1/account`), and one hour at least (outputs.retentionMinSeconds). Out of that range: ' +
           'VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account\'s retention (`accountRetentionSeconds`, null for forever).',
         example: 86400,
       }),

@@ -27,11 +27,12 @@ beforeAll(async () => {
     providers: ['pixelforge'],
     webhookCa: receiver.caPem,
     env: {
-      OUTPUT_RETENTION_MIN_SECONDS: '1',
-      OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: String(SWEEP_INTERVAL_SECONDS),
       WEBHOOK_ALLOW_PRIVATE: '1',
     },
-    tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1] } },
+    tuning: {
+      outputs: { retentionMinSeconds: 1, retentionSweepIntervalSeconds: SWEEP_INTERVAL_SECONDS },
+      webhooks: { retryScheduleSeconds: [0, 1, 1] },
+    },
   });
   adminKey = await createAdminKey(stack.prisma);
   await ensureRetentionSchedule(stack.deps.temporal, stack.config.temporal.jobsTaskQueue, SWEEP_INTERVAL_SECONDS, scheduleId);

@@ -95,7 +95,7 @@ describe('docs/configuration.md', () => {
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(relative);
+    if (entry.isDirectory()) return ['node_modules', 'dist'].includes(entry.name) ? [] : filesUnder(relative);
     return /\.(ts|js|mjs|cjs|ya?ml|json|md|sh|env|example)$|^Dockerfile$|^run$/.test(entry.name) ? [relative] : [];
   });
 }

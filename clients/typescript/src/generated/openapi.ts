@@ -490,7 +490,7 @@ export interface paths {
         get: operations["getDestination"];
         /**
          * Configure your destination bucket
-         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Each attempt counts against the account's probes of the hour (`DESTINATION_PROBES_PER_HOUR`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with `Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
+         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Each attempt counts against the account's probes of the hour (`destinations.probesPerHour`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with `Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
          */
         put: operations["setDestination"];
         post?: never;
@@ -1839,7 +1839,7 @@ export interface components {
             spendLimits?: components["schemas"]["SpendLimitsInput"];
             /** @description true refuses every key of the account (within 2 s); false lifts it */
             suspended?: boolean;
-            /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on. */
+            /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, outputs.retentionMinSeconds), or null to keep them forever. Applies to jobs submitted from then on. */
             outputRetentionSeconds?: number | null;
             provenance?: {
                 /** @description false: outputs of jobs stored from then on carry no Content Credentials (audited) */
@@ -2438,7 +2438,7 @@ export interface components {
              */
             priority?: "low" | "normal" | "high";
             /**
-             * @description How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, `outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account's retention (`accountRetentionSeconds`, null for forever).
+             * @description How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, `outputRetentionSeconds` of `GET /v1/account`), and one hour at least (outputs.retentionMinSeconds). Out of that range: VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account's retention (`accountRetentionSeconds`, null for forever).
              * @example 86400
              */
             retentionSeconds?: number;
