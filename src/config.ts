@@ -577,6 +577,7 @@ function productionProblems(s: Settings): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
+  if (s.testTuning !== undefined) problems.push(`unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
   // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
   const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
   const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
@@ -660,13 +661,10 @@ export interface LoadConfigOptions {
 
 /**
  * The tuning of a process: the defaults, the values of GENMEDIA_TEST_TUNING's file on top, then `override`. A test's
- * file is refused in production, so a deployment cannot be tuned by it by mistake.
+ * file is refused in production (productionProblems), so a deployment cannot be tuned by it by mistake.
  */
 function loadTuning(s: Settings, override: TuningOverride | undefined): Tuning {
   const file = s.testTuning;
-  if (file !== undefined && s.env === 'production') {
-    throw new ConfigError(`Refusing to start in production: unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
-  }
   try {
     const fromFile = file === undefined ? {} : readTuningFile(file);
     return parseTuning(TUNING, mergeTuning(fromFile, override), file === undefined ? 'test configuration' : `${SETTINGS.testTuning.variable}=${file}`);

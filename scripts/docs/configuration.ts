@@ -168,7 +168,11 @@ const HEAD = `# Configuration
 The environment holds what a deployment sets: where the database, Temporal and the object store are and the
 credentials to reach them, the secrets, the public addresses, the ports of the processes, the providers' keys and
 concurrency, and the switches an operator flips. The features' timeouts, intervals, limits and windows are not read
-from it: they are [tuning](#tuning), constants of each feature that tests change.
+from it: they are [tuning](#tuning), constants of each feature that tests change. The ports of the services
+\`npm run dev\` starts are the dev stack's, read by the scripts ([below](#read-by-the-scripts)). A few variables are set by
+nothing in this repository and stay because a deployment may need them: \`HTTP_KEEP_ALIVE_TIMEOUT_MS\` (above a load
+balancer's idle timeout), \`MINIO_REGION\` (an S3 outside \`us-east-1\`), \`PROVIDER_MAX_CONCURRENCY\` (a provider
+worker's slots), \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` and \`OTEL_SERVICE_NAME\` (the OpenTelemetry SDK's own).
 
 Everything is read once, validated, from the environment by \`src/config.ts\`, which declares each variable once with
 its validation, its default and its description; the defaults make \`npm run dev\` work untouched, and wrong values
