@@ -37,18 +37,13 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
   },
   ...(
     [
-      ['PG_PORT', 54329, "the port of the dev stack's PostgreSQL cluster"],
-      ['TEMPORAL_PORT', 7233, "the gRPC port of the dev stack's Temporal dev server"],
-      ['TEMPORAL_UI_PORT', 8233, "the port of the dev stack's Temporal Web UI"],
-      ['MINIO_PORT', 9000, "the S3 port of the dev stack's MinIO"],
-      ['MINIO_CONSOLE_PORT', 9001, "the port of the dev stack's MinIO console"],
+      ['PG_PORT', 54329, "the port of the dev stack's PostgreSQL cluster; the processes `npm run dev` starts get `DATABASE_URL` on it"],
+      ['TEMPORAL_PORT', 7233, "the gRPC port of the dev stack's Temporal dev server; its processes get `TEMPORAL_ADDRESS` on it"],
+      ['TEMPORAL_UI_PORT', 8233, "the port of the dev stack's Temporal Web UI; its processes get `TEMPORAL_UI_URL` on it"],
+      ['MINIO_PORT', 9000, "the S3 port of the dev stack's MinIO; its processes get `MINIO_ENDPOINT` on it"],
+      ['MINIO_CONSOLE_PORT', 9001, "the port of the dev stack's MinIO console, which `npm run dev` prints"],
     ] as const
-  ).map(([variable, port, description]) => ({
-    variable,
-    file: 'scripts/lib/devPorts.js',
-    default: `\`${port}\``,
-    description: `${description}; \`npm run dev\` hands the processes it starts the address made of it (\`DATABASE_URL\`, \`TEMPORAL_ADDRESS\`, \`TEMPORAL_UI_URL\`, \`MINIO_ENDPOINT\`)`,
-  })),
+  ).map(([variable, port, description]) => ({ variable, file: 'scripts/lib/devPorts.js', default: `\`${port}\``, description })),
   { variable: 'COG_EXAMPLE_PORT', file: 'scripts/lib/cogExample.js', default: '`5055`', description: "the example Cog predictor's port (`GENMEDIA_COG=1`)" },
 ];
 
