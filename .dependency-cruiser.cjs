@@ -11,6 +11,12 @@
  * command line.
  */
 
+/**
+ * A feature's tuning module (src/<feature>/tuning.ts, src/<feature>/<part>/tuning.ts) is of the tuning layer, not of
+ * its folder's: the rules below leave it out where they speak of the layers above the tuning.
+ */
+const TUNING_PATH = '(^src/[^/]+/tuning\\.ts$|^src/[^/]+/[^/]+/tuning\\.ts$)';
+
 /** @type {{ name: string, comment: string, paths: string[] }[]} */
 const LAYERS = [
   {
@@ -20,6 +26,12 @@ const LAYERS = [
   },
   { name: 'lib', comment: 'small generic helpers that know nothing of this service', paths: ['^src/lib/'] },
   { name: 'contracts', comment: 'the HTTP and workflow contracts: schemas, names, queues, ids', paths: ['^src/contracts/'] },
+  {
+    name: 'tuning',
+    comment:
+      "each feature's timeouts, intervals and limits with their defaults (its tuning.ts, src/lib/tuning.ts), which the configuration gathers: in the feature's folder, and below the platform",
+    paths: [TUNING_PATH],
+  },
   {
     name: 'platform',
     comment: 'configuration, logging, the network guard, the database, file storage, the Temporal client, metrics and tracing',
@@ -51,6 +63,7 @@ const LAYERS = [
 ];
 
 const layerPattern = (layer) => `(${layer.paths.join('|')})`;
+const TUNING_INDEX = LAYERS.findIndex((layer) => layer.name === 'tuning');
 const allLayers = `(${LAYERS.map(layerPattern).join('|')})`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -74,15 +87,23 @@ const configuration = {
       name: `${layer.name}-imports-no-layer-above`,
       severity: /** @type {const} */ ('error'),
       comment: `The ${layer.name} layer (${layer.comment}) may not import ${LAYERS.slice(index + 1).map((l) => l.name).join(', ')}.`,
-      from: { path: layerPattern(layer) },
-      to: { path: `(${LAYERS.slice(index + 1).map(layerPattern).join('|')})` },
+      // A tuning module matches its feature's folder too: as such, it is beside the layer that may import it.
+      from: index >= TUNING_INDEX ? { path: layerPattern(layer), pathNot: TUNING_PATH } : { path: layerPattern(layer) },
+      to: index >= TUNING_INDEX ? { path: `(${LAYERS.slice(index + 1).map(layerPattern).join('|')})`, pathNot: TUNING_PATH } : { path: `(${LAYERS.slice(index + 1).map(layerPattern).join('|')})` },
     })),
+    {
+      name: 'tuning-imports-no-layer-above',
+      severity: 'error',
+      comment: "A feature's tuning module holds values and their bounds: it imports the vocabulary and src/lib, nothing of the platform or the features.",
+      from: { path: TUNING_PATH },
+      to: { path: `(${LAYERS.slice(TUNING_INDEX + 1).map(layerPattern).join('|')})`, pathNot: TUNING_PATH },
+    },
     {
       name: 'api-imported-by-no-one',
       severity: 'error',
       comment: 'The HTTP API is the outermost program: nothing else imports src/api.',
       from: { path: '^(src|workflows|activities)/', pathNot: '^src/api/' },
-      to: { path: '^src/api/' },
+      to: { path: '^src/api/', pathNot: TUNING_PATH },
     },
     {
       name: 'api-imports-no-activities',

@@ -8,7 +8,7 @@ import type { PruneResult } from '../src/contracts/workflows/maintenance';
 
 export interface MaintenanceDeps {
   prisma: PrismaClient;
-  /** UPSTREAM_CALLBACK_RETENTION_HOURS */
+  /** upstreams.callbackRetentionHours */
   upstreamCallbackRetentionHours: number;
 }
 

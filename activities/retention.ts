@@ -10,9 +10,9 @@ const BATCHES_PER_LANE = 5;
 const MISSED_WEBHOOK_WINDOW_SECONDS = 3600;
 
 export interface RetentionDeps extends RetentionSweepDeps {
-  /** OUTPUT_RETENTION_SWEEP_BATCH: jobs per batch. */
+  /** outputs.retentionSweepBatch: jobs per batch. */
   batchSize: number;
-  /** OUTPUT_RETENTION_SWEEP_CONCURRENCY: batches deleted side by side in one step. */
+  /** outputs.retentionSweepConcurrency: batches deleted side by side in one step. */
   concurrency: number;
 }
 

@@ -135,7 +135,7 @@ function figures(rounds: Round[]) {
 async function startWorkflowWorkerProcess(stack: TestStack): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'workers', 'main.ts'), '--workflows'], {
     cwd: REPO_ROOT,
-    env: { ...workerProcessEnv(stack.config), OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: '600' },
+    env: workerProcessEnv(stack.config, { outputs: { retentionSweepIntervalSeconds: 600 } }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const schedule = stack.api.deps.temporal.schedule.getHandle(RETENTION_SCHEDULE_ID);

@@ -105,11 +105,10 @@ export async function routingBench(): Promise<Headline[]> {
     providers: ['fal', 'replicate'],
     env: {
       LOG_LEVEL: 'error',
-      UPSTREAM_POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
-      UPSTREAM_TIMEOUT_SECONDS: '300',
       // Upstream activities only wait on HTTP: enough slots that our own worker never queues a check.
       PROVIDER_MAX_CONCURRENCY: '32',
     },
+    tuning: { upstreams: { pollIntervalMs: POLL_INTERVAL_MS, timeoutSeconds: 300 } },
   });
   try {
     const prisma = stack.prisma;

@@ -93,6 +93,7 @@ async function main() {
       workDir,
       logDir,
       appEnv: { NODE_EXTRA_CA_CERTS: receiver.caPath, ...fakes?.env },
+      tuning: fakes?.tuning ?? {},
       ...(fakes ? { providers: [...ROUTES], upstreamCallbacks: true } : {}),
     });
     console.log(`[chaos] ${stack.description}; logs in ${logDir}`);

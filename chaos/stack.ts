@@ -4,7 +4,10 @@
  * processes, the workflow worker and a worker per provider. `dev` is the dev stack: the Temporal dev server on its
  * SQLite file and one API. Either way its own PostgreSQL, MinIO and data directory, on free ports.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import type { TuningOverride } from '../src/config';
+import { mergeTuning } from '../src/lib/tuning';
 import { freeMembershipPort } from '../test/support/temporalServer';
 
 const { startInfrastructure } = require('../scripts/lib/infrastructure');
@@ -57,6 +60,14 @@ async function distinctMembershipPorts(count: number): Promise<Set<number>> {
   return ports;
 }
 
+/** The stack's tuning as the file GENMEDIA_TEST_TUNING names for its processes. */
+function writeTuning(workDir: string, tuning: TuningOverride): string {
+  const file = path.join(workDir, 'tuning.json');
+  fs.mkdirSync(workDir, { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(tuning));
+  return file;
+}
+
 /** Starts everything under `supervisor`, whose `stopAll` (also after a failed start) stops it and ends the restarts. */
 export async function startStack(input: {
   supervisor: any;
@@ -66,6 +77,8 @@ export async function startStack(input: {
   logDir: string;
   /** Extra environment of the application processes (the webhook receiver's CA, upstream credentials and origins). */
   appEnv: NodeJS.ProcessEnv;
+  /** Timeouts and intervals other than the features' defaults, besides the compressed webhook schedule. */
+  tuning?: TuningOverride;
   /** Only these providers get a worker (default: every provider that can take jobs here). */
   providers?: string[];
   /** Upstreams call back to the first API (UPSTREAM_CALLBACK_BASE_URL), as they would to the public address. */
@@ -138,7 +151,7 @@ export async function startStack(input: {
     PUBLIC_BASE_URL: apiUrls[0],
     PROVIDER_TIME_SCALE: '0.02',
     WEBHOOK_ALLOW_PRIVATE: '1',
-    WEBHOOK_RETRY_SCHEDULE: '0,1,2,5,10,20,30,60',
+    GENMEDIA_TEST_TUNING: writeTuning(workDir, mergeTuning({ webhooks: { retryScheduleSeconds: [0, 1, 2, 5, 10, 20, 30, 60] } }, input.tuning)),
     // Several worker processes on one host: each serves its metrics on a free port.
     WORKER_METRICS_PORT: '0',
     ...(input.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: apiUrls[0] } : {}),

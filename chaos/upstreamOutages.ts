@@ -7,6 +7,7 @@
  */
 import { startFalFake, type FalFake } from '../test/support/upstreams/fal';
 import { startReplicateFake, type ReplicateFake } from '../test/support/upstreams/replicate';
+import type { TuningOverride } from '../src/config';
 import type { FaultLog } from './faults';
 import type { LoadProfile } from './load';
 
@@ -24,8 +25,10 @@ const REPLICATE_DOWN_MS: [number, number] = [2_000, 6_000];
 export interface UpstreamFakes {
   fal: FalFake;
   replicate: ReplicateFake;
-  /** What the API and the workers need to use them: credentials, origins, how often to check a generation. */
+  /** What the API and the workers need to use them: credentials, origins. */
   env: Record<string, string>;
+  /** How often the workers check a generation, and how long one may take. */
+  tuning: TuningOverride;
   close(): Promise<void>;
 }
 
@@ -39,11 +42,9 @@ export async function startUpstreamFakes(): Promise<UpstreamFakes> {
       ...replicate.env,
       // The fakes serve outputs on loopback.
       INPUT_FETCH_ALLOW_PRIVATE: '1',
-      UPSTREAM_POLL_INTERVAL_MS: '1000',
-      // Callbacks come to the API; a lost one (fal's keys unreachable while fal is down) is caught by this check.
-      UPSTREAM_SAFETY_NET_POLL_MS: '2000',
-      UPSTREAM_TIMEOUT_SECONDS: '240',
     },
+    // Callbacks come to the API; a lost one (fal's keys unreachable while fal is down) is caught by the safety net.
+    tuning: { upstreams: { pollIntervalMs: 1000, safetyNetPollMs: 2000, timeoutSeconds: 240 } },
     close: async () => {
       await Promise.all([fal.close(), replicate.close()]);
     },

@@ -23,9 +23,13 @@ const { REPO_ROOT } = require('./lib/paths');
 const cogExample = require('./lib/cogExample');
 const { destinationSecretKey } = require('./lib/devSecrets');
 const { devProvenanceEnv } = require('./lib/provenanceChain');
+const { devPorts, withDevAddresses } = require('./lib/devPorts');
 
-/** What to run, from src/config.ts; a dependency given by URL in the environment is used as it is, not started. */
-function planFrom(config, binaries) {
+/**
+ * What to run, from src/config.ts and the dev stack's ports; a dependency given by URL in the environment is used as
+ * it is, not started.
+ */
+function planFrom(config, ports, binaries) {
   const managed = {
     postgres: !process.env.DATABASE_URL,
     temporal: !process.env.TEMPORAL_ADDRESS,
@@ -35,13 +39,13 @@ function planFrom(config, binaries) {
     managed,
     logDir: path.join(config.dataDir, 'logs'),
     postgres: managed.postgres
-      ? { binDir: binaries.postgresBinDir, dataDir: path.join(config.dataDir, 'postgres'), port: config.database.port }
+      ? { binDir: binaries.postgresBinDir, dataDir: path.join(config.dataDir, 'postgres'), port: ports.postgres }
       : null,
     temporal: managed.temporal
       ? {
           binary: binaries.temporalCli,
-          port: config.temporal.port,
-          uiPort: config.temporal.uiPort,
+          port: ports.temporal,
+          uiPort: ports.temporalUi,
           dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
           namespace: config.temporal.namespace,
         }
@@ -50,8 +54,8 @@ function planFrom(config, binaries) {
       ? {
           binary: binaries.minio,
           dataDir: path.join(config.dataDir, 'minio'),
-          port: config.minio.port,
-          consolePort: config.minio.consolePort,
+          port: ports.minio,
+          consolePort: ports.minioConsole,
           user: config.minio.accessKey,
           password: config.minio.secretKey,
         }
@@ -69,6 +73,7 @@ function childEnv(config, { cluster }) {
     DATABASE_URL: config.database.url,
     TEMPORAL_ADDRESS: config.temporal.address,
     TEMPORAL_NAMESPACE: config.temporal.namespace,
+    TEMPORAL_UI_URL: config.temporal.uiUrl,
     MINIO_ENDPOINT: config.minio.endpoint,
     MINIO_ROOT_USER: config.minio.accessKey,
     MINIO_ROOT_PASSWORD: config.minio.secretKey,
@@ -87,19 +92,19 @@ function consoleHmrPort() {
   return process.env.CONSOLE_HMR_PORT || '24678';
 }
 
-function portsToCheck(config, managed, env) {
-  const ports = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
-  if (env.CONSOLE_DEV === '1') ports.push({ name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' });
-  if (managed.postgres) ports.push({ name: 'PostgreSQL', port: config.database.port, variable: 'PG_PORT' });
+function portsToCheck(config, ports, managed, env) {
+  const checked = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
+  if (env.CONSOLE_DEV === '1') checked.push({ name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' });
+  if (managed.postgres) checked.push({ name: 'PostgreSQL', port: ports.postgres, variable: 'PG_PORT' });
   if (managed.temporal) {
-    ports.push({ name: 'Temporal', port: config.temporal.port, variable: 'TEMPORAL_PORT' });
-    ports.push({ name: 'Temporal UI', port: config.temporal.uiPort, variable: 'TEMPORAL_UI_PORT' });
+    checked.push({ name: 'Temporal', port: ports.temporal, variable: 'TEMPORAL_PORT' });
+    checked.push({ name: 'Temporal UI', port: ports.temporalUi, variable: 'TEMPORAL_UI_PORT' });
   }
   if (managed.minio) {
-    ports.push({ name: 'MinIO', port: config.minio.port, variable: 'MINIO_PORT' });
-    ports.push({ name: 'MinIO console', port: config.minio.consolePort, variable: 'MINIO_CONSOLE_PORT' });
+    checked.push({ name: 'MinIO', port: ports.minio, variable: 'MINIO_PORT' });
+    checked.push({ name: 'MinIO console', port: ports.minioConsole, variable: 'MINIO_CONSOLE_PORT' });
   }
-  return ports;
+  return checked;
 }
 
 /** Migrates and seeds; returns the dev credentials, or null when the entrypoints are not there yet. */
@@ -157,7 +162,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   return started;
 }
 
-function printSummary(config, started, credentials, startedAt, cluster, cogModel) {
+function printSummary(config, ports, started, credentials, startedAt, cluster, cogModel) {
   const b = log.colors.bold;
   const lines = [
     '',
@@ -168,7 +173,7 @@ function printSummary(config, started, credentials, startedAt, cluster, cogModel
     `  OpenAI API      ${started.api ? `${config.api.publicBaseUrl}/openai/v1   (base_url of the openai SDKs, docs/compatible-apis.md)` : '(not started)'}`,
     `  Replicate API   ${started.api ? `${config.api.publicBaseUrl}/replicate   (base_url of replicate.Client, docs/compatible-apis.md)` : '(not started)'}`,
     `  Temporal UI     ${config.temporal.uiUrl}   (gRPC ${config.temporal.address}, namespace ${config.temporal.namespace}${cluster ? ', server on PostgreSQL' : ''})`,
-    `  MinIO console   ${config.minio.consoleUrl}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
+    `  MinIO console   http://127.0.0.1:${ports.minioConsole}   (S3 ${config.minio.endpoint}, user ${config.minio.accessKey})`,
     `  PostgreSQL      ${config.database.url}`,
     `  Workers         ${started.workers.length > 0 ? started.workers.join(', ') : '(not started)'}`,
     ...(cogModel ? [`  Cog example     ${cogModel.url}   (model ${cogModel.slug}, docs/self-hosted.md)`] : []),
@@ -199,18 +204,19 @@ async function dev({ cluster = false } = {}) {
     app.buildConsole();
     log.ok('console built into console/dist');
   }
-  const config = loadProjectConfig(cluster ? clusterEnv() : process.env);
-  const plan = planFrom(config, binaries);
+  const ports = devPorts(process.env);
+  const config = loadProjectConfig(withDevAddresses(cluster ? clusterEnv() : process.env, ports));
+  const plan = planFrom(config, ports, binaries);
   const temporalCluster = cluster && plan.temporal ? { ...plan.temporal, binaries: binaries.temporalCluster } : null;
   if (temporalCluster) plan.temporal = null;
   const leftovers = await stopLeftovers(config.dataDir);
   if (leftovers.length > 0) log.warn(`stopped what an earlier npm run ${cluster ? 'cluster' : 'dev'} left running: ${leftovers.join(', ')}`);
   const env = childEnv(config, { cluster });
-  const ports = portsToCheck(config, plan.managed, env);
-  if (temporalCluster) ports.push(...clusterInfra.portsToCheck(config.temporal.port));
-  if (cluster) ports.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
-  if (withCog) ports.push({ name: 'example Cog server', port: cogExample.examplePort(), variable: 'COG_EXAMPLE_PORT' });
-  await requireFreePorts(ports);
+  const checked = portsToCheck(config, ports, plan.managed, env);
+  if (temporalCluster) checked.push(...clusterInfra.portsToCheck(ports.temporal));
+  if (cluster) checked.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
+  if (withCog) checked.push({ name: 'example Cog server', port: cogExample.examplePort(), variable: 'COG_EXAMPLE_PORT' });
+  await requireFreePorts(checked);
   fs.mkdirSync(plan.logDir, { recursive: true });
 
   const supervisor = new Supervisor({ record: new ProcessRecord(config.dataDir) });
@@ -243,7 +249,7 @@ async function dev({ cluster = false } = {}) {
       await clusterInfra.startTemporalCluster(supervisor, {
         binaries: temporalCluster.binaries,
         temporalCli: binaries.temporalCli,
-        pgPort: config.database.port,
+        pgPort: ports.postgres,
         port: temporalCluster.port,
         uiPort: temporalCluster.uiPort,
         namespace: temporalCluster.namespace,
@@ -267,7 +273,7 @@ async function dev({ cluster = false } = {}) {
       cogModel = await cogExample.registerExample({ ...env, GENMEDIA_BASE_URL: apiUrl });
       log.ok(`example Cog server on ${cogModel.url}, registered as ${cogModel.slug}`);
     }
-    if (stopping === null) printSummary(config, started, credentials, startedAt, cluster, cogModel);
+    if (stopping === null) printSummary(config, ports, started, credentials, startedAt, cluster, cogModel);
   } catch (err) {
     if (stopping !== null) return;
     log.error(err.message);

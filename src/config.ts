@@ -6,14 +6,34 @@ import { listSettings, readSettings, setting, type SettingValues } from './lib/e
 import { parseCertificates, readSigningKey, SignerConfigError, type SigningKeySettings } from './lib/signingKeys';
 import { findRepoRoot } from './lib/repoRoot';
 import { DEFAULT_PROVIDER_TASK_QUEUE_PREFIX } from './shared/temporal';
-import { DEFAULT_OUTPUT_RETENTION_MIN_SECONDS } from './shared/retention';
-import { BATCH_ROUND_HEARTBEAT_TIMEOUT_MS } from './shared/batches';
-import { UPSTREAM_CHECK_ATTEMPTS, UPSTREAM_CHECK_RETRY } from './shared/upstreams';
 import { DEFAULT_JOBS_TASK_QUEUE } from './contracts/workflows/define';
 import { LOCAL_NETWORKS, parseAllowedNetworks, type AllowedNetworks } from './net/allowedNetworks';
+import { mergeTuning, parseTuning, pickTuning, readTuningFile, TuningError } from './lib/tuning';
+import { API_TUNING } from './api/tuning';
+import { WORKERS_TUNING } from './workers/tuning';
+import { UPLOADS_TUNING } from './uploads/tuning';
+import { UPSTREAMS_TUNING } from './providers/upstreams/tuning';
+import { COG_TUNING } from './providers/cog/tuning';
+import { JOBS_TUNING } from './jobs/tuning';
+import { DIALECTS_TUNING } from './dialects/tuning';
+import { BATCHES_TUNING } from './batches/tuning';
+import { OBSERVABILITY_TUNING } from './observability/tuning';
+import { WEBHOOKS_TUNING } from './webhooks/tuning';
+import { DESTINATIONS_TUNING } from './outputs/destinations/tuning';
+import { OUTPUTS_TUNING } from './outputs/tuning';
+import { OUTPUT_DELIVERY_TUNING } from './outputs/delivery/tuning';
 
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
+
+/**
+ * Where the services of `npm run dev` are at their default ports (scripts/lib/devPorts.js, which hands the processes
+ * it starts the addresses of the ports it was given).
+ */
+const DEV_DATABASE_URL = 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia';
+const DEV_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
+const DEV_MINIO_ENDPOINT = 'http://127.0.0.1:9000';
 
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';
@@ -86,6 +106,11 @@ export const SETTINGS = {
     'local state of `npm run dev` (PostgreSQL cluster, Temporal db, MinIO data, logs, dev key)',
     { default: '`<repository>/.data`' },
   ),
+  testTuning: setting(
+    'GENMEDIA_TEST_TUNING',
+    z.string().min(1).optional(),
+    "tests only: a JSON file of [tuning](#tuning) values a test gives the processes it spawns; with `NODE_ENV=production` the API and workers refuse to start while it is set",
+  ),
 
   api: {
     host: setting('API_HOST', z.string().default('127.0.0.1'), 'interface the API listens on'),
@@ -101,50 +126,6 @@ export const SETTINGS = {
       positiveInt.default(65_000),
       'how long the API keeps an idle connection open; keep it above the idle timeout of a load balancer in front (60 s on most), so the balancer never reuses a connection the API has closed (header timeout: this + 1 s)',
     ),
-    keyCacheTtlMs: setting(
-      'API_KEY_CACHE_TTL_MS',
-      z.coerce.number().int().min(0).default(2_000),
-      'how long an API process trusts an API key it looked up before reading it again: a revocation or a change of scopes, discount or segments takes effect within this time; `0` reads on every request',
-    ),
-    openStreams: {
-      perAccount: setting(
-        'OPEN_STREAMS_PER_ACCOUNT',
-        positiveInt.default(100),
-        'event streams and `Prefer: wait` requests one API process holds open for one account (429 past it)',
-      ),
-      perEventsUrl: setting(
-        'OPEN_STREAMS_PER_EVENTS_URL',
-        positiveInt.default(5),
-        "event streams one API process holds open through one job's signed `eventsUrl`, apart from the account's cap and within the total (429 past it)",
-      ),
-      total: setting(
-        'OPEN_STREAMS_TOTAL',
-        positiveInt.default(5_000),
-        'event streams and `Prefer: wait` requests one API process holds open in all, all accounts together (429 past it)',
-      ),
-    },
-    requestBodies: {
-      maxBufferedBytes: setting(
-        'MAX_BUFFERED_BODY_BYTES',
-        positiveInt.default(64 * 1024 * 1024),
-        'client request bodies one API process reads at once, all accounts together (503 past it)',
-      ),
-      maxBufferedBytesPerAccount: setting(
-        'MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT',
-        positiveInt.default(8 * 1024 * 1024),
-        'client request bodies one account may have in reading at once on an API process (429 past it)',
-      ),
-      maxBufferedCallbackBytes: setting(
-        'MAX_BUFFERED_CALLBACK_BYTES',
-        positiveInt.default(16 * 1024 * 1024),
-        "upstream callback bodies one API process reads at once, a budget apart from clients' (503 past it)",
-      ),
-      bodyTimeoutMs: setting(
-        'REQUEST_BODY_TIMEOUT_MS',
-        positiveInt.default(10_000),
-        'the longest a request body may take to arrive (408 `REQUEST_TIMEOUT` and the connection closed past it)',
-      ),
-    },
     corsOrigins: setting(
       'CORS_ORIGINS',
       z
@@ -178,9 +159,8 @@ export const SETTINGS = {
       'DATABASE_URL',
       z.string().optional(),
       'set it to use another PostgreSQL (then none is started)',
-      { default: '`postgresql://genmedia:genmedia@127.0.0.1:<PG_PORT>/genmedia`' },
+      { default: "the dev stack's, `postgresql://genmedia:genmedia@127.0.0.1:54329/genmedia` (its port: `PG_PORT`)" },
     ),
-    port: setting('PG_PORT', port.default(54329), "port of the project's PostgreSQL cluster"),
   },
 
   temporal: {
@@ -188,15 +168,13 @@ export const SETTINGS = {
       'TEMPORAL_ADDRESS',
       z.string().optional(),
       'set it to use another Temporal (then none is started)',
-      { default: '`127.0.0.1:<TEMPORAL_PORT>`' },
+      { default: "the dev stack's, `127.0.0.1:7233` (its port: `TEMPORAL_PORT`)" },
     ),
-    port: setting('TEMPORAL_PORT', port.default(7233), 'Temporal dev server gRPC port'),
-    uiPort: setting('TEMPORAL_UI_PORT', port.default(8233), 'Temporal Web UI port'),
     uiUrl: setting(
       'TEMPORAL_UI_URL',
       httpUrl.optional(),
       'where operators open the Temporal Web UI: the workflow pages `genmedia admin jobs open` prints',
-      { default: '`http://127.0.0.1:<TEMPORAL_UI_PORT>`' },
+      { default: "the dev stack's, `http://127.0.0.1:8233` (its port: `TEMPORAL_UI_PORT`)" },
     ),
     namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default'), 'Temporal namespace'),
     jobsTaskQueue: setting(
@@ -213,11 +191,6 @@ export const SETTINGS = {
       'TEMPORAL_FAIRNESS',
       bool.default(true),
       "jobs carry their account as Temporal's fairness key, weighted by the plan (`catalog/plans.json`); `false`: first in, first out within a priority ([operators.md](operators.md#fair-share-and-priority))",
-    ),
-    workflowCacheSize: setting(
-      'WORKFLOW_CACHE_SIZE',
-      z.coerce.number().int().min(0).default(100),
-      "job workflows the workflow worker keeps in memory (Temporal's `maxCachedWorkflows`, about 0.6 MB each); the others are replayed from their history when they move",
     ),
     deployment: {
       versioning: setting(
@@ -240,7 +213,7 @@ export const SETTINGS = {
       'MINIO_ENDPOINT',
       z.string().url().optional(),
       'set it to use another S3/MinIO (then none is started)',
-      { default: '`http://127.0.0.1:<MINIO_PORT>`' },
+      { default: "the dev stack's, `http://127.0.0.1:9000` (its port: `MINIO_PORT`)" },
     ),
     publicEndpoint: setting(
       'MINIO_PUBLIC_ENDPOINT',
@@ -248,8 +221,6 @@ export const SETTINGS = {
       'where clients reach MinIO: the host presigned upload and download URLs are signed for (a proxy or public name), while the services keep using `MINIO_ENDPOINT`',
       { default: '`MINIO_ENDPOINT`' },
     ),
-    port: setting('MINIO_PORT', port.default(9000), 'MinIO S3 port'),
-    consolePort: setting('MINIO_CONSOLE_PORT', port.default(9001), 'MinIO console port'),
     rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER), "MinIO's root user"),
     rootPassword: setting(
       'MINIO_ROOT_PASSWORD',
@@ -276,22 +247,6 @@ export const SETTINGS = {
       'OUTPUTS_BUCKET',
       z.string().default('genmedia-outputs'),
       'bucket of job outputs, created at API/worker start when missing',
-    ),
-  },
-
-  uploads: {
-    putWindowSeconds: setting('UPLOAD_PUT_WINDOW_SECONDS', positiveInt.default(15 * 60), 'validity of a presigned upload URL'),
-    lifetimeSeconds: setting('UPLOAD_LIFETIME_SECONDS', positiveInt.default(60 * 60), 'an uploaded file is deleted this long after creation'),
-    maxOpenPerAccount: setting('UPLOAD_MAX_OPEN_PER_ACCOUNT', positiveInt.default(100), 'uploads one account may have open (not yet expired) at once'),
-    maxOpenBytesPerAccount: setting(
-      'UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT',
-      positiveInt.default(2_000_000_000),
-      "bytes one account's open uploads may reserve (the declared size, or the type's limit when none was declared)",
-    ),
-    sweepIntervalMs: setting(
-      'UPLOAD_SWEEP_INTERVAL_MS',
-      positiveInt.default(2_000),
-      'how often each API process lists the uploads bucket and inspects objects new or changed since recorded: over-size objects (no declared size) are deleted then',
     ),
   },
 
@@ -329,37 +284,6 @@ export const SETTINGS = {
       httpUrl.optional().transform((url) => url?.replace(/\/+$/, '')),
       'public origin fal and Replicate call back to (`https://genmedia.example.com`; they post to `…/v1/providers/<id>/callback`); unset: status polling only',
     ),
-    pollIntervalMs: setting(
-      'UPSTREAM_POLL_INTERVAL_MS',
-      positiveInt.default(5_000),
-      'status check interval of an upstream generation when no callback is expected, and, with callbacks, while the generation is still queued (so its start, which route health and hedging go by, is seen within one interval)',
-    ),
-    safetyNetPollMs: setting(
-      'UPSTREAM_SAFETY_NET_POLL_MS',
-      positiveInt.default(5 * 60_000),
-      'status check interval while a callback is expected and the generation runs: the safety net for a lost one',
-    ),
-    timeoutSeconds: setting(
-      'UPSTREAM_TIMEOUT_SECONDS',
-      positiveInt.default(60 * 60),
-      'longest an upstream generation may take; then it is cancelled at the upstream and the job fails `PROVIDER_TIMEOUT`, refunded',
-    ),
-    checkRetryInitialMs: setting(
-      'UPSTREAM_CHECK_RETRY_INITIAL_MS',
-      positiveInt.default(UPSTREAM_CHECK_RETRY.initialIntervalMs),
-      `first wait before a failed status check of an upstream generation is tried again; the wait doubles up to 30 times this (1 minute by default), over ${UPSTREAM_CHECK_ATTEMPTS} attempts in all, before the attempt fails and the job may fail over to another route; a tuning value the tests shorten`,
-    ),
-    requestTimeoutMs: setting('UPSTREAM_REQUEST_TIMEOUT_MS', positiveInt.default(60_000), 'timeout of one request to an upstream'),
-    maxOutputBytes: setting(
-      'UPSTREAM_MAX_OUTPUT_BYTES',
-      positiveInt.default(500 * 1024 * 1024),
-      'largest output file taken from an upstream or a Cog server, downloaded from a URL or inline (a `data:` URI, base64); `BAD_OUTPUT` above it, not retried',
-    ),
-    callbackRetentionHours: setting(
-      'UPSTREAM_CALLBACK_RETENTION_HOURS',
-      positiveInt.default(24),
-      'how long received upstream callbacks are kept to refuse replays; older ones are deleted by the hourly maintenance workflow; a callback is refused anyway once its timestamp is 5 minutes old, so one hour is already safe',
-    ),
   },
 
   // Self-hosted Cog servers (docs/self-hosted.md)
@@ -369,16 +293,6 @@ export const SETTINGS = {
       httpUrl.optional(),
       'origin self-hosted Cog servers post their webhooks to (`…/v1/providers/cog/callback`)',
       { default: '`UPSTREAM_CALLBACK_BASE_URL`, else `PUBLIC_BASE_URL`' },
-    ),
-    slotWaitMs: setting(
-      'COG_SLOT_WAIT_MS',
-      positiveInt.default(60_000),
-      'how long a job waits in the worker for a free slot on a Cog server before its attempt is retried ([self-hosted.md](self-hosted.md#settings))',
-    ),
-    missingGraceMs: setting(
-      'COG_MISSING_GRACE_MS',
-      positiveInt.default(60_000),
-      'how long a prediction may be gone from its server with no completed webhook before the job fails, refunded ([self-hosted.md](self-hosted.md#settings))',
     ),
     allowedNetworks: setting(
       'COG_ALLOWED_NETWORKS',
@@ -413,117 +327,14 @@ export const SETTINGS = {
       'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
       { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
     ),
-    probeTimeoutMs: setting(
-      'DESTINATION_PROBE_TIMEOUT_MS',
-      positiveInt.default(15_000),
-      'the longest the probe of a destination bucket may take (write, read back, delete) before it counts as unreachable',
-    ),
-    probesPerHour: setting(
-      'DESTINATION_PROBES_PER_HOUR',
-      positiveInt.default(20),
-      'destination probes one account may send per clock hour, each a write, a read and a delete at its endpoint (429 `DESTINATION_PROBE_LIMIT_EXCEEDED` past them)',
-    ),
   },
 
   jobs: {
-    admissionTimeoutMs: setting(
-      'JOB_ADMISSION_TIMEOUT_MS',
-      positiveInt.default(20_000),
-      "the longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`",
-    ),
-    admissionMinTimeoutMs: setting(
-      'JOB_ADMISSION_MIN_TIMEOUT_MS',
-      positiveInt.default(5_000),
-      'the shortest admission deadline; between it and the above, twice the slowest recent admission ([load shedding](jobs.md))',
-    ),
-    admissionMaxInFlight: setting(
-      'JOB_ADMISSION_MAX_IN_FLIGHT',
-      positiveInt.default(64),
-      'admissions one API process lets wait on Temporal at once; more are shed, answered 503 at once',
-    ),
     cursorSecret: setting(
       'JOBS_CURSOR_SECRET',
       z.string().min(16).default(DEV_CURSOR_SECRET),
       "HMAC key of the job listing cursor and (derived) of each job's `eventsUrl` token (at least 16 characters); with `NODE_ENV=production` the API and workers refuse to start without a secret of your own",
       { default: 'a dev value' },
-    ),
-    outputUrlTtlSeconds: setting('OUTPUT_URL_TTL_SECONDS', positiveInt.default(60 * 60), "lifetime of signed output URLs (also of the Replicate dialect's output URL tokens)"),
-    eventsUrlTtlSeconds: setting(
-      'EVENTS_URL_TTL_SECONDS',
-      positiveInt.default(60 * 60),
-      "lifetime of a job's signed `eventsUrl`; a stream opened with it ends then",
-    ),
-    openAiImagesWaitSeconds: setting(
-      'OPENAI_IMAGES_WAIT_SECONDS',
-      positiveInt.max(3600).default(300),
-      'how long `POST /openai/v1/images/generations` holds a request for its jobs before answering 504 `WAIT_TIMEOUT` (at most 3600; [compatible-apis.md](compatible-apis.md))',
-    ),
-    replicateWaitSeconds: setting(
-      'REPLICATE_WAIT_SECONDS',
-      positiveInt.max(59).default(55),
-      "the longest hold of a Replicate `Prefer: wait` create, and that of a bare `Prefer: wait` (at most 59: Replicate's clients stop reading after 60.5 s; [compatible-apis.md](compatible-apis.md#replicate))",
-    ),
-    replicatePageSize: setting(
-      'REPLICATE_PREDICTIONS_PAGE_SIZE',
-      positiveInt.max(1000).default(100),
-      'predictions per page of `GET /replicate/v1/predictions`',
-    ),
-  },
-
-  // Batches (docs/batches.md)
-  batches: {
-    maxItems: setting('BATCH_MAX_ITEMS', positiveInt.default(50_000), 'lines one batch may hold ([batches.md](batches.md))'),
-    maxFileBytes: setting(
-      'BATCH_MAX_FILE_BYTES',
-      positiveInt.default(100_000_000),
-      "bytes of a batch's uploaded JSONL file ([batches.md](batches.md))",
-    ),
-    maxOpenPerAccount: setting('BATCH_MAX_OPEN_PER_ACCOUNT', positiveInt.default(10), 'batches one account may have running at once'),
-    concurrencyShare: setting(
-      'BATCH_CONCURRENCY_SHARE',
-      positive.max(1).default(0.5),
-      "the share of an account's concurrent jobs its batch items may hold (at least one)",
-    ),
-    admitPerRound: setting('BATCH_ADMIT_PER_ROUND', positiveInt.default(1000), "items one round of a batch's workflow admits at most"),
-    roundIntervalMs: setting('BATCH_ROUND_INTERVAL_MS', positiveInt.default(1000), "the pause between two rounds of a batch's workflow"),
-    roundHeartbeatTimeoutMs: setting(
-      'BATCH_ROUND_HEARTBEAT_TIMEOUT_MS',
-      positiveInt.min(1_000).default(BATCH_ROUND_HEARTBEAT_TIMEOUT_MS),
-      "how long a round of a batch's workflow may go without a heartbeat before it is tried again (its worker killed, or its answer lost with a Temporal restart); a tuning value the tests shorten",
-    ),
-    roundsPerRun: setting(
-      'BATCH_ROUNDS_PER_RUN',
-      positiveInt.default(200),
-      "rounds of a batch's workflow before it continues as new (which bounds its history)",
-    ),
-    eventsIntervalMs: setting(
-      'BATCH_EVENTS_INTERVAL_MS',
-      z.coerce.number().int().min(100).max(60_000).default(1000),
-      "least time between two events of a batch's progress stream (`GET /v1/batches/{batchId}/events`), 100 to 60,000",
-    ),
-  },
-
-  // Outputs (docs/outputs.md)
-  outputs: {
-    retentionMinSeconds: setting(
-      'OUTPUT_RETENTION_MIN_SECONDS',
-      positiveInt.default(DEFAULT_OUTPUT_RETENTION_MIN_SECONDS),
-      "the shortest `retentionSeconds` a submit (or an operator's account retention) may ask for; lower it for tests and development ([outputs.md](outputs.md#retention))",
-    ),
-    retentionSweepIntervalSeconds: setting(
-      'OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS',
-      positiveInt.max(600).default(60),
-      'how often the `output-retention` schedule deletes expired outputs (at most 600)',
-    ),
-    retentionSweepBatch: setting(
-      'OUTPUT_RETENTION_SWEEP_BATCH',
-      z.coerce.number().int().min(1).max(10_000).default(1000),
-      'jobs whose outputs one batch of the sweep deletes together (one DeleteObjects request per 1,000 objects)',
-    ),
-    retentionSweepConcurrency: setting(
-      'OUTPUT_RETENTION_SWEEP_CONCURRENCY',
-      z.coerce.number().int().min(1).max(32).default(1),
-      'batches the sweep deletes side by side (each more deletes faster and takes more CPU from the rest: outputs.md)',
     ),
   },
 
@@ -549,16 +360,6 @@ export const SETTINGS = {
       'METRICS_BEARER_TOKEN',
       z.string().min(16).optional(),
       "when set (at least 16 characters), `/metrics` of the API and workers answers only `Authorization: Bearer <token>`; unset, loopback and private addresses may scrape, except on the API's client port in production",
-    ),
-    backlogSampleMs: setting(
-      'TASK_QUEUE_BACKLOG_SAMPLE_MS',
-      positiveInt.default(10_000),
-      'how long the API reuses a sampled task-queue backlog before asking Temporal again',
-    ),
-    storedUsageSampleMs: setting(
-      'STORED_USAGE_SAMPLE_MS',
-      positiveInt.default(60_000),
-      'how long the API reuses the sampled bytes and objects in storage before asking PostgreSQL again',
     ),
     /** Where spans go: tracing is on when an endpoint is set (the OpenTelemetry SDK's own variables). */
     traces: {
@@ -626,73 +427,6 @@ export const SETTINGS = {
       bool.default(false),
       'allow webhook URLs that resolve to private addresses (local testing); refused in production; link-local and metadata addresses never',
     ),
-    retryScheduleSeconds: setting(
-      'WEBHOOK_RETRY_SCHEDULE',
-      z
-        .string()
-        .default('0,5,300,1800,7200,18000,36000,50400,72000,86400')
-        .transform((raw, ctx) => {
-          const schedule = raw.split(',').map((s) => Number(s.trim()));
-          if (schedule.some((n) => !Number.isFinite(n) || n < 0)) {
-            ctx.addIssue({ code: 'custom', message: 'must be comma-separated non-negative seconds' });
-            return z.NEVER;
-          }
-          return schedule;
-        }),
-      'seconds before each delivery attempt',
-      { default: '`0,5,300,1800,7200,18000,36000,50400,72000,86400`' },
-    ),
-    timeoutMs: setting('WEBHOOK_TIMEOUT_MS', positiveInt.default(15_000), 'timeout of one delivery attempt (DNS, connect, TLS, response)'),
-    secretRotationWindowSeconds: setting(
-      'WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS',
-      z.coerce.number().int().min(0).default(24 * 60 * 60),
-      'how long deliveries are also signed with the previous secret',
-    ),
-    maxResponseBytes: setting(
-      'WEBHOOK_MAX_RESPONSE_BYTES',
-      z.coerce.number().int().min(0).default(4096),
-      "bytes of a receiver's response that are read",
-    ),
-    maxPayloadBytes: setting(
-      'WEBHOOK_MAX_PAYLOAD_BYTES',
-      z.coerce.number().int().min(2048).default(20 * 1024),
-      'upper bound of a webhook payload (at least 2048); large `input` fields are truncated to fit',
-    ),
-    progressIntervalSeconds: setting(
-      'WEBHOOK_PROGRESS_INTERVAL_SECONDS',
-      z.coerce.number().int().min(1).default(5),
-      'minimum time between two `job.progress` webhooks of one job',
-    ),
-  },
-
-  // Delivery of outputs to an account's own bucket
-  outputDelivery: {
-    retrySeconds: setting(
-      'OUTPUT_DELIVERY_RETRY_SECONDS',
-      z.coerce.number().int().min(1).default(24 * 60 * 60),
-      "how long after completion a delivery to an account's own bucket is retried before it is given up ([outputs.md](outputs.md#delivery-to-your-own-bucket))",
-    ),
-    firstBackoffSeconds: setting(
-      'OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS',
-      positive.default(5),
-      "wait after a delivery's first failed attempt; doubled after each failure",
-    ),
-    maxBackoffSeconds: setting('OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', positive.default(10 * 60), 'longest wait between two delivery attempts'),
-    attemptTimeoutSeconds: setting(
-      'OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS',
-      z.coerce.number().int().min(10).default(30 * 60),
-      'longest one delivery attempt (every output and the manifest) may take before it counts as failed',
-    ),
-    requestTimeoutSeconds: setting(
-      'OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS',
-      positive.default(30),
-      "a request to a customer's bucket that moves no byte for this long is ended and fails its attempt; the attempt's heartbeat timeout is this and 15 s",
-    ),
-    maxPerAccount: setting(
-      'OUTPUT_DELIVERY_MAX_PER_ACCOUNT',
-      positiveInt.default(4),
-      'delivery attempts of one account a workflow worker runs at once; the others wait their turn without using an attempt',
-    ),
   },
 };
 
@@ -714,6 +448,33 @@ export const SIGNING_KEY_SETTINGS = {
     { default: 'unset (`npm run dev`: its development key)' },
   ),
 };
+
+/**
+ * Every feature's tuning (src/lib/tuning.ts), by the branch of the configuration it fills: not read from the
+ * environment; tests override it (loadConfig's `tuning`, GENMEDIA_TEST_TUNING for the processes they spawn).
+ */
+export const TUNING = z
+  .strictObject({
+    api: API_TUNING,
+    temporal: WORKERS_TUNING,
+    uploads: UPLOADS_TUNING,
+    upstreams: UPSTREAMS_TUNING,
+    cog: COG_TUNING,
+    jobs: JOBS_TUNING,
+    dialects: DIALECTS_TUNING,
+    batches: BATCHES_TUNING,
+    observability: OBSERVABILITY_TUNING,
+    webhooks: WEBHOOKS_TUNING,
+    destinations: DESTINATIONS_TUNING,
+    outputs: OUTPUTS_TUNING,
+    outputDelivery: OUTPUT_DELIVERY_TUNING,
+  })
+  .prefault({});
+
+/** The tuning values of a configuration. */
+export type Tuning = z.output<typeof TUNING>;
+/** Tuning values a test changes; the others keep their defaults. */
+export type TuningOverride = NonNullable<z.input<typeof TUNING>>;
 
 /** The settings as read from the environment, before resolveConfig works out the fields that depend on several. */
 export type Settings = SettingValues<typeof SETTINGS>;
@@ -816,6 +577,7 @@ function productionProblems(s: Settings): string[] {
     problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
+  if (s.testTuning !== undefined) problems.push(`unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
   // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
   const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
   const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
@@ -839,25 +601,21 @@ function tracesExporter(t: Settings['observability']['traces']): 'off' | 'otlp' 
 }
 
 /** The fields worked out from several settings (defaults that follow another setting or NODE_ENV); the rest as read. */
-function resolveConfig(s: Settings) {
+function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
   const { deployment, ...temporal } = s.temporal;
   const { rootUser, rootPassword, ...minio } = s.minio;
-  const minioEndpoint = (minio.endpoint ?? `http://127.0.0.1:${minio.port}`).replace(/\/$/, '');
+  const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
   return {
     ...s,
-    api: { ...s.api, publicBaseUrl: (s.api.publicBaseUrl ?? apiOrigin).replace(/\/$/, '') },
+    api: { ...s.api, ...t.api, publicBaseUrl: (s.api.publicBaseUrl ?? apiOrigin).replace(/\/$/, '') },
     console: { ...s.console, devApiKey: s.env === 'production' ? undefined : s.console.devApiKey },
-    database: {
-      url: s.database.url ?? `postgresql://genmedia:genmedia@127.0.0.1:${s.database.port}/genmedia`,
-      port: s.database.port,
-      /** Whether the project's own cluster is used (no DATABASE_URL). */
-      managed: s.database.url === undefined,
-    },
+    database: { url: s.database.url ?? DEV_DATABASE_URL },
     temporal: {
       ...temporal,
-      address: temporal.address ?? `127.0.0.1:${temporal.port}`,
-      uiUrl: (temporal.uiUrl ?? `http://127.0.0.1:${temporal.uiPort}`).replace(/\/+$/, ''),
+      ...t.temporal,
+      address: temporal.address ?? DEV_TEMPORAL_ADDRESS,
+      uiUrl: (temporal.uiUrl ?? DEV_TEMPORAL_UI_URL).replace(/\/+$/, ''),
       /** The worker deployment of the workflow worker; absent: unversioned. */
       ...(deployment.versioning ? { deployment: { deploymentName: deployment.deploymentName, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } } : {}),
     },
@@ -866,34 +624,67 @@ function resolveConfig(s: Settings) {
       endpoint: minioEndpoint,
       /** Where clients reach MinIO: the host presigned URLs are signed for. */
       publicEndpoint: (minio.publicEndpoint ?? minioEndpoint).replace(/\/$/, ''),
-      consoleUrl: `http://127.0.0.1:${minio.consolePort}`,
       accessKey: minio.accessKey ?? rootUser,
       secretKey: minio.secretKey ?? rootPassword,
     },
     providers: { ...s.providers, failureInjection: s.providers.failureInjection ?? s.env !== 'production' },
+    upstreams: { ...s.upstreams, ...t.upstreams },
+    uploads: t.uploads,
+    jobs: { ...s.jobs, ...t.jobs },
+    dialects: t.dialects,
+    batches: t.batches,
+    webhooks: { ...s.webhooks, ...t.webhooks },
     cog: {
       ...s.cog,
+      ...t.cog,
       callbackBaseUrl: (s.cog.callbackBaseUrl ?? s.upstreams.callbackBaseUrl ?? s.api.publicBaseUrl ?? apiOrigin).replace(/\/+$/, ''),
       allowedNetworks: cogAllowedNetworks(s),
     },
     destinations: {
       ...s.destinations,
+      ...t.destinations,
       allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate),
       /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
       allowPlainHttp: s.env !== 'production',
     },
-    observability: { ...s.observability, traces: tracesExporter(s.observability.traces) },
+    observability: { ...s.observability, ...t.observability, traces: tracesExporter(s.observability.traces) },
     provenance: provenanceConfig(s.provenance, s.env),
-    outputDelivery: { ...s.outputDelivery, maxBackoffSeconds: Math.max(s.outputDelivery.maxBackoffSeconds, s.outputDelivery.firstBackoffSeconds) },
+    outputs: t.outputs,
+    outputDelivery: { ...t.outputDelivery, maxBackoffSeconds: Math.max(t.outputDelivery.maxBackoffSeconds, t.outputDelivery.firstBackoffSeconds) },
   };
 }
 
-export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+export interface LoadConfigOptions {
+  /** Tuning values other than the defaults (tests), on top of those of GENMEDIA_TEST_TUNING. */
+  tuning?: TuningOverride;
+}
+
+/**
+ * The tuning of a process: the defaults, the values of GENMEDIA_TEST_TUNING's file on top, then `override`. A test's
+ * file is refused in production (productionProblems), so a deployment cannot be tuned by it by mistake.
+ */
+function loadTuning(s: Settings, override: TuningOverride | undefined): Tuning {
+  const file = s.testTuning;
+  try {
+    const fromFile = file === undefined ? {} : readTuningFile(file);
+    return parseTuning(TUNING, mergeTuning(fromFile, override), file === undefined ? 'test configuration' : `${SETTINGS.testTuning.variable}=${file}`);
+  } catch (err) {
+    if (err instanceof TuningError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env, options: LoadConfigOptions = {}): Config {
   const { values, problems } = readSettings(SETTINGS, source);
   if (problems.length > 0) {
     throw new ConfigError(`Invalid environment: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
   }
   const unsafe = values.env === 'production' ? productionProblems(values) : [];
   if (unsafe.length > 0) throw new ConfigError(`Refusing to start in production: ${unsafe.join('; ')}`);
-  return resolveConfig(values);
+  return resolveConfig(values, loadTuning(values, options.tuning));
+}
+
+/** The tuning values `config` holds, as an override (what a test hands the processes it spawns). */
+export function tuningOf(config: Config): Tuning {
+  return pickTuning(TUNING, config) as Tuning;
 }

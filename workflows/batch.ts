@@ -14,14 +14,14 @@
 import { condition, makeContinueAsNewFunc, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { BatchActivities } from '../activities/batches';
 import { cancelBatchSignal, type BatchRound, type BatchWorkflowInput, type BatchWorkflowResult } from '../src/contracts/workflows/batch';
-import { BATCH_ROUND_HEARTBEAT_TIMEOUT_MS, finalTenths } from '../src/shared/batches';
+import { DEFAULT_BATCH_ROUND_HEARTBEAT_MS, finalTenths } from '../src/shared/batches';
 import { startWebhookDelivery } from './webhookStart';
 
 /** A round is retried until PostgreSQL and Temporal answer: every step of it is idempotent. */
 function batchStepsOf(input: BatchWorkflowInput) {
   return proxyActivities<BatchActivities>({
     startToCloseTimeout: '10 minutes',
-    heartbeatTimeout: input.roundHeartbeatTimeoutMs ?? BATCH_ROUND_HEARTBEAT_TIMEOUT_MS,
+    heartbeatTimeout: input.roundHeartbeatTimeoutMs ?? DEFAULT_BATCH_ROUND_HEARTBEAT_MS,
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
   });
 }

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT, SETTINGS, SIGNING_KEY_SETTINGS } from '../../src/config';
+import { REPO_ROOT, SETTINGS, SIGNING_KEY_SETTINGS, TUNING } from '../../src/config';
 import { listSettings, type Setting } from '../../src/lib/envSettings';
 
 export const CONFIGURATION_DOC = path.join(REPO_ROOT, 'docs', 'configuration.md');
@@ -35,8 +35,105 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
     default: 'unset',
     description: '`1`: `npm run dev` runs the example Cog predictor of `examples/cog/` and registers it ([self-hosted.md](self-hosted.md))',
   },
+  ...(
+    [
+      ['PG_PORT', 54329, "the port of the dev stack's PostgreSQL cluster; the processes `npm run dev` starts get `DATABASE_URL` on it"],
+      ['TEMPORAL_PORT', 7233, "the gRPC port of the dev stack's Temporal dev server; its processes get `TEMPORAL_ADDRESS` on it"],
+      ['TEMPORAL_UI_PORT', 8233, "the port of the dev stack's Temporal Web UI; its processes get `TEMPORAL_UI_URL` on it"],
+      ['MINIO_PORT', 9000, "the S3 port of the dev stack's MinIO; its processes get `MINIO_ENDPOINT` on it"],
+      ['MINIO_CONSOLE_PORT', 9001, "the port of the dev stack's MinIO console, which `npm run dev` prints"],
+    ] as const
+  ).map(([variable, port, description]) => ({ variable, file: 'scripts/lib/devPorts.js', default: `\`${port}\``, description })),
   { variable: 'COG_EXAMPLE_PORT', file: 'scripts/lib/cogExample.js', default: '`5055`', description: "the example Cog predictor's port (`GENMEDIA_COG=1`)" },
 ];
+
+/**
+ * The file that declares each branch of the tuning (src/lib/tuning.ts), by the branch of the configuration it fills.
+ */
+export const TUNING_FILES: Readonly<Record<keyof typeof TUNING.def.innerType.shape, string>> = {
+  api: 'src/api/tuning.ts',
+  temporal: 'src/workers/tuning.ts',
+  uploads: 'src/uploads/tuning.ts',
+  upstreams: 'src/providers/upstreams/tuning.ts',
+  cog: 'src/providers/cog/tuning.ts',
+  jobs: 'src/jobs/tuning.ts',
+  dialects: 'src/dialects/tuning.ts',
+  batches: 'src/batches/tuning.ts',
+  observability: 'src/observability/tuning.ts',
+  webhooks: 'src/webhooks/tuning.ts',
+  destinations: 'src/outputs/destinations/tuning.ts',
+  outputs: 'src/outputs/tuning.ts',
+  outputDelivery: 'src/outputs/delivery/tuning.ts',
+};
+
+/** The variables that were settings and are tuning values now: each with the value it became. */
+export const FORMER_VARIABLES: readonly (readonly [variable: string, tuning: string])[] = [
+  ['API_KEY_CACHE_TTL_MS', 'api.keyCacheTtlMs'],
+  ['OPEN_STREAMS_PER_ACCOUNT', 'api.openStreams.perAccount'],
+  ['OPEN_STREAMS_PER_EVENTS_URL', 'api.openStreams.perEventsUrl'],
+  ['OPEN_STREAMS_TOTAL', 'api.openStreams.total'],
+  ['MAX_BUFFERED_BODY_BYTES', 'api.requestBodies.maxBufferedBytes'],
+  ['MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT', 'api.requestBodies.maxBufferedBytesPerAccount'],
+  ['MAX_BUFFERED_CALLBACK_BYTES', 'api.requestBodies.maxBufferedCallbackBytes'],
+  ['REQUEST_BODY_TIMEOUT_MS', 'api.requestBodies.bodyTimeoutMs'],
+  ['WORKFLOW_CACHE_SIZE', 'temporal.workflowCacheSize'],
+  ['UPLOAD_PUT_WINDOW_SECONDS', 'uploads.putWindowSeconds'],
+  ['UPLOAD_LIFETIME_SECONDS', 'uploads.lifetimeSeconds'],
+  ['UPLOAD_MAX_OPEN_PER_ACCOUNT', 'uploads.maxOpenPerAccount'],
+  ['UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT', 'uploads.maxOpenBytesPerAccount'],
+  ['UPLOAD_SWEEP_INTERVAL_MS', 'uploads.sweepIntervalMs'],
+  ['UPSTREAM_POLL_INTERVAL_MS', 'upstreams.pollIntervalMs'],
+  ['UPSTREAM_SAFETY_NET_POLL_MS', 'upstreams.safetyNetPollMs'],
+  ['UPSTREAM_TIMEOUT_SECONDS', 'upstreams.timeoutSeconds'],
+  ['UPSTREAM_CHECK_RETRY_INITIAL_MS', 'upstreams.checkRetryInitialMs'],
+  ['UPSTREAM_REQUEST_TIMEOUT_MS', 'upstreams.requestTimeoutMs'],
+  ['UPSTREAM_MAX_OUTPUT_BYTES', 'upstreams.maxOutputBytes'],
+  ['UPSTREAM_CALLBACK_RETENTION_HOURS', 'upstreams.callbackRetentionHours'],
+  ['COG_SLOT_WAIT_MS', 'cog.slotWaitMs'],
+  ['COG_MISSING_GRACE_MS', 'cog.missingGraceMs'],
+  ['JOB_ADMISSION_TIMEOUT_MS', 'jobs.admissionTimeoutMs'],
+  ['JOB_ADMISSION_MIN_TIMEOUT_MS', 'jobs.admissionMinTimeoutMs'],
+  ['JOB_ADMISSION_MAX_IN_FLIGHT', 'jobs.admissionMaxInFlight'],
+  ['OUTPUT_URL_TTL_SECONDS', 'jobs.outputUrlTtlSeconds'],
+  ['EVENTS_URL_TTL_SECONDS', 'jobs.eventsUrlTtlSeconds'],
+  ['OPENAI_IMAGES_WAIT_SECONDS', 'dialects.openAiImagesWaitSeconds'],
+  ['REPLICATE_WAIT_SECONDS', 'dialects.replicateWaitSeconds'],
+  ['REPLICATE_PREDICTIONS_PAGE_SIZE', 'dialects.replicatePageSize'],
+  ['BATCH_MAX_ITEMS', 'batches.maxItems'],
+  ['BATCH_MAX_FILE_BYTES', 'batches.maxFileBytes'],
+  ['BATCH_MAX_OPEN_PER_ACCOUNT', 'batches.maxOpenPerAccount'],
+  ['BATCH_CONCURRENCY_SHARE', 'batches.concurrencyShare'],
+  ['BATCH_ADMIT_PER_ROUND', 'batches.admitPerRound'],
+  ['BATCH_ROUND_INTERVAL_MS', 'batches.roundIntervalMs'],
+  ['BATCH_ROUNDS_PER_RUN', 'batches.roundsPerRun'],
+  ['BATCH_ROUND_HEARTBEAT_TIMEOUT_MS', 'batches.roundHeartbeatTimeoutMs'],
+  ['BATCH_EVENTS_INTERVAL_MS', 'batches.eventsIntervalMs'],
+  ['TASK_QUEUE_BACKLOG_SAMPLE_MS', 'observability.backlogSampleMs'],
+  ['STORED_USAGE_SAMPLE_MS', 'observability.storedUsageSampleMs'],
+  ['WEBHOOK_RETRY_SCHEDULE', 'webhooks.retryScheduleSeconds'],
+  ['WEBHOOK_TIMEOUT_MS', 'webhooks.timeoutMs'],
+  ['WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS', 'webhooks.secretRotationWindowSeconds'],
+  ['WEBHOOK_MAX_RESPONSE_BYTES', 'webhooks.maxResponseBytes'],
+  ['WEBHOOK_MAX_PAYLOAD_BYTES', 'webhooks.maxPayloadBytes'],
+  ['WEBHOOK_PROGRESS_INTERVAL_SECONDS', 'webhooks.progressIntervalSeconds'],
+  ['DESTINATION_PROBE_TIMEOUT_MS', 'destinations.probeTimeoutMs'],
+  ['DESTINATION_PROBES_PER_HOUR', 'destinations.probesPerHour'],
+  ['OUTPUT_RETENTION_MIN_SECONDS', 'outputs.retentionMinSeconds'],
+  ['OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS', 'outputs.retentionSweepIntervalSeconds'],
+  ['OUTPUT_RETENTION_SWEEP_BATCH', 'outputs.retentionSweepBatch'],
+  ['OUTPUT_RETENTION_SWEEP_CONCURRENCY', 'outputs.retentionSweepConcurrency'],
+  ['OUTPUT_DELIVERY_RETRY_SECONDS', 'outputDelivery.retrySeconds'],
+  ['OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS', 'outputDelivery.firstBackoffSeconds'],
+  ['OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS', 'outputDelivery.maxBackoffSeconds'],
+  ['OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', 'outputDelivery.attemptTimeoutSeconds'],
+  ['OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', 'outputDelivery.requestTimeoutSeconds'],
+  ['OUTPUT_DELIVERY_MAX_PER_ACCOUNT', 'outputDelivery.maxPerAccount'],
+];
+
+/** The default of a tuning value, by its dotted path. */
+export function tuningDefault(field: string): unknown {
+  return field.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], TUNING.parse(undefined));
+}
 
 /** Every declared setting, the signing key's (read by the processes that sign alone) after the others. */
 export function declaredSettings(): Setting[] {
@@ -65,6 +162,15 @@ const HEAD = `# Configuration
 
 <!-- Generated by \`npm run docs:config\` (scripts/docs/configuration.ts) from the declarations of src/config.ts: edit those, not this file. -->
 
+The environment holds what a deployment sets: where the database, Temporal and the object store are and the
+credentials to reach them, the secrets, the public addresses, the ports of the processes, the providers' keys and
+concurrency, and the switches an operator flips. The features' timeouts, intervals, limits and windows are not read
+from it: they are [tuning](#tuning), constants of each feature that tests change. The ports of the services
+\`npm run dev\` starts are the dev stack's, read by the scripts ([below](#read-by-the-scripts)). A few variables are set by
+nothing in this repository and stay because a deployment may need them: \`HTTP_KEEP_ALIVE_TIMEOUT_MS\` (above a load
+balancer's idle timeout), \`MINIO_REGION\` (an S3 outside \`us-east-1\`), \`PROVIDER_MAX_CONCURRENCY\` (a provider
+worker's slots), \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` and \`OTEL_SERVICE_NAME\` (the OpenTelemetry SDK's own).
+
 Everything is read once, validated, from the environment by \`src/config.ts\`, which declares each variable once with
 its validation, its default and its description; the defaults make \`npm run dev\` work untouched, and wrong values
 stop the process with each variable's name. Booleans accept \`1\`/\`true\`/\`0\`/\`false\`. This page is written from
@@ -80,6 +186,24 @@ const SCRIPTS = `
 
 | variable | default | meaning |
 |---|---|---|
+`;
+
+const TUNING_HEAD = `
+## Tuning
+
+Each feature declares its tuning once, with its default and bounds, in a \`tuning.ts\` in its folder
+(\`src/lib/tuning.ts\` says how); \`src/config.ts\` gathers them into the configuration, where the feature reads them
+beside its settings (\`config.webhooks.timeoutMs\`). A deployment runs them as they are. A test changes them through
+its test configuration, typed and checked as the defaults are: \`startTestStack({ tuning: { webhooks: { timeoutMs:
+2000 } } })\`, \`testConfig(env, tuning)\`, \`startTestApi(env, tuning)\` (\`test/support/\`). The processes a test
+spawns get the same values from one file, \`workerProcessEnv(config, tuning)\` writing it and
+\`GENMEDIA_TEST_TUNING\` naming it; a process started with \`NODE_ENV=production\` refuses to start while that variable
+is set, and a value no feature declares, or out of its bounds, stops any process naming the value.
+
+These were settings of the environment, and are tuning values now; the variables are no longer read:
+
+| former variable | tuning value | default | declared in |
+|---|---|---|---|
 `;
 
 const TAIL = `
@@ -98,7 +222,11 @@ server's own \`MINIO_API_CORS_ALLOW_ORIGIN\` ([uploads.md](uploads.md#cors-brows
 export function renderConfigurationDoc(): string {
   const settings = declaredSettings().map((s) => row(s.variable, shownDefault(s), s.description));
   const scripts = SCRIPT_SETTINGS.map((s) => row(s.variable, s.default, s.description));
-  return `${HEAD}${settings.join('\n')}\n${SCRIPTS}${scripts.join('\n')}\n${TAIL}`;
+  const tuning = FORMER_VARIABLES.map(([variable, field]) => {
+    const file = TUNING_FILES[field.split('.')[0] as keyof typeof TUNING_FILES];
+    return `| \`${variable}\` | \`${field}\` | \`${JSON.stringify(tuningDefault(field))}\` | [${file}](../${file}) |`;
+  });
+  return `${HEAD}${settings.join('\n')}\n${SCRIPTS}${scripts.join('\n')}\n${TUNING_HEAD}${tuning.join('\n')}\n${TAIL}`;
 }
 
 if (require.main === module) {

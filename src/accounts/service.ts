@@ -102,7 +102,7 @@ export async function addCredits(prisma: PrismaClient, accountId: string, amount
 
 /**
  * Replaces the account's webhook signing secret, in the caller's transaction (the operator API audits it in the same
- * one). The previous one keeps signing alongside it during the rotation window (WEBHOOK_SECRET_ROTATION_WINDOW_SECONDS),
+ * one). The previous one keeps signing alongside it during the rotation window (webhooks.secretRotationWindowSeconds),
  * so receivers can switch without losing events. Null when there is no such account.
  */
 export async function rotateWebhookSecret(tx: Prisma.TransactionClient, accountId: string) {

@@ -31,7 +31,7 @@ export interface AdminServiceDeps {
   workflowUrl: (jobId: string) => string;
   /** The networks Cog servers may be on (COG_ALLOWED_NETWORKS): import-cog reaches and registers no other. */
   cogAllowedNetworks: AllowedNetworks;
-  /** OUTPUT_RETENTION_MIN_SECONDS: the shortest output retention an operator may give an account. */
+  /** outputs.retentionMinSeconds: the shortest output retention an operator may give an account. */
   retentionMinSeconds: number;
   /** Starts account erasures, on the jobs task queue. */
   temporal: Pick<Client, 'workflow'>;

@@ -16,7 +16,7 @@ export interface ApiDeps {
   temporal: Client;
   storage: Storage;
   logger: Logger;
-  /** API keys, cached for API_KEY_CACHE_TTL_MS. */
+  /** API keys, cached for api.keyCacheTtlMs. */
   keys: KeyAuthenticator;
   /** Live job events of this process (one LISTEN connection). */
   events: JobEventHub;

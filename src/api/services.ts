@@ -51,7 +51,7 @@ export function createServices(deps: ApiDeps): ApiServices {
       prisma,
       storage,
       jobs,
-      imagesWaitSeconds: config.jobs.openAiImagesWaitSeconds,
+      imagesWaitSeconds: config.dialects.openAiImagesWaitSeconds,
       storeUpload: uploads.store,
       // The server secret that signs list cursors, here with its own purpose in the derived id's input.
       fileIdSecret: config.jobs.cursorSecret,
@@ -62,8 +62,8 @@ export function createServices(deps: ApiDeps): ApiServices {
       jobs,
       urls: predictionUrlsFor(config),
       cursorSecret: config.jobs.cursorSecret,
-      pageSize: config.jobs.replicatePageSize,
-      maxWaitSeconds: config.jobs.replicateWaitSeconds,
+      pageSize: config.dialects.replicatePageSize,
+      maxWaitSeconds: config.dialects.replicateWaitSeconds,
     }),
     jobEvents: createJobEventService(deps),
     providerCallbacks: createProviderCallbackService(

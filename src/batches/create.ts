@@ -82,7 +82,7 @@ async function validatedRequest(deps: BatchCreateDeps, caller: Caller, body: Pic
 export type BatchEstimate = z.infer<typeof BatchEstimateSchema>;
 
 /**
- * Estimates of one account, per minute and per day: an estimate reads and checks up to BATCH_MAX_FILE_BYTES with a
+ * Estimates of one account, per minute and per day: an estimate reads and checks up to batches.maxFileBytes with a
  * `check_status` key alone, and charges nothing that would otherwise bound how often it is asked for.
  */
 export const ESTIMATE_RATE_LIMITS: RateLimits = { requestsPerMinute: 10, requestsPerDay: 1000 };

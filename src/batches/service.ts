@@ -100,7 +100,7 @@ export function createBatchService(deps: BatchServiceDeps) {
     /** A reader of the results that may be read more than once, each time page by page (the archive reads them twice). */
     resultReader,
 
-    /** The batch, then each change of its counts, cost or status until it is final (at most one every BATCH_EVENTS_INTERVAL_MS). */
+    /** The batch, then each change of its counts, cost or status until it is final (at most one every batches.eventsIntervalMs). */
     progress: (accountId: string, batchId: string, afterId?: string) =>
       openBatchProgressFeed(
         { hub: deps.events, read: () => readBatch(deps.prisma, accountId, batchId), intervalMs: deps.config.batches.eventsIntervalMs },

@@ -162,7 +162,7 @@ export function createAdmissionGate(options: AdmissionGateOptions): AdmissionGat
   };
 }
 
-/** The gate of an API process, from JOB_ADMISSION_TIMEOUT_MS, JOB_ADMISSION_MIN_TIMEOUT_MS and JOB_ADMISSION_MAX_IN_FLIGHT. */
+/** The gate of an API process, from jobs.admissionTimeoutMs, jobs.admissionMinTimeoutMs and jobs.admissionMaxInFlight. */
 export function admissionGateFor(config: { jobs: { admissionTimeoutMs: number; admissionMinTimeoutMs: number; admissionMaxInFlight: number } }): AdmissionGate {
   return createAdmissionGate({
     maxInFlight: config.jobs.admissionMaxInFlight,

@@ -23,7 +23,7 @@ export function finalTenths(counts: Record<BatchItemStatus, number>): number {
  * How long a round of a batch's workflow may go without a heartbeat before it is taken for lost (its worker killed,
  * or its answer lost with a Temporal restart) and tried again; the round heartbeats as it notes and admits items.
  */
-export const BATCH_ROUND_HEARTBEAT_TIMEOUT_MS = 2 * 60_000;
+export const DEFAULT_BATCH_ROUND_HEARTBEAT_MS = 2 * 60_000;
 
 /** Item statuses that never change again. */
 export const FINAL_BATCH_ITEM_STATUSES: readonly BatchItemStatus[] = ['completed', 'failed', 'cancelled', 'skipped', 'expired'];

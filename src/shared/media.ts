@@ -38,7 +38,7 @@ export function mediaKindOf(contentType: string | null | undefined): MediaKind |
   return (MEDIA_KINDS as readonly string[]).includes(major) && type.includes('/') ? (major as MediaKind) : null;
 }
 
-/** The largest batch file an upload may hold (a batch's own limit, BATCH_MAX_FILE_BYTES, may be lower). */
+/** The largest batch file an upload may hold (a batch's own limit, batches.maxFileBytes, may be lower). */
 export const MAX_BATCH_FILE_UPLOAD_BYTES = 100 * BYTES_PER_MB;
 
 export function maxUploadBytes(contentType: UploadContentType): number {

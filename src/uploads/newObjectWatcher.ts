@@ -1,7 +1,7 @@
 /**
  * Deletes an upload over its size limit within seconds of its PUT. A presigned PUT without a declared size cannot
  * cap the bytes, and the URL accepts any number of PUTs until its window closes, each replacing the object. So every
- * API process lists, every UPLOAD_SWEEP_INTERVAL_MS, the objects of the uploads bucket (one request per 1,000) and
+ * API process lists, every uploads.sweepIntervalMs, the objects of the uploads bucket (one request per 1,000) and
  * compares each with its row: an object the row does not record as uploaded with that size and ETag (new, or
  * replaced by a later PUT, also one that finished after the window closed) is inspected by `inspectUpload`, which
  * deletes it when it is over its limit and records it otherwise. An object whose upload has expired (a PUT that

@@ -47,7 +47,7 @@ export function ensureReconcileSchedule(client: Client, taskQueue: string, sched
 }
 
 /**
- * The `output-retention` schedule: every `intervalSeconds` (OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS), the outputs
+ * The `output-retention` schedule: every `intervalSeconds` (outputs.retentionSweepIntervalSeconds), the outputs
  * whose retention has passed are deleted. A worker started with another interval moves the schedule to it.
  */
 export function ensureRetentionSchedule(client: Client, taskQueue: string, intervalSeconds: number, scheduleId = RETENTION_SCHEDULE_ID): Promise<void> {

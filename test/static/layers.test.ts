@@ -148,6 +148,10 @@ describe('layers (.dependency-cruiser.cjs)', () => {
     // A dialect's catalog entry, read by the catalog, belongs to the catalog's tier: it may not import its own dialect.
     write('src/dialects/openai/service.ts', `export const service = 1;\n`);
     write('src/dialects/openai/catalogSchema.ts', `import { service } from './service';\nexport const entry = service;\n`);
+    // A feature's tuning: the platform may import it, the vocabulary may not, and it imports nothing of its feature.
+    write('src/jobs/tuning.ts', `import { store } from './store';\nexport const JOBS_TUNING = { admissionTimeoutMs: store };\n`);
+    write('src/observability/usesTuning.ts', `import { JOBS_TUNING } from '../jobs/tuning';\nexport const tuned = JOBS_TUNING;\n`);
+    write('src/shared/usesTuning.ts', `import { JOBS_TUNING } from '../jobs/tuning';\nexport const tuned = JOBS_TUNING;\n`);
     // Programs importing programs they may not.
     write('activities/jobs.ts', `export const activities = 1;\n`);
     write('src/workers/main.ts', `export const worker = 1;\n`);
@@ -174,6 +178,8 @@ describe('layers (.dependency-cruiser.cjs)', () => {
         'output-features-imports-no-layer-above: src/outputs/usesWebhooks.ts → src/webhooks/signing.ts',
         'platform-imports-no-layer-above: src/observability/usesJobs.ts → src/jobs/store.ts',
         'base-features-imports-no-layer-above: src/dialects/openai/catalogSchema.ts → src/dialects/openai/service.ts',
+        'tuning-imports-no-layer-above: src/jobs/tuning.ts → src/jobs/store.ts',
+        'shared-imports-no-layer-above: src/shared/usesTuning.ts → src/jobs/tuning.ts',
         'api-imports-no-activities: src/api/usesActivities.ts → activities/jobs.ts',
         'activities-import-no-program: activities/usesPrograms.ts → src/api/app.ts',
         'activities-import-no-program: activities/usesPrograms.ts → src/cli/main.ts',

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config, type TuningOverride } from '../../src/config';
 import { createApp } from '../../src/api/app';
 import { applyHttpTimeouts, createApiDeps, listen, runningApi, type RunningApi } from '../../src/api/server';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '../../src/shared/jobs';
@@ -36,9 +36,9 @@ export async function startTestApiWith(configFor: (publicBaseUrl: string) => Con
 const TEST_DRAIN_MS = 1_000;
 
 /** The real API against the services the test harness started, with `overrides` on top of its environment. */
-export function startTestApi(overrides: NodeJS.ProcessEnv = {}): Promise<RunningApi> {
+export function startTestApi(overrides: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): Promise<RunningApi> {
   return startTestApiWith((url) =>
-    loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', PUBLIC_BASE_URL: url, ...overrides }),
+    loadConfig({ ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', PUBLIC_BASE_URL: url, ...overrides }, { tuning }),
   );
 }
 

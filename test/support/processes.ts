@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { REPO_ROOT, type Config } from '../../src/config';
+import { REPO_ROOT, type Config, type TuningOverride } from '../../src/config';
 import { builtArgs, builtEnv } from './build';
 import { eventually } from './eventually';
 import { workerProcessEnv } from './stack';
@@ -15,12 +15,15 @@ export interface ApiProcess {
   url: string;
 }
 
-/** The built API (`src/api/server.ts`) on a free port, against the stack's services and queues, `env` on top. */
-export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
+/**
+ * The built API (`src/api/server.ts`) on a free port, against the stack's services and queues, `env` on top, with
+ * the stack's tuning (`tuning` on top).
+ */
+export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): Promise<ApiProcess> {
   const child = spawn(process.execPath, builtArgs(path.join('src', 'api', 'server.ts')), {
     cwd: REPO_ROOT,
     // The line that names the address is logged at info.
-    env: builtEnv({ ...workerProcessEnv(config), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+    env: builtEnv({ ...workerProcessEnv(config, tuning), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = collectOutput(child);
@@ -45,9 +48,9 @@ function collectOutput(child: ChildProcess): () => string {
   return () => output;
 }
 
-/** The workflow worker (`src/workers/main.ts --workflows`) on the stack's queues, `env` on top. */
-export function spawnWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawnWorker(config, ['--workflows'], env);
+/** The workflow worker (`src/workers/main.ts --workflows`) on the stack's queues, `env` and `tuning` on top. */
+export function spawnWorkflowWorker(config: Config, env: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): ChildProcess {
+  return spawnWorker(config, ['--workflows'], env, 'ignore', tuning);
 }
 
 export interface LoggingProcess {
@@ -68,10 +71,10 @@ export function spawnProviderWorker(config: Config, providerId: string, env: Nod
 }
 
 /** The built worker, `node` itself running it, so a SIGKILL hits the worker itself. */
-function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+function spawnWorker(config: Config, args: string[], env: NodeJS.ProcessEnv, stdout: 'ignore' | 'pipe' = 'ignore', tuning?: TuningOverride): ChildProcess {
   return spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), args), {
     cwd: REPO_ROOT,
-    env: builtEnv({ ...workerProcessEnv(config), ...env }),
+    env: builtEnv({ ...workerProcessEnv(config, tuning), ...env }),
     stdio: ['ignore', stdout, 'inherit'],
   });
 }

@@ -3,9 +3,13 @@
  * the test harness started (DATABASE_URL, TEMPORAL_ADDRESS, MINIO_ENDPOINT). Each stack gets its own
  * `jobs` and provider task queues, so test files running side by side never take each other's tasks.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Worker } from '@temporalio/worker';
-import { loadConfig, loadSigningKey, type Config } from '../../src/config';
+import { loadConfig, loadSigningKey, tuningOf, type Config, type TuningOverride } from '../../src/config';
+import { mergeTuning } from '../../src/lib/tuning';
 import type { SigningKeySettings } from '../../src/lib/signingKeys';
 import type { RunningApi } from '../../src/api/server';
 import type { PrismaClient } from '../../src/db/prisma';
@@ -27,9 +31,28 @@ export { eventually } from './eventually';
 
 export { createTestAccount, type TestAccount } from './accounts';
 
-/** Config for a test stack: the harness env, quiet logs, a private jobs queue, fast built-in provider. */
-export function testConfig(overrides: NodeJS.ProcessEnv = {}): Config {
-  return loadConfig(testEnv(overrides));
+/**
+ * Config for a test stack: the harness env, quiet logs, a private jobs queue, fast built-in provider; `tuning` changes
+ * the features' timeouts, intervals and limits (src/lib/tuning.ts).
+ */
+export function testConfig(overrides: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): Config {
+  return loadConfig(testEnv(overrides), { tuning: stackTuning(tuning) });
+}
+
+/**
+ * What every test stack changes of the features' tuning, `tuning` on top: values that keep a test's steps and
+ * outcomes as in production and take only its waits out.
+ */
+function stackTuning(tuning?: TuningOverride): TuningOverride {
+  const waits: TuningOverride = {
+    // A status check that keeps failing is tried as often as in production, its waits 100 ms doubling to 3 s
+    // rather than 2 s to 1 min: an upstream that stays down fails the attempt in seconds, not minutes.
+    upstreams: { checkRetryInitialMs: 100 },
+    // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
+    // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
+    batches: { roundHeartbeatTimeoutMs: 10_000 },
+  };
+  return mergeTuning(waits, tuning);
 }
 
 /** The environment testConfig reads (the signing key's variables among it, which only the provider workers read). */
@@ -46,12 +69,6 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
-    // A status check that keeps failing is tried as often as in production, its waits 100 ms doubling to 3 s
-    // rather than 2 s to 1 min: an upstream that stays down fails the attempt in seconds, not minutes.
-    UPSTREAM_CHECK_RETRY_INITIAL_MS: '100',
-    // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
-    // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
-    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: '10000',
     ...overrides,
   };
 }
@@ -161,6 +178,8 @@ export interface TestStack {
 export interface TestStackOptions {
   providers?: string[];
   env?: NodeJS.ProcessEnv;
+  /** Timeouts, intervals and limits other than the features' defaults (src/lib/tuning.ts). */
+  tuning?: TuningOverride;
   /** false: no workflow worker (tests that start their own). */
   workflowWorker?: boolean;
   /** CA of a test webhook receiver, trusted by the workflow worker's deliveries. */
@@ -179,7 +198,7 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   let env: NodeJS.ProcessEnv = {};
   const api = await startTestApiWith((url) => {
     env = testEnv({ PUBLIC_BASE_URL: url, ...(options.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: url } : {}), ...options.env });
-    return loadConfig(env);
+    return loadConfig(env, { tuning: stackTuning(options.tuning) });
   });
   const config = api.deps.config;
   const workers = await createWorkerStarter(config, options.tracing, loadSigningKey(config, env));
@@ -198,8 +217,26 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
   };
 }
 
-/** Environment for a built worker process (`src/workers/main.ts`) serving the same queues as `config`. */
-export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
+/**
+ * The file GENMEDIA_TEST_TUNING names for a spawned process: the tuning of `config`, `override` on top. Named by its
+ * content, so the same tuning is written once.
+ */
+export function testTuningFile(config: Config, override: TuningOverride = {}): string {
+  const text = JSON.stringify(mergeTuning(tuningOf(config), override));
+  const file = path.join(os.tmpdir(), `genmedia-test-tuning-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  if (!fs.existsSync(file)) {
+    const partial = `${file}.${process.pid}.${randomUUID()}`;
+    fs.writeFileSync(partial, text);
+    fs.renameSync(partial, file);
+  }
+  return file;
+}
+
+/**
+ * Environment for a built worker process (`src/workers/main.ts`) serving the same queues as `config`, with its tuning
+ * (and `tuning` on top) through GENMEDIA_TEST_TUNING.
+ */
+export function workerProcessEnv(config: Config, tuning?: TuningOverride): NodeJS.ProcessEnv {
   return {
     ...builtEnv(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
@@ -212,11 +249,7 @@ export function workerProcessEnv(config: Config): NodeJS.ProcessEnv {
     PROVIDER_TIME_SCALE: String(config.providers.timeScale),
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
-    UPSTREAM_POLL_INTERVAL_MS: String(config.upstreams.pollIntervalMs),
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',
-    UPSTREAM_SAFETY_NET_POLL_MS: String(config.upstreams.safetyNetPollMs),
-    UPSTREAM_TIMEOUT_SECONDS: String(config.upstreams.timeoutSeconds),
-    UPSTREAM_CHECK_RETRY_INITIAL_MS: String(config.upstreams.checkRetryInitialMs),
-    BATCH_ROUND_HEARTBEAT_TIMEOUT_MS: String(config.batches.roundHeartbeatTimeoutMs),
+    GENMEDIA_TEST_TUNING: testTuningFile(config, tuning),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * GET /v1/batches/{batchId}/events: a batch's progress as Server-Sent Events, the batch as GET /v1/batches/{batchId}
- * shows it whenever its counts, cost or status change (at most one every BATCH_EVENTS_INTERVAL_MS), until it is final.
+ * shows it whenever its counts, cost or status change (at most one every batches.eventsIntervalMs), until it is final.
  * Streamed as the job events are: better-sse, our own heartbeat, the account's cap on open streams.
  */
 import type { Request } from 'express';
@@ -28,7 +28,7 @@ registry.registerPath({
   summary: "Follow a batch's progress",
   description:
     'With `Accept: text/event-stream`, the batch as `GET /v1/batches/{batchId}` shows it at once, then again whenever its counts, ' +
-    'cost or status change (`batch.progress`, at most one every BATCH_EVENTS_INTERVAL_MS, 1 s by default: changes in between are ' +
+    'cost or status change (`batch.progress`, at most one every batches.eventsIntervalMs, 1 s by default: changes in between are ' +
     'folded into the next), and `batch.completed` once it is final (`completed`, `cancelled` or `expired`), after which the stream ' +
     "closes. Each event's id names what it shows: a reconnect with `Last-Event-ID` is sent the batch only once it shows something " +
     'else, and answers 204 once the batch is final and the client has its final event, which tells an EventSource to stop. ' +

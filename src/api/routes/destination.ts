@@ -42,7 +42,7 @@ registry.registerPath({
     '`DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, ' +
     '`DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). ' +
     'The secret access key is write-only. Each attempt counts against the account\'s probes of the hour ' +
-    '(`DESTINATION_PROBES_PER_HOUR`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with ' +
+    '(`destinations.probesPerHour`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with ' +
     '`Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). ' +
     'Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).',
   security,

@@ -41,7 +41,7 @@ const streamsExceeded = errorResponse(429, 'Too many event streams and `Prefer: 
 const jobStreamsExceeded = errorResponse(
   429,
   'Too many event streams open (RATE_LIMIT_EXCEEDED): per account or per API process, or, with the `eventsUrl` token, ' +
-    'per job (OPEN_STREAMS_PER_EVENTS_URL, apart from the account\'s); retry after Retry-After',
+    'per job (api.openStreams.perEventsUrl, apart from the account\'s); retry after Retry-After',
 );
 
 const streamHeaders = z.object({

@@ -70,7 +70,7 @@ registry.registerPath({
   tags: ['Provenance'],
   summary: 'Check the Content Credentials of a file',
   description:
-    'The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES), or a `multipart/form-data` body with the file in the part `file` ' +
+    'The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to upstreams.maxOutputBytes), or a `multipart/form-data` body with the file in the part `file` ' +
     'and, optionally, its sidecar manifest (a WebM output\'s `.c2pa`, up to 1 MiB) in the part `manifest`, against which the file is then checked. ' +
     'Answers whether it carries a C2PA manifest (embedded, or in the sidecar sent), whether the manifest is valid ' +
     "(one changed byte makes it invalid, and so does another file's sidecar), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. " +

@@ -24,8 +24,8 @@ registry.registerPath({
   description:
     'Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type (and, with `size`, ' +
     'exactly that many bytes), and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes ' +
-    'after creation). An account may hold at most UPLOAD_MAX_OPEN_PER_ACCOUNT open uploads reserving at most ' +
-    'UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.',
+    'after creation). An account may hold at most uploads.maxOpenPerAccount open uploads reserving at most ' +
+    'uploads.maxOpenBytesPerAccount bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.',
   security: [{ [bearerAuth.name]: [] }],
   request: { body: { required: true, content: { 'application/json': { schema: PresignRequestSchema } } } },
   responses: {

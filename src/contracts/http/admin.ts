@@ -102,7 +102,7 @@ export const UpdateAccountRequestSchema = z
       .openapi({
         description:
           "How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, " +
-          'OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on.',
+          'outputs.retentionMinSeconds), or null to keep them forever. Applies to jobs submitted from then on.',
       }),
     provenance: z
       .strictObject({

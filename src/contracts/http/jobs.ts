@@ -44,7 +44,7 @@ export const SubmitJobRequestSchema = z
       .openapi({
         description:
           'Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; ' +
-          '`job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.outputs_deleted` when the ' +
+          '`job.progress` while it runs, at most one per webhooks.progressIntervalSeconds (5 s by default); `job.outputs_deleted` when the ' +
           'outputs are deleted from storage (their retention passed, or the job or account was erased); `job.delivered` when the copy of the ' +
           "outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.",
         example: ['job.processing', 'job.progress', 'job.completed', 'job.failed'],
@@ -77,7 +77,7 @@ export const SubmitJobRequestSchema = z
       .openapi({
         description:
           "How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, " +
-          '`outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: ' +
+          '`outputRetentionSeconds` of `GET /v1/account`), and one hour at least (outputs.retentionMinSeconds). Out of that range: ' +
           'VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account\'s retention (`accountRetentionSeconds`, null for forever).',
         example: 86400,
       }),
@@ -91,7 +91,7 @@ export const SubmitJobRequestSchema = z
 const eventsUrl = z.string().url().openapi({
   description:
     "Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with " +
-    '`new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the ' +
+    '`new EventSource(url)` without an API key; valid for jobs.eventsUrlTtlSeconds (an hour by default), and only while the ' +
     'key that submitted the job and its account may still be used: once that key is revoked or expired, or the account ' +
     'suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it ' +
     'expires: read the job again for a fresh one (with `since` to resume)',

@@ -52,7 +52,7 @@ export const OutputProvenanceSchema = ProvenanceReportSchema.extend({
   jobId: z.string(),
   output: z.number().int().openapi({ description: '1 for the first output' }),
   contentType: z.string(),
-  manifestUrl: z.string().url().nullable().openapi({ description: 'Signed URL of the sidecar `.c2pa` manifest (WebM outputs), valid for OUTPUT_URL_TTL_SECONDS; null when the manifest is embedded' }),
+  manifestUrl: z.string().url().nullable().openapi({ description: 'Signed URL of the sidecar `.c2pa` manifest (WebM outputs), valid for jobs.outputUrlTtlSeconds; null when the manifest is embedded' }),
 }).openapi('OutputProvenance');
 
 export const ProvenanceVerificationSchema = z

@@ -18,7 +18,7 @@ export interface BatchWorkflowInput {
   roundIntervalMs: number;
   /** Rounds one run makes before it continues as new, so the history stays bounded whatever the batch's size. */
   roundsPerRun: number;
-  /** How long a round may go without a heartbeat before it is retried; absent (runs before it): BATCH_ROUND_HEARTBEAT_TIMEOUT_MS. */
+  /** How long a round may go without a heartbeat before it is retried; absent (runs before it): DEFAULT_BATCH_ROUND_HEARTBEAT_MS. */
   roundHeartbeatTimeoutMs?: number;
   /** Rounds made by earlier runs (continue-as-new), for the summary. */
   roundsBefore?: number;

@@ -1,5 +1,5 @@
 /**
- * The retention sweep, started by the `output-retention` schedule every OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS
+ * The retention sweep, started by the `output-retention` schedule every outputs.retentionSweepIntervalSeconds
  * (a minute by default): the outputs of completed jobs whose retention has passed are deleted from storage.
  */
 import { workflowContract } from './define';

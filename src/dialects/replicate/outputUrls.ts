@@ -55,7 +55,7 @@ export interface PredictionUrls {
   outputUrls: OutputUrlSigner;
 }
 
-/** This deployment's: PUBLIC_BASE_URL, JOBS_CURSOR_SECRET and OUTPUT_URL_TTL_SECONDS (as the job's own output URLs). */
+/** This deployment's: PUBLIC_BASE_URL, JOBS_CURSOR_SECRET and jobs.outputUrlTtlSeconds (as the job's own output URLs). */
 export function predictionUrlsFor(config: { api: { publicBaseUrl: string }; jobs: { cursorSecret: string; outputUrlTtlSeconds: number } }): PredictionUrls {
   const baseUrl = `${config.api.publicBaseUrl}${REPLICATE_BASE_PATH}`;
   return { baseUrl, outputUrls: createOutputUrlSigner({ secret: config.jobs.cursorSecret, baseUrl, ttlSeconds: config.jobs.outputUrlTtlSeconds }) };

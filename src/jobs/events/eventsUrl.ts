@@ -62,7 +62,7 @@ export function createEventsUrlSigner(options: { secret: string; publicBaseUrl: 
   };
 }
 
-/** The signer of this deployment: its public address, its secret (JOBS_CURSOR_SECRET) and EVENTS_URL_TTL_SECONDS. */
+/** The signer of this deployment: its public address, its secret (JOBS_CURSOR_SECRET) and jobs.eventsUrlTtlSeconds. */
 export function eventsUrlSignerFor(config: {
   api: { publicBaseUrl: string };
   jobs: { cursorSecret: string; eventsUrlTtlSeconds: number };

@@ -37,9 +37,9 @@ async function expiredAfter(prisma: PrismaClient, after: SweepPosition | null, l
 }
 
 export interface SweepOptions {
-  /** Jobs per batch (OUTPUT_RETENTION_SWEEP_BATCH). */
+  /** Jobs per batch (outputs.retentionSweepBatch). */
   batchSize: number;
-  /** Batches in flight at once (OUTPUT_RETENTION_SWEEP_CONCURRENCY): storage deletes faster with several requests out. */
+  /** Batches in flight at once (outputs.retentionSweepConcurrency): storage deletes faster with several requests out. */
   concurrency: number;
   /** Batches this step hands out at most; the workflow's next step goes on from where expired outputs are left. */
   maxBatches: number;

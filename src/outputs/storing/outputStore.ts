@@ -17,7 +17,7 @@ import type { UpstreamMapping } from '../../shared/upstreams';
 
 export interface OutputStoreDeps {
   putOutput(key: string, filePath: string, contentType: string): Promise<void>;
-  /** The largest output file, downloaded or inline (UPSTREAM_MAX_OUTPUT_BYTES). */
+  /** The largest output file, downloaded or inline (upstreams.maxOutputBytes). */
   maxOutputBytes: number;
   /** Output URLs may be at private and loopback addresses (development and tests; INPUT_FETCH_ALLOW_PRIVATE). */
   allowPrivateOutputs: boolean;

@@ -19,7 +19,7 @@ let adminKey: string;
 
 beforeAll(async () => {
   // Every scrape samples the stored bytes afresh.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { STORED_USAGE_SAMPLE_MS: '1' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { observability: { storedUsageSampleMs: 1 } } });
   adminKey = await createAdminKey(stack.prisma);
 }, 60_000);
 

@@ -53,7 +53,7 @@ describe('authentication and scopes', () => {
     expectError(await request(`${api.url}/v1/models`, { headers: { 'x-api-key': uploadOnly.apiKey } }), 403, 'INSUFFICIENT_SCOPE');
   });
 
-  it('refuses a revoked key with 401 within the key cache time (API_KEY_CACHE_TTL_MS)', async () => {
+  it('refuses a revoked key with 401 within the key cache time (api.keyCacheTtlMs)', async () => {
     const doomed = await createTestAccount(api.deps.prisma);
     const headers = { authorization: `Bearer ${doomed.apiKey}` };
     expect((await request(`${api.url}/v1/jobs`, { headers })).status).toBe(200);

@@ -18,12 +18,19 @@ beforeAll(async () => {
   // Replicate configured, so its callbacks are taken (and read) once their signature headers are present.
   process.env.REPLICATE_API_TOKEN = 'r8_request_bodies_test';
   process.env.REPLICATE_WEBHOOK_SECRET = `whsec_${Buffer.from('request-bodies-test-secret').toString('base64')}`;
-  api = await startTestApi({
-    MAX_BUFFERED_BODY_BYTES: String(3 * 1024 * 1024),
-    MAX_BUFFERED_BODY_BYTES_PER_ACCOUNT: String(2 * 1024 * 1024),
-    MAX_BUFFERED_CALLBACK_BYTES: String(2 * 1024 * 1024),
-    REQUEST_BODY_TIMEOUT_MS: '3000',
-  });
+  api = await startTestApi(
+    {},
+    {
+      api: {
+        requestBodies: {
+          maxBufferedBytes: 3 * 1024 * 1024,
+          maxBufferedBytesPerAccount: 2 * 1024 * 1024,
+          maxBufferedCallbackBytes: 2 * 1024 * 1024,
+          bodyTimeoutMs: 3000,
+        },
+      },
+    },
+  );
   accounts = await Promise.all(Array.from({ length: 4 }, () => createTestAccount(api.deps.prisma)));
   account = accounts[0];
 });

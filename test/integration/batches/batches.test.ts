@@ -16,7 +16,7 @@ const PRICE = 45_000;
 let stack: E2eStack;
 
 beforeAll(async () => {
-  stack = await startE2eStack({ env: { BATCH_ROUND_INTERVAL_MS: '100' } });
+  stack = await startE2eStack({ tuning: { batches: { roundIntervalMs: 100 } } });
   await stack.workers.startProviderWorker('pixelforge', { maxConcurrentJobs: 16 });
 }, 120_000);
 

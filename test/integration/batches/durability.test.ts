@@ -12,15 +12,16 @@ import { reconcileJobsWorkflow } from '../../../workflows/reconcile';
 import { get, post } from '../../support/api';
 import { silentServer, sigkill, spawnApiProcess, spawnWorkflowWorker, type ApiProcess } from '../../support/processes';
 import { createTestAccount, eventually, startTestStack, type TestAccount, type TestStack } from '../../support/stack';
+import type { TuningOverride } from '../../../src/config';
 
-const PACE = { BATCH_ROUND_INTERVAL_MS: '100', BATCH_ADMIT_PER_ROUND: '10' };
+const PACE = { batches: { roundIntervalMs: 100, admitPerRound: 10 } };
 const ITEM_PRICE = 45_000n;
 
 let stack: TestStack;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack({ workflowWorker: false, env: PACE });
+  stack = await startTestStack({ workflowWorker: false, tuning: PACE });
   await stack.workers.startProviderWorker('pixelforge', { maxConcurrentJobs: 8 });
 }, 120_000);
 
@@ -30,13 +31,13 @@ afterAll(async () => {
 });
 
 function startWorkflowWorker(): ChildProcess {
-  const child = spawnWorkflowWorker(stack.config, PACE);
+  const child = spawnWorkflowWorker(stack.config, {}, PACE);
   children.push(child);
   return child;
 }
 
-async function startApi(env: NodeJS.ProcessEnv = {}): Promise<ApiProcess> {
-  const api = await spawnApiProcess(stack.config, env);
+async function startApi(env: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): Promise<ApiProcess> {
+  const api = await spawnApiProcess(stack.config, env, tuning);
   children.push(api.child);
   return api;
 }
@@ -173,7 +174,7 @@ it('starts, through the reconciler, the workflow of a batch whose API was SIGKIL
   // The API's Temporal never answers: the workflow's start waits until the process is killed.
   const silent = await silentServer();
   try {
-    const api = await startApi({ TEMPORAL_ADDRESS: silent.address, JOB_ADMISSION_TIMEOUT_MS: '120000' });
+    const api = await startApi({ TEMPORAL_ADDRESS: silent.address }, { jobs: { admissionTimeoutMs: 120_000 } });
     const inFlight = post(`${api.url}/v1/batches`, account.apiKey, { items: lines(20) }).catch(() => undefined);
     const stored = await storedBatch(account.accountId);
     await sigkill(api.child);
@@ -201,7 +202,7 @@ it('keeps a batch whose workflow could not be started at submit, answers 201, an
   const worker = startWorkflowWorker();
   const silent = await silentServer();
   try {
-    const api = await startApi({ TEMPORAL_ADDRESS: silent.address, JOB_ADMISSION_TIMEOUT_MS: '3000' });
+    const api = await startApi({ TEMPORAL_ADDRESS: silent.address }, { jobs: { admissionTimeoutMs: 3000 } });
     const created = await post(`${api.url}/v1/batches`, account.apiKey, { items: lines(10) });
     await sigkill(api.child);
     expect(created.status, JSON.stringify(created.body)).toBe(201);

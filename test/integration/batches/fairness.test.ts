@@ -55,7 +55,7 @@ function watchBatchInFlight(batchId: string) {
 it.each(['standard', 'enterprise'])(
   "starts A's and B's interactive jobs within about 10 starts of A's running %s-plan batch, which holds at most its share",
   async (planOfA) => {
-    stack = await startTestStack({ env: { BATCH_CONCURRENCY_SHARE: String(SHARE), BATCH_ROUND_INTERVAL_MS: '200' } });
+    stack = await startTestStack({ tuning: { batches: { concurrencyShare: SHARE, roundIntervalMs: 200 } } });
     const a = await createTestAccount(stack.prisma, { plan: planOfA, maxConcurrentJobs: MAX_CONCURRENT, creditsMicroCents: 1_000_000_000n });
     const b = await createTestAccount(stack.prisma, { plan: 'standard', maxConcurrentJobs: MAX_CONCURRENT });
     const batchId = await submitBatch(a);

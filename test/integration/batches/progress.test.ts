@@ -18,7 +18,7 @@ const INTERVAL_MS = 300;
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { BATCH_ROUND_INTERVAL_MS: '100', BATCH_EVENTS_INTERVAL_MS: String(INTERVAL_MS) } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { batches: { roundIntervalMs: 100, eventsIntervalMs: INTERVAL_MS } } });
 }, 120_000);
 
 afterAll(async () => {

@@ -25,11 +25,9 @@ beforeAll(async () => {
     env: {
       TEMPORAL_ADDRESS: server.address,
       TEMPORAL_NAMESPACE: 'default',
-      BATCH_ROUND_INTERVAL_MS: '100',
-      BATCH_ADMIT_PER_ROUND: '20',
-      // Several continue-as-new on each side of the restart.
-      BATCH_ROUNDS_PER_RUN: '20',
     },
+    // Several continue-as-new on each side of the restart.
+    tuning: { batches: { roundIntervalMs: 100, admitPerRound: 20, roundsPerRun: 20 } },
   });
   await stack.workers.startProviderWorker('pixelforge', { maxConcurrentJobs: SLOTS });
 }, 180_000);

@@ -15,7 +15,7 @@ const run = promisify(execFile);
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { BATCH_ROUND_INTERVAL_MS: '200' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { batches: { roundIntervalMs: 200 } } });
 });
 
 afterAll(async () => {

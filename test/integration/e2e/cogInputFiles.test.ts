@@ -108,7 +108,7 @@ beforeAll(async () => {
   cog = await startCogStandIn(png);
   internal = await startFileServer(certs, { '/secret.png': png });
   external = await startFileServer(certs, { '/dog.png': dog });
-  stack = await startE2eStack({ env: { UPSTREAM_POLL_INTERVAL_MS: '300', UPSTREAM_SAFETY_NET_POLL_MS: '1000' } });
+  stack = await startE2eStack({ tuning: { upstreams: { pollIntervalMs: 300, safetyNetPollMs: 1000 } } });
   adminKey = await createAdminKey(stack.prisma);
 }, 90_000);
 
@@ -126,9 +126,7 @@ async function cogModel(provider: string, workerEnv: NodeJS.ProcessEnv): Promise
   const worker = spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), ['--provider', provider]), {
     cwd: REPO_ROOT,
     env: {
-      ...workerProcessEnv(stack.config),
-      UPSTREAM_POLL_INTERVAL_MS: '300',
-      UPSTREAM_SAFETY_NET_POLL_MS: '1000',
+      ...workerProcessEnv(stack.config, { upstreams: { pollIntervalMs: 300, safetyNetPollMs: 1000 } }),
       COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl,
       // The file servers' certificates, as an operator's trust store would hold a public CA.
       NODE_EXTRA_CA_CERTS: certs.caPath,

@@ -136,7 +136,7 @@ describe('text-to-image job → PNGs behind signed URLs', () => {
       expect(meta).toMatchObject({ format: 'png', width: 1024, height: 768 });
       digests.add(createHash('sha256').update(bytes).digest('hex'));
 
-      // Presigned by the storage for OUTPUT_URL_TTL_SECONDS, documented as 1 hour in docs/jobs.md.
+      // Presigned by the storage for jobs.outputUrlTtlSeconds, documented as 1 hour in docs/jobs.md.
       const url = new URL(output.url);
       expect(url.pathname).toBe(`/${stack.workers.storage.outputsBucket}/${jobId}/output-${job.outputs.indexOf(output) + 1}.png`);
       expect(url.searchParams.get('X-Amz-Expires')).toBe('3600');
@@ -160,7 +160,7 @@ describe('text-to-image job → PNGs behind signed URLs', () => {
     const jobId: string = submitted.body.jobId;
     expect((await waitForFinal(stack, account.apiKey, jobId)).status).toBe('completed');
 
-    // The same app with OUTPUT_URL_TTL_SECONDS=1.
+    // The same app with jobs.outputUrlTtlSeconds = 1.
     const shortLived = http.createServer(
       createApp({ ...stack.deps, config: { ...stack.config, jobs: { ...stack.config.jobs, outputUrlTtlSeconds: 1 } } }),
     );

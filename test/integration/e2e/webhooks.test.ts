@@ -10,7 +10,8 @@ import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '..
 import { createTestAccount, eventually, type TestAccount } from '../../support/stack';
 import { balanceOf, get, ledgerOf, post, startE2eStack, waitForFinal, type E2eStack } from './e2eStack';
 
-const OUTPUT_URL_TTL_SECONDS = 3600;
+/** The default lifetime of signed output URLs (jobs.outputUrlTtlSeconds). */
+const OUTPUT_URL_TTL = 3600;
 
 let receiver: HttpsReceiver;
 let stack: E2eStack;
@@ -21,7 +22,8 @@ beforeAll(async () => {
   stack = await startE2eStack({
     providers: ['pixelforge'],
     webhookCa: receiver.caPem,
-    env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '2000' },
+    env: { WEBHOOK_ALLOW_PRIVATE: '1' },
+    tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000 } },
   });
 });
 
@@ -107,7 +109,7 @@ describe('webhooks of real jobs', () => {
     );
     for (const [expiry, outputs] of [[sentExpiry, sentOutputs], [readExpiry, readOutputs]] as const) {
       for (const output of outputs) {
-        expect(Math.abs(Date.parse(expiry) - (signedAt(output.url) + OUTPUT_URL_TTL_SECONDS * 1000))).toBeLessThanOrEqual(1000);
+        expect(Math.abs(Date.parse(expiry) - (signedAt(output.url) + OUTPUT_URL_TTL * 1000))).toBeLessThanOrEqual(1000);
       }
     }
     // Both signatures are valid: the webhook's URLs download the same files.

@@ -20,7 +20,7 @@ let stack: TestStack;
 let adminKey: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { BATCH_ROUND_INTERVAL_MS: '100' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { batches: { roundIntervalMs: 100 } } });
   adminKey = await createAdminKey(stack.prisma);
 }, 120_000);
 

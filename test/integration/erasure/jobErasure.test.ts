@@ -24,7 +24,8 @@ beforeAll(async () => {
     // PixelForge's worker starts in the first test: until then a PixelForge job stays pending.
     providers: ['lumina', 'motionworks'],
     webhookCa: receiver.caPem,
-    env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_PROGRESS_INTERVAL_SECONDS: '1' },
+    env: { WEBHOOK_ALLOW_PRIVATE: '1' },
+    tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], progressIntervalSeconds: 1 } },
   });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
 }, 120_000);

@@ -121,7 +121,7 @@ describe("a job's events URL stream, when its token expires", () => {
   let shortLived: RunningApi;
 
   beforeAll(async () => {
-    shortLived = await startTestApi({ EVENTS_URL_TTL_SECONDS: '3' });
+    shortLived = await startTestApi({}, { jobs: { eventsUrlTtlSeconds: 3 } });
   });
 
   afterAll(async () => {
@@ -160,7 +160,7 @@ describe("a job's events URL stream cap", () => {
   let tenant: TestAccount;
 
   beforeAll(async () => {
-    capped = await startTestApi({ OPEN_STREAMS_PER_ACCOUNT: '3', OPEN_STREAMS_PER_EVENTS_URL: '3', OPEN_STREAMS_TOTAL: '50' });
+    capped = await startTestApi({}, { api: { openStreams: { perAccount: 3, perEventsUrl: 3, total: 50 } } });
     tenant = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n });
   });
 

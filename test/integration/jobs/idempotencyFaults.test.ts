@@ -15,7 +15,7 @@ const FAULTY_KEY_PREFIX = 'fault-on-complete-';
 
 beforeAll(async () => {
   // A retry waits for the first request's answer for the admission timeout + 2 s before answering from the job.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { JOB_ADMISSION_TIMEOUT_MS: '3000' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { jobs: { admissionTimeoutMs: 3000 } } });
   await stack.prisma.$executeRawUnsafe(`
     CREATE OR REPLACE FUNCTION test_fail_idempotency_complete() RETURNS trigger AS $$
     BEGIN

@@ -109,7 +109,7 @@ describe('open stream caps', () => {
   let capped: RunningApi;
 
   beforeAll(async () => {
-    capped = await startTestApi({ OPEN_STREAMS_PER_ACCOUNT: '2', OPEN_STREAMS_TOTAL: '3' });
+    capped = await startTestApi({}, { api: { openStreams: { perAccount: 2, total: 3 } } });
   });
 
   afterAll(async () => {

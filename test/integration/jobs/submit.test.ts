@@ -160,7 +160,7 @@ describe('POST /v1/jobs/submit errors', () => {
   });
 
   it('503 PUBSUB_PUBLISH_FAILED when Temporal cannot be reached, with nothing charged', async () => {
-    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', JOB_ADMISSION_TIMEOUT_MS: '1500' });
+    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1' }, { jobs: { admissionTimeoutMs: 1500 } });
     const api: RunningApi = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
     try {
       const account = await createTestAccount(stack.prisma);
@@ -180,7 +180,7 @@ describe('POST /v1/jobs/submit errors', () => {
   });
 
   it('sheds submits at once while admissions keep failing, instead of letting each wait out its deadline', async () => {
-    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1', JOB_ADMISSION_TIMEOUT_MS: '3000', JOB_ADMISSION_MIN_TIMEOUT_MS: '400' });
+    const config = testConfig({ TEMPORAL_ADDRESS: '127.0.0.1:1' }, { jobs: { admissionTimeoutMs: 3000, admissionMinTimeoutMs: 400 } });
     const api: RunningApi = await startApiServer(await createApiDeps(config), 0, '127.0.0.1');
     try {
       const account = await createTestAccount(stack.prisma);

@@ -33,7 +33,7 @@ describe('maintenance', () => {
     expect(counters.map((c) => c.windowStart.getTime())).toEqual([now - 60_000]);
   });
 
-  it('prunes upstream callbacks received longer ago than UPSTREAM_CALLBACK_RETENTION_HOURS, and keeps recent ones', async () => {
+  it('prunes upstream callbacks received longer ago than upstreams.callbackRetentionHours, and keeps recent ones', async () => {
     expect(stack.config.upstreams.callbackRetentionHours).toBe(24);
     const upstreamId = `gen-${randomUUID()}`;
     const callback = (callbackId: string, receivedAt: number) => ({ upstream: 'fal', callbackId: `${upstreamId}:${callbackId}`, upstreamId, receivedAt: new Date(receivedAt) });

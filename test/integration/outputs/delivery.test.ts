@@ -30,7 +30,7 @@ beforeAll(async () => {
   stack = await startE2eStack({
     providers: ['pixelforge'],
     workflowWorker: false,
-    env: { OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS: '0.25', OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS: '0.5', WEBHOOK_RETRY_SCHEDULE: '0,1,1' },
+    tuning: { outputDelivery: { firstBackoffSeconds: 0.25, maxBackoffSeconds: 0.5 }, webhooks: { retryScheduleSeconds: [0, 1, 1] } },
   });
   await stack.workers.startWorkflowWorker({ webhookCa: receiver.caPem, destinations });
 }, 120_000);

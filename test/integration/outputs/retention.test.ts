@@ -27,10 +27,11 @@ beforeAll(async () => {
     providers: ['pixelforge'],
     webhookCa: receiver.caPem,
     env: {
-      OUTPUT_RETENTION_MIN_SECONDS: '1',
-      OUTPUT_RETENTION_SWEEP_INTERVAL_SECONDS: String(SWEEP_INTERVAL_SECONDS),
       WEBHOOK_ALLOW_PRIVATE: '1',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+    },
+    tuning: {
+      outputs: { retentionMinSeconds: 1, retentionSweepIntervalSeconds: SWEEP_INTERVAL_SECONDS },
+      webhooks: { retryScheduleSeconds: [0, 1, 1] },
     },
   });
   adminKey = await createAdminKey(stack.prisma);

@@ -88,12 +88,9 @@ beforeAll(async () => {
   endpoint = await bucket.listen();
   stack = await startE2eStack({
     providers: ['pixelforge'],
-    env: {
-      DESTINATION_ALLOW_PRIVATE: '1',
-      OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS: String(REQUEST_TIMEOUT_SECONDS),
-      OUTPUT_DELIVERY_MAX_PER_ACCOUNT: String(MAX_PER_ACCOUNT),
-      OUTPUT_DELIVERY_FIRST_BACKOFF_SECONDS: '1',
-      OUTPUT_DELIVERY_MAX_BACKOFF_SECONDS: '4',
+    env: { DESTINATION_ALLOW_PRIVATE: '1' },
+    tuning: {
+      outputDelivery: { requestTimeoutSeconds: REQUEST_TIMEOUT_SECONDS, maxPerAccount: MAX_PER_ACCOUNT, firstBackoffSeconds: 1, maxBackoffSeconds: 4 },
     },
   });
 }, 120_000);

@@ -8,7 +8,7 @@ const MODEL = 'pixelforge/forge-pro/text-to-image';
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { BATCH_ROUND_INTERVAL_MS: '100' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { batches: { roundIntervalMs: 100 } } });
 });
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 /**
  * A PUT without a declared size cannot be capped by its signature, and its URL takes any number of PUTs in its
- * window, so the API lists the uploads bucket every UPLOAD_SWEEP_INTERVAL_MS and deletes an over-size object within
+ * window, so the API lists the uploads bucket every uploads.sweepIntervalMs and deletes an over-size object within
  * seconds of its arrival, also one that replaced an object already recorded as uploaded.
  */
 import crypto from 'node:crypto';

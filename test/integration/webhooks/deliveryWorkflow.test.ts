@@ -209,7 +209,7 @@ describe('webhook delivery workflow', () => {
   });
 
   it('waits as long as Retry-After asks when it exceeds the scheduled step, up to the longest step', async () => {
-    const slowConfig = webhookTestConfig({ WEBHOOK_RETRY_SCHEDULE: '0,1,4' });
+    const slowConfig = webhookTestConfig({ retryScheduleSeconds: [0, 1, 4] });
     const slowQueue = slowConfig.temporal.jobsTaskQueue;
     const worker = await Worker.create({
       connection: env.nativeConnection,

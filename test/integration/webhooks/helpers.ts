@@ -2,19 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import type { Scope } from '../../../src/shared/scopes';
 import { createApiKey as issueApiKey } from '../../../src/accounts/service';
-import { loadConfig, type Config } from '../../../src/config';
+import { loadConfig, type Config, type TuningOverride } from '../../../src/config';
 import { generateWebhookSecret } from '../../../src/accounts/webhookSecret';
 
 /** Config for webhook tests: loopback receivers allowed, a compressed schedule, short timeouts. */
-export function webhookTestConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({
-    ...process.env,
-    WEBHOOK_ALLOW_PRIVATE: '1',
-    WEBHOOK_RETRY_SCHEDULE: '0,1,1',
-    WEBHOOK_TIMEOUT_MS: '2000',
-    JOBS_TASK_QUEUE: `webhooks-test-${randomUUID()}`,
-    ...overrides,
-  });
+export function webhookTestConfig(webhooks: NonNullable<TuningOverride['webhooks']> = {}, overrides: Record<string, string> = {}): Config {
+  return loadConfig(
+    { ...process.env, WEBHOOK_ALLOW_PRIVATE: '1', JOBS_TASK_QUEUE: `webhooks-test-${randomUUID()}`, ...overrides },
+    { tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000, ...webhooks } } },
+  );
 }
 
 export interface TestAccount {

@@ -13,10 +13,11 @@ import { webhookWorkflowId, type WebhookDeliveryResult } from '../../../src/cont
 import { webhookEventId } from '../../../src/webhooks/signing';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/httpsReceiver';
 import { builtWorkflowBundle } from '../../support/build';
+import { testTuningFile } from '../../support/stack';
 import { createJobTestEnv } from '../../workflows/temporalEnv';
 import { createAccount, createFinishedJob, webhookTestConfig } from './helpers';
 
-const config = webhookTestConfig({ WEBHOOK_TIMEOUT_MS: '10000' });
+const config = webhookTestConfig({ timeoutMs: 10_000 });
 const taskQueue = config.temporal.jobsTaskQueue;
 const WORKER_SCRIPT = path.join(__dirname, 'fixtures', 'webhookActivityWorker.ts');
 
@@ -48,8 +49,8 @@ function startActivityWorker(): Promise<ChildProcess> {
       TEMPORAL_ADDRESS: env.address,
       JOBS_TASK_QUEUE: taskQueue,
       WEBHOOK_ALLOW_PRIVATE: '1',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
-      WEBHOOK_TIMEOUT_MS: '10000',
+      // The schedule and the 10 s timeout of `config`.
+      GENMEDIA_TEST_TUNING: testTuningFile(config),
       NODE_EXTRA_CA_CERTS: receiver.caPath,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { balanceOf, killWorkerProcess, ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogProvidersWorkerProcess, startCogWorkerProcess, uniqueProvider } from './cogSupport';
+import { COG_TEST_TUNING, COG_TEST_SEGMENT, createCogTestAccount, importPainter, startCogProvidersWorkerProcess, startCogWorkerProcess, uniqueProvider } from './cogSupport';
 import { createAdminKey } from '../../support/accounts';
 
 let stack: E2eStack;
@@ -25,7 +25,7 @@ async function server(options: { slots?: number; stepSeconds?: number } = {}): P
 }
 
 beforeAll(async () => {
-  stack = await startE2eStack({ env: COG_TEST_ENV });
+  stack = await startE2eStack({ tuning: COG_TEST_TUNING });
 }, 60_000);
 
 afterAll(async () => {

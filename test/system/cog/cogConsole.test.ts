@@ -4,14 +4,14 @@ import type { Browser } from 'playwright-core';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
 import { launchChromium, openConsole } from '../ui/consoleSupport';
-import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
+import { COG_TEST_TUNING, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 let cog: CogServerProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, cog, browser] = await Promise.all([startE2eStack({ env: COG_TEST_ENV }), startCogServer({ stepSeconds: 0.1 }), launchChromium()]);
+  [stack, cog, browser] = await Promise.all([startE2eStack({ tuning: COG_TEST_TUNING }), startCogServer({ stepSeconds: 0.1 }), launchChromium()]);
 }, 120_000);
 
 afterAll(async () => {

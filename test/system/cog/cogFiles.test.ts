@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { samplePng } from '../../support/upstreams/media';
 import { ledgerOf, post, startE2eStack, uploadFile, waitForFinal, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, COG_TEST_SEGMENT, createCogTestAccount, uniqueProvider } from './cogSupport';
+import { COG_TEST_TUNING, COG_TEST_SEGMENT, createCogTestAccount, uniqueProvider } from './cogSupport';
 import { createAdminKey } from '../../support/accounts';
 
 let stack: E2eStack;
@@ -28,7 +28,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
   internalUrl = `https://127.0.0.1:${(internal.address() as net.AddressInfo).port}/secret.png`;
   cog = await startCogServer({ dir: path.join(__dirname, 'fixtures', 'redraw') });
-  stack = await startE2eStack({ env: { ...COG_TEST_ENV, INPUT_FETCH_ALLOW_PRIVATE: '0' } });
+  stack = await startE2eStack({ env: { INPUT_FETCH_ALLOW_PRIVATE: '0' }, tuning: COG_TEST_TUNING });
   const adminKey = await createAdminKey(stack.prisma);
   const provider = uniqueProvider('cogfiles');
   model = `${provider}/redraw/text-to-image`;

@@ -3,19 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { importCogModel } from '../../../src/catalog/cogImport';
-import { REPO_ROOT } from '../../../src/config';
+import { REPO_ROOT, type TuningOverride } from '../../../src/config';
 import { createCogTransport } from '../../../src/providers/cog/transport';
 import { createTestAccount, type TestAccount } from '../../support/accounts';
 import { workerProcessEnv, type TestStack } from '../../support/stack';
 import { builtArgs } from '../../support/build';
 
 /** Checks every second while a prediction runs; a prediction gone from its server fails after 2 s without its webhook. */
-export const COG_TEST_ENV = {
-  UPSTREAM_POLL_INTERVAL_MS: '300',
-  UPSTREAM_SAFETY_NET_POLL_MS: '1000',
-  COG_MISSING_GRACE_MS: '2000',
-  COG_SLOT_WAIT_MS: '30000',
-};
+export const COG_TEST_TUNING = {
+  upstreams: { pollIntervalMs: 300, safetyNetPollMs: 1000 },
+  cog: { missingGraceMs: 2000, slotWaitMs: 30_000 },
+} satisfies TuningOverride;
 
 /**
  * The test models are seen only by accounts of this segment, so the catalog other tests (and the console's
@@ -53,7 +51,7 @@ export function startCogProvidersWorkerProcess(stack: TestStack): ChildProcess {
 function workerProcess(stack: TestStack, args: string[]): ChildProcess {
   return spawn(process.execPath, builtArgs(path.join('src', 'workers', 'main.ts'), [...args]), {
     cwd: REPO_ROOT,
-    env: { ...workerProcessEnv(stack.config), ...COG_TEST_ENV, COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl },
+    env: { ...workerProcessEnv(stack.config, COG_TEST_TUNING), COG_CALLBACK_BASE_URL: stack.config.cog.callbackBaseUrl },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

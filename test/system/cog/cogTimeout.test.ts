@@ -1,16 +1,16 @@
-/** A job on a Cog server that outlives UPSTREAM_TIMEOUT_SECONDS: its running prediction is canceled on the server. */
+/** A job on a Cog server that outlives upstreams.timeoutSeconds: its running prediction is canceled on the server. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post, waitForFinal } from '../../support/api';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
 import { eventually } from '../../support/eventually';
 import { ledgerOf, startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
+import { COG_TEST_TUNING, createCogTestAccount, importPainter, uniqueProvider } from './cogSupport';
 
 let stack: E2eStack;
 let cog: CogServerProcess;
 
 beforeAll(async () => {
-  [stack, cog] = await Promise.all([startE2eStack({ env: { ...COG_TEST_ENV, UPSTREAM_TIMEOUT_SECONDS: '2' } }), startCogServer({ stepSeconds: 0.2 })]);
+  [stack, cog] = await Promise.all([startE2eStack({ tuning: { ...COG_TEST_TUNING, upstreams: { ...COG_TEST_TUNING.upstreams, timeoutSeconds: 2 } } }), startCogServer({ stepSeconds: 0.2 })]);
 }, 60_000);
 
 afterAll(async () => {

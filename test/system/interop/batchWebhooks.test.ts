@@ -19,7 +19,8 @@ beforeAll(async () => {
   stack = await startTestStack({
     providers: ['pixelforge'],
     webhookCa: receiver.caPem,
-    env: { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '2000', BATCH_ROUND_INTERVAL_MS: '100' },
+    env: { WEBHOOK_ALLOW_PRIVATE: '1' },
+    tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000 }, batches: { roundIntervalMs: 100 } },
   });
 });
 

@@ -44,7 +44,7 @@ beforeAll(async () => {
     saved[name] = process.env[name];
     process.env[name] = value;
   }
-  stack = await startTestStack({ providers: ['runway', 'lumina', 'pixelforge', 'motionworks'], env: { UPSTREAM_POLL_INTERVAL_MS: '200', OPENAI_IMAGES_WAIT_SECONDS: '60' } });
+  stack = await startTestStack({ providers: ['runway', 'lumina', 'pixelforge', 'motionworks'], tuning: { upstreams: { pollIntervalMs: 200 }, dialects: { openAiImagesWaitSeconds: 60 } } });
   baseUrl = `${stack.url}/openai/v1`;
   workDir = await mkdtemp(path.join(tmpdir(), 'openai-media-'));
   pngPath = path.join(workDir, 'scene.png');

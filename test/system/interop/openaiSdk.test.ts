@@ -22,7 +22,7 @@ let baseUrl: string;
 
 beforeAll(async () => {
   // A short wait, so a job that never starts (lumina has no worker here) runs past it within the test.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { OPENAI_IMAGES_WAIT_SECONDS: String(WAIT_SECONDS) } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { dialects: { openAiImagesWaitSeconds: WAIT_SECONDS } } });
   baseUrl = `${stack.url}/openai/v1`;
 });
 

@@ -37,10 +37,10 @@ beforeAll(async () => {
     env: {
       PUBLIC_BASE_URL: front.url,
       PROVIDER_TIME_SCALE: '0.05',
-      REPLICATE_WAIT_SECONDS: String(WAIT_SECONDS),
-      REPLICATE_PREDICTIONS_PAGE_SIZE: '2',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
-      WEBHOOK_TIMEOUT_MS: '2000',
+    },
+    tuning: {
+      dialects: { replicateWaitSeconds: WAIT_SECONDS, replicatePageSize: 2 },
+      webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000 },
     },
   });
   front.setTarget(stack.url);

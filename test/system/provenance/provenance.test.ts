@@ -25,7 +25,7 @@ import { runPythonProgram } from '../../support/python';
 import { samplePng } from '../../support/upstreams/media';
 import { startOpenAIFake, type OpenAIFake } from '../../support/upstreams/openai';
 import { startE2eStack, type E2eStack } from '../../integration/e2e/e2eStack';
-import { COG_TEST_ENV, createCogTestAccount, importPainter, uniqueProvider } from '../cog/cogSupport';
+import { COG_TEST_TUNING, createCogTestAccount, importPainter, uniqueProvider } from '../cog/cogSupport';
 import { createChain, provenanceEnv, type ChainFiles } from '../../support/provenanceChain';
 
 
@@ -92,7 +92,7 @@ beforeAll(async () => {
     savedEnv[name] = process.env[name];
     process.env[name] = value;
   }
-  stack = await startE2eStack({ providers: ['pixelforge', 'motionworks', 'openai'], env: { ...provenanceEnv(ours), ...COG_TEST_ENV, UPSTREAM_POLL_INTERVAL_MS: '200' } });
+  stack = await startE2eStack({ providers: ['pixelforge', 'motionworks', 'openai'], env: provenanceEnv(ours), tuning: { ...COG_TEST_TUNING, upstreams: { ...COG_TEST_TUNING.upstreams, pollIntervalMs: 200 } } });
   await stack.workers.startProviderWorker('lumina', { adapter: finishedAtOnce('lumina', webmGenerator) });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
   otherAccount = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });

@@ -19,7 +19,7 @@ let stack: E2eStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  stack = await startE2eStack({ providers: ['pixelforge'], env: { BATCH_ROUND_INTERVAL_MS: '200' } });
+  stack = await startE2eStack({ providers: ['pixelforge'], tuning: { batches: { roundIntervalMs: 200 } } });
   browser = await launchChromium();
 }, 120_000);
 

@@ -17,7 +17,7 @@ let adminKey: string;
 let client: TestAccount;
 
 beforeAll(async () => {
-  stack = await startTestStack({ providers: ['pixelforge'], env: { OUTPUT_RETENTION_MIN_SECONDS: '60' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { outputs: { retentionMinSeconds: 60 } } });
   adminKey = await createAdminKey(stack.prisma);
   client = await createTestAccount(stack.prisma, { name: 'Retention Studio' });
   browser = await launchChromium();

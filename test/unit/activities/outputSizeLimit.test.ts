@@ -1,5 +1,5 @@
 /**
- * An output over UPSTREAM_MAX_OUTPUT_BYTES fails the job with a non-retryable BAD_OUTPUT whether it comes as a URL
+ * An output over upstreams.maxOutputBytes fails the job with a non-retryable BAD_OUTPUT whether it comes as a URL
  * (refused as it downloads) or inline, as a Cog prediction's data: URI, and nothing is stored. The Cog adapter reads
  * the completed webhook it kept; a loopback server serves the URL output; the job stores are stand-ins.
  */

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, SETTINGS } from '../../../src/config';
 import { listSettings, type Setting } from '../../../src/lib/envSettings';
-import { CONFIGURATION_DOC, declaredSettings, renderConfigurationDoc, SCRIPT_SETTINGS } from '../../../scripts/docs/configuration';
+import { CONFIGURATION_DOC, declaredSettings, FORMER_VARIABLES, renderConfigurationDoc, SCRIPT_SETTINGS, TUNING_FILES, tuningDefault } from '../../../scripts/docs/configuration';
 import path from 'node:path';
 
 interface Row {
@@ -17,9 +17,11 @@ interface Row {
 }
 
 const doc = fs.readFileSync(CONFIGURATION_DOC, 'utf8');
+/** The page's tables of variables; the tuning's table (former variables) comes after them. */
+const [variablesPart, tuningPart = ''] = doc.split('\n## Tuning\n');
 
 function configurationTables(): Row[] {
-  return doc
+  return variablesPart
     .split('\n')
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
@@ -86,6 +88,40 @@ describe('docs/configuration.md', () => {
     expect(wrong, wrong.join('\n')).toEqual([]);
     // Most rows give their default as a value; a table that stopped being read would check none.
     expect(checked).toBeGreaterThan(declared.size / 2);
+  });
+});
+
+/** The files a former variable must no longer appear in: everything that sets or reads variables, and the docs. */
+function filesUnder(dir: string): string[] {
+  return fs.readdirSync(path.join(REPO_ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) return ['node_modules', 'dist'].includes(entry.name) ? [] : filesUnder(relative);
+    return /\.(ts|js|mjs|cjs|ya?ml|json|md|sh|env|example)$|^Dockerfile$|^run$/.test(entry.name) ? [relative] : [];
+  });
+}
+
+describe('the tuning', () => {
+  it('lists each former variable once, with a tuning value its file declares', () => {
+    const variables = FORMER_VARIABLES.map(([variable]) => variable);
+    expect(variables.filter((variable, i) => variables.indexOf(variable) !== i)).toEqual([]);
+    for (const [variable, field] of FORMER_VARIABLES) {
+      expect(tuningDefault(field), `${variable} → ${field}`).not.toBeUndefined();
+      const file = TUNING_FILES[field.split('.')[0] as keyof typeof TUNING_FILES];
+      expect(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'), `${field} in ${file}`).toContain(`${field.split('.').pop()}:`);
+      expect(tuningPart).toContain(`| \`${variable}\` | \`${field}\` |`);
+    }
+  });
+
+  it('leaves no former variable declared, set or named anywhere but the table', () => {
+    expect(FORMER_VARIABLES.filter(([variable]) => declared.has(variable))).toEqual([]);
+    const files = [...['src', 'activities', 'workflows', 'test', 'scripts', 'bench', 'chaos', 'deploy', 'docs', '.ci', 'examples', 'clients'].flatMap(filesUnder), 'docker-compose.yml', 'Dockerfile', 'README.md'];
+    const named: string[] = [];
+    for (const file of files) {
+      if (file === path.join('docs', 'configuration.md') || file === path.join('scripts', 'docs', 'configuration.ts') || file === path.join('test', 'unit', 'config', 'documented.test.ts') || file === path.join('test', 'unit', 'config', 'tuning.test.ts')) continue;
+      const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
+      for (const [variable] of FORMER_VARIABLES) if (new RegExp(`\\b${variable}\\b`).test(text)) named.push(`${variable} in ${file}`);
+    }
+    expect(named, named.join('\n')).toEqual([]);
   });
 });
 

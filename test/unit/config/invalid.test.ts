@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError, loadConfig, type TuningOverride } from '../../../src/config';
 
 function problemOf(env: Record<string, string>): string {
   try {
@@ -20,14 +20,20 @@ describe('a wrong value in the environment', () => {
     [{ PUBLIC_BASE_URL: 'api.example.com' }, /^Invalid environment: PUBLIC_BASE_URL: /],
     [{ TEMPORAL_UI_URL: 'ftp://ui.example.com' }, /^Invalid environment: TEMPORAL_UI_URL: /],
     [{ JOBS_CURSOR_SECRET: 'short' }, /^Invalid environment: JOBS_CURSOR_SECRET: .*16/],
-    [{ REPLICATE_WAIT_SECONDS: '60' }, /^Invalid environment: REPLICATE_WAIT_SECONDS: .*59/],
     [{ PROVIDER_CONCURRENCY: 'local=1.5' }, /^Invalid environment: PROVIDER_CONCURRENCY: must look like "providerId=4,other=\.\.\." \(got "local=1\.5"\)/],
     [{ PROVIDER_RATE_LIMITS: 'acme=0' }, /^Invalid environment: PROVIDER_RATE_LIMITS: must look like "providerId=0\.5,other=\.\.\." \(got "acme=0"\)/],
-    [{ WEBHOOK_RETRY_SCHEDULE: '0,5,-1' }, /^Invalid environment: WEBHOOK_RETRY_SCHEDULE: must be comma-separated non-negative seconds/],
     [{ DESTINATION_SECRET_KEY: 'too-short' }, /^Invalid environment: DESTINATION_SECRET_KEY: must be 32 bytes/],
     [{ COG_ALLOWED_NETWORKS: '10.0.0.0/99' }, /^Invalid environment: COG_ALLOWED_NETWORKS: /],
   ])('%o stops the start, naming the variable', (env, problem) => {
     expect(problemOf(env)).toMatch(problem);
+  });
+
+  it.each([
+    [{ dialects: { replicateWaitSeconds: 60 } }, /^Invalid tuning \(test configuration\): dialects\.replicateWaitSeconds: .*59/],
+    [{ webhooks: { retryScheduleSeconds: [0, 5, -1] } }, /^Invalid tuning \(test configuration\): webhooks\.retryScheduleSeconds\.2: .*>=0/],
+  ] satisfies [TuningOverride, RegExp][])('a tuning of %o stops the start, naming the value', (tuning, problem) => {
+    expect(() => loadConfig({}, { tuning })).toThrow(ConfigError);
+    expect(() => loadConfig({}, { tuning })).toThrow(problem);
   });
 
   it('never repeats the value of a secret', () => {

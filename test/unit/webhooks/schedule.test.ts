@@ -10,9 +10,9 @@ describe('retry schedule', () => {
     expect(schedule).toEqual([0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
   });
 
-  it('reads a compressed schedule from the environment', () => {
-    expect(loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0, 1,2' }).webhooks.retryScheduleSeconds).toEqual([0, 1, 2]);
-    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: '0,-1' })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+  it('takes a compressed schedule from the test tuning', () => {
+    expect(loadConfig({}, { tuning: { webhooks: { retryScheduleSeconds: [0, 1, 2] } } }).webhooks.retryScheduleSeconds).toEqual([0, 1, 2]);
+    expect(() => loadConfig({}, { tuning: { webhooks: { retryScheduleSeconds: [0, -1] } } })).toThrow(/webhooks\.retryScheduleSeconds/);
   });
 
   it('walks the schedule and gives up after the last attempt', () => {

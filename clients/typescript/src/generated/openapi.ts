@@ -490,7 +490,7 @@ export interface paths {
         get: operations["getDestination"];
         /**
          * Configure your destination bucket
-         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Each attempt counts against the account's probes of the hour (`DESTINATION_PROBES_PER_HOUR`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with `Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
+         * @description Sets (or replaces) the bucket completed jobs' outputs are delivered to. The endpoint must resolve to public addresses (400 `DESTINATION_ADDRESS_REFUSED`). Before anything is saved a probe object is written under the prefix, read back and deleted; when that fails nothing is saved and the answer is 422 with `DESTINATION_UNREACHABLE`, `DESTINATION_CREDENTIALS_REFUSED`, `DESTINATION_ACCESS_DENIED`, `DESTINATION_BUCKET_NOT_FOUND` or `DESTINATION_PROBE_FAILED` (`details.operation`: `write`, `read` or `delete`). The secret access key is write-only. Each attempt counts against the account's probes of the hour (`destinations.probesPerHour`, 20): past them the answer is 429 `DESTINATION_PROBE_LIMIT_EXCEEDED` with `Retry-After`, and nothing is sent. A saved change is written to the audit log (`destination.set`). Scope: `manage_outputs`, on a key not limited to some models (403 `KEY_MODEL_LIMITED`).
          */
         put: operations["setDestination"];
         post?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Create a presigned upload
-         * @description Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type (and, with `size`, exactly that many bytes), and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). An account may hold at most UPLOAD_MAX_OPEN_PER_ACCOUNT open uploads reserving at most UPLOAD_MAX_OPEN_BYTES_PER_ACCOUNT bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.
+         * @description Returns a presigned PUT URL valid for 15 minutes that accepts only the declared Content-Type (and, with `size`, exactly that many bytes), and the fileUrl to use in job inputs. The file is deleted at expiresAt (60 minutes after creation). An account may hold at most uploads.maxOpenPerAccount open uploads reserving at most uploads.maxOpenBytesPerAccount bytes (429 RATE_LIMIT_EXCEEDED, Retry-After until the oldest expires). Scope: `upload`.
          */
         post: operations["presignUpload"];
         delete?: never;
@@ -978,7 +978,7 @@ export interface paths {
         put?: never;
         /**
          * Check the Content Credentials of a file
-         * @description The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to UPSTREAM_MAX_OUTPUT_BYTES), or a `multipart/form-data` body with the file in the part `file` and, optionally, its sidecar manifest (a WebM output's `.c2pa`, up to 1 MiB) in the part `manifest`, against which the file is then checked. Answers whether it carries a C2PA manifest (embedded, or in the sidecar sent), whether the manifest is valid (one changed byte makes it invalid, and so does another file's sidecar), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. A file of another account is only reported as signed by this service. A WebM sent without its sidecar carries no manifest. Refused: a part other than `file` and `manifest`, a part sent twice or as a text field, a missing or empty `file` (VALIDATION_ERROR); a file of another type (INVALID_CONTENT_TYPE); a `manifest` that is no C2PA manifest store (INVALID_MANIFEST); a part over its limit (PAYLOAD_TOO_LARGE). Scope: `check_status`.
+         * @description The body is the file itself (PNG, JPEG, WebP, MP4 or WebM; up to upstreams.maxOutputBytes), or a `multipart/form-data` body with the file in the part `file` and, optionally, its sidecar manifest (a WebM output's `.c2pa`, up to 1 MiB) in the part `manifest`, against which the file is then checked. Answers whether it carries a C2PA manifest (embedded, or in the sidecar sent), whether the manifest is valid (one changed byte makes it invalid, and so does another file's sidecar), whether it was signed by this deployment's chain, and, for an output of the caller's own account, which job and output it is. A file of another account is only reported as signed by this service. A WebM sent without its sidecar carries no manifest. Refused: a part other than `file` and `manifest`, a part sent twice or as a text field, a missing or empty `file` (VALIDATION_ERROR); a file of another type (INVALID_CONTENT_TYPE); a `manifest` that is no C2PA manifest store (INVALID_MANIFEST); a part over its limit (PAYLOAD_TOO_LARGE). Scope: `check_status`.
          */
         post: operations["verifyProvenance"];
         delete?: never;
@@ -1120,7 +1120,7 @@ export interface paths {
         };
         /**
          * Follow a batch's progress
-         * @description With `Accept: text/event-stream`, the batch as `GET /v1/batches/{batchId}` shows it at once, then again whenever its counts, cost or status change (`batch.progress`, at most one every BATCH_EVENTS_INTERVAL_MS, 1 s by default: changes in between are folded into the next), and `batch.completed` once it is final (`completed`, `cancelled` or `expired`), after which the stream closes. Each event's id names what it shows: a reconnect with `Last-Event-ID` is sent the batch only once it shows something else, and answers 204 once the batch is final and the client has its final event, which tells an EventSource to stop. Without that Accept header, the batch as JSON. Scope: `check_status`.
+         * @description With `Accept: text/event-stream`, the batch as `GET /v1/batches/{batchId}` shows it at once, then again whenever its counts, cost or status change (`batch.progress`, at most one every batches.eventsIntervalMs, 1 s by default: changes in between are folded into the next), and `batch.completed` once it is final (`completed`, `cancelled` or `expired`), after which the stream closes. Each event's id names what it shows: a reconnect with `Last-Event-ID` is sent the batch only once it shows something else, and answers 204 once the batch is final and the client has its final event, which tells an EventSource to stop. Without that Accept header, the batch as JSON. Scope: `check_status`.
          */
         get: operations["listBatchEvents"];
         put?: never;
@@ -1142,7 +1142,7 @@ export interface paths {
         put?: never;
         /**
          * Generate images (OpenAI Images API)
-         * @description Runs ordinary genmedia jobs (charged, limited and routed as any job) and answers when they are done, within `OPENAI_IMAGES_WAIT_SECONDS`. Optional `Idempotency-Key`: a retry with it answers from the same jobs. Scope: `submit_job`.
+         * @description Runs ordinary genmedia jobs (charged, limited and routed as any job) and answers when they are done, within `dialects.openAiImagesWaitSeconds`. Optional `Idempotency-Key`: a retry with it answers from the same jobs. Scope: `submit_job`.
          */
         post: operations["openAiCreateImage"];
         delete?: never;
@@ -1264,7 +1264,7 @@ export interface paths {
         };
         /**
          * List predictions, newest first
-         * @description Every job of the account, `REPLICATE_PREDICTIONS_PAGE_SIZE` (100) a page; follow `next` and `previous` as they are. Scope: `check_status`.
+         * @description Every job of the account, `dialects.replicatePageSize` (100) a page; follow `next` and `previous` as they are. Scope: `check_status`.
          */
         get: operations["replicateListPredictions"];
         put?: never;
@@ -1348,7 +1348,7 @@ export interface paths {
         };
         /**
          * A prediction's output file
-         * @description The stored bytes themselves (no redirect): the URLs in `output`, capability URLs as Replicate's are. Their `token` opens this one output without any credential until it expires (`OUTPUT_URL_TTL_SECONDS`, 1 h), while the key that submitted the job and its account stand; a `check_status` key of the prediction's account opens it as well, with or without a token.
+         * @description The stored bytes themselves (no redirect): the URLs in `output`, capability URLs as Replicate's are. Their `token` opens this one output without any credential until it expires (`jobs.outputUrlTtlSeconds`, 1 h), while the key that submitted the job and its account stand; a `check_status` key of the prediction's account opens it as well, with or without a token.
          */
         get: operations["replicateGetPredictionOutput"];
         put?: never;
@@ -1526,7 +1526,7 @@ export interface components {
             } | null;
             /**
              * Format: uri
-             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for jobs.eventsUrlTtlSeconds (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
              */
             eventsUrl: string;
             /**
@@ -1839,7 +1839,7 @@ export interface components {
             spendLimits?: components["schemas"]["SpendLimitsInput"];
             /** @description true refuses every key of the account (within 2 s); false lifts it */
             suspended?: boolean;
-            /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, OUTPUT_RETENTION_MIN_SECONDS), or null to keep them forever. Applies to jobs submitted from then on. */
+            /** @description How long the outputs of the account's jobs are kept after completion, over the plan's default: seconds (one hour at least, outputs.retentionMinSeconds), or null to keep them forever. Applies to jobs submitted from then on. */
             outputRetentionSeconds?: number | null;
             provenance?: {
                 /** @description false: outputs of jobs stored from then on carry no Content Credentials (audited) */
@@ -2387,7 +2387,7 @@ export interface components {
             costMicroCents: number;
             /**
              * Format: uri
-             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for EVENTS_URL_TTL_SECONDS (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
+             * @description Signed, read-only URL of this job's events (`GET /v1/jobs/{jobId}/events?token=…`) that a browser page opens with `new EventSource(url)` without an API key; valid for jobs.eventsUrlTtlSeconds (an hour by default), and only while the key that submitted the job and its account may still be used: once that key is revoked or expired, or the account suspended, it is refused (401, 403) and its open streams end within seconds. A stream opened with it ends when it expires: read the job again for a fresh one (with `since` to resume)
              */
             eventsUrl: string;
         };
@@ -2415,7 +2415,7 @@ export interface components {
              */
             webhookUrl?: string;
             /**
-             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per WEBHOOK_PROGRESS_INTERVAL_SECONDS (5 s by default); `job.outputs_deleted` when the outputs are deleted from storage (their retention passed, or the job or account was erased); `job.delivered` when the copy of the outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.
+             * @description Which events are sent to webhookUrl (default: job.completed, job.failed, job.cancelled). `job.processing` when a worker starts the job; `job.progress` while it runs, at most one per webhooks.progressIntervalSeconds (5 s by default); `job.outputs_deleted` when the outputs are deleted from storage (their retention passed, or the job or account was erased); `job.delivered` when the copy of the outputs to the account's own bucket is settled, delivered or given up (see `delivery`). Requires webhookUrl.
              * @example [
              *       "job.processing",
              *       "job.progress",
@@ -2438,7 +2438,7 @@ export interface components {
              */
             priority?: "low" | "normal" | "high";
             /**
-             * @description How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, `outputRetentionSeconds` of `GET /v1/account`), and one hour at least (OUTPUT_RETENTION_MIN_SECONDS). Out of that range: VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account's retention (`accountRetentionSeconds`, null for forever).
+             * @description How long the job's outputs are kept after it completes, in seconds: shorter than the account's retention (default: the account's, `outputRetentionSeconds` of `GET /v1/account`), and one hour at least (outputs.retentionMinSeconds). Out of that range: VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account's retention (`accountRetentionSeconds`, null for forever).
              * @example 86400
              */
             retentionSeconds?: number;
@@ -2716,7 +2716,7 @@ export interface components {
             contentType: string;
             /**
              * Format: uri
-             * @description Signed URL of the sidecar `.c2pa` manifest (WebM outputs), valid for OUTPUT_URL_TTL_SECONDS; null when the manifest is embedded
+             * @description Signed URL of the sidecar `.c2pa` manifest (WebM outputs), valid for jobs.outputUrlTtlSeconds; null when the manifest is embedded
              */
             manifestUrl: string | null;
         };
@@ -6141,7 +6141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many event streams open (RATE_LIMIT_EXCEEDED): per account or per API process, or, with the `eventsUrl` token, per job (OPEN_STREAMS_PER_EVENTS_URL, apart from the account's); retry after Retry-After */
+            /** @description Too many event streams open (RATE_LIMIT_EXCEEDED): per account or per API process, or, with the `eventsUrl` token, per job (api.openStreams.perEventsUrl, apart from the account's); retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9823,7 +9823,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `REPLICATE_WAIT_SECONDS` (55 s) */
+                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s) */
                 Prefer?: string;
                 "Idempotency-Key"?: string;
             };
@@ -9930,7 +9930,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `REPLICATE_WAIT_SECONDS` (55 s) */
+                /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s) */
                 Prefer?: string;
                 "Idempotency-Key"?: string;
             };

@@ -47,7 +47,7 @@ registry.registerPath({
   summary: 'Generate images (OpenAI Images API)',
   description:
     'Runs ordinary genmedia jobs (charged, limited and routed as any job) and answers when they are done, within ' +
-    '`OPENAI_IMAGES_WAIT_SECONDS`. Optional `Idempotency-Key`: a retry with it answers from the same jobs. Scope: `submit_job`.',
+    '`dialects.openAiImagesWaitSeconds`. Optional `Idempotency-Key`: a retry with it answers from the same jobs. Scope: `submit_job`.',
   security,
   request: {
     headers: z.object({ 'Idempotency-Key': z.string().optional() }),

@@ -37,7 +37,7 @@ const json = <T extends z.ZodType>(description: string, schema: T) => ({ descrip
 const ownerName = z.object({ owner: z.string(), name: z.string() });
 const predictionId = z.object({ id: z.string().openapi({ description: 'The prediction id (the genmedia job id)' }) });
 const createHeaders = z.object({
-  Prefer: z.string().optional().openapi({ description: '`wait` or `wait=N`: hold the answer until the prediction finishes, at most `REPLICATE_WAIT_SECONDS` (55 s)' }),
+  Prefer: z.string().optional().openapi({ description: '`wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s)' }),
   'Idempotency-Key': z.string().optional(),
 });
 const createResponses = {
@@ -84,7 +84,7 @@ registry.registerPath({
   operationId: 'replicateListPredictions',
   tags: [TAG],
   summary: 'List predictions, newest first',
-  description: description("Every job of the account, `REPLICATE_PREDICTIONS_PAGE_SIZE` (100) a page; follow `next` and `previous` as they are.", 'check_status'),
+  description: description("Every job of the account, `dialects.replicatePageSize` (100) a page; follow `next` and `previous` as they are.", 'check_status'),
   security,
   request: { query: z.object({ cursor: z.string().optional() }) },
   responses: { ...refusedKey, 200: json('A page of predictions', PredictionPageSchema), 400: problem('Invalid cursor (INVALID_CURSOR)') },
@@ -127,7 +127,7 @@ registry.registerPath({
   summary: "A prediction's output file",
   description:
     'The stored bytes themselves (no redirect): the URLs in `output`, capability URLs as Replicate\'s are. Their `token` opens ' +
-    'this one output without any credential until it expires (`OUTPUT_URL_TTL_SECONDS`, 1 h), while the key that submitted ' +
+    'this one output without any credential until it expires (`jobs.outputUrlTtlSeconds`, 1 h), while the key that submitted ' +
     "the job and its account stand; a `check_status` key of the prediction's account opens it as well, with or without a token.",
   security: [...security, {}],
   request: { params: predictionId.extend({ index: z.string().regex(/^\d+$/) }), query: OutputAccessQuerySchema },

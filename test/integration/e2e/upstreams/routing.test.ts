@@ -35,7 +35,7 @@ beforeAll(async () => {
   setEnv({ ...fal.env, ...replicate.env });
   stack = await startE2eStack({
     upstreamCallbacks: true,
-    env: { UPSTREAM_POLL_INTERVAL_MS: '200', UPSTREAM_SAFETY_NET_POLL_MS: '1500', UPSTREAM_TIMEOUT_SECONDS: '120' },
+    tuning: { upstreams: { pollIntervalMs: 200, safetyNetPollMs: 1500, timeoutSeconds: 120 } },
   });
   replicateWorker = await stack.workers.startProviderWorker('replicate');
   await stack.workers.startProviderWorker('fal');

@@ -8,6 +8,7 @@
  * hedge finishes first, fal failing so that the job fails over; and with an output over the size limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TuningOverride } from '../../../../src/config';
 import { createTestAccount, type TestAccount } from '../../../support/stack';
 import { startFalFake, type FalFake } from '../../../support/upstreams/fal';
 import { startReplicateFake, type ReplicateFake } from '../../../support/upstreams/replicate';
@@ -31,7 +32,7 @@ interface Upstreams {
 }
 
 /** The fakes and a stack on them: fal without FAL_USER_ID (polled), Replicate's callbacks taken. */
-function routedStack(env: NodeJS.ProcessEnv) {
+function routedStack(env: NodeJS.ProcessEnv, upstreams: NonNullable<TuningOverride['upstreams']> = {}) {
   const saved: Record<string, string | undefined> = {};
   const state = {} as Upstreams & { stack: E2eStack; account: TestAccount; imageUrl: string };
 
@@ -45,7 +46,8 @@ function routedStack(env: NodeJS.ProcessEnv) {
     }
     const stack = await startE2eStack({
       upstreamCallbacks: true,
-      env: { UPSTREAM_POLL_INTERVAL_MS: '200', UPSTREAM_SAFETY_NET_POLL_MS: '1500', UPSTREAM_TIMEOUT_SECONDS: '120', ...env },
+      env,
+      tuning: { upstreams: { pollIntervalMs: 200, safetyNetPollMs: 1500, timeoutSeconds: 120, ...upstreams } },
     });
     await stack.workers.startProviderWorker('fal');
     await stack.workers.startProviderWorker('replicate');
@@ -113,13 +115,13 @@ async function expectPaidOnce(s: ReturnType<typeof routedStack>, run: Awaited<Re
 
 // First, while no time to start has been seen for fal: no hedge.
 describe("fal's output files unreachable, fal polled", () => {
-  const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1', UPSTREAM_TIMEOUT_SECONDS: '600' });
+  const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1' }, { timeoutSeconds: 600 });
 
   it("completes on Replicate, whose outputs are the job's, while fal's generation cannot be fetched", async () => {
     s.fal.outputsDown = true;
     try {
       // The check of fal's generation is tried 10 times, as in production, then the job fails over; the test stack's
-      // waits between the tries (UPSTREAM_CHECK_RETRY_INITIAL_MS, 100 ms doubling to 3 s) take seconds, not 5 minutes.
+      // waits between the tries (the test stack's `upstreams.checkRetryInitialMs`, 100 ms doubling to 3 s) take seconds, not 5 minutes.
       const run = await runJob(s, 'a lighthouse whose first picture never arrives');
       expect(run.job, JSON.stringify(run.job)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
       expect(run.job.attempts.map((a) => [a.provider, a.role, a.status, a.error?.code ?? null])).toEqual([
@@ -187,7 +189,7 @@ describe('output downloads refused (fakes on loopback, INPUT_FETCH_ALLOW_PRIVATE
 
 describe('an output over the size limit, fal polled', () => {
   // The fakes' videos are a few kilobytes.
-  const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1', UPSTREAM_MAX_OUTPUT_BYTES: '64' });
+  const s = routedStack({ INPUT_FETCH_ALLOW_PRIVATE: '1' }, { maxOutputBytes: 64 });
 
   it('fails BAD_OUTPUT on fal, paid once there, never at Replicate', async () => {
     const run = await runJob(s, 'a lighthouse too large to keep');

@@ -60,7 +60,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       }
       stack = await startE2eStack({
         upstreamCallbacks: spec.callbacks,
-        env: { UPSTREAM_POLL_INTERVAL_MS: '200', UPSTREAM_SAFETY_NET_POLL_MS: '1500', UPSTREAM_TIMEOUT_SECONDS: '120' },
+        tuning: { upstreams: { pollIntervalMs: 200, safetyNetPollMs: 1500, timeoutSeconds: 120 } },
       });
       providerWorker = await stack.workers.startProviderWorker(spec.id);
       account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });

@@ -60,7 +60,7 @@ async function keysIn(bucket: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1', DESTINATION_PROBE_TIMEOUT_MS: '2000' });
+  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' }, { destinations: { probeTimeoutMs: 2000 } });
   guardedApi = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '0' });
   const { minio } = api.deps.config;
   minioRoot = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: minio.region };
@@ -136,7 +136,7 @@ describe('PUT /v1/account/destination', () => {
     expect(refused.body.error.code).toBe('DESTINATION_UNREACHABLE');
   });
 
-  it('gives up on an endpoint that takes the connection but never answers, within DESTINATION_PROBE_TIMEOUT_MS', async () => {
+  it('gives up on an endpoint that takes the connection but never answers, within destinations.probeTimeoutMs', async () => {
     const silent = net.createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     try {

@@ -1,0 +1,15 @@
+/** Tuning of jobs (src/lib/tuning.ts): read as `config.jobs.*`. */
+import { positiveInt, tuning } from '../lib/tuning';
+
+export const JOBS_TUNING = tuning({
+  /** The longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`. */
+  admissionTimeoutMs: positiveInt.default(20_000),
+  /** The shortest admission deadline; between it and the above, twice the slowest recent admission (load shedding). */
+  admissionMinTimeoutMs: positiveInt.default(5_000),
+  /** Admissions one API process lets wait on Temporal at once; more are shed, answered 503 at once. */
+  admissionMaxInFlight: positiveInt.default(64),
+  /** Lifetime of signed output URLs (also of the Replicate dialect's output URL tokens). */
+  outputUrlTtlSeconds: positiveInt.default(60 * 60),
+  /** Lifetime of a job's signed `eventsUrl`; a stream opened with it ends then. */
+  eventsUrlTtlSeconds: positiveInt.default(60 * 60),
+});
