@@ -69,10 +69,10 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
 
   return {
     async startGeneration(input) {
-      const startedAt = await claimJob(deps, input);
-      if (!startedAt) return { outcome: 'cancelled' };
+      const claimed = await claimJob(deps, input);
+      if (!claimed) return { outcome: 'cancelled' };
       try {
-        return await start(input, startedAt);
+        return await start(input, claimed);
       } catch (err) {
         throw asFailure(err, input.jobId);
       }
