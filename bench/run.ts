@@ -2,11 +2,14 @@
  * `npm run bench [name ...]`: runs the benchmarks against the throw-away stack that scripts/test.js starts.
  * Each prints its own figures; they are measured side by side in one run, never asserted in tests.
  */
+// First: the build the test stacks run (it stands in for vitest's inject outside vitest).
+import { ensureTestBuild } from './testBuild';
 import { writeFileSync } from 'node:fs';
 import inspector from 'node:inspector/promises';
 import { batchBench } from './batch';
 import { buildBench } from './build';
 import { catalogCacheBench } from './catalogCache';
+import { endToEndBench } from './endToEnd';
 import { fairnessBench } from './fairness';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
@@ -23,6 +26,7 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   batch: batchBench,
   build: buildBench,
   catalog: catalogCacheBench,
+  e2e: endToEndBench,
   fairness: fairnessBench,
   listing: listingBench,
   memory: memoryBench,
@@ -54,6 +58,7 @@ async function profiled<T>(run: () => Promise<T>): Promise<T> {
 
 async function main(names: string[]) {
   const selected = names.length ? names : Object.keys(BENCHMARKS);
+  await ensureTestBuild();
   const headlines: Headline[] = [];
   for (const name of selected) {
     const bench = BENCHMARKS[name];

@@ -161,7 +161,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
 
   if (outcome?.outcome === 'completed') {
     const outputs: JobOutput[] = outcome.outputs;
-    const completion = await finalBookkeeping.completeJob.executeWithOptions({ summary: `Record ${outputs.length} output(s); job completed` }, [{ jobId: input.jobId, outputs }]);
+    const endedAttempt = step.endedAttempt;
+    const completion = await finalBookkeeping.completeJob.executeWithOptions(
+      { summary: `${endedAttempt ? 'End the attempt, record' : 'Record'} ${outputs.length} output(s); job completed` },
+      [{ jobId: input.jobId, outputs, ...(endedAttempt ? { endedAttempt } : {}) }],
+    );
     setStatus('completed');
     await condition(allHandlersFinished);
     await onJobTerminal({ input, status: 'completed' });

@@ -15,7 +15,7 @@ import {
   setCurrentDetails,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { JobActivities } from '../activities/jobs';
+import type { AttemptEndRecord, JobActivities } from '../activities/jobs';
 import { mayFailOver } from '../src/shared/failureCodes';
 import { PROVIDER_ATTEMPTS_BEFORE_FAILOVER, PROVIDER_MAX_ATTEMPTS, type JobError } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
@@ -42,6 +42,12 @@ async function plan(input: JobWorkflowInput): Promise<Plan> {
   return { routes: planned.order.map((index) => routes[index]), ...(planned.hedgeAfterMs === undefined ? {} : { hedgeAfterMs: planned.hedgeAfterMs }) };
 }
 
+/**
+ * The routes' outcome. A success of the routes tried one after another leaves its attempt's end to be recorded with
+ * the job's completion (`endedAttempt`), in the same local activity.
+ */
+export type RoutesResult = ProviderStepResult & { endedAttempt?: AttemptEndRecord };
+
 const succeeded = (result: ProviderStepResult | undefined): boolean => result !== undefined && !('error' in result) && result.outcome.outcome === 'completed';
 
 export async function runRoutes(
@@ -49,23 +55,27 @@ export async function runRoutes(
   providerScope: CancellationScope,
   callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
-): Promise<ProviderStepResult> {
+): Promise<RoutesResult> {
   const { routes, hedgeAfterMs } = await plan(input);
   const attemptOf = (index: number, role: AttemptRole): Required<AttemptRef> => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
   // A route with another behind it gives up sooner: the next route serves the job before a long backoff would.
   const startAttemptsOf = (index: number) => (index < routes.length - 1 ? PROVIDER_ATTEMPTS_BEFORE_FAILOVER : PROVIDER_MAX_ATTEMPTS);
   const canFailOver = (result: ProviderStepResult) => 'error' in result && mayFailOver(result.error.code, { failoverOnContentPolicy: input.failoverOnContentPolicy });
 
-  async function endAttempt(attempt: Required<AttemptRef>, route: RoutePlan, result: ProviderStepResult): Promise<void> {
+  function attemptEnd(attempt: Required<AttemptRef>, route: RoutePlan, result: ProviderStepResult): AttemptEndRecord {
     const failed = 'error' in result;
     const cancelled = !('error' in result) && result.outcome.outcome === 'cancelled';
-    await attempts.endAttempt.executeWithOptions({ summary: `Attempt ${attempt.number} on ${route.providerId} ended` }, [{
+    return {
       attemptId: attempt.id,
       attempt: { jobId: input.jobId, number: attempt.number, providerId: route.providerId, role: attempt.role },
       status: failed ? 'failed' : cancelled ? 'cancelled' : 'succeeded',
       ...('error' in result ? { error: result.error } : {}),
       producedOutputs: !failed && !cancelled,
-    }]);
+    };
+  }
+
+  async function endAttempt(attempt: Required<AttemptRef>, route: RoutePlan, result: ProviderStepResult): Promise<void> {
+    await attempts.endAttempt.executeWithOptions({ summary: `Attempt ${attempt.number} on ${route.providerId} ended` }, [attemptEnd(attempt, route, result)]);
   }
 
   /**
@@ -155,6 +165,7 @@ export async function runRoutes(
       log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
     }
     result = await runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) });
+    if (succeeded(result)) return { ...result, endedAttempt: attemptEnd(attempt, route, result) };
     await endAttempt(attempt, route, result);
     if (!('error' in result) || !canFailOver(result)) return result;
   }

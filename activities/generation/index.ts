@@ -73,10 +73,10 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   return {
     async startGeneration(recorded: GenerationStart & RecordedMapping) {
       const input = withMapping(recorded);
-      const startedAt = await claimJob(deps, input);
-      if (!startedAt) return { outcome: 'cancelled' };
+      const claimed = await claimJob(deps, input);
+      if (!claimed) return { outcome: 'cancelled' };
       try {
-        return await start(input, startedAt);
+        return await start(input, claimed);
       } catch (err) {
         throw asFailure(err, input.jobId);
       }

@@ -13,6 +13,7 @@ import { InputMappingError, mapInput, prepareFiles } from '../../src/providers/i
 import { isProviderError, ProviderError, type GenerationSnapshot, type Submission } from '../../src/providers/types';
 import { failureRule, type FailureCode } from '../../src/shared/failureCodes';
 import type { GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
+import type { ClaimedJob } from './claim';
 import type { GenerationActivityDeps } from './deps';
 import { keyOf, type Follower } from './follow';
 import { outputsTaken, storeClaimed } from './outputClaim';
@@ -61,15 +62,24 @@ export function createSubmitter(deps: SubmitDeps) {
     };
   }
 
-  /** A provider that generates in the worker: the whole generation in this attempt, outputs stored. */
-  async function generateHere(input: GenerationStart, startedAt: Date): Promise<GenerationProgress> {
+  /**
+   * A provider that generates in the worker: the whole generation in this attempt, outputs stored. It renders while
+   * the claim's bookkeeping is under way, and stores only once that is done.
+   */
+  async function generateHere(input: GenerationStart, { startedAt, recorded }: ClaimedJob): Promise<GenerationProgress> {
     const ctx = Context.current();
     const signal = ctx.cancellationSignal;
     return withProgress(input, startedAt, async (onProgress) => {
       const workDir = await mkdtemp(path.join(os.tmpdir(), `genmedia-${input.jobId}-`));
       try {
-        const submission = await submissionOf(input, signal);
-        const snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
+        let snapshot: GenerationSnapshot;
+        try {
+          const submission = await submissionOf(input, signal);
+          snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
+        } finally {
+          // Also when the render failed: the attempt the workflow then ends is on record before the failure reaches it.
+          await recorded;
+        }
         if (snapshot.state !== 'succeeded') return follower.follow(input, snapshot, startedAt, signal);
         const stored = await storeClaimed(generations, keyOf(input), () =>
           deps.outputs.storeFiles({ jobId: input.jobId }, snapshot.files ?? [], () => ctx.heartbeat()),
@@ -82,7 +92,8 @@ export function createSubmitter(deps: SubmitDeps) {
   }
 
   /** A provider that runs the generation itself: submit once (the marker and the stored id see to that), or re-attach. */
-  async function submitOnce(input: GenerationStart, startedAt: Date): Promise<GenerationProgress> {
+  async function submitOnce(input: GenerationStart, { startedAt, recorded }: ClaimedJob): Promise<GenerationProgress> {
+    await recorded;
     const outage = deps.failureInjection ? routeOutageFor(input.input.prompt, input.providerId) : undefined;
     if (outage) throw outage;
     const ctx = Context.current();
@@ -113,8 +124,8 @@ export function createSubmitter(deps: SubmitDeps) {
   }
 
   /** Starts the claimed job's generation on the provider, the one way its adapter works. */
-  return function start(input: GenerationStart, startedAt: Date): Promise<GenerationProgress> {
-    return adapter.finishesAtOnce ? generateHere(input, startedAt) : submitOnce(input, startedAt);
+  return function start(input: GenerationStart, claimed: ClaimedJob): Promise<GenerationProgress> {
+    return adapter.finishesAtOnce ? generateHere(input, claimed) : submitOnce(input, claimed);
   };
 }
 

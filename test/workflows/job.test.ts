@@ -32,6 +32,36 @@ describe('jobWorkflow', () => {
     expect(await statusAttribute(client(), input.jobId)).toBe('completed');
   }, 60_000);
 
+  it("records the successful attempt's end with the completion, in one local activity after the generation", async () => {
+    const input = jobInput();
+    const completions: unknown[] = [];
+    const { activities } = fakeJobActivities({
+      async completeJob(args) {
+        completions.push(args);
+        return { deliverOutputs: false };
+      },
+    });
+    const provider: ProviderFake = {
+      startGeneration: async (args) => ({ outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] }),
+    };
+    const history = await withWorkers(harness(), input, activities, provider, async (taskQueue) => {
+      const { handle } = await admit(client(), input, taskQueue);
+      await handle.result();
+      return handle.fetchHistory();
+    });
+    expect(completions).toEqual([
+      expect.objectContaining({
+        jobId: input.jobId,
+        endedAttempt: expect.objectContaining({ attemptId: `${input.jobId}.1`, status: 'succeeded', producedOutputs: true }),
+      }),
+    ]);
+    // Admission, then the completion: no local activity of its own for the attempt's end.
+    const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes);
+    expect(markers).toHaveLength(2);
+    const afterGeneration = (history.events ?? []).slice((history.events ?? []).findIndex((e) => e.activityTaskCompletedEventAttributes));
+    expect(afterGeneration.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+  }, 60_000);
+
   it('answers a rejected admission through the update and ends without provider work', async () => {
     const input = jobInput();
     let providerCalled = false;

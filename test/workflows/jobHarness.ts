@@ -70,7 +70,9 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
       calls.push('cancelPendingJob');
       return { refundedMicroCents: 45_000 };
     },
-    async completeJob() {
+    async completeJob({ endedAttempt }) {
+      // The attempt's end recorded with the completion reads as it would on its own, before it.
+      if (endedAttempt) calls.push(`endAttempt:${endedAttempt.attemptId.split('.').at(-1)}:${endedAttempt.status}`);
       calls.push('completeJob');
       return { deliverOutputs: false };
     },
