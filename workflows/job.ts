@@ -163,7 +163,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     const outputs: JobOutput[] = outcome.outputs;
     const endedAttempt = step.endedAttempt;
     const completion = await finalBookkeeping.completeJob.executeWithOptions(
-      { summary: `${endedAttempt ? 'End the attempt, record' : 'Record'} ${outputs.length} output(s); job completed` },
+      { summary: `${endedAttempt?.attempt ? `Attempt ${endedAttempt.attempt.number} on ${endedAttempt.attempt.providerId} succeeded; record` : 'Record'} ${outputs.length} output(s); job completed` },
       [{ jobId: input.jobId, outputs, ...(endedAttempt ? { endedAttempt } : {}) }],
     );
     setStatus('completed');

@@ -118,7 +118,10 @@ function withRequestHeaders<T extends { paths?: object }>(document: T): T {
   return document;
 }
 
-export function buildOpenApiDocument(serverUrl: string) {
+/** The generator's document, named through the generator so the build's declarations need no transitive package. */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+export function buildOpenApiDocument(serverUrl: string): OpenApiDocument {
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

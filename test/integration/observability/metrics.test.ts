@@ -179,8 +179,7 @@ describe('the Temporal UI tells the job story', () => {
     expect(summaries).toEqual([
       'Charge the account and create the pending job',
       'Generate with pixelforge',
-      'Attempt 1 on pixelforge ended',
-      'Record 1 output(s); job completed',
+      'Attempt 1 on pixelforge succeeded; record 1 output(s); job completed',
     ]);
     const metadata = await handle.query(workflowMetadataQuery);
     expect(metadata.currentDetails).toBe('**Status** completed');
