@@ -17,7 +17,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { jobWorkflowId } from '../src/contracts/workflows/job';
 import { createOutputMarker } from '../src/provenance/outputMarker';
 import { createFileSigner } from '../src/provenance/signer';
@@ -26,8 +25,8 @@ import { renderTextToImage } from '../src/providers/local/textToImage';
 import { post } from '../test/support/api';
 import { createTestAccount } from '../test/support/accounts';
 import { startTestStack } from '../test/support/stack';
-import { baselineActivities } from './baseline/activities';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
+import { startBaselineWorker } from './baseline/worker';
 import { makeTestChain } from './provenanceSigning';
 import { fmt, headline, printTable, runConcurrently, summarize, timed, type Headline } from './stats';
 
@@ -55,16 +54,7 @@ export async function endToEndBench(): Promise<Headline[]> {
         PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'signer.key'),
       },
     });
-    const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
-    const taskQueue = `bench-baseline-${crypto.randomBytes(4).toString('hex')}`;
-    const worker = await Worker.create({
-      connection,
-      namespace: stack.config.temporal.namespace,
-      taskQueue,
-      workflowsPath: path.join(__dirname, 'baseline', 'workflows.ts'),
-      activities: baselineActivities,
-    });
-    const workerRun = worker.run();
+    const { taskQueue, stop: stopBaseline } = await startBaselineWorker(stack);
     const client = stack.api.deps.temporal;
     const raw: number[] = [];
     const signed: number[] = [];
@@ -130,9 +120,7 @@ export async function endToEndBench(): Promise<Headline[]> {
         headline(`submit to completed p50 at c=${CONCURRENCY}, signed forge-pro vs bare workflow`, signedS.p50 / rawS.p50, 1.5, 'at most'),
       ];
     } finally {
-      worker.shutdown();
-      await workerRun;
-      await connection.close();
+      await stopBaseline();
       await stack.stop();
     }
   } finally {

@@ -10,13 +10,11 @@
  * built-in provider at PROVIDER_TIME_SCALE 0.001 against a 30 ms work activity).
  */
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { startTestStack } from '../test/support/stack';
-import { baselineActivities } from './baseline/activities';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
+import { startBaselineWorker } from './baseline/worker';
 import { startTemporalServer } from '../test/support/temporalServer';
 import { fmt, headline, printTable, runConcurrently, summarize, timed, type Headline } from './stats';
 
@@ -80,16 +78,7 @@ export async function submitBench(): Promise<Headline[]> {
 
 async function measureSubmit(env: NodeJS.ProcessEnv): Promise<Figures> {
   const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001', ...env } });
-  const connection = await NativeConnection.connect({ address: stack.config.temporal.address });
-  const taskQueue = `bench-baseline-${crypto.randomBytes(4).toString('hex')}`;
-  const worker = await Worker.create({
-    connection,
-    namespace: stack.config.temporal.namespace,
-    taskQueue,
-    workflowsPath: path.join(__dirname, 'baseline', 'workflows.ts'),
-    activities: baselineActivities,
-  });
-  const workerRun = worker.run();
+  const { taskQueue, stop: stopBaseline } = await startBaselineWorker(stack);
   const client = stack.api.deps.temporal;
   try {
     // One account per concurrent client, so no model rate limit or concurrency cap is what is measured.
@@ -161,9 +150,7 @@ async function measureSubmit(env: NodeJS.ProcessEnv): Promise<Figures> {
 
     return { apiRate, rawRate, apiLatency, rawLatency, apiE2e, rawE2e };
   } finally {
-    worker.shutdown();
-    await workerRun;
-    await connection.close();
+    await stopBaseline();
     await stack.stop();
   }
 }
