@@ -72,14 +72,12 @@ async function withRuleFailures<T>(fn: () => Promise<T>): Promise<T> {
 
 export function createJobActivities(deps: JobActivityDeps): JobActivities {
   const { jobStore } = deps;
+  const endAttempt = ({ attemptId, attempt, ...end }: AttemptEndRecord) => deps.attempts.end(attemptId, end, attempt);
   return {
     admitJob: (input) => withRuleFailures(() => jobStore.admit(input)),
     cancelPendingJob: ({ jobId }) => withRuleFailures(() => jobStore.cancelPending(jobId)),
     async completeJob({ jobId, outputs, endedAttempt }) {
-      if (endedAttempt) {
-        const { attemptId, attempt, ...end } = endedAttempt;
-        await deps.attempts.end(attemptId, end, attempt);
-      }
+      if (endedAttempt) await endAttempt(endedAttempt);
       await withRuleFailures(() => jobStore.complete(jobId, outputs));
       return { deliverOutputs: (await deps.beginDelivery?.(jobId)) ?? false };
     },
@@ -92,7 +90,7 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
       return result;
     },
     readJobOutcome: ({ jobId }) => withRuleFailures(() => jobStore.readOutcome(jobId)),
-    endAttempt: ({ attemptId, attempt, ...end }) => deps.attempts.end(attemptId, end, attempt),
+    endAttempt,
     async planRoutes({ modelSlug, routes, policy }) {
       const stats = await deps.routeStats(modelSlug, [...new Set(routes.map((r) => r.providerId))], policy.health.windowSeconds);
       return planRouteOrder(routes, policy, stats);

@@ -20,7 +20,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, type RetryPolicy } from '@temporalio/common';
-import type { JobActivities } from '../activities/jobs';
+import type { AttemptEndRecord, JobActivities } from '../activities/jobs';
 import { JOB_FAILURE_TYPES, type JobError, type JobOutput, type ProviderJobOutcome } from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, admitUpdate, cancelUpdate, jobStartedSignal, jobStateQuery, type AdmissionResult, type CancelResult, type JobWorkflowInput, type JobWorkflowResult, type JobWorkflowStatus } from '../src/contracts/workflows/job';
 import { ADMISSION_REJECTIONS, CANCEL_REJECTIONS, cannotCancelMessage } from '../src/shared/jobRules';
@@ -163,7 +163,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
     const outputs: JobOutput[] = outcome.outputs;
     const endedAttempt = step.endedAttempt;
     const completion = await finalBookkeeping.completeJob.executeWithOptions(
-      { summary: `${endedAttempt?.attempt ? `Attempt ${endedAttempt.attempt.number} on ${endedAttempt.attempt.providerId} succeeded; record` : 'Record'} ${outputs.length} output(s); job completed` },
+      { summary: completionSummary(outputs.length, endedAttempt) },
       [{ jobId: input.jobId, outputs, ...(endedAttempt ? { endedAttempt } : {}) }],
     );
     setStatus('completed');
@@ -222,6 +222,13 @@ async function startOutputDelivery(jobId: string): Promise<void> {
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
+}
+
+/** The Temporal UI's line for the completion: which attempt succeeded where, when it is recorded with it. */
+function completionSummary(outputCount: number, endedAttempt: AttemptEndRecord | undefined): string {
+  const attempt = endedAttempt?.attempt;
+  const recorded = `${outputCount} output(s); job completed`;
+  return attempt ? `Attempt ${attempt.number} on ${attempt.providerId} succeeded; record ${recorded}` : `Record ${recorded}`;
 }
 
 function cannotCancel(status: JobWorkflowStatus): ApplicationFailure {
