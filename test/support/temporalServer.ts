@@ -56,20 +56,28 @@ export async function startTemporalServer(namespaces: string[] = ['default']): P
   cluster.setupSchemas({ sqlTool: binaries.sqlTool, schemaDir: binaries.schemaDir, databases, ...credentials });
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-temporal-server-'));
-  const ports = {
-    frontend: await freeLoopbackPort(),
-    frontendHttp: await freeLoopbackPort(),
-    history: await freeLoopbackPort(),
-    matching: await freeLoopbackPort(),
-    worker: await freeLoopbackPort(),
-    membership: [await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort()],
-  };
-  const address = `127.0.0.1:${ports.frontend}`;
-  return restartable(address, dir, {
-    service: () => cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials }),
-    waitReadyWith: temporalCli(),
-    firstStart: () => Promise.all(namespaces.map((namespace) => cluster.prepareNamespace({ cli: temporalCli(), address, namespace }))),
-  });
+  // A port found free may be taken by another process before the server binds it: its first start then fails, and is
+  // tried again on other ports (a restart keeps the ports of the first start, which its state names).
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = {
+      frontend: await freeLoopbackPort(),
+      frontendHttp: await freeLoopbackPort(),
+      history: await freeLoopbackPort(),
+      matching: await freeLoopbackPort(),
+      worker: await freeLoopbackPort(),
+      membership: [await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort()],
+    };
+    const address = `127.0.0.1:${ports.frontend}`;
+    try {
+      return await restartable(address, dir, {
+        service: () => cluster.createServerService({ binary: binaries.server, dir, logFile: path.join(dir, 'server.log'), databases, ports, ...credentials }),
+        waitReadyWith: temporalCli(),
+        firstStart: () => Promise.all(namespaces.map((namespace) => cluster.prepareNamespace({ cli: temporalCli(), address, namespace }))),
+      });
+    } catch (err) {
+      if (attempt >= 3 || !/address already in use/.test(String(err))) throw err;
+    }
+  }
 }
 
 /**
