@@ -14,7 +14,14 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { GenerationActivities } from '../activities/generation';
-import { PROVIDER_HEARTBEAT_TIMEOUT_SECONDS, PROVIDER_MAX_ATTEMPTS, type JobError, type ProviderJobOutcome } from '../src/shared/jobs';
+import {
+  PROVIDER_HEARTBEAT_TIMEOUT_SECONDS,
+  PROVIDER_MAX_ATTEMPTS,
+  PROVIDER_START_RETRY,
+  type JobError,
+  type ProviderJobOutcome,
+  type RetryBackoff,
+} from '../src/shared/jobs';
 import { JOB_SEARCH_ATTRIBUTES, type JobWorkflowInput, type RoutePlan } from '../src/contracts/workflows/job';
 import { mappingOf, UPSTREAM_CHECK_ATTEMPTS, UPSTREAM_CHECK_RETRY, type AttemptRef, type CheckRetry, type GenerationProgress } from '../src/shared/upstreams';
 
@@ -33,7 +40,12 @@ export interface CallbackCursor {
 /** How long a job of a provider that generates in the worker may take, as one activity. */
 const IN_WORKER_TIMEOUT_SECONDS = 2 * 3600;
 
-function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_ATTEMPTS, checkRetry: CheckRetry = UPSTREAM_CHECK_RETRY) {
+function generationActivities(
+  taskQueue: string,
+  startAttempts = PROVIDER_MAX_ATTEMPTS,
+  checkRetry: CheckRetry = UPSTREAM_CHECK_RETRY,
+  startRetry: RetryBackoff = PROVIDER_START_RETRY,
+) {
   const shared = {
     taskQueue,
     cancellationType: ActivityCancellationType.TRY_CANCEL,
@@ -46,7 +58,12 @@ function generationActivities(taskQueue: string, startAttempts = PROVIDER_MAX_AT
     start: proxyActivities<GenerationActivities>({
       ...shared,
       startToCloseTimeout: `${IN_WORKER_TIMEOUT_SECONDS} seconds`,
-      retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: startAttempts },
+      retry: {
+        initialInterval: startRetry.initialIntervalMs,
+        backoffCoefficient: 2,
+        maximumInterval: startRetry.maximumIntervalMs,
+        maximumAttempts: startAttempts,
+      },
     }),
     check: proxyActivities<GenerationActivities>({
       ...shared,
@@ -95,7 +112,7 @@ export async function runProviderStep(
   } = {},
 ): Promise<ProviderStepResult> {
   const { onRunning, onChecked } = options;
-  const activities = generationActivities(on.taskQueue, options.startAttempts, on.upstream?.checkRetry);
+  const activities = generationActivities(on.taskQueue, options.startAttempts, on.upstream?.checkRetry, on.startRetry);
   // A plan recorded before the rename carries its mapping as `route` (src/shared/upstreams.ts).
   const mapping = mappingOf(on.upstream);
   const providerId = on.providerId;

@@ -10,12 +10,13 @@ import { DomainError } from '../shared/errors';
 import type { RoutePlan } from '../contracts/workflows/job';
 import { providerTaskQueue } from '../shared/temporal';
 import { checkRetryFrom } from '../shared/upstreams';
+import { backoffFrom, PROVIDER_START_RETRY } from '../shared/jobs';
 
 export function routePlans(
   resolved: ResolvedModel,
   input: Record<string, unknown>,
   allowedProviders: string[] | undefined,
-  config: Pick<Config, 'temporal' | 'providers' | 'upstreams'>,
+  config: Pick<Config, 'temporal' | 'providers' | 'upstreams' | 'jobs'>,
 ): RoutePlan[] {
   const available = resolved.routes.filter((route) => route.available);
   const chosen = allowedProviders ? available.filter((route) => allowedProviders.includes(route.providerId)) : available;
@@ -30,6 +31,7 @@ export function routePlans(
     return {
       providerId: route.providerId,
       taskQueue: providerTaskQueue(route.providerId, config.temporal.providerTaskQueuePrefix),
+      startRetry: backoffFrom(config.jobs.startRetryInitialMs, PROVIDER_START_RETRY),
       ...(route.upstream ? { upstream: { mapping: route.upstream, timeoutSeconds: config.upstreams.timeoutSeconds, checkRetry: checkRetryFrom(config.upstreams.checkRetryInitialMs) } } : {}),
       expectedProcessingSeconds: Math.max(1, Math.round(resolved.version.processingSeconds * timeScale)),
       ...(route.listPrice ? { listPriceMicroCents: estimateCost(route.listPrice, input, 0).estimatedCostMicroCents } : {}),

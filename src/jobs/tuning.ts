@@ -1,5 +1,6 @@
 /** Tuning of jobs (src/lib/tuning.ts): read as `config.jobs.*`. */
 import { positiveInt, tuning } from '../lib/tuning';
+import { PROVIDER_START_RETRY } from '../shared/jobs';
 
 export const JOBS_TUNING = tuning({
   /** The longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`. */
@@ -12,4 +13,10 @@ export const JOBS_TUNING = tuning({
   outputUrlTtlSeconds: positiveInt.default(60 * 60),
   /** Lifetime of a job's signed `eventsUrl`; a stream opened with it ends then. */
   eventsUrlTtlSeconds: positiveInt.default(60 * 60),
+  /**
+   * First wait before a failed start of a job's generation is tried again; the wait doubles up to 30 times this
+   * (1 minute by default), over the start's attempts, before the attempt fails and the job may fail over to another
+   * route. It reaches the job workflow in its input.
+   */
+  startRetryInitialMs: positiveInt.default(PROVIDER_START_RETRY.initialIntervalMs),
 });

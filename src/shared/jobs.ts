@@ -64,7 +64,21 @@ export const PROVIDER_HEARTBEAT_TIMEOUT_SECONDS = 5;
 /** Attempts of the provider activity; after the last one the job fails and the remote generation is cancelled. */
 export const PROVIDER_MAX_ATTEMPTS = 5;
 /**
- * Attempts of the start activity on a route with another route behind it (2 s, then 4 s of backoff): the next route
- * serves the job sooner than a long backoff on this one would.
+ * Attempts of the start activity on a route with another route behind it (2 s, then 4 s of backoff by default): the
+ * next route serves the job sooner than a long backoff on this one would.
  */
 export const PROVIDER_ATTEMPTS_BEFORE_FAILOVER = 3;
+
+/** The waits between the tries of an activity that fails: the first `initialIntervalMs`, doubling up to `maximumIntervalMs`. */
+export interface RetryBackoff {
+  initialIntervalMs: number;
+  maximumIntervalMs: number;
+}
+
+/** Waits between the attempts of a failed start of the provider activity: 2 s doubling to 1 min. */
+export const PROVIDER_START_RETRY: RetryBackoff = { initialIntervalMs: 2_000, maximumIntervalMs: 60_000 };
+
+/** A backoff of `shape`'s proportions (its longest wait the same multiple of its first) whose first wait is `initialIntervalMs`. */
+export function backoffFrom(initialIntervalMs: number, shape: RetryBackoff): RetryBackoff {
+  return { initialIntervalMs, maximumIntervalMs: initialIntervalMs * (shape.maximumIntervalMs / shape.initialIntervalMs) };
+}

@@ -2,7 +2,7 @@
  * The upstream part of the job contract, shared by the API (submit), the job workflow and the upstream
  * activities. Pure module: the workflow bundle imports it.
  */
-import type { JobError, JobOutput } from './jobs';
+import { backoffFrom, type JobError, type JobOutput, type RetryBackoff } from './jobs';
 
 /**
  * How a version reaches a hosted upstream: the `upstream` block of a catalog route (docs/providers.md), the upstream's
@@ -43,10 +43,7 @@ export interface UpstreamPlan {
  * The waits between the attempts of a status check that fails: the first `initialIntervalMs`, doubling up to
  * `maximumIntervalMs`, over UPSTREAM_CHECK_ATTEMPTS attempts; then the attempt fails and the job may fail over.
  */
-export interface CheckRetry {
-  initialIntervalMs: number;
-  maximumIntervalMs: number;
-}
+export type CheckRetry = RetryBackoff;
 
 /** A check that fails is tried this many times in all. */
 export const UPSTREAM_CHECK_ATTEMPTS = 10;
@@ -56,7 +53,7 @@ export const UPSTREAM_CHECK_RETRY: CheckRetry = { initialIntervalMs: 2_000, maxi
 
 /** The check retry of a first wait of `initialIntervalMs`: the default's shape (the longest wait 30 times the first). */
 export function checkRetryFrom(initialIntervalMs: number): CheckRetry {
-  return { initialIntervalMs, maximumIntervalMs: initialIntervalMs * (UPSTREAM_CHECK_RETRY.maximumIntervalMs / UPSTREAM_CHECK_RETRY.initialIntervalMs) };
+  return backoffFrom(initialIntervalMs, UPSTREAM_CHECK_RETRY);
 }
 
 /**

@@ -48,6 +48,8 @@ function stackTuning(tuning?: TuningOverride): TuningOverride {
     // A status check that keeps failing is tried as often as in production, its waits 100 ms doubling to 3 s
     // rather than 2 s to 1 min: an upstream that stays down fails the attempt in seconds, not minutes.
     upstreams: { checkRetryInitialMs: 100 },
+    // So is a start that keeps failing (a route down, a killed worker), 100 ms doubling to 3 s rather than 2 s to 1 min.
+    jobs: { startRetryInitialMs: 100 },
     // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
     // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
     batches: { roundHeartbeatTimeoutMs: 10_000 },

@@ -2,7 +2,7 @@
  * The provider step of the job workflow, for an upstream, with fake activities: a callback signal cuts the wait
  * short (also one that came while the generation was being started), the check interval is the fallback, a timeout
  * or a failing check cancels the upstream generation, and an upstream's own failure fails the job without
- * cancelling anything. A plan started before the upstream mapping was named `mapping` (`route`) reaches the
+ * cancelling anything. A start that keeps failing is retried as its route's start retry says. A plan started before the upstream mapping was named `mapping` (`route`) reaches the
  * activities as one under the new name.
  */
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { GenerationActivities } from '../../activities/generation';
 import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
+import { PROVIDER_MAX_ATTEMPTS } from '../../src/shared/jobs';
 import { UPSTREAM_CHECK_ATTEMPTS, type GenerationCheck, type GenerationProgress, type UpstreamPlan } from '../../src/shared/upstreams';
 import { providerCallbackSignal } from '../../src/contracts/workflows/job';
 import { eventually } from '../support/eventually';
@@ -179,6 +180,26 @@ describe('jobWorkflow on an upstream', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE' } });
     expect(upstream.calls).toEqual(['start', ...Array<string>(UPSTREAM_CHECK_ATTEMPTS).fill('check'), 'cancel']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_UNAVAILABLE', 'failJob:PROVIDER_UNAVAILABLE']);
+  }, 60_000);
+
+  it("tries a start that keeps failing PROVIDER_MAX_ATTEMPTS times, waiting as the route's start retry says, then cancels", async () => {
+    const input = jobInput({}, { upstream: { mapping: ROUTE, timeoutSeconds: 60 }, startRetry: { initialIntervalMs: 20, maximumIntervalMs: 200 } });
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    const upstream = fakeUpstream(() => completed(input.jobId), 20);
+    upstream.activities.startGeneration = async () => {
+      upstream.calls.push('start');
+      throw ApplicationFailure.create({ type: 'PROVIDER_UNAVAILABLE', message: 'the upstream is down' });
+    };
+    const started = Date.now();
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => {
+      const { handle } = await admit(client(), input, taskQueue);
+      return handle.result();
+    });
+    // Waits of 20, 40, 80 and 160 ms: the default's 2 s doubling would take 30 s.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE' } });
+    expect(upstream.calls).toEqual([...Array<string>(PROVIDER_MAX_ATTEMPTS).fill('start'), 'cancel']);
     expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_UNAVAILABLE', 'failJob:PROVIDER_UNAVAILABLE']);
   }, 60_000);
 

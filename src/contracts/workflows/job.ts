@@ -4,7 +4,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { JobError, JobOutput, JobStatus } from '../../shared/jobs';
+import type { JobError, JobOutput, JobStatus, RetryBackoff } from '../../shared/jobs';
 import type { UpstreamPlan } from '../../shared/upstreams';
 import type { WebhookEventType, WebhookFormat } from '../../shared/webhooks';
 import { workflowContract } from './define';
@@ -83,6 +83,8 @@ export interface RoutePlan {
   /** For a hosted upstream: the version's upstream mapping and our timeout for it (a run started before the mapping was
    * named `mapping` carries it as `route`: the workflow reads it with `mappingOf`, src/shared/upstreams.ts). */
   upstream?: UpstreamPlan;
+  /** How a failed start of the generation is retried; absent (histories before it): PROVIDER_START_RETRY. */
+  startRetry?: RetryBackoff;
   /** Expected processing time on this provider once it begins (base of the ETA). */
   expectedProcessingSeconds: number;
   /** What this provider charges us for the job's input, when the catalog says (micro-cents). */

@@ -9,7 +9,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TuningOverride } from '../../../../src/config';
-import { createTestAccount, type TestAccount } from '../../../support/stack';
+import { jobWorkflowId } from '../../../../src/contracts/workflows/job';
+import { createTestAccount, type RunningWorker, type TestAccount } from '../../../support/stack';
 import { startFalFake, type FalFake } from '../../../support/upstreams/fal';
 import { startReplicateFake, type ReplicateFake } from '../../../support/upstreams/replicate';
 import { samplePng } from '../../../support/upstreams/media';
@@ -34,7 +35,7 @@ interface Upstreams {
 /** The fakes and a stack on them: fal without FAL_USER_ID (polled), Replicate's callbacks taken. */
 function routedStack(env: NodeJS.ProcessEnv, upstreams: NonNullable<TuningOverride['upstreams']> = {}) {
   const saved: Record<string, string | undefined> = {};
-  const state = {} as Upstreams & { stack: E2eStack; account: TestAccount; imageUrl: string };
+  const state = {} as Upstreams & { stack: E2eStack; account: TestAccount; imageUrl: string; providerWorkers: RunningWorker[] };
 
   beforeAll(async () => {
     const [fal, replicate] = await Promise.all([startFalFake(), startReplicateFake()]);
@@ -49,11 +50,10 @@ function routedStack(env: NodeJS.ProcessEnv, upstreams: NonNullable<TuningOverri
       env,
       tuning: { upstreams: { pollIntervalMs: 200, safetyNetPollMs: 1500, timeoutSeconds: 120, ...upstreams } },
     });
-    await stack.workers.startProviderWorker('fal');
-    await stack.workers.startProviderWorker('replicate');
+    const providerWorkers = [await stack.workers.startProviderWorker('fal'), await stack.workers.startProviderWorker('replicate')];
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 100_000_000n });
     const imageUrl = await uploadFile(stack, account.apiKey, 'scene.png', 'image/png', await samplePng());
-    Object.assign(state, { fal, replicate, stack, account, imageUrl });
+    Object.assign(state, { fal, replicate, stack, account, imageUrl, providerWorkers });
   }, 120_000);
 
   afterAll(async () => {
@@ -70,6 +70,20 @@ function routedStack(env: NodeJS.ProcessEnv, upstreams: NonNullable<TuningOverri
 
 let serial = 0;
 
+/**
+ * Until no request of the job can still reach a fake: its workflow has closed (Temporal schedules none of its
+ * activities after that, nor retries one) and no activity runs on the file's provider workers, seen idle several
+ * times over half a second (a task handed to a worker just before the close is running by then).
+ */
+async function untilJobSettled(s: ReturnType<typeof routedStack>, jobId: string) {
+  await s.stack.deps.temporal.workflow.getHandle(jobWorkflowId(jobId)).result().catch(() => undefined);
+  const idle = () => s.providerWorkers.every((w) => w.worker.getStatus().numInFlightActivities === 0);
+  for (let quietSamples = 0; quietSamples < 5; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    quietSamples = idle() ? quietSamples + 1 : 0;
+  }
+}
+
 /** Submits a job whose prompt names it, waits until it ends, and lets any request still on its way arrive. */
 async function runJob(s: ReturnType<typeof routedStack>, prompt: string, options: { providers?: string[]; timeoutMs?: number } = {}) {
   const { providers, timeoutMs = 150_000 } = options;
@@ -78,8 +92,8 @@ async function runJob(s: ReturnType<typeof routedStack>, prompt: string, options
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   const { jobId, costMicroCents } = res.body as { jobId: string; costMicroCents: number };
   await waitForFinal(s.stack, s.account.apiKey, jobId, timeoutMs);
-  // A retried activity would submit after the job's end: what reaches the fakes in the next seconds is the job's too.
-  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  // A retried or hedged activity could still submit after the job's end: what reaches the fakes until then is the job's too.
+  await untilJobSettled(s, jobId);
   const job = (await waitForFinal(s.stack, s.account.apiKey, jobId)) as { status: string; error?: { code: string }; attempts: Attempt[]; refundedMicroCents: number };
   return { jobId, costMicroCents, job, tag };
 }
