@@ -169,6 +169,7 @@ async function runWorkers(options: Options): Promise<void> {
         intervalMs: CURRENT_WATCH_MS,
         onClaim: (claim) => logClaim(logger, version, claim),
         onError: (err) => logger.warn({ err, buildId: version.buildId }, 'worker deployment version: could not look at the current build'),
+        signal: stopping.signal,
       }),
     );
   }

@@ -151,7 +151,9 @@ export interface CurrentVersionWatch {
 /**
  * While the worker runs, looks every `intervalMs` whether the current build still has a live worker, and takes current
  * back (as `makeCurrentIfNew` does at start) once it has had none for `takeOver.afterMs`. `onClaim` hears every
- * outcome but 'already-current' and 'left-alone'; `onError` every failed look (the next one tries again).
+ * outcome but 'already-current' and 'left-alone'; `onError` every failed look (the next one tries again). It ends
+ * with `stop()` or when `signal` aborts, also one that aborted before the watch began (a stop that came while the
+ * worker was claiming current), and it never keeps the process alive by itself.
  */
 export function watchCurrentVersion(
   service: WorkflowService,
@@ -163,10 +165,20 @@ export function watchCurrentVersion(
     intervalMs: number;
     onClaim(claim: CurrentVersionClaim): void;
     onError(err: unknown): void;
+    signal?: AbortSignal;
   },
 ): CurrentVersionWatch {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void look(), options.intervalMs);
+    timer.unref();
+  };
   const look = async () => {
     try {
       const claim = await makeCurrentIfNew(service, namespace, version, { identity: options.identity, takeOver: options.takeOver, waitMs: 0 });
@@ -174,13 +186,10 @@ export function watchCurrentVersion(
     } catch (err) {
       if (!stopped) options.onError(err);
     }
-    if (!stopped) timer = setTimeout(() => void look(), options.intervalMs);
+    schedule();
   };
-  timer = setTimeout(() => void look(), options.intervalMs);
-  return {
-    stop() {
-      stopped = true;
-      clearTimeout(timer);
-    },
-  };
+  if (options.signal?.aborted) stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  schedule();
+  return { stop };
 }

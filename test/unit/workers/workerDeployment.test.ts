@@ -1,10 +1,11 @@
 /**
  * makeCurrentIfNew against a fake of the worker deployment service: a version the server refuses as current because
  * its worker has not yet polled every task queue of the current one is asked again, and becomes current once it has;
- * any other refusal is passed on; a worker that stops while it waits ends the wait at once.
+ * any other refusal is passed on; a worker that stops while it waits ends the wait at once. The watch of the current
+ * version ends with its worker, also one stopped before the watch began.
  */
 import { describe, expect, it } from 'vitest';
-import { makeCurrentIfNew, type DeploymentVersion } from '../../../src/workers/workerDeployment';
+import { makeCurrentIfNew, watchCurrentVersion, type DeploymentVersion } from '../../../src/workers/workerDeployment';
 
 const version: DeploymentVersion = { deploymentName: 'genmedia', buildId: '0.1.0-new' };
 
@@ -14,9 +15,10 @@ function refusal(code: number, message: string): Error {
 
 /** A deployment whose current version is another build; `setCurrent` answers with the refusals given, then succeeds. */
 function fakeService(refusals: Error[]) {
-  const calls = { set: 0 };
+  const calls = { set: 0, describe: 0 };
   const service = {
     async describeWorkerDeployment() {
+      calls.describe += 1;
       return {
         conflictToken: new Uint8Array([1]),
         workerDeploymentInfo: {
@@ -65,5 +67,48 @@ describe('makeCurrentIfNew', () => {
       'stopping on SIGTERM',
     );
     expect(Date.now() - started).toBeLessThan(1_000);
+  });
+});
+
+describe('watchCurrentVersion', () => {
+  const watchOptions = (signal?: AbortSignal) => ({
+    identity: 'test',
+    takeOver: { taskQueue: 'jobs', afterMs: 60_000 },
+    intervalMs: 20,
+    onClaim: () => undefined,
+    onError: () => undefined,
+    ...(signal ? { signal } : {}),
+  });
+
+  it('looks again every interval until it is stopped', async () => {
+    const { service, calls } = fakeService([]);
+    const watch = watchCurrentVersion(service, 'default', version, watchOptions());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    watch.stop();
+    const looked = calls.describe;
+    expect(looked).toBeGreaterThan(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls.describe).toBe(looked);
+  });
+
+  it('never looks when the worker was stopped before the watch began (a stop during the claim at start)', async () => {
+    const { service, calls } = fakeService([]);
+    const stopping = new AbortController();
+    stopping.abort(new Error('stopping on SIGTERM'));
+    watchCurrentVersion(service, 'default', version, watchOptions(stopping.signal));
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(calls.describe).toBe(0);
+  });
+
+  it('ends when the worker stops', async () => {
+    const { service, calls } = fakeService([]);
+    const stopping = new AbortController();
+    watchCurrentVersion(service, 'default', version, watchOptions(stopping.signal));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    stopping.abort(new Error('stopping on SIGTERM'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const looked = calls.describe;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(calls.describe).toBe(looked);
   });
 });
