@@ -113,6 +113,7 @@ async function runWorkers(options: Options): Promise<void> {
           metrics,
           tracing,
           deployment: config.temporal.deployment,
+          logger,
         }),
       ]
     : [];

@@ -5,6 +5,9 @@ import { WORKFLOW_TRACING_MODULES } from '../observability/tracing';
 export const WORKFLOWS_PATH = path.join(REPO_ROOT, 'workflows', 'index.ts');
 export const BUNDLE_SCRIPT = path.join(REPO_ROOT, 'src', 'workers', 'bundleWorkflows.ts');
 
+/** Where a worker running the sources keeps its workflow bundle for the next start (src/workers/workflowBundleCache.ts). */
+export const KEPT_BUNDLE_DIR = path.join(REPO_ROOT, 'node_modules', '.cache', 'genmedia', 'workflow-bundle');
+
 /** Whether this is the compiled JavaScript of `npm run build` (dist/src/workers/), not the TypeScript sources. */
 export const RUNNING_BUILT = path.extname(__filename) === '.js';
 

@@ -10,28 +10,36 @@ import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio
 import { SHUTDOWN_GRACE_TIME } from './connections';
 import { createActivities } from '../../activities';
 import type { Config } from '../config';
+import type { Logger } from '../logger';
 import type { PrismaClient } from '../db/prisma';
 import type { Storage } from '../storage/storage';
 import type { WorkerMetrics } from './metrics';
 import type { DeliveryDestinations } from '../outputs/destinations/bucket';
 import { deliveryDestinationsFor } from '../outputs/destinations/open';
 import { TRACING_OFF, type Tracing } from '../observability/tracing';
-import { BUNDLE_SCRIPT, PREBUILT_BUNDLE, RUNNING_BUILT } from './workflowPaths';
+import { BUNDLE_SCRIPT, KEPT_BUNDLE_DIR, PREBUILT_BUNDLE, RUNNING_BUILT } from './workflowPaths';
+import { keepBundle, readKeptBundle, type BundleInputs } from './workflowBundleCache';
 import { buildIdOf, pinnedDeploymentOptions } from './workerDeployment';
 
 export { WORKFLOWS_PATH } from './workflowPaths';
 
 /**
  * Bundles the workflows in a child process and returns the code: the bundler's memory leaves with the child, where
- * bundling in the worker itself kept a few hundred MB in its heap for good. The child's file is removed once read.
+ * bundling in the worker itself kept a few hundred MB in its heap for good. The child's files are removed once read.
+ * With `keepIn`, a bundle kept there whose inputs are unchanged is taken as it is, and a new one is kept there.
  */
-export async function bundleWorkflowsInChildProcess(): Promise<{ code: string }> {
+export async function bundleWorkflowsInChildProcess(options: { keepIn?: string } = {}): Promise<{ code: string; reused: boolean }> {
+  const kept = options.keepIn ? readKeptBundle(options.keepIn) : undefined;
+  if (kept) return { code: kept, reused: true };
   const dir = mkdtempSync(path.join(os.tmpdir(), 'genmedia-workflows-'));
   try {
     const codePath = path.join(dir, 'workflows.js');
+    const inputsPath = path.join(dir, 'inputs.json');
     const tsx = pathToFileURL(require.resolve('tsx')).href;
-    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath], { maxBuffer: 16 * 1024 * 1024 });
-    return { code: readFileSync(codePath, 'utf8') };
+    await promisify(execFile)(process.execPath, ['--import', tsx, BUNDLE_SCRIPT, codePath, inputsPath], { maxBuffer: 16 * 1024 * 1024 });
+    const code = readFileSync(codePath, 'utf8');
+    if (options.keepIn) keepBundle(options.keepIn, code, JSON.parse(readFileSync(inputsPath, 'utf8')) as BundleInputs);
+    return { code, reused: false };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -39,10 +47,15 @@ export async function bundleWorkflowsInChildProcess(): Promise<{ code: string }>
 
 /**
  * The workflow code, the same whether tracing is on or off. Built (`npm run build`), the bundle made at build time: no
- * bundler runs at start. From the sources, bundled now, so `npm run dev` runs the workflows as they are.
+ * bundler runs at start. From the sources, bundled now, so `npm run dev` runs the workflows as they are, or taken from
+ * the start before when none of its inputs changed since.
  */
-async function workflowBundle(): Promise<WorkflowBundleOption> {
-  if (!RUNNING_BUILT) return bundleWorkflowsInChildProcess();
+async function workflowBundle(logger?: Logger): Promise<WorkflowBundleOption> {
+  if (!RUNNING_BUILT) {
+    const { code, reused } = await bundleWorkflowsInChildProcess({ keepIn: KEPT_BUNDLE_DIR });
+    logger?.info({ reused }, reused ? 'workflow bundle of unchanged sources reused' : 'workflows bundled');
+    return { code };
+  }
   if (!existsSync(PREBUILT_BUNDLE)) throw new Error(`the prebuilt workflow bundle ${PREBUILT_BUNDLE} is missing: run npm run build`);
   return { codePath: PREBUILT_BUNDLE };
 }
@@ -67,6 +80,8 @@ export interface WorkflowWorkerDeps {
    * its own is derived from the workflow code when absent. Absent: an unversioned worker.
    */
   deployment?: { deploymentName: string; buildId?: string };
+  /** Told how the workflow code was had when it is bundled from the sources. */
+  logger?: Logger;
   /** How long running activities get to finish on shutdown before they are cancelled (default 30 s; tests, less). */
   shutdownGraceTime?: Duration;
 }
@@ -77,7 +92,7 @@ export interface WorkflowWorkerDeps {
  */
 export async function createWorkflowWorker(deps: WorkflowWorkerDeps): Promise<Worker> {
   const tracing = deps.tracing ?? TRACING_OFF;
-  const bundle = deps.workflowBundle ?? (await workflowBundle());
+  const bundle = deps.workflowBundle ?? (await workflowBundle(deps.logger));
   const version = deps.deployment
     ? { deploymentName: deps.deployment.deploymentName, buildId: deps.deployment.buildId ?? buildIdOf(bundle) }
     : undefined;

@@ -351,6 +351,8 @@ describe('npm run dev', () => {
       const summary = await waitForSummary(run, 120_000);
       expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
       expect(run.output()).not.toContain('postgres: created cluster');
+      // The workflows are as the first start bundled them (tracing does not change their code): no bundler runs.
+      expect(run.output()).toMatch(/^\[worker:workflows\].*workflow bundle of unchanged sources reused/m);
 
       const api = `http://127.0.0.1:${ports.PORT}`;
       const submitted = await request(`${api}/v1/jobs/submit`, {
