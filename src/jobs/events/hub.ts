@@ -7,7 +7,7 @@
  * progress streams: those hear that their batch changed, and read it themselves.
  */
 import pg from 'pg';
-import type { PrismaClient } from '../../db/prisma';
+import { sqlPool, type PrismaClient } from '../../db/prisma';
 import type { Logger } from '../../logger';
 import { readAccountEvents, type JobEventRow } from './rows';
 
@@ -133,9 +133,8 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
       pending = (async () => {
         // Listen first, then read the counter: an event committed in between is both notified and after the cursor.
         await ensureListening();
-        const rows = await prisma.$queryRaw<{ last_sequence: bigint }[]>`
-          SELECT last_sequence FROM account_event_sequences WHERE account_id = ${accountId}`;
-        const account: TrackedAccount = { cursor: rows[0]?.last_sequence ?? 0n, listeners: new Set(), reading: null, readAgain: false };
+        const { rows } = await sqlPool(prisma).query<{ last_sequence: string }>('SELECT last_sequence::text FROM account_event_sequences WHERE account_id = $1', [accountId]);
+        const account: TrackedAccount = { cursor: BigInt(rows[0]?.last_sequence ?? 0), listeners: new Set(), reading: null, readAgain: false };
         accounts.set(accountId, account);
         return account;
       })().finally(() => tracking.delete(accountId));
