@@ -7,7 +7,8 @@
  *    number of jobs of an account with provenance switched off, to show what signing costs;
  *  - baseline: as many Update-with-Start of a workflow admitted by one trivial activity that then works WORK_MS in a
  *    second (bench/baseline/), waited for through the workflow's result, at the same concurrency.
- * The three run in alternating halves, so drift on a shared machine falls on all alike. Then the breakdown: the
+ * The three run in alternating halves, so drift on a shared machine falls on all alike. Then the CPU each part of the
+ * stack used per job in each kind's halves (bench/stackCpu.ts) and the PostgreSQL statements per job; then the breakdown: the
  * render, the file check, the signing and the store of one output timed alone in this process, and the Temporal
  * history of a few jobs (workflow tasks, the generation activity's wait for a slot and its run, the completion).
  */
@@ -28,6 +29,8 @@ import { startTestStack } from '../test/support/stack';
 import { admitBaseline, type baselineJob } from './baseline/workflows';
 import { startBaselineWorker } from './baseline/worker';
 import { makeTestChain } from './provenanceSigning';
+import { countingQueries, totalQueries, type QueryCounts } from './queryCount';
+import { addCpu, cpuBetween, stackCpu, type CpuSnapshot } from './stackCpu';
 import { fmt, headline, printTable, runConcurrently, summarize, timed, type Headline } from './stats';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
@@ -88,17 +91,26 @@ export async function endToEndBench(): Promise<Headline[]> {
         if (res.status !== 201 || res.body.status !== 'completed') throw new Error(`job ${n} ended ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
         return { workflowId: jobWorkflowId(res.body.jobId as string), sentAt, answeredAt: Date.now() };
       };
-      const phase = (samples: number[], task: (i: number) => Promise<unknown>, offset: number) =>
-        runConcurrently(JOBS / 2, CONCURRENCY, async (i) => {
-          samples.push((await timed(() => task(offset + i)))[1]);
-        });
+      const cpu: Record<'raw' | 'signed' | 'unsigned', CpuSnapshot> = { raw: new Map(), signed: new Map(), unsigned: new Map() };
+      const wallMs = new Map<CpuSnapshot, number>();
+      const queries = new Map<CpuSnapshot, QueryCounts>(Object.values(cpu).map((kind) => [kind, new Map()]));
+      const phase = async (samples: number[], task: (i: number) => Promise<unknown>, offset: number, kind: CpuSnapshot) => {
+        const before = stackCpu();
+        const ms = await countingQueries(queries.get(kind)!, () =>
+          runConcurrently(JOBS / 2, CONCURRENCY, async (i) => {
+            samples.push((await timed(() => task(offset + i)))[1]);
+          }),
+        );
+        wallMs.set(kind, (wallMs.get(kind) ?? 0) + ms);
+        addCpu(kind, cpuBetween(before, stackCpu()));
+      };
 
       // Warm-up: JIT, pools, the render's fonts, the signer.
       for (let i = 0; i < CONCURRENCY; i++) await Promise.all([rawEndToEnd(), jobEndToEnd(signers[i].apiKey, -1 - i), jobEndToEnd(nonSigners[i].apiKey, -100 - i)]);
       for (const offset of [0, JOBS / 2]) {
-        await phase(raw, async () => rawRuns.push(await rawEndToEnd()), offset);
-        await phase(signed, async (i) => signedRuns.push(await jobEndToEnd(signers[i % CONCURRENCY].apiKey, i)), offset);
-        await phase(unsigned, (i) => jobEndToEnd(nonSigners[i % CONCURRENCY].apiKey, i), offset);
+        await phase(raw, async () => rawRuns.push(await rawEndToEnd()), offset, cpu.raw);
+        await phase(signed, async (i) => signedRuns.push(await jobEndToEnd(signers[i % CONCURRENCY].apiKey, i)), offset, cpu.signed);
+        await phase(unsigned, (i) => jobEndToEnd(nonSigners[i % CONCURRENCY].apiKey, i), offset, cpu.unsigned);
       }
 
       const rawS = summarize(raw);
@@ -112,6 +124,7 @@ export async function endToEndBench(): Promise<Headline[]> {
         ['genmedia forge-pro, provenance off', fmt(unsignedS.p50), fmt(unsignedS.p95), fmt(unsignedS.max), `${(unsignedS.p50 / rawS.p50).toFixed(2)}x`],
       ]);
 
+      printCpu(cpu, wallMs, queries);
       await printHistories(client, 'bare workflow', rawRuns.slice(-HISTORIES));
       await printHistories(client, 'signed genmedia job', signedRuns.slice(-HISTORIES));
       await printComponents(stack, dir, chain);
@@ -126,6 +139,26 @@ export async function endToEndBench(): Promise<Headline[]> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** CPU ms per job of each part of the stack in each kind's halves, the parts that used the most first. */
+function printCpu(cpu: { raw: CpuSnapshot; signed: CpuSnapshot; unsigned: CpuSnapshot }, wallMs: Map<CpuSnapshot, number>, queries: Map<CpuSnapshot, QueryCounts>): void {
+  const kinds = [cpu.raw, cpu.signed, cpu.unsigned];
+  const perJob = (snapshot: CpuSnapshot, name: string) => (snapshot.get(name) ?? 0) / JOBS;
+  const total = (snapshot: CpuSnapshot) => [...snapshot.values()].reduce((a, b) => a + b, 0) / JOBS;
+  const names = [...new Set([...cpu.raw.keys(), ...cpu.signed.keys(), ...cpu.unsigned.keys()])].sort((a, b) => perJob(cpu.signed, b) - perJob(cpu.signed, a));
+  const ms = (x: number) => `${x.toFixed(1)} ms`;
+  console.log(`\nCPU per job during each kind's halves (/proc, 10 ms ticks; the bench process holds the API, the workers and the clients):`);
+  printTable([
+    ['part of the stack', 'bare', 'signed', 'provenance off'],
+    ...names.filter((n) => perJob(cpu.signed, n) + perJob(cpu.raw, n) + perJob(cpu.unsigned, n) >= 0.05).map((n) => [n, ms(perJob(cpu.raw, n)), ms(perJob(cpu.signed, n)), ms(perJob(cpu.unsigned, n))]),
+    ['all', ms(total(cpu.raw)), ms(total(cpu.signed)), ms(total(cpu.unsigned))],
+    ['wall time per job (halves / jobs)', ...kinds.map((k) => ms((wallMs.get(k) ?? 0) / JOBS))],
+    ['PostgreSQL statements per job (API, workers)', ...kinds.map((k) => (totalQueries(queries.get(k)!) / JOBS).toFixed(1))],
+  ]);
+  if (process.env.BENCH_E2E_QUERIES !== '1') return;
+  console.log(`\nthe signed jobs' statements, per job (BENCH_E2E_QUERIES=1):`);
+  for (const [text, n] of [...queries.get(cpu.signed)!].sort((a, b) => b[1] - a[1])) console.log(`  ${(n / JOBS).toFixed(2)}  ${text.slice(0, 160)}`);
 }
 
 type Client = Awaited<ReturnType<typeof startTestStack>>['api']['deps']['temporal'];

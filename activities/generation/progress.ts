@@ -25,7 +25,9 @@ export function progressOf(snapshot: GenerationSnapshot, startedAtMs: number, no
 
 /**
  * Runs `fn` while heartbeating the job's progress every second (so a dead worker's attempt is retried within the
- * heartbeat timeout) and writing it to the job row at most once a `writeIntervalMs`.
+ * heartbeat timeout) and writing it to the job row at most once a `writeIntervalMs`. The first heartbeat goes out a
+ * second after the start, not at once (the SDK sends an activity's first heartbeat without throttling): the heartbeat
+ * timeout runs from the start either way, and an activity that ends sooner sends none.
  */
 export function createProgressReporting(deps: {
   recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
@@ -48,7 +50,6 @@ export function createProgressReporting(deps: {
       const next = Math.max(progress, Math.min(100, percent));
       const changed = Math.floor(next) !== Math.floor(progress);
       progress = next;
-      ctx.heartbeat(progress);
       if (!changed || now() - lastWrite < deps.writeIntervalMs) return;
       lastWrite = now();
       const eta = estimateCompletion(startedAt.getTime(), lastWrite, progress, input.expectedProcessingSeconds);
@@ -57,7 +58,6 @@ export function createProgressReporting(deps: {
         .then(() => deps.recordProgress(input.jobId, value, eta))
         .catch((err: unknown) => ctx.log.warn('progress write failed', { jobId: input.jobId, error: String(err) }));
     };
-    ctx.heartbeat(progress);
     const beat = setInterval(() => ctx.heartbeat(progress), deps.heartbeatIntervalMs);
     try {
       return await fn(onProgress);

@@ -81,9 +81,8 @@ export function createSubmitter(deps: SubmitDeps) {
           await recorded;
         }
         if (snapshot.state !== 'succeeded') return follower.follow(input, snapshot, startedAt, signal);
-        const stored = await storeClaimed(generations, keyOf(input), () =>
-          deps.outputs.storeFiles({ jobId: input.jobId }, snapshot.files ?? [], () => ctx.heartbeat()),
-        );
+        // withProgress heartbeats meanwhile.
+        const stored = await storeClaimed(generations, keyOf(input), () => deps.outputs.storeFiles({ jobId: input.jobId }, snapshot.files ?? []));
         return stored ? { outcome: 'completed', outputs: stored } : outputsTaken(snapshot.id);
       } finally {
         await rm(workDir, { recursive: true, force: true });

@@ -89,17 +89,20 @@ export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserv
   return {
     async end(attemptId, { status, error, producedOutputs }, identity) {
       const shown = error ? publicJobError(error) : null;
-      if (identity) {
-        await prisma.$executeRaw`
-          INSERT INTO job_attempts (id, job_id, number, provider_id, role)
-          VALUES (${attemptId}, ${identity.jobId}, ${identity.number}, ${identity.providerId}, ${identity.role})
-          ON CONFLICT DO NOTHING`;
-      }
-      const ended = await prisma.$queryRaw<{ provider_id: string; role: string; started_at: Date; running_at: Date | null }[]>`
+      const recordEnd = () => prisma.$queryRaw<{ provider_id: string; role: string; started_at: Date; running_at: Date | null }[]>`
         UPDATE job_attempts SET status = ${status}, ended_at = now(), error_code = ${shown?.code ?? null},
                error_message = ${shown?.message ?? null}, produced_outputs = ${producedOutputs}
         WHERE id = ${attemptId} AND ended_at IS NULL
         RETURNING provider_id, role, started_at, running_at`;
+      let ended = await recordEnd();
+      // Nothing to end: the row is missing (its start never ran) or ended already; only the first gets one here.
+      if (ended.length === 0 && identity) {
+        const inserted = await prisma.$executeRaw`
+          INSERT INTO job_attempts (id, job_id, number, provider_id, role)
+          VALUES (${attemptId}, ${identity.jobId}, ${identity.number}, ${identity.providerId}, ${identity.role})
+          ON CONFLICT DO NOTHING`;
+        if (inserted > 0) ended = await recordEnd();
+      }
       for (const row of ended) {
         onEnded?.({ providerId: row.provider_id, role: row.role as AttemptView['role'], status, startedAt: row.started_at, runningAt: row.running_at });
       }

@@ -2,8 +2,8 @@
  * `Prefer: wait=N` (RFC 7240): hold an answer until the job is terminal or N seconds have passed. The wait follows
  * the job's event feed, so it costs no polling; a client that leaves only ends the wait, never the job.
  */
-import type { PrismaClient } from '../db/prisma';
-import { TERMINAL_JOB_STATUSES } from '../shared/jobs';
+import { sqlPool, type PrismaClient } from '../db/prisma';
+import { TERMINAL_JOB_STATUSES, type JobStatus } from '../shared/jobs';
 import { openJobEventFeed } from './events/feed';
 import type { JobEventHub } from './events/hub';
 
@@ -27,9 +27,11 @@ export async function waitForTerminal(
   abort?: AbortSignal,
 ): Promise<void> {
   if (seconds <= 0 || abort?.aborted) return;
-  const current = await deps.prisma.job.findUnique({ where: { id: job.jobId }, select: { status: true, eventSequence: true } });
+  // node-postgres directly: every wait reads it, and Prisma's own query costs several times PostgreSQL's answer.
+  const { rows } = await sqlPool(deps.prisma).query<{ status: JobStatus; event_sequence: number }>('SELECT status::text, event_sequence FROM jobs WHERE id = $1', [job.jobId]);
+  const current = rows[0];
   if (!current || TERMINAL_JOB_STATUSES.includes(current.status) || abort?.aborted) return;
-  const feed = await openJobEventFeed(deps.events, deps.prisma, { ...job, afterSequence: current.eventSequence });
+  const feed = await openJobEventFeed(deps.events, deps.prisma, { ...job, afterSequence: current.event_sequence });
   // The client may have left while the feed was opening: its abort listener would come too late.
   if (abort?.aborted) {
     feed.close();

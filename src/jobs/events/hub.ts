@@ -7,7 +7,7 @@
  * progress streams: those hear that their batch changed, and read it themselves.
  */
 import pg from 'pg';
-import type { PrismaClient } from '../../db/prisma';
+import { sqlPool, type PrismaClient } from '../../db/prisma';
 import type { Logger } from '../../logger';
 import { readAccountEvents, type JobEventRow } from './rows';
 
@@ -45,6 +45,8 @@ interface TrackedAccount {
 const CHANNEL = 'job_events';
 const BATCH_CHANNEL = 'batch_changes';
 const SAFETY_TICK_MS = 5_000;
+/** Rows read at a time; a read that returns fewer has caught up. */
+const READ_BATCH = 500;
 const RECONNECT_DELAY_MS = 1_000;
 
 export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: string; logger: Logger }): JobEventHub {
@@ -107,10 +109,13 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
         account.readAgain = false;
         try {
           for (;;) {
-            const rows = await readAccountEvents(prisma, accountId, { after: account.cursor });
+            const rows = await readAccountEvents(prisma, accountId, { after: account.cursor, limit: READ_BATCH });
             if (rows.length === 0) break;
             account.cursor = rows[rows.length - 1].accountSequence;
             for (const listener of account.listeners) listener(rows);
+            // A short batch was all there was when it was read; a row committed since is notified after its commit,
+            // which sets readAgain if it came while this read was under way.
+            if (rows.length < READ_BATCH) break;
           }
         } catch (err) {
           logger.warn({ err, accountId }, 'could not read job events; the next notification or tick retries');
@@ -128,9 +133,8 @@ export function createJobEventHub(options: { prisma: PrismaClient; databaseUrl: 
       pending = (async () => {
         // Listen first, then read the counter: an event committed in between is both notified and after the cursor.
         await ensureListening();
-        const rows = await prisma.$queryRaw<{ last_sequence: bigint }[]>`
-          SELECT last_sequence FROM account_event_sequences WHERE account_id = ${accountId}`;
-        const account: TrackedAccount = { cursor: rows[0]?.last_sequence ?? 0n, listeners: new Set(), reading: null, readAgain: false };
+        const { rows } = await sqlPool(prisma).query<{ last_sequence: string }>('SELECT last_sequence::text FROM account_event_sequences WHERE account_id = $1', [accountId]);
+        const account: TrackedAccount = { cursor: BigInt(rows[0]?.last_sequence ?? 0), listeners: new Set(), reading: null, readAgain: false };
         accounts.set(accountId, account);
         return account;
       })().finally(() => tracking.delete(accountId));
