@@ -55,7 +55,7 @@ interface RunResult {
 function startProviderWorkerProcess(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, nodeArgs('tsx', path.join('src', 'workers', 'main.ts'), ['--provider', PROVIDER]), {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

@@ -27,7 +27,7 @@ function startProviderWorkerProcess(providerId: string): ChildProcess {
     env: {
       ...process.env,
       LOG_LEVEL: 'error',
-      WORKER_METRICS_PORT: '0',
+      METRICS_PORT: '0',
       PROVIDER_TIME_SCALE: TIME_SCALE,
       PROVIDER_CONCURRENCY: `${providerId}=${PER_PROCESS_CONCURRENCY}`,
     },

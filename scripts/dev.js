@@ -64,8 +64,10 @@ function planFrom(config, ports, binaries) {
 }
 
 function childEnv(config, { cluster }) {
+  // METRICS_PORT is where the workers' ports start (workerMetricsPort); the API serves its metrics on PORT.
+  const { METRICS_PORT: _workersFirstMetricsPort, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     NODE_ENV: process.env.NODE_ENV || 'development',
     GENMEDIA_DATA_DIR: config.dataDir,
     API_HOST: config.api.host,
@@ -127,7 +129,7 @@ function prepareDatabase(env, { built }) {
 
 /** Each worker process serves its metrics on its own port: the workflow worker on the first, providers after it. */
 function workerMetricsPort(index) {
-  return Number(process.env.WORKER_METRICS_PORT || 9464) + index;
+  return Number(process.env.METRICS_PORT || 9464) + index;
 }
 
 function startApplication(supervisor, env, logDir, { apis = 1, built = false } = {}) {
@@ -135,7 +137,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   if (app.exists('workers')) {
     const withMetricsPort = (index, name) => {
       started.metrics.push(`${name} :${workerMetricsPort(index)}`);
-      return { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(index)) };
+      return { ...env, METRICS_PORT: String(workerMetricsPort(index)) };
     };
     supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir, { built }));
     started.workers.push('workflows');

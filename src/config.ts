@@ -35,6 +35,9 @@ const DEV_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
 const DEV_MINIO_ENDPOINT = 'http://127.0.0.1:9000';
 
+/** Where a worker serves its metrics when METRICS_PORT is unset: the API serves them on PORT then. */
+const DEFAULT_WORKER_METRICS_PORT = 9464;
+
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';
 const DEV_MINIO_PASSWORD = 'genmedia-dev-secret';
@@ -340,22 +343,13 @@ export const SETTINGS = {
 
   // Observability (docs/observability.md).
   observability: {
-    workerMetricsPort: setting(
-      'WORKER_METRICS_PORT',
-      port.default(9464),
-      "port of a worker process's `/metrics` (`0`: any free port, printed at start; `npm run dev` gives each worker its own)",
-    ),
-    workerMetricsHost: setting('WORKER_METRICS_HOST', z.string().default('127.0.0.1'), "interface of a worker process's `/metrics`"),
-    apiMetricsPort: setting(
-      'API_METRICS_PORT',
+    metricsPort: setting(
+      'METRICS_PORT',
       port.optional(),
-      'when set, the API serves `GET /metrics` on this port (`0`: any free port) and no longer on `PORT`; compose sets it, as a reverse proxy in front of `PORT` would otherwise let every client scrape ([observability.md](observability.md))',
+      "port of the process's `/metrics`, read by whichever process it is: a worker serves them on it (`9464` when unset; `0`: any free port, printed at start; `npm run dev` gives each worker its own); the API, when it is set, serves `GET /metrics` on this port (`0`: any free port) and no longer on `PORT`, which compose does, as a reverse proxy in front of `PORT` would otherwise let every client scrape ([observability.md](observability.md))",
+      { default: 'a worker: `9464`; the API: none, served on `PORT`' },
     ),
-    apiMetricsHost: setting(
-      'API_METRICS_HOST',
-      z.string().default('127.0.0.1'),
-      "interface of the API's `/metrics` port, when `API_METRICS_PORT` is set",
-    ),
+    metricsHost: setting('METRICS_HOST', z.string().default('127.0.0.1'), 'interface of the `/metrics` port (of a worker, or of the API when `METRICS_PORT` is set)'),
     metricsBearerToken: setting(
       'METRICS_BEARER_TOKEN',
       z.string().min(16).optional(),
@@ -605,6 +599,7 @@ function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
   const { deployment, ...temporal } = s.temporal;
   const { rootUser, rootPassword, ...minio } = s.minio;
+  const { metricsPort, ...observability } = s.observability;
   const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
   return {
     ...s,
@@ -647,7 +642,15 @@ function resolveConfig(s: Settings, t: Tuning) {
       /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
       allowPlainHttp: s.env !== 'production',
     },
-    observability: { ...s.observability, ...t.observability, traces: tracesExporter(s.observability.traces) },
+    observability: {
+      ...observability,
+      ...t.observability,
+      /** Where a worker serves its metrics. */
+      workerMetricsPort: metricsPort ?? DEFAULT_WORKER_METRICS_PORT,
+      /** The API's own metrics port; absent: GET /metrics on PORT. */
+      apiMetricsPort: metricsPort,
+      traces: tracesExporter(s.observability.traces),
+    },
     provenance: provenanceConfig(s.provenance, s.env),
     outputs: t.outputs,
     outputDelivery: { ...t.outputDelivery, maxBackoffSeconds: Math.max(t.outputDelivery.maxBackoffSeconds, t.outputDelivery.firstBackoffSeconds) },

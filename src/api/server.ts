@@ -20,7 +20,7 @@ import type { ApiDeps } from './deps';
 
 export interface RunningApi {
   url: string;
-  /** GET /metrics on its own port (API_METRICS_PORT), when configured. */
+  /** GET /metrics on its own port (METRICS_PORT), when configured. */
   metricsUrl: string | undefined;
   server: http.Server;
   deps: ApiDeps;
@@ -65,13 +65,13 @@ export async function listen(server: http.Server, port: number, host: string): P
 
 /** The API's metrics on a port of their own, off the port clients (and a reverse proxy) reach. */
 async function startApiMetricsServer(deps: ApiDeps): Promise<MetricsServer | undefined> {
-  const { apiMetricsPort: port, apiMetricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
+  const { apiMetricsPort: port, metricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
   if (port === undefined) return undefined;
   const samplers = apiScrapeSamplers(deps);
   return startMetricsServer({ registry: deps.metrics.registry, host, port, bearerToken, beforeScrape: () => samplers.refresh() }).catch(
     (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EADDRINUSE') throw err;
-      throw new Error(`API_METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);
+      throw new Error(`METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);
     },
   );
 }

@@ -241,7 +241,7 @@ export function workerProcessEnv(config: Config, tuning?: TuningOverride): NodeJ
     ...builtEnv(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     // Several worker processes run side by side: each serves its metrics on a free port.
-    WORKER_METRICS_PORT: '0',
+    METRICS_PORT: '0',
     JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
     PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
     TEMPORAL_WORKER_VERSIONING: config.temporal.deployment ? '1' : '0',

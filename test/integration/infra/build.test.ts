@@ -43,7 +43,7 @@ let api: { url: string };
 function startBuilt(file: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeOptions: string[] = []): BuiltProcess {
   const child = spawn(process.execPath, [...nodeOptions, path.join('dist', file), ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...taskQueues, WORKER_METRICS_PORT: '0', ...env },
+    env: { ...process.env, ...taskQueues, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
