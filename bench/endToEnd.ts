@@ -50,8 +50,8 @@ export async function endToEndBench(): Promise<Headline[]> {
       env: {
         LOG_LEVEL: 'error',
         PROVIDER_TIME_SCALE: TIME_SCALE,
-        PROVENANCE_CERT_CHAIN_FILE: path.join(dir, 'chain.pem'),
-        PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'signer.key'),
+        PROVENANCE_CERT_CHAIN: path.join(dir, 'chain.pem'),
+        PROVENANCE_PRIVATE_KEY: path.join(dir, 'signer.key'),
       },
     });
     const { taskQueue, stop: stopBaseline } = await startBaselineWorker(stack);

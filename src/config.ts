@@ -387,25 +387,13 @@ export const SETTINGS = {
     certChain: setting(
       'PROVENANCE_CERT_CHAIN',
       z.string().optional(),
-      'the signing certificate and its issuers, PEM, as text (`\\n` may stand for line breaks); production refuses to start without it (or `PROVENANCE_CERT_CHAIN_FILE`) unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest',
-      { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
-    ),
-    certChainFile: setting(
-      'PROVENANCE_CERT_CHAIN_FILE',
-      z.string().optional(),
-      'the same chain as a file; `PROVENANCE_CERT_CHAIN` wins when both are set',
+      "the signing certificate and its issuers, PEM: the text itself (a value holding `-----BEGIN`; `\\n` may stand for line breaks) or the path of a file holding it; production refuses to start without it unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest",
       { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
     ),
     trustAnchors: setting(
       'PROVENANCE_TRUST_ANCHORS',
       z.string().optional(),
-      "the CA certificates whose signatures count as this deployment's (`signedByThisService` of the provenance endpoints), PEM, as text",
-      { default: "the chain's certificates after the signing one" },
-    ),
-    trustAnchorsFile: setting(
-      'PROVENANCE_TRUST_ANCHORS_FILE',
-      z.string().optional(),
-      'the same certificates as a file',
+      "the CA certificates whose signatures count as this deployment's (`signedByThisService` of the provenance endpoints), PEM: the text or the path of a file holding it",
       { default: "the chain's certificates after the signing one" },
     ),
     tsaUrl: setting(
@@ -432,13 +420,7 @@ export const SIGNING_KEY_SETTINGS = {
   privateKey: setting(
     'PROVENANCE_PRIVATE_KEY',
     z.string().optional(),
-    'the signing key, PEM, as text: ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
-    { default: 'unset (`npm run dev`: its development key)' },
-  ),
-  privateKeyFile: setting(
-    'PROVENANCE_PRIVATE_KEY_FILE',
-    z.string().optional(),
-    'the signing key as a file',
+    'the signing key, PEM: the text or the path of a file holding it; ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
     { default: 'unset (`npm run dev`: its development key)' },
   ),
 };
@@ -489,25 +471,34 @@ export interface ProvenanceConfig {
 
 export class ConfigError extends Error {}
 
-/** A PEM setting given as text or as a file; the text wins. */
-function pemSetting(variable: string, text: string | undefined, file: string | undefined): string | undefined {
-  if (text) return text.replace(/\\n/g, '\n');
-  if (!file) return undefined;
+/** What marks a PEM setting's value as the PEM text itself; any other value is the path of a file holding it. */
+const PEM_TEXT = '-----BEGIN';
+
+/**
+ * A PEM setting: its text (`\n` may stand for line breaks), or the content of the file its value names. A `secret`
+ * setting's value is not repeated in the error: it may be a key that lost its PEM header.
+ */
+function pemSetting(variable: string, value: string | undefined, { secret = false } = {}): string | undefined {
+  if (!value) return undefined;
+  if (value.includes(PEM_TEXT)) return value.replace(/\\n/g, '\n');
   try {
-    return readFileSync(file, 'utf8');
+    return readFileSync(value, 'utf8');
   } catch (err) {
-    throw new ConfigError(`Invalid environment: ${variable}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const file = secret ? 'the file it names' : value;
+    throw new ConfigError(
+      `Invalid environment: ${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give the PEM text (it holds ${PEM_TEXT}) or the path of a file holding it`,
+    );
   }
 }
 
 function provenanceConfig(p: Settings['provenance'], env: Settings['env']): ProvenanceConfig {
   if (!p.enabled) return { enabled: false };
-  const certificateChainPem = pemSetting('PROVENANCE_CERT_CHAIN', p.certChain, p.certChainFile);
+  const certificateChainPem = pemSetting(SETTINGS.provenance.certChain.variable, p.certChain);
   if (certificateChainPem === undefined) {
     if (env === 'production') {
       throw new ConfigError(
-        'Refusing to start in production: set PROVENANCE_CERT_CHAIN_FILE (the certificates outputs are signed with; the provider workers also ' +
-          'take PROVENANCE_PRIVATE_KEY_FILE), or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
+        'Refusing to start in production: set PROVENANCE_CERT_CHAIN (the certificates outputs are signed with, PEM or a file of it; the provider ' +
+          'workers also take PROVENANCE_PRIVATE_KEY), or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
       );
     }
     return { enabled: true };
@@ -518,14 +509,14 @@ function provenanceConfig(p: Settings['provenance'], env: Settings['env']): Prov
   } catch (err) {
     throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN: ${err instanceof SignerConfigError ? err.message : `a certificate cannot be read (${(err as Error).message})`}`);
   }
-  const anchors = pemSetting('PROVENANCE_TRUST_ANCHORS', p.trustAnchors, p.trustAnchorsFile);
+  const anchors = pemSetting(SETTINGS.provenance.trustAnchors.variable, p.trustAnchors);
   const trustAnchorsPem = anchors ?? (chain.length > 1 ? chain.slice(1) : chain).map((cert) => cert.toString()).join('');
   return { enabled: true, certificateChainPem, ...(p.tsaUrl ? { timestampAuthorityUrl: p.tsaUrl } : {}), trustAnchorsPem };
 }
 
 /**
  * The key and chain outputs are signed with, for a process that signs them (a provider worker): the key from
- * PROVENANCE_PRIVATE_KEY(_FILE) in `source`, checked against the configured chain. Undefined when provenance is off, or
+ * PROVENANCE_PRIVATE_KEY in `source` (its PEM or a file of it), checked against the configured chain. Undefined when provenance is off, or
  * outside production when neither a chain nor a key is configured; a key without a chain, a chain without a key, or
  * a key that does not belong to the chain stop the start naming the variables.
  */
@@ -534,10 +525,10 @@ export function loadSigningKey(config: Pick<Config, 'provenance'>, source: NodeJ
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
   const { enabled, certificateChainPem, timestampAuthorityUrl } = config.provenance;
   if (!enabled) return undefined;
-  const privateKeyPem = pemSetting('PROVENANCE_PRIVATE_KEY', values.privateKey, values.privateKeyFile);
+  const privateKeyPem = pemSetting(SIGNING_KEY_SETTINGS.privateKey.variable, values.privateKey, { secret: true });
   if (certificateChainPem === undefined && privateKeyPem === undefined) return undefined;
   if (certificateChainPem === undefined || privateKeyPem === undefined) {
-    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together in a process that signs outputs');
+    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN and PROVENANCE_PRIVATE_KEY go together in a process that signs outputs');
   }
   const signing: SigningKeySettings = { certificateChainPem, privateKeyPem, ...(timestampAuthorityUrl ? { timestampAuthorityUrl } : {}) };
   try {

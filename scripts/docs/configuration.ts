@@ -141,6 +141,9 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   replaced('WORKER_METRICS_HOST', '`METRICS_HOST`'),
   replaced('API_METRICS_PORT', '`METRICS_PORT`, read by whichever process it is'),
   replaced('API_METRICS_HOST', '`METRICS_HOST`'),
+  replaced('PROVENANCE_CERT_CHAIN_FILE', '`PROVENANCE_CERT_CHAIN`, which takes the PEM or the path of a file holding it'),
+  replaced('PROVENANCE_TRUST_ANCHORS_FILE', '`PROVENANCE_TRUST_ANCHORS`, which takes the PEM or the path of a file holding it'),
+  replaced('PROVENANCE_PRIVATE_KEY_FILE', '`PROVENANCE_PRIVATE_KEY`, which takes the PEM or the path of a file holding it'),
 ];
 
 /** The former variables that are tuning values now, and those another setting replaced. */

@@ -107,7 +107,7 @@ function service(name, key, args, env, logDir, { built = false, nodeOptions = []
 }
 
 /** The variables of the signing key (SIGNING_KEY_SETTINGS in src/config.ts): only the provider workers, which sign, get them. */
-const SIGNING_KEY_VARIABLES = ['PROVENANCE_PRIVATE_KEY', 'PROVENANCE_PRIVATE_KEY_FILE'];
+const SIGNING_KEY_VARIABLES = ['PROVENANCE_PRIVATE_KEY'];
 
 /** `env` without the signing key, for a process that signs nothing. */
 function withoutSigningKey(env) {

@@ -53,7 +53,7 @@ describe('docker-compose.yml', () => {
 describe('the supervisor of npm run dev and npm run cluster', () => {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-signing-key-'));
   afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
-  const env = { PROVENANCE_CERT_CHAIN_FILE: '/data/chain.pem', PROVENANCE_PRIVATE_KEY_FILE: '/data/signer.key', PROVENANCE_PRIVATE_KEY: 'pem' };
+  const env = { PROVENANCE_CERT_CHAIN: '/data/chain.pem', PROVENANCE_PRIVATE_KEY: '/data/signer.key' };
 
   it('names the variables src/config.ts reads the key from', () => {
     expect([...app.SIGNING_KEY_VARIABLES].sort()).toEqual([...KEY_VARIABLES].sort());
@@ -61,7 +61,7 @@ describe('the supervisor of npm run dev and npm run cluster', () => {
 
   it('starts the API and the workflow worker without the key, with the chain', () => {
     for (const service of [app.apiService(env, logDir), app.workflowWorkerService(env, logDir)]) {
-      expect(service.spec.env).toEqual({ PROVENANCE_CERT_CHAIN_FILE: '/data/chain.pem' });
+      expect(service.spec.env).toEqual({ PROVENANCE_CERT_CHAIN: '/data/chain.pem' });
     }
   });
 
