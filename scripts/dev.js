@@ -77,8 +77,9 @@ function childEnv(config, { cluster }) {
     TEMPORAL_NAMESPACE: config.temporal.namespace,
     TEMPORAL_UI_URL: config.temporal.uiUrl,
     MINIO_ENDPOINT: config.minio.endpoint,
-    MINIO_ROOT_USER: config.minio.accessKey,
-    MINIO_ROOT_PASSWORD: config.minio.secretKey,
+    // The MinIO the stack starts has these as its root user (planFrom).
+    MINIO_ACCESS_KEY: config.minio.accessKey,
+    MINIO_SECRET_KEY: config.minio.secretKey,
     DESTINATION_SECRET_KEY: destinationSecretKey(config.dataDir),
     // Outputs are signed with a development chain of the data directory's, made on the first start.
     ...devProvenanceEnv(config.dataDir),

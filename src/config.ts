@@ -224,21 +224,16 @@ export const SETTINGS = {
       'where clients reach MinIO: the host presigned upload and download URLs are signed for (a proxy or public name), while the services keep using `MINIO_ENDPOINT`',
       { default: '`MINIO_ENDPOINT`' },
     ),
-    rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER), "MinIO's root user"),
-    rootPassword: setting(
-      'MINIO_ROOT_PASSWORD',
-      z.string().default(DEV_MINIO_PASSWORD),
-      "MinIO's root password; with `NODE_ENV=production` the API and workers refuse to start on the built-in or MinIO's default (`minioadmin`) password",
-    ),
     accessKey: setting(
       'MINIO_ACCESS_KEY',
-      z.string().min(3).optional(),
-      "access key of the application's own MinIO user, limited to its buckets (production); unset: the root user",
+      z.string().min(3).default(DEV_MINIO_USER),
+      "access key of the application's own MinIO user, limited to its buckets (compose: `genmedia-app`); the default is the root user `npm run dev` starts its MinIO with",
     ),
     secretKey: setting(
       'MINIO_SECRET_KEY',
-      z.string().min(8).optional(),
-      "secret key of the application's own MinIO user; unset: the root password",
+      z.string().min(8).default(DEV_MINIO_PASSWORD),
+      "secret key of the application's MinIO user; with `NODE_ENV=production` the API and workers refuse to start on the built-in or MinIO's default (`minioadmin`) secret",
+      { default: 'a dev value (the root password of `npm run dev`\'s MinIO)' },
     ),
     region: setting('MINIO_REGION', z.string().default('us-east-1'), 'region used for signing'),
     uploadsBucket: setting(
@@ -558,8 +553,8 @@ export function dropSigningKeyVariables(env: NodeJS.ProcessEnv = process.env): s
 function productionProblems(s: Settings): string[] {
   const problems: string[] = [];
   if (s.jobs.cursorSecret === DEV_CURSOR_SECRET) problems.push('set JOBS_CURSOR_SECRET (it signs list cursors) to a long random string');
-  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(s.minio.secretKey ?? s.minio.rootPassword)) {
-    problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
+  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(s.minio.secretKey)) {
+    problems.push('set MINIO_ACCESS_KEY and MINIO_SECRET_KEY (the application\'s MinIO user): the built-in and MinIO default secrets are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
   if (s.testTuning !== undefined) problems.push(`unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
@@ -589,7 +584,7 @@ function tracesExporter(t: Settings['observability']['traces']): 'off' | 'otlp' 
 function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
   const { deployment, ...temporal } = s.temporal;
-  const { rootUser, rootPassword, ...minio } = s.minio;
+  const { minio } = s;
   const { metricsPort, ...observability } = s.observability;
   const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
   return {
@@ -610,8 +605,6 @@ function resolveConfig(s: Settings, t: Tuning) {
       endpoint: minioEndpoint,
       /** Where clients reach MinIO: the host presigned URLs are signed for. */
       publicEndpoint: (minio.publicEndpoint ?? minioEndpoint).replace(/\/$/, ''),
-      accessKey: minio.accessKey ?? rootUser,
-      secretKey: minio.secretKey ?? rootPassword,
     },
     providers: { ...s.providers, failureInjection: s.providers.failureInjection ?? s.env !== 'production' },
     upstreams: { ...s.upstreams, ...t.upstreams },

@@ -68,12 +68,23 @@ export const TUNING_FILES: Readonly<Record<keyof typeof TUNING.def.innerType.sha
 
 /**
  * A variable that is no longer read, and where it went: a tuning value (`tuning`, its dotted path), or another
- * setting (`replacedBy`, said in Markdown; each variable it names is declared or read by the scripts).
+ * setting (`replacedBy`, said in Markdown; each variable it names is declared or read by the scripts). A name that is
+ * also another program's own variable (MinIO's root user) stays in the files that set it for that program
+ * (`stillNamedIn`), and in no other.
  */
-export type FormerVariable = { variable: string; tuning: string } | { variable: string; replacedBy: string };
+export type FormerVariable = { variable: string; tuning: string } | ReplacedVariable;
+export interface ReplacedVariable {
+  variable: string;
+  replacedBy: string;
+  stillNamedIn?: readonly string[];
+}
 
 const tuned = (variable: string, tuning: string): FormerVariable => ({ variable, tuning });
-const replaced = (variable: string, replacedBy: string): FormerVariable => ({ variable, replacedBy });
+const replaced = (variable: string, replacedBy: string, stillNamedIn?: readonly string[]): FormerVariable => ({ variable, replacedBy, ...(stillNamedIn ? { stillNamedIn } : {}) });
+
+/** Where the MinIO server's own root user is still set: the servers the project starts, compose and its docs. */
+const MINIO_SERVER_FILES = ['scripts/lib/minio.js', 'docker-compose.yml'];
+const MINIO_ROOT_PASSWORD_FILES = [...MINIO_SERVER_FILES, 'test/system/infra/compose.test.ts', 'docs/deploy.md', 'docs/security.md'];
 
 /** The variables that were settings and are no longer read: each with where it went. */
 export const FORMER_VARIABLES: readonly FormerVariable[] = [
@@ -144,11 +155,13 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   replaced('PROVENANCE_CERT_CHAIN_FILE', '`PROVENANCE_CERT_CHAIN`, which takes the PEM or the path of a file holding it'),
   replaced('PROVENANCE_TRUST_ANCHORS_FILE', '`PROVENANCE_TRUST_ANCHORS`, which takes the PEM or the path of a file holding it'),
   replaced('PROVENANCE_PRIVATE_KEY_FILE', '`PROVENANCE_PRIVATE_KEY`, which takes the PEM or the path of a file holding it'),
+  replaced('MINIO_ROOT_USER', "`MINIO_ACCESS_KEY`, whose default is the dev stack's root user; the MinIO server keeps reading its own root user from this name", MINIO_SERVER_FILES),
+  replaced('MINIO_ROOT_PASSWORD', "`MINIO_SECRET_KEY`, which production refuses at the built-in or `minioadmin` value; the MinIO server keeps reading its own root password from this name", MINIO_ROOT_PASSWORD_FILES),
 ];
 
 /** The former variables that are tuning values now, and those another setting replaced. */
 export const TUNED_VARIABLES = FORMER_VARIABLES.filter((former): former is { variable: string; tuning: string } => 'tuning' in former);
-export const REPLACED_VARIABLES = FORMER_VARIABLES.filter((former): former is { variable: string; replacedBy: string } => 'replacedBy' in former);
+export const REPLACED_VARIABLES = FORMER_VARIABLES.filter((former): former is ReplacedVariable => 'replacedBy' in former);
 
 /** The default of a tuning value, by its dotted path. */
 export function tuningDefault(field: string): unknown {

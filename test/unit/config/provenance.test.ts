@@ -6,7 +6,7 @@ import { dropSigningKeyVariables, loadConfig, loadSigningKey, SETTINGS } from '.
 import { listSettings } from '../../../src/lib/envSettings';
 import { createChain, devProvenanceEnv } from '../../support/provenanceChain';
 
-const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password' };
+const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_SECRET_KEY: 'a-long-random-minio-password' };
 
 let dir: string;
 let chain: { chainFile: string; keyFile: string; rootFile: string };

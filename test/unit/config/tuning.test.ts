@@ -22,7 +22,7 @@ function tuningFile(content: string): string {
 const PRODUCTION = {
   NODE_ENV: 'production',
   JOBS_CURSOR_SECRET: 'a-production-cursor-secret',
-  MINIO_ROOT_PASSWORD: 'a-production-minio-password',
+  MINIO_SECRET_KEY: 'a-production-minio-password',
   DESTINATION_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   PROVENANCE_ENABLED: 'false',
 };
