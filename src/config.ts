@@ -54,8 +54,8 @@ const positiveInt = z.coerce.number().int().positive();
 const positive = z.coerce.number().positive();
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** `id=value,id2=value2` into a map; values are positive numbers (integers when `integer`). */
-function providerMap(integer: boolean) {
+/** `id=value,id2=value2` into a map; values are positive numbers. */
+function providerMap() {
   return z
     .string()
     .default('')
@@ -64,8 +64,8 @@ function providerMap(integer: boolean) {
       for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
         const [id, value] = part.split('=').map((s) => s.trim());
         const n = Number(value);
-        if (!id || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-          ctx.addIssue({ code: 'custom', message: `must look like "providerId=${integer ? '4' : '0.5'},other=..." (got "${part}")` });
+        if (!id || !Number.isFinite(n) || n <= 0) {
+          ctx.addIssue({ code: 'custom', message: `must look like "providerId=0.5,other=..." (got "${part}")` });
           return z.NEVER;
         }
         map[id] = n;
@@ -73,6 +73,32 @@ function providerMap(integer: boolean) {
       return map;
     });
 }
+
+/** Jobs one provider worker runs at once, where PROVIDER_CONCURRENCY gives no number. */
+const DEFAULT_PROVIDER_CONCURRENCY = 4;
+
+/**
+ * Jobs one provider worker runs at once: `4` for every provider, `4,lumina=2` a default and overrides, `pixelforge=4`
+ * overrides alone (the rest at DEFAULT_PROVIDER_CONCURRENCY).
+ */
+const providerConcurrency = z
+  .string()
+  .default('')
+  .transform((raw, ctx) => {
+    const concurrency = { default: DEFAULT_PROVIDER_CONCURRENCY, byProvider: {} as Record<string, number> };
+    let defaults = 0;
+    for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [id, value] = part.includes('=') ? part.split('=').map((s) => s.trim()) : [undefined, part];
+      const n = Number(value);
+      if (id === '' || !/^\d+$/.test(value ?? '') || n <= 0 || (id === undefined && ++defaults > 1)) {
+        ctx.addIssue({ code: 'custom', message: `must look like "4", "4,providerId=2" or "providerId=4,other=..." (got "${part}")` });
+        return z.NEVER;
+      }
+      if (id === undefined) concurrency.default = n;
+      else concurrency.byProvider[id] = n;
+    }
+    return concurrency;
+  });
 
 /** 32 bytes: base64 (44 characters) or hex (64). */
 const secretKey32 = z
@@ -263,13 +289,17 @@ export const SETTINGS = {
     inputFetchAllowPrivate: setting(
       'INPUT_FETCH_ALLOW_PRIVATE',
       bool.default(false),
-      'fetch input files (`image_url`, ...) and upstream outputs from private and loopback addresses too; development and tests only, refused in production (link-local and cloud metadata addresses are always refused)',
+      'fetch input files (`image_url`, ...) and upstream outputs from private and loopback addresses too, and take account destinations (customers\' buckets) there, which development takes anyway (a MinIO on the same machine or network); development and tests only, refused in production (link-local and cloud metadata addresses are always refused)',
     ),
-    defaultConcurrency: setting('PROVIDER_MAX_CONCURRENCY', positiveInt.default(4), 'jobs one provider worker runs at once'),
-    concurrency: setting('PROVIDER_CONCURRENCY', providerMap(true), 'per-provider overrides, `pixelforge=4,lumina=2`', { default: 'empty' }),
+    concurrency: setting(
+      'PROVIDER_CONCURRENCY',
+      providerConcurrency,
+      'jobs one provider worker runs at once: a number for every provider (`8`), per provider (`pixelforge=4,lumina=2`, the others at 4), or both (`8,lumina=2`)',
+      { default: '`4` (every provider)' },
+    ),
     rateLimitsPerSecond: setting(
       'PROVIDER_RATE_LIMITS',
-      providerMap(false),
+      providerMap(),
       'per-provider jobs started per second across all its workers, `lumina=0.5`',
       { default: 'empty' },
     ),
@@ -318,12 +348,6 @@ export const SETTINGS = {
       secretKey32,
       "32 random bytes, base64 (`openssl rand -base64 32`) or 64 hex digits, that encrypt customers' destination secrets at rest (AES-256-GCM); with `NODE_ENV=production` the API and workers refuse to start without it. Losing or changing it makes every stored secret unreadable: delivery to those buckets fails until each account sets its destination again ([outputs.md](outputs.md#your-own-bucket-setup))",
       { default: 'unset; `npm run dev` generates one into `.data/destination-secret-key`, `npm test` one per run' },
-    ),
-    allowPrivate: setting(
-      'DESTINATION_ALLOW_PRIVATE',
-      bool.optional(),
-      'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
-      { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
     ),
   },
 
@@ -559,8 +583,8 @@ function productionProblems(s: Settings): string[] {
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
   if (s.testTuning !== undefined) problems.push(`unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
   // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
-  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
-  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
+  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate];
+  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate];
   privateAddresses.forEach(({ variable }, i) => {
     if (allowed[i] === true) problems.push(`unset ${variable} (private addresses are for development and tests; in production it would let a client's URL reach your own network)`);
   });
@@ -622,7 +646,8 @@ function resolveConfig(s: Settings, t: Tuning) {
     destinations: {
       ...s.destinations,
       ...t.destinations,
-      allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate),
+      /** Endpoints on private and loopback addresses: in development, and with INPUT_FETCH_ALLOW_PRIVATE (tests). */
+      allowPrivate: s.env === 'development' || s.providers.inputFetchAllowPrivate,
       /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
       allowPlainHttp: s.env !== 'production',
     },

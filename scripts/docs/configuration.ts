@@ -155,6 +155,8 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   replaced('PROVENANCE_CERT_CHAIN_FILE', '`PROVENANCE_CERT_CHAIN`, which takes the PEM or the path of a file holding it'),
   replaced('PROVENANCE_TRUST_ANCHORS_FILE', '`PROVENANCE_TRUST_ANCHORS`, which takes the PEM or the path of a file holding it'),
   replaced('PROVENANCE_PRIVATE_KEY_FILE', '`PROVENANCE_PRIVATE_KEY`, which takes the PEM or the path of a file holding it'),
+  replaced('DESTINATION_ALLOW_PRIVATE', '`INPUT_FETCH_ALLOW_PRIVATE`, which also allows account destinations on private addresses (development allows them anyway)'),
+  replaced('PROVIDER_MAX_CONCURRENCY', '`PROVIDER_CONCURRENCY`, whose bare number (`8`, or `8,lumina=2` beside overrides) is the default of every provider'),
   replaced('MINIO_ROOT_USER', "`MINIO_ACCESS_KEY`, whose default is the dev stack's root user; the MinIO server keeps reading its own root user from this name", MINIO_SERVER_FILES),
   replaced('MINIO_ROOT_PASSWORD', "`MINIO_SECRET_KEY`, which production refuses at the built-in or `minioadmin` value; the MinIO server keeps reading its own root password from this name", MINIO_ROOT_PASSWORD_FILES),
 ];
@@ -201,8 +203,8 @@ concurrency, and the switches an operator flips. The features' timeouts, interva
 from it: they are [tuning](#tuning), constants of each feature that tests change. The ports of the services
 \`npm run dev\` starts are the dev stack's, read by the scripts ([below](#read-by-the-scripts)). A few variables are set by
 nothing in this repository and stay because a deployment may need them: \`HTTP_KEEP_ALIVE_TIMEOUT_MS\` (above a load
-balancer's idle timeout), \`MINIO_REGION\` (an S3 outside \`us-east-1\`), \`PROVIDER_MAX_CONCURRENCY\` (a provider
-worker's slots), \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` and \`OTEL_SERVICE_NAME\` (the OpenTelemetry SDK's own).
+balancer's idle timeout), \`MINIO_REGION\` (an S3 outside \`us-east-1\`), \`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT\` and
+\`OTEL_SERVICE_NAME\` (the OpenTelemetry SDK's own).
 
 Everything is read once, validated, from the environment by \`src/config.ts\`, which declares each variable once with
 its validation, its default and its description; the defaults make \`npm run dev\` work untouched, and wrong values

@@ -23,7 +23,7 @@ describe('NODE_ENV=production', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).destinations.allowPlainHttp).toBe(true);
   });
 
-  it.each(['WEBHOOK_ALLOW_PRIVATE', 'INPUT_FETCH_ALLOW_PRIVATE', 'DESTINATION_ALLOW_PRIVATE'])('refuses %s, naming it', (variable) => {
+  it.each(['WEBHOOK_ALLOW_PRIVATE', 'INPUT_FETCH_ALLOW_PRIVATE'])('refuses %s, naming it', (variable) => {
     for (const on of ['1', 'true']) {
       expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, [variable]: on })).toThrow(
         new RegExp(`^Refusing to start in production: unset ${variable} \\(private addresses are for development and tests`),
