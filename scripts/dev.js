@@ -83,21 +83,14 @@ function childEnv(config, { cluster }) {
     DESTINATION_SECRET_KEY: destinationSecretKey(config.dataDir),
     // Outputs are signed with a development chain of the data directory's, made on the first start.
     ...devProvenanceEnv(config.dataDir),
-    // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
-    CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
     // The cluster's processes run as the image runs them (see the Dockerfile).
     ...(cluster ? builtProcessEnv() : {}),
-    CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }
 
-function consoleHmrPort() {
-  return process.env.CONSOLE_HMR_PORT || '24678';
-}
-
-function portsToCheck(config, ports, managed, env) {
+function portsToCheck(config, ports, managed, { cluster }) {
   const checked = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
-  if (env.CONSOLE_DEV === '1') checked.push({ name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' });
+  if (!cluster) checked.push({ name: 'console hot reload', port: ports.consoleHmr, variable: 'CONSOLE_HMR_PORT' });
   if (managed.postgres) checked.push({ name: 'PostgreSQL', port: ports.postgres, variable: 'PG_PORT' });
   if (managed.temporal) {
     checked.push({ name: 'Temporal', port: ports.temporal, variable: 'TEMPORAL_PORT' });
@@ -133,7 +126,11 @@ function workerMetricsPort(index) {
   return Number(process.env.METRICS_PORT || 9464) + index;
 }
 
-function startApplication(supervisor, env, logDir, { apis = 1, built = false } = {}) {
+/**
+ * The workers, then the API (`apis` of them). `consoleOptions` is what the API is given of the dev stack's console:
+ * `hmrPort` serves it from its sources with hot reload, `devKeyFile` fills its sign-in form with the dev key saved there.
+ */
+function startApplication(supervisor, env, logDir, { apis = 1, built = false, consoleOptions = {} } = {}) {
   const started = { api: false, apiUrls: [], workers: [], metrics: [] };
   if (app.exists('workers')) {
     const withMetricsPort = (index, name) => {
@@ -155,7 +152,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   if (app.exists('api')) {
     for (let i = 0; i < apis; i += 1) {
       const port = Number(env.PORT) + i;
-      supervisor.start(app.apiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`, { built }));
+      supervisor.start(app.devApiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`, { built, ...consoleOptions }));
       started.apiUrls.push(`http://${env.API_HOST}:${port}`);
     }
     started.api = true;
@@ -215,7 +212,7 @@ async function dev({ cluster = false } = {}) {
   const leftovers = await stopLeftovers(config.dataDir);
   if (leftovers.length > 0) log.warn(`stopped what an earlier npm run ${cluster ? 'cluster' : 'dev'} left running: ${leftovers.join(', ')}`);
   const env = childEnv(config, { cluster });
-  const checked = portsToCheck(config, ports, plan.managed, env);
+  const checked = portsToCheck(config, ports, plan.managed, { cluster });
   if (temporalCluster) checked.push(...clusterInfra.portsToCheck(ports.temporal));
   if (cluster) checked.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
   if (withCog) checked.push({ name: 'example Cog server', port: cogExample.examplePort(), variable: 'COG_EXAMPLE_PORT' });
@@ -262,8 +259,13 @@ async function dev({ cluster = false } = {}) {
     }
     const credentials = prepareDatabase(env, { built: cluster });
     if (withCog) supervisor.start(cogExample.cogExampleService(binaries.cogPython, env, plan.logDir));
-    const appEnv = credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env;
-    const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1, built: cluster });
+    // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
+    // Both fill its sign-in form with the dev key the seed saved (src/accounts/devAccount.ts).
+    const consoleOptions = {
+      ...(cluster ? {} : { hmrPort: ports.consoleHmr }),
+      ...(credentials ? { devKeyFile: path.join(config.dataDir, 'dev-api-key.json') } : {}),
+    };
+    const started = startApplication(supervisor, env, plan.logDir, { apis: cluster ? 2 : 1, built: cluster, consoleOptions });
     const apiUrl = `http://${config.api.host}:${config.api.port}`;
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);

@@ -166,23 +166,6 @@ export const SETTINGS = {
     ),
   },
 
-  // Web console (/console)
-  console: {
-    dev: setting(
-      'CONSOLE_DEV',
-      bool.default(false),
-      'serve the web console from its sources through Vite with hot reload instead of `console/dist`',
-      { default: '`0` (`1` under `npm run dev`)' },
-    ),
-    hmrPort: setting('CONSOLE_HMR_PORT', port.default(24678), "port of the console's hot-reload WebSocket (`CONSOLE_DEV` only)"),
-    devApiKey: setting(
-      'CONSOLE_DEV_API_KEY',
-      z.string().optional(),
-      "key filled in on the console's sign-in form (`npm run dev` passes its dev key); ignored with `NODE_ENV=production`",
-      { default: 'unset (`npm run dev`: the dev key)' },
-    ),
-  },
-
   database: {
     url: setting(
       'DATABASE_URL',
@@ -614,7 +597,6 @@ function resolveConfig(s: Settings, t: Tuning) {
   return {
     ...s,
     api: { ...s.api, ...t.api, publicBaseUrl: (s.api.publicBaseUrl ?? apiOrigin).replace(/\/$/, '') },
-    console: { ...s.console, devApiKey: s.env === 'production' ? undefined : s.console.devApiKey },
     database: { url: s.database.url ?? DEV_DATABASE_URL },
     temporal: {
       ...temporal,

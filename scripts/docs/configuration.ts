@@ -42,6 +42,7 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
       ['TEMPORAL_UI_PORT', 8233, "the port of the dev stack's Temporal Web UI; its processes get `TEMPORAL_UI_URL` on it"],
       ['MINIO_PORT', 9000, "the S3 port of the dev stack's MinIO; its processes get `MINIO_ENDPOINT` on it"],
       ['MINIO_CONSOLE_PORT', 9001, "the port of the dev stack's MinIO console, which `npm run dev` prints"],
+      ['CONSOLE_HMR_PORT', 24678, "the port of the web console's hot-reload WebSocket, which `npm run dev` gives its API (`scripts/devApi.js`)"],
     ] as const
   ).map(([variable, port, description]) => ({ variable, file: 'scripts/lib/devPorts.js', default: `\`${port}\``, description })),
   { variable: 'COG_EXAMPLE_PORT', file: 'scripts/lib/cogExample.js', default: '`5055`', description: "the example Cog predictor's port (`GENMEDIA_COG=1`)" },
@@ -157,6 +158,8 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   replaced('PROVENANCE_PRIVATE_KEY_FILE', '`PROVENANCE_PRIVATE_KEY`, which takes the PEM or the path of a file holding it'),
   replaced('DESTINATION_ALLOW_PRIVATE', '`INPUT_FETCH_ALLOW_PRIVATE`, which also allows account destinations on private addresses (development allows them anyway)'),
   replaced('PROVIDER_MAX_CONCURRENCY', '`PROVIDER_CONCURRENCY`, whose bare number (`8`, or `8,lumina=2` beside overrides) is the default of every provider'),
+  replaced('CONSOLE_DEV', "`npm run dev`'s own API entry, `scripts/devApi.js`, which serves the console from its sources with hot reload (`npm run cluster` serves the build, as a deployment does)"),
+  replaced('CONSOLE_DEV_API_KEY', "`npm run dev`'s own API entry, `scripts/devApi.js`, which fills the sign-in form with the dev key the seed saved in the data directory"),
   replaced('MINIO_ROOT_USER', "`MINIO_ACCESS_KEY`, whose default is the dev stack's root user; the MinIO server keeps reading its own root user from this name", MINIO_SERVER_FILES),
   replaced('MINIO_ROOT_PASSWORD', "`MINIO_SECRET_KEY`, which production refuses at the built-in or `minioadmin` value; the MinIO server keeps reading its own root password from this name", MINIO_ROOT_PASSWORD_FILES),
 ];

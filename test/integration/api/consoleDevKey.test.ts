@@ -20,8 +20,8 @@ let api: RunningApi;
 let port: string;
 
 beforeAll(async () => {
-  const config = testConfig({ CONSOLE_DEV_API_KEY: DEV_KEY, API_HOST: '0.0.0.0' });
-  api = await startApiServer(await createApiDeps(config), 0, '0.0.0.0');
+  const config = testConfig({ API_HOST: '0.0.0.0' });
+  api = await startApiServer(await createApiDeps(config, { console: { devApiKey: DEV_KEY } }), 0, '0.0.0.0');
   port = new URL(api.url).port;
 });
 

@@ -17,6 +17,7 @@ type ServiceSpec = { spec: { env: NodeJS.ProcessEnv } };
 const app = require('../../../scripts/lib/app') as {
   SIGNING_KEY_VARIABLES: string[];
   apiService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
+  devApiService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   workflowWorkerService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   providerWorkerService: (id: string, env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   cogWorkerService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
@@ -60,7 +61,7 @@ describe('the supervisor of npm run dev and npm run cluster', () => {
   });
 
   it('starts the API and the workflow worker without the key, with the chain', () => {
-    for (const service of [app.apiService(env, logDir), app.workflowWorkerService(env, logDir)]) {
+    for (const service of [app.apiService(env, logDir), app.devApiService(env, logDir), app.workflowWorkerService(env, logDir)]) {
       expect(service.spec.env).toEqual({ PROVENANCE_CERT_CHAIN: '/data/chain.pem' });
     }
   });
