@@ -15,6 +15,7 @@ import path from 'node:path';
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
 import { loadConfig, REPO_ROOT } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
+import { tuningFile } from '../test/support/stack';
 import { nodeArgs, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { printTable, type Headline } from './stats';
 
@@ -22,7 +23,7 @@ const MODEL = 'pixelforge/forge-pro/text-to-image';
 const PROVIDER = 'pixelforge';
 const SLOTS = 2;
 /** 30 s nominal × 1/30: about 1 s at the provider per job. */
-const TIME_SCALE = String(1 / 30);
+const TIME_SCALE = 1 / 30;
 const A_JOBS = 300;
 const B_JOBS = 10;
 const B_JOBS_WEIGHTED = 20;
@@ -95,9 +96,9 @@ async function measure(run: Run, prisma: PrismaClient): Promise<RunResult> {
   const env = {
     JOBS_TASK_QUEUE: `${queues}.jobs`,
     PROVIDER_TASK_QUEUE_PREFIX: `${queues}.provider.`,
-    PROVIDER_TIME_SCALE: TIME_SCALE,
     PROVIDER_CONCURRENCY: `${PROVIDER}=${SLOTS}`,
     TEMPORAL_FAIRNESS: run.fairness ? '1' : '0',
+    GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE } }),
   };
   const account = (plan: string) => createTestAccount(prisma, { plan, creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 10_000 });
   const [a, b, warm] = [await account(run.plans.a), await account(run.plans.b), await account('standard')];

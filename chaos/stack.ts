@@ -149,9 +149,8 @@ export async function startStack(input: {
     API_HOST: '127.0.0.1',
     PORT: String(apiPorts[0]),
     PUBLIC_BASE_URL: apiUrls[0],
-    PROVIDER_TIME_SCALE: '0.02',
     WEBHOOK_ALLOW_PRIVATE: '1',
-    GENMEDIA_TEST_TUNING: writeTuning(workDir, mergeTuning({ webhooks: { retryScheduleSeconds: [0, 1, 2, 5, 10, 20, 30, 60] } }, input.tuning)),
+    GENMEDIA_TEST_TUNING: writeTuning(workDir, mergeTuning({ providers: { timeScale: 0.02 }, webhooks: { retryScheduleSeconds: [0, 1, 2, 5, 10, 20, 30, 60] } }, input.tuning)),
     ...(input.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: apiUrls[0] } : {}),
   };
   app.migrate(env);

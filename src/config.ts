@@ -22,6 +22,7 @@ import { WEBHOOKS_TUNING } from './webhooks/tuning';
 import { DESTINATIONS_TUNING } from './outputs/destinations/tuning';
 import { OUTPUTS_TUNING } from './outputs/tuning';
 import { OUTPUT_DELIVERY_TUNING } from './outputs/delivery/tuning';
+import { LOCAL_PROVIDER_TUNING } from './providers/local/tuning';
 
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
@@ -51,7 +52,6 @@ const bool = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
-const positive = z.coerce.number().positive();
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** `id=value,id2=value2` into a map; values are positive numbers. */
@@ -138,7 +138,7 @@ export const SETTINGS = {
   testTuning: setting(
     'GENMEDIA_TEST_TUNING',
     z.string().min(1).optional(),
-    "tests only: a JSON file of [tuning](#tuning) values a test gives the processes it spawns; with `NODE_ENV=production` the API and workers refuse to start while it is set",
+    "tests only: a JSON file of [tuning](#tuning) values a test gives the processes it spawns (`npm test` gives every process one, the benchmarks and the chaos runs theirs; `npm run dev` passes it on); with `NODE_ENV=production` the API and workers refuse to start while it is set",
   ),
 
   api: {
@@ -258,17 +258,6 @@ export const SETTINGS = {
   },
 
   providers: {
-    timeScale: setting(
-      'PROVIDER_TIME_SCALE',
-      positive.default(0.1),
-      "multiplier on the built-in provider's processing time (1 = the nominal 30 s / 240 s)",
-    ),
-    failureInjection: setting(
-      'FAILURE_INJECTION',
-      bool.optional(),
-      'whether `[fail:...]` prompt tokens make the built-in provider fail on purpose',
-      { default: 'on; off when `NODE_ENV=production`' },
-    ),
     inputFetchAllowPrivate: setting(
       'INPUT_FETCH_ALLOW_PRIVATE',
       bool.default(false),
@@ -446,6 +435,7 @@ export const TUNING = z
     destinations: DESTINATIONS_TUNING,
     outputs: OUTPUTS_TUNING,
     outputDelivery: OUTPUT_DELIVERY_TUNING,
+    providers: LOCAL_PROVIDER_TUNING,
   })
   .prefault({});
 
@@ -612,7 +602,7 @@ function resolveConfig(s: Settings, t: Tuning) {
       /** Where clients reach MinIO: the host presigned URLs are signed for. */
       publicEndpoint: (minio.publicEndpoint ?? minioEndpoint).replace(/\/$/, ''),
     },
-    providers: { ...s.providers, failureInjection: s.providers.failureInjection ?? s.env !== 'production' },
+    providers: { ...s.providers, ...t.providers, failureInjection: t.providers.failureInjection && s.env !== 'production' },
     upstreams: { ...s.upstreams, ...t.upstreams },
     uploads: t.uploads,
     jobs: { ...s.jobs, ...t.jobs },

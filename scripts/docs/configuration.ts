@@ -65,6 +65,7 @@ export const TUNING_FILES: Readonly<Record<keyof typeof TUNING.def.innerType.sha
   destinations: 'src/outputs/destinations/tuning.ts',
   outputs: 'src/outputs/tuning.ts',
   outputDelivery: 'src/outputs/delivery/tuning.ts',
+  providers: 'src/providers/local/tuning.ts',
 };
 
 /**
@@ -149,6 +150,8 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   tuned('OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', 'outputDelivery.attemptTimeoutSeconds'),
   tuned('OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', 'outputDelivery.requestTimeoutSeconds'),
   tuned('OUTPUT_DELIVERY_MAX_PER_ACCOUNT', 'outputDelivery.maxPerAccount'),
+  tuned('PROVIDER_TIME_SCALE', 'providers.timeScale'),
+  tuned('FAILURE_INJECTION', 'providers.failureInjection'),
   replaced('WORKER_METRICS_PORT', '`METRICS_PORT`, read by whichever process it is'),
   replaced('WORKER_METRICS_HOST', '`METRICS_HOST`'),
   replaced('API_METRICS_PORT', '`METRICS_PORT`, read by whichever process it is'),
