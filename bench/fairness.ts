@@ -94,8 +94,7 @@ function overlapS(job: { startedAt: Date | null; completedAt: Date | null }, fro
 async function measure(run: Run, prisma: PrismaClient): Promise<RunResult> {
   const queues = `bench-fair-${run.name}-${Date.now()}`;
   const env = {
-    JOBS_TASK_QUEUE: `${queues}.jobs`,
-    PROVIDER_TASK_QUEUE_PREFIX: `${queues}.provider.`,
+    TEMPORAL_TASK_QUEUE_PREFIX: `${queues}-`,
     PROVIDER_CONCURRENCY: `${PROVIDER}=${SLOTS}`,
     TEMPORAL_FAIRNESS: run.fairness ? '1' : '0',
     GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE } }),

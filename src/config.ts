@@ -36,6 +36,9 @@ const DEV_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
 const DEV_MINIO_ENDPOINT = 'http://127.0.0.1:9000';
 
+/** The worker deployment the workflow worker joins, after TEMPORAL_TASK_QUEUE_PREFIX. */
+const DEPLOYMENT_NAME = 'genmedia';
+
 /** Where a worker serves its metrics when METRICS_PORT is unset: the API serves them on PORT then. */
 const DEFAULT_WORKER_METRICS_PORT = 9464;
 
@@ -189,15 +192,11 @@ export const SETTINGS = {
       { default: "the dev stack's, `http://127.0.0.1:8233` (its port: `TEMPORAL_UI_PORT`)" },
     ),
     namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default'), 'Temporal namespace'),
-    jobsTaskQueue: setting(
-      'JOBS_TASK_QUEUE',
-      z.string().default(DEFAULT_JOBS_TASK_QUEUE),
-      'task queue of the workflow worker (job, upload and webhook workflows)',
-    ),
-    providerTaskQueuePrefix: setting(
-      'PROVIDER_TASK_QUEUE_PREFIX',
-      z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX),
-      'provider task queues are `<prefix><providerId>`; tests use a private prefix',
+    taskQueuePrefix: setting(
+      'TEMPORAL_TASK_QUEUE_PREFIX',
+      // It starts the worker deployment's name too, which Temporal takes without a dot.
+      z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, - and _ (it starts the worker deployment\'s name, which takes no dot)').default(''),
+      "prefix of the deployment's names in Temporal, so that stacks sharing a namespace stay apart (tests give each stack its own): the workflow worker's task queue `<prefix>jobs` (job, upload and webhook workflows), the provider task queues `<prefix>provider.<providerId>` and the workflow worker's worker deployment `<prefix>genmedia`",
     ),
     fairness: setting(
       'TEMPORAL_FAIRNESS',
@@ -210,7 +209,6 @@ export const SETTINGS = {
         bool.default(true),
         'the workflow worker joins a worker deployment and each workflow stays on the build that started it ([workflow-versioning.md](workflow-versioning.md)); `false`: unversioned',
       ),
-      deploymentName: setting('TEMPORAL_DEPLOYMENT_NAME', z.string().min(1).default('genmedia'), 'the worker deployment of the workflow worker'),
       buildId: setting(
         'WORKER_BUILD_ID',
         z.string().min(1).optional(),
@@ -580,7 +578,7 @@ function tracesExporter(t: Settings['observability']['traces']): 'off' | 'otlp' 
 /** The fields worked out from several settings (defaults that follow another setting or NODE_ENV); the rest as read. */
 function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
-  const { deployment, ...temporal } = s.temporal;
+  const { deployment, taskQueuePrefix, ...temporal } = s.temporal;
   const { minio } = s;
   const { metricsPort, ...observability } = s.observability;
   const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
@@ -593,8 +591,15 @@ function resolveConfig(s: Settings, t: Tuning) {
       ...t.temporal,
       address: temporal.address ?? DEV_TEMPORAL_ADDRESS,
       uiUrl: (temporal.uiUrl ?? DEV_TEMPORAL_UI_URL).replace(/\/+$/, ''),
+      taskQueuePrefix,
+      /** The task queue of the workflow worker. */
+      jobsTaskQueue: `${taskQueuePrefix}${DEFAULT_JOBS_TASK_QUEUE}`,
+      /** Provider task queues are `<providerTaskQueuePrefix><providerId>` (providerTaskQueue). */
+      providerTaskQueuePrefix: `${taskQueuePrefix}${DEFAULT_PROVIDER_TASK_QUEUE_PREFIX}`,
       /** The worker deployment of the workflow worker; absent: unversioned. */
-      ...(deployment.versioning ? { deployment: { deploymentName: deployment.deploymentName, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } } : {}),
+      ...(deployment.versioning
+        ? { deployment: { deploymentName: `${taskQueuePrefix}${DEPLOYMENT_NAME}`, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } }
+        : {}),
     },
     minio: {
       ...minio,

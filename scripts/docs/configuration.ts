@@ -163,6 +163,9 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   replaced('PROVIDER_MAX_CONCURRENCY', '`PROVIDER_CONCURRENCY`, whose bare number (`8`, or `8,lumina=2` beside overrides) is the default of every provider'),
   replaced('CONSOLE_DEV', "`npm run dev`'s own API entry, `scripts/devApi.js`, which serves the console from its sources with hot reload (`npm run cluster` serves the build, as a deployment does)"),
   replaced('CONSOLE_DEV_API_KEY', "`npm run dev`'s own API entry, `scripts/devApi.js`, which fills the sign-in form with the dev key the seed saved in the data directory"),
+  replaced('JOBS_TASK_QUEUE', '`TEMPORAL_TASK_QUEUE_PREFIX`: the workflow worker\'s task queue is `<prefix>jobs`'),
+  replaced('PROVIDER_TASK_QUEUE_PREFIX', '`TEMPORAL_TASK_QUEUE_PREFIX`: the provider task queues are `<prefix>provider.<providerId>`'),
+  replaced('TEMPORAL_DEPLOYMENT_NAME', '`TEMPORAL_TASK_QUEUE_PREFIX`: the worker deployment is `<prefix>genmedia`'),
   replaced('MINIO_ROOT_USER', "`MINIO_ACCESS_KEY`, whose default is the dev stack's root user; the MinIO server keeps reading its own root user from this name", MINIO_SERVER_FILES),
   replaced('MINIO_ROOT_PASSWORD', "`MINIO_SECRET_KEY`, which production refuses at the built-in or `minioadmin` value; the MinIO server keeps reading its own root password from this name", MINIO_ROOT_PASSWORD_FILES),
 ];

@@ -64,10 +64,9 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    JOBS_TASK_QUEUE: `jobs-test-${stackId}`,
-    PROVIDER_TASK_QUEUE_PREFIX: `provider-test-${stackId}.`,
-    // A worker deployment per stack: the builds of one stack's worker processes never meet another stack's.
-    TEMPORAL_DEPLOYMENT_NAME: `genmedia-test-${stackId}`,
+    // Task queues and a worker deployment per stack (`test-<id>-jobs`, `test-<id>-provider.<id>`, `test-<id>-genmedia`):
+    // the builds of one stack's worker processes never meet another stack's.
+    TEMPORAL_TASK_QUEUE_PREFIX: `test-${stackId}-`,
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
@@ -249,10 +248,8 @@ export function workerProcessEnv(config: Config, tuning?: TuningOverride): NodeJ
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     // Several worker processes run side by side: each serves its metrics on a free port.
     METRICS_PORT: '0',
-    JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
-    PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
+    TEMPORAL_TASK_QUEUE_PREFIX: config.temporal.taskQueuePrefix,
     TEMPORAL_WORKER_VERSIONING: config.temporal.deployment ? '1' : '0',
-    ...(config.temporal.deployment ? { TEMPORAL_DEPLOYMENT_NAME: config.temporal.deployment.deploymentName } : {}),
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',
