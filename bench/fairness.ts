@@ -2,7 +2,7 @@
  * Fair share between accounts on one busy provider (docs/operators.md, "Fair share and priority"): pixelforge with 2
  * slots, each job about 1 s. Tenant A submits 300 jobs, then tenant B submits 10. Three runs, each with its own
  * API, workflow worker and provider worker processes on task queues of their own:
- *  - first in, first out: jobs start without fairness keys (TEMPORAL_FAIRNESS=0), as before fair share;
+ *  - first in, first out: jobs start without fairness keys (the tuning value jobs.fairness false), as before fair share;
  *  - fair share, both accounts on the standard plan (weight 1 each);
  *  - weighted: A on the business plan (weight 3), B on standard (weight 1), B submitting 20 jobs.
  * Measured from the jobs' `started_at` in PostgreSQL: how long after B's submit B's last job started; the starts and
@@ -96,8 +96,7 @@ async function measure(run: Run, prisma: PrismaClient): Promise<RunResult> {
   const env = {
     TEMPORAL_TASK_QUEUE_PREFIX: `${queues}-`,
     PROVIDER_CONCURRENCY: `${PROVIDER}=${SLOTS}`,
-    TEMPORAL_FAIRNESS: run.fairness ? '1' : '0',
-    GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE } }),
+    GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE }, jobs: { fairness: run.fairness } }),
   };
   const account = (plan: string) => createTestAccount(prisma, { plan, creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 10_000 });
   const [a, b, warm] = [await account(run.plans.a), await account(run.plans.b), await account('standard')];

@@ -198,17 +198,7 @@ export const SETTINGS = {
       z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, - and _ (it starts the worker deployment\'s name, which takes no dot)').default(''),
       "prefix of the deployment's names in Temporal, so that stacks sharing a namespace stay apart (tests give each stack its own): the workflow worker's task queue `<prefix>jobs` (job, upload and webhook workflows), the provider task queues `<prefix>provider.<providerId>` and the workflow worker's worker deployment `<prefix>genmedia`",
     ),
-    fairness: setting(
-      'TEMPORAL_FAIRNESS',
-      bool.default(true),
-      "jobs carry their account as Temporal's fairness key, weighted by the plan (`catalog/plans.json`); `false`: first in, first out within a priority ([operators.md](operators.md#fair-share-and-priority))",
-    ),
     deployment: {
-      versioning: setting(
-        'TEMPORAL_WORKER_VERSIONING',
-        bool.default(true),
-        'the workflow worker joins a worker deployment and each workflow stays on the build that started it ([workflow-versioning.md](workflow-versioning.md)); `false`: unversioned',
-      ),
       buildId: setting(
         'WORKER_BUILD_ID',
         z.string().min(1).optional(),
@@ -597,7 +587,7 @@ function resolveConfig(s: Settings, t: Tuning) {
       /** Provider task queues are `<providerTaskQueuePrefix><providerId>` (providerTaskQueue). */
       providerTaskQueuePrefix: `${taskQueuePrefix}${DEFAULT_PROVIDER_TASK_QUEUE_PREFIX}`,
       /** The worker deployment of the workflow worker; absent: unversioned. */
-      ...(deployment.versioning
+      ...(t.temporal.workerVersioning
         ? { deployment: { deploymentName: `${taskQueuePrefix}${DEPLOYMENT_NAME}`, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } }
         : {}),
     },

@@ -150,6 +150,8 @@ export const FORMER_VARIABLES: readonly FormerVariable[] = [
   tuned('OUTPUT_DELIVERY_ATTEMPT_TIMEOUT_SECONDS', 'outputDelivery.attemptTimeoutSeconds'),
   tuned('OUTPUT_DELIVERY_REQUEST_TIMEOUT_SECONDS', 'outputDelivery.requestTimeoutSeconds'),
   tuned('OUTPUT_DELIVERY_MAX_PER_ACCOUNT', 'outputDelivery.maxPerAccount'),
+  tuned('TEMPORAL_FAIRNESS', 'jobs.fairness'),
+  tuned('TEMPORAL_WORKER_VERSIONING', 'temporal.workerVersioning'),
   tuned('PROVIDER_TIME_SCALE', 'providers.timeScale'),
   tuned('FAILURE_INJECTION', 'providers.failureInjection'),
   replaced('WORKER_METRICS_PORT', '`METRICS_PORT`, read by whichever process it is'),

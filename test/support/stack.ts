@@ -249,7 +249,6 @@ export function workerProcessEnv(config: Config, tuning?: TuningOverride): NodeJ
     // Several worker processes run side by side: each serves its metrics on a free port.
     METRICS_PORT: '0',
     TEMPORAL_TASK_QUEUE_PREFIX: config.temporal.taskQueuePrefix,
-    TEMPORAL_WORKER_VERSIONING: config.temporal.deployment ? '1' : '0',
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',

@@ -16,7 +16,7 @@ describe('a wrong value in the environment', () => {
     [{ PORT: 'eighty' }, /^Invalid environment: PORT: .*expected number/],
     [{ PORT: '70000' }, /^Invalid environment: PORT: .*65535/],
     [{ NODE_ENV: 'staging' }, /^Invalid environment: NODE_ENV: .*"production"/],
-    [{ TEMPORAL_FAIRNESS: 'yes' }, /^Invalid environment: TEMPORAL_FAIRNESS: /],
+    [{ PROVENANCE_ENABLED: 'yes' }, /^Invalid environment: PROVENANCE_ENABLED: /],
     [{ PUBLIC_BASE_URL: 'api.example.com' }, /^Invalid environment: PUBLIC_BASE_URL: /],
     [{ TEMPORAL_UI_URL: 'ftp://ui.example.com' }, /^Invalid environment: TEMPORAL_UI_URL: /],
     [{ JOBS_CURSOR_SECRET: 'short' }, /^Invalid environment: JOBS_CURSOR_SECRET: .*16/],
