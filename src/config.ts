@@ -132,12 +132,6 @@ export const SETTINGS = {
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`',
   ),
-  dataDir: setting(
-    'GENMEDIA_DATA_DIR',
-    z.string().default(path.join(REPO_ROOT, '.data')),
-    'local state of `npm run dev` (PostgreSQL cluster, Temporal db, MinIO data, logs, dev key)',
-    { default: '`<repository>/.data`' },
-  ),
   testTuning: setting(
     'GENMEDIA_TEST_TUNING',
     z.string().min(1).optional(),

@@ -30,6 +30,14 @@ export const SCRIPT_SETTINGS: readonly ScriptSetting[] = [
       'exists ([security.md](security.md#where-a-jobs-data-lives)). A Temporal given by `TEMPORAL_ADDRESS` is left as it is',
   },
   {
+    variable: 'GENMEDIA_DATA_DIR',
+    file: 'scripts/lib/paths.js',
+    default: '`<repository>/.data` (`npm run cluster`: `.data/cluster`)',
+    description:
+      'local state of `npm run dev` (PostgreSQL cluster, Temporal db, MinIO data, logs, dev keys and secrets); the processes it starts ' +
+      'get it, the seed saves the dev keys there and the `genmedia` CLI finds them there for an API on this machine',
+  },
+  {
     variable: 'GENMEDIA_COG',
     file: 'scripts/lib/cogExample.js',
     default: 'unset',
