@@ -8,7 +8,14 @@ import type { RunningApi } from '../../../src/api/server';
 import { startTestApi } from '../../support/api';
 import { parsePrometheusText } from '../../support/prometheusText';
 
-const PRODUCTION = { NODE_ENV: 'production', JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', PROVENANCE_ENABLED: 'false' };
+// A production process has no tuning file: the run's (GENMEDIA_TEST_TUNING) is for the test processes.
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests',
+  DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+  PROVENANCE_ENABLED: 'false',
+  GENMEDIA_TEST_TUNING: undefined,
+};
 const TOKEN = 'scrape-token-0123456789';
 
 let api: RunningApi | undefined;
