@@ -59,10 +59,10 @@ const MEMORY_VARIANTS = {
   builtTwoArenas: { runtime: 'built', env: { MALLOC_ARENA_MAX: '2', ...COMPILE_CACHE } },
 } satisfies Record<string, Variant>;
 
-/** Task queues of one runtime's processes: a jobs queue and a provider prefix no provider worker serves. */
+/** Task queues of one runtime's processes: a jobs queue and provider queues no provider worker serves. */
 function taskQueuesFor(runtime: Runtime): NodeJS.ProcessEnv {
   const run = randomUUID().slice(0, 8);
-  return { JOBS_TASK_QUEUE: `jobs-bench-${runtime}-${run}`, PROVIDER_TASK_QUEUE_PREFIX: `bench-${runtime}-${run}.` };
+  return { TEMPORAL_TASK_QUEUE_PREFIX: `bench-${runtime}-${run}-` };
 }
 
 interface StartedWorker {
@@ -76,7 +76,7 @@ async function startPollingWorker(runtime: Runtime, env: NodeJS.ProcessEnv, conn
   try {
     await until(async () => {
       if (child.exitCode !== null) throw new Error(`the ${runtime} workflow worker exited with ${child.exitCode}`);
-      return isPolling(connection, config.temporal.namespace, env.JOBS_TASK_QUEUE!, 'WORKFLOW', child.pid!);
+      return isPolling(connection, config.temporal.namespace, `${env.TEMPORAL_TASK_QUEUE_PREFIX}jobs`, 'WORKFLOW', child.pid!);
     }, 120_000, 25);
   } catch (err) {
     await stopProcess(child);

@@ -38,7 +38,7 @@ const JOBS = Number(process.env.BENCH_E2E_JOBS ?? 100);
 const CONCURRENCY = 8;
 const WORK_MS = 30;
 /** The built-in provider's nominal 30 s per image × this: about WORK_MS, or the render time when longer. */
-const TIME_SCALE = String(WORK_MS / 30_000);
+const TIME_SCALE = WORK_MS / 30_000;
 const HISTORIES = 5;
 const COMPONENT_ROUNDS = 10;
 
@@ -52,10 +52,10 @@ export async function endToEndBench(): Promise<Headline[]> {
       providers: ['pixelforge'],
       env: {
         LOG_LEVEL: 'error',
-        PROVIDER_TIME_SCALE: TIME_SCALE,
-        PROVENANCE_CERT_CHAIN_FILE: path.join(dir, 'chain.pem'),
-        PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'signer.key'),
+        PROVENANCE_CERT_CHAIN: path.join(dir, 'chain.pem'),
+        PROVENANCE_PRIVATE_KEY: path.join(dir, 'signer.key'),
       },
+      tuning: { providers: { timeScale: TIME_SCALE } },
     });
     const { taskQueue, stop: stopBaseline } = await startBaselineWorker(stack);
     const client = stack.api.deps.temporal;

@@ -2,7 +2,7 @@
  * Fair share between accounts on one busy provider (docs/operators.md, "Fair share and priority"): pixelforge with 2
  * slots, each job about 1 s. Tenant A submits 300 jobs, then tenant B submits 10. Three runs, each with its own
  * API, workflow worker and provider worker processes on task queues of their own:
- *  - first in, first out: jobs start without fairness keys (TEMPORAL_FAIRNESS=0), as before fair share;
+ *  - first in, first out: jobs start without fairness keys (the tuning value jobs.fairness false), as before fair share;
  *  - fair share, both accounts on the standard plan (weight 1 each);
  *  - weighted: A on the business plan (weight 3), B on standard (weight 1), B submitting 20 jobs.
  * Measured from the jobs' `started_at` in PostgreSQL: how long after B's submit B's last job started; the starts and
@@ -15,6 +15,7 @@ import path from 'node:path';
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
 import { loadConfig, REPO_ROOT } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
+import { tuningFile } from '../test/support/stack';
 import { nodeArgs, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { printTable, type Headline } from './stats';
 
@@ -22,7 +23,7 @@ const MODEL = 'pixelforge/forge-pro/text-to-image';
 const PROVIDER = 'pixelforge';
 const SLOTS = 2;
 /** 30 s nominal × 1/30: about 1 s at the provider per job. */
-const TIME_SCALE = String(1 / 30);
+const TIME_SCALE = 1 / 30;
 const A_JOBS = 300;
 const B_JOBS = 10;
 const B_JOBS_WEIGHTED = 20;
@@ -55,7 +56,7 @@ interface RunResult {
 function startProviderWorkerProcess(env: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, nodeArgs('tsx', path.join('src', 'workers', 'main.ts'), ['--provider', PROVIDER]), {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -93,11 +94,9 @@ function overlapS(job: { startedAt: Date | null; completedAt: Date | null }, fro
 async function measure(run: Run, prisma: PrismaClient): Promise<RunResult> {
   const queues = `bench-fair-${run.name}-${Date.now()}`;
   const env = {
-    JOBS_TASK_QUEUE: `${queues}.jobs`,
-    PROVIDER_TASK_QUEUE_PREFIX: `${queues}.provider.`,
-    PROVIDER_TIME_SCALE: TIME_SCALE,
+    TEMPORAL_TASK_QUEUE_PREFIX: `${queues}-`,
     PROVIDER_CONCURRENCY: `${PROVIDER}=${SLOTS}`,
-    TEMPORAL_FAIRNESS: run.fairness ? '1' : '0',
+    GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE }, jobs: { fairness: run.fairness } }),
   };
   const account = (plan: string) => createTestAccount(prisma, { plan, creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 10_000 });
   const [a, b, warm] = [await account(run.plans.a), await account(run.plans.b), await account('standard')];

@@ -113,7 +113,7 @@ export function sleep(ms: number): Promise<void> {
 export function startWorkflowWorkerProcess({ runtime = 'tsx', env = {} }: ProcessOptions = {}): ChildProcess {
   return spawn(process.execPath, nodeArgs(runtime, path.join('src', 'workers', 'main.ts'), ['--workflows'], WORKFLOW_WORKER_NODE_OPTIONS), {
     cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', WORKER_METRICS_PORT: '0', ...env },
+    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }

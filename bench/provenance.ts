@@ -64,7 +64,7 @@ export async function provenanceBench(): Promise<Headline[]> {
     writeFileSync(path.join(dir, 'root.pem'), chain.rootPem);
     const stack = await startTestStack({
       providers: ['pixelforge'],
-      env: { PROVENANCE_CERT_CHAIN_FILE: path.join(dir, 'chain.pem'), PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'signer.key') },
+      env: { PROVENANCE_CERT_CHAIN: path.join(dir, 'chain.pem'), PROVENANCE_PRIVATE_KEY: path.join(dir, 'signer.key') },
     });
     const on: number[] = [];
     const off: number[] = [];

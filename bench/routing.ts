@@ -106,7 +106,7 @@ export async function routingBench(): Promise<Headline[]> {
     env: {
       LOG_LEVEL: 'error',
       // Upstream activities only wait on HTTP: enough slots that our own worker never queues a check.
-      PROVIDER_MAX_CONCURRENCY: '32',
+      PROVIDER_CONCURRENCY: '32',
     },
     tuning: { upstreams: { pollIntervalMs: POLL_INTERVAL_MS, timeoutSeconds: 300 } },
   });

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { createPrisma } from '../src/db/prisma';
 import { loadConfig, REPO_ROOT } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
+import { tuningFile } from '../test/support/stack';
 import { sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { headline, printTable, type Headline } from './stats';
 
@@ -17,7 +18,7 @@ const MODEL = 'pixelforge/forge-pro/text-to-image';
 const JOBS = 24;
 const ACCOUNTS = 6;
 /** 30 s nominal × 0.1: about 3 s at the provider per job. */
-const TIME_SCALE = '0.1';
+const TIME_SCALE = 0.1;
 const PER_PROCESS_CONCURRENCY = 2;
 const CLOCK_TICKS_PER_SECOND = 100;
 
@@ -27,8 +28,7 @@ function startProviderWorkerProcess(providerId: string): ChildProcess {
     env: {
       ...process.env,
       LOG_LEVEL: 'error',
-      WORKER_METRICS_PORT: '0',
-      PROVIDER_TIME_SCALE: TIME_SCALE,
+      METRICS_PORT: '0',
       PROVIDER_CONCURRENCY: `${providerId}=${PER_PROCESS_CONCURRENCY}`,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -69,7 +69,8 @@ function cpuOf(groups: CpuGroups): Record<string, number> {
 }
 
 export async function scaleOutBench(): Promise<Headline[]> {
-  process.env.PROVIDER_TIME_SCALE = TIME_SCALE;
+  // Every process this bench starts inherits the built-in provider's time scale from this file.
+  process.env.GENMEDIA_TEST_TUNING = tuningFile({ providers: { timeScale: TIME_SCALE } });
   const config = loadConfig();
   const prisma = createPrisma(config.database.url);
   const workflowWorker = startWorkflowWorkerProcess();

@@ -7,7 +7,7 @@
  * Figures: throughput of 400 submits at concurrency 16 (the two sides in alternating halves) and p50 latency at
  * concurrency 1 (alternating request by request), both of admission alone (genmedia's jobs go to a provider no worker
  * serves, so no rendering competes); then submit-to-completed at concurrency 1 with about 30 ms of work (the
- * built-in provider at PROVIDER_TIME_SCALE 0.001 against a 30 ms work activity).
+ * built-in provider at a time scale of 0.001 against a 30 ms work activity).
  */
 import crypto from 'node:crypto';
 import { WithStartWorkflowOperation } from '@temporalio/client';
@@ -77,7 +77,7 @@ export async function submitBench(): Promise<Headline[]> {
 }
 
 async function measureSubmit(env: NodeJS.ProcessEnv): Promise<Figures> {
-  const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', PROVIDER_TIME_SCALE: '0.001', ...env } });
+  const stack = await startTestStack({ providers: ['pixelforge'], env: { LOG_LEVEL: 'error', ...env }, tuning: { providers: { timeScale: 0.001 } } });
   const { taskQueue, stop: stopBaseline } = await startBaselineWorker(stack);
   const client = stack.api.deps.temporal;
   try {

@@ -144,16 +144,13 @@ export async function startStack(input: {
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_NAMESPACE: 'default',
     MINIO_ENDPOINT: `http://127.0.0.1:${store.port}`,
-    MINIO_ROOT_USER: store.user,
-    MINIO_ROOT_PASSWORD: store.password,
+    MINIO_ACCESS_KEY: store.user,
+    MINIO_SECRET_KEY: store.password,
     API_HOST: '127.0.0.1',
     PORT: String(apiPorts[0]),
     PUBLIC_BASE_URL: apiUrls[0],
-    PROVIDER_TIME_SCALE: '0.02',
     WEBHOOK_ALLOW_PRIVATE: '1',
-    GENMEDIA_TEST_TUNING: writeTuning(workDir, mergeTuning({ webhooks: { retryScheduleSeconds: [0, 1, 2, 5, 10, 20, 30, 60] } }, input.tuning)),
-    // Several worker processes on one host: each serves its metrics on a free port.
-    WORKER_METRICS_PORT: '0',
+    GENMEDIA_TEST_TUNING: writeTuning(workDir, mergeTuning({ providers: { timeScale: 0.02 }, webhooks: { retryScheduleSeconds: [0, 1, 2, 5, 10, 20, 30, 60] } }, input.tuning)),
     ...(input.upstreamCallbacks ? { UPSTREAM_CALLBACK_BASE_URL: apiUrls[0] } : {}),
   };
   app.migrate(env);
@@ -163,13 +160,15 @@ export async function startStack(input: {
   if (missing.length > 0) throw new Error(`providers ${missing.join(', ')} cannot take jobs here (inactive, or an upstream without its credential)`);
   const providers = input.providers ?? available;
 
+  // Several worker processes on one host: each serves its metrics on a free port (the APIs serve theirs on PORT).
+  const workerEnv = { ...env, METRICS_PORT: '0' };
   const apis = apiPorts.map((_, i) => (i === 0 ? 'api' : `api-${i + 1}`));
   const factories: Record<string, () => any> = {
     ...Object.fromEntries(
       apis.map((name, i) => [name, () => app.apiService({ ...env, PORT: String(apiPorts[i]), PUBLIC_BASE_URL: apiUrls[i] }, logDir, name)]),
     ),
-    'worker:workflows': () => app.workflowWorkerService(env, logDir),
-    ...Object.fromEntries(providers.map((id) => [`worker:${id}`, () => app.providerWorkerService(id, env, logDir)])),
+    'worker:workflows': () => app.workflowWorkerService(workerEnv, logDir),
+    ...Object.fromEntries(providers.map((id) => [`worker:${id}`, () => app.providerWorkerService(id, workerEnv, logDir)])),
   };
   const running: Record<string, any> = {};
   const startApp = (name: string) => {

@@ -19,7 +19,7 @@ const { requireFreePorts, waitForHttp } = require('./lib/ports');
 const app = require('./lib/app');
 const clusterInfra = require('./lib/clusterInfra');
 const { builtProcessEnv, ensureBuilt } = require('./lib/build');
-const { REPO_ROOT } = require('./lib/paths');
+const { devDataDir } = require('./lib/paths');
 const cogExample = require('./lib/cogExample');
 const { destinationSecretKey } = require('./lib/devSecrets');
 const { devProvenanceEnv } = require('./lib/provenanceChain');
@@ -29,7 +29,7 @@ const { devPorts, withDevAddresses } = require('./lib/devPorts');
  * What to run, from src/config.ts and the dev stack's ports; a dependency given by URL in the environment is used as
  * it is, not started.
  */
-function planFrom(config, ports, binaries) {
+function planFrom(config, dataDir, ports, binaries) {
   const managed = {
     postgres: !process.env.DATABASE_URL,
     temporal: !process.env.TEMPORAL_ADDRESS,
@@ -37,23 +37,23 @@ function planFrom(config, ports, binaries) {
   };
   return {
     managed,
-    logDir: path.join(config.dataDir, 'logs'),
+    logDir: path.join(dataDir, 'logs'),
     postgres: managed.postgres
-      ? { binDir: binaries.postgresBinDir, dataDir: path.join(config.dataDir, 'postgres'), port: ports.postgres }
+      ? { binDir: binaries.postgresBinDir, dataDir: path.join(dataDir, 'postgres'), port: ports.postgres }
       : null,
     temporal: managed.temporal
       ? {
           binary: binaries.temporalCli,
           port: ports.temporal,
           uiPort: ports.temporalUi,
-          dbFile: path.join(config.dataDir, 'temporal', 'temporal.db'),
+          dbFile: path.join(dataDir, 'temporal', 'temporal.db'),
           namespace: config.temporal.namespace,
         }
       : null,
     minio: managed.minio
       ? {
           binary: binaries.minio,
-          dataDir: path.join(config.dataDir, 'minio'),
+          dataDir: path.join(dataDir, 'minio'),
           port: ports.minio,
           consolePort: ports.minioConsole,
           user: config.minio.accessKey,
@@ -63,11 +63,13 @@ function planFrom(config, ports, binaries) {
   };
 }
 
-function childEnv(config, { cluster }) {
+function childEnv(config, dataDir, { cluster }) {
+  // METRICS_PORT is where the workers' ports start (workerMetricsPort); the API serves its metrics on PORT.
+  const { METRICS_PORT: _workersFirstMetricsPort, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     NODE_ENV: process.env.NODE_ENV || 'development',
-    GENMEDIA_DATA_DIR: config.dataDir,
+    GENMEDIA_DATA_DIR: dataDir,
     API_HOST: config.api.host,
     PORT: String(config.api.port),
     DATABASE_URL: config.database.url,
@@ -75,26 +77,20 @@ function childEnv(config, { cluster }) {
     TEMPORAL_NAMESPACE: config.temporal.namespace,
     TEMPORAL_UI_URL: config.temporal.uiUrl,
     MINIO_ENDPOINT: config.minio.endpoint,
-    MINIO_ROOT_USER: config.minio.accessKey,
-    MINIO_ROOT_PASSWORD: config.minio.secretKey,
-    DESTINATION_SECRET_KEY: destinationSecretKey(config.dataDir),
+    // The MinIO the stack starts has these as its root user (planFrom).
+    MINIO_ACCESS_KEY: config.minio.accessKey,
+    MINIO_SECRET_KEY: config.minio.secretKey,
+    DESTINATION_SECRET_KEY: destinationSecretKey(dataDir),
     // Outputs are signed with a development chain of the data directory's, made on the first start.
-    ...devProvenanceEnv(config.dataDir),
-    // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
-    CONSOLE_DEV: process.env.CONSOLE_DEV ?? (cluster ? '0' : '1'),
+    ...devProvenanceEnv(dataDir),
     // The cluster's processes run as the image runs them (see the Dockerfile).
     ...(cluster ? builtProcessEnv() : {}),
-    CONSOLE_HMR_PORT: consoleHmrPort(),
   };
 }
 
-function consoleHmrPort() {
-  return process.env.CONSOLE_HMR_PORT || '24678';
-}
-
-function portsToCheck(config, ports, managed, env) {
+function portsToCheck(config, ports, managed, { cluster }) {
   const checked = [{ name: 'API', port: config.api.port, variable: 'PORT' }];
-  if (env.CONSOLE_DEV === '1') checked.push({ name: 'console hot reload', port: Number(consoleHmrPort()), variable: 'CONSOLE_HMR_PORT' });
+  if (!cluster) checked.push({ name: 'console hot reload', port: ports.consoleHmr, variable: 'CONSOLE_HMR_PORT' });
   if (managed.postgres) checked.push({ name: 'PostgreSQL', port: ports.postgres, variable: 'PG_PORT' });
   if (managed.temporal) {
     checked.push({ name: 'Temporal', port: ports.temporal, variable: 'TEMPORAL_PORT' });
@@ -127,15 +123,19 @@ function prepareDatabase(env, { built }) {
 
 /** Each worker process serves its metrics on its own port: the workflow worker on the first, providers after it. */
 function workerMetricsPort(index) {
-  return Number(process.env.WORKER_METRICS_PORT || 9464) + index;
+  return Number(process.env.METRICS_PORT || 9464) + index;
 }
 
-function startApplication(supervisor, env, logDir, { apis = 1, built = false } = {}) {
+/**
+ * The workers, then the API (`apis` of them). `consoleOptions` is what the API is given of the dev stack's console:
+ * `hmrPort` serves it from its sources with hot reload, `devKeyFile` fills its sign-in form with the dev key saved there.
+ */
+function startApplication(supervisor, env, logDir, { apis = 1, built = false, consoleOptions = {} } = {}) {
   const started = { api: false, apiUrls: [], workers: [], metrics: [] };
   if (app.exists('workers')) {
     const withMetricsPort = (index, name) => {
       started.metrics.push(`${name} :${workerMetricsPort(index)}`);
-      return { ...env, WORKER_METRICS_PORT: String(workerMetricsPort(index)) };
+      return { ...env, METRICS_PORT: String(workerMetricsPort(index)) };
     };
     supervisor.start(app.workflowWorkerService(withMetricsPort(0, 'workflows'), logDir, { built }));
     started.workers.push('workflows');
@@ -152,7 +152,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   if (app.exists('api')) {
     for (let i = 0; i < apis; i += 1) {
       const port = Number(env.PORT) + i;
-      supervisor.start(app.apiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`, { built }));
+      supervisor.start(app.devApiService({ ...env, PORT: String(port) }, logDir, i === 0 ? 'api' : `api-${i + 1}`, { built, ...consoleOptions }));
       started.apiUrls.push(`http://${env.API_HOST}:${port}`);
     }
     started.api = true;
@@ -162,7 +162,7 @@ function startApplication(supervisor, env, logDir, { apis = 1, built = false } =
   return started;
 }
 
-function printSummary(config, ports, started, credentials, startedAt, cluster, cogModel) {
+function printSummary(config, dataDir, ports, started, credentials, startedAt, cluster, cogModel) {
   const b = log.colors.bold;
   const lines = [
     '',
@@ -182,17 +182,13 @@ function printSummary(config, ports, started, credentials, startedAt, cluster, c
   if (credentials) {
     lines.push(`  Dev account     ${credentials.accountId}`);
     lines.push(`  Dev API key     ${credentials.apiKey}`);
-    if (credentials.adminApiKey) lines.push(`  Dev admin key   ${credentials.adminApiKey}   (scope admin: /v1/admin and the operator console; ${path.join(config.dataDir, 'dev-admin-key.json')})`);
+    if (credentials.adminApiKey) lines.push(`  Dev admin key   ${credentials.adminApiKey}   (scope admin: /v1/admin and the operator console; ${path.join(dataDir, 'dev-admin-key.json')})`);
     lines.push('', `  try: curl -H 'x-api-key: ${credentials.apiKey}' ${config.api.publicBaseUrl}/v1/models`);
   }
-  lines.push(`  Logs            ${path.join(config.dataDir, 'logs')}`, '', 'Ctrl-C stops everything.', '');
+  lines.push(`  Logs            ${path.join(dataDir, 'logs')}`, '', 'Ctrl-C stops everything.', '');
   console.log(lines.join('\n'));
 }
 
-/** The cluster keeps its state apart from the dev stack's (a Temporal server on PostgreSQL, not the dev server's file). */
-function clusterEnv() {
-  return { ...process.env, GENMEDIA_DATA_DIR: process.env.GENMEDIA_DATA_DIR || path.join(REPO_ROOT, '.data', 'cluster') };
-}
 
 /** @param {{ cluster?: boolean }} [options] */
 async function dev({ cluster = false } = {}) {
@@ -205,21 +201,22 @@ async function dev({ cluster = false } = {}) {
     log.ok('console built into console/dist');
   }
   const ports = devPorts(process.env);
-  const config = loadProjectConfig(withDevAddresses(cluster ? clusterEnv() : process.env, ports));
-  const plan = planFrom(config, ports, binaries);
+  const dataDir = devDataDir({ cluster });
+  const config = loadProjectConfig(withDevAddresses(process.env, ports));
+  const plan = planFrom(config, dataDir, ports, binaries);
   const temporalCluster = cluster && plan.temporal ? { ...plan.temporal, binaries: binaries.temporalCluster } : null;
   if (temporalCluster) plan.temporal = null;
-  const leftovers = await stopLeftovers(config.dataDir);
+  const leftovers = await stopLeftovers(dataDir);
   if (leftovers.length > 0) log.warn(`stopped what an earlier npm run ${cluster ? 'cluster' : 'dev'} left running: ${leftovers.join(', ')}`);
-  const env = childEnv(config, { cluster });
-  const checked = portsToCheck(config, ports, plan.managed, env);
+  const env = childEnv(config, dataDir, { cluster });
+  const checked = portsToCheck(config, ports, plan.managed, { cluster });
   if (temporalCluster) checked.push(...clusterInfra.portsToCheck(ports.temporal));
   if (cluster) checked.push({ name: 'second API', port: config.api.port + 1, variable: 'PORT' });
   if (withCog) checked.push({ name: 'example Cog server', port: cogExample.examplePort(), variable: 'COG_EXAMPLE_PORT' });
   await requireFreePorts(checked);
   fs.mkdirSync(plan.logDir, { recursive: true });
 
-  const supervisor = new Supervisor({ record: new ProcessRecord(config.dataDir) });
+  const supervisor = new Supervisor({ record: new ProcessRecord(dataDir) });
   let stopping = null;
   const shutdown = (code) => {
     if (stopping === null) {
@@ -253,14 +250,19 @@ async function dev({ cluster = false } = {}) {
         port: temporalCluster.port,
         uiPort: temporalCluster.uiPort,
         namespace: temporalCluster.namespace,
-        dataDir: config.dataDir,
+        dataDir,
         logDir: plan.logDir,
       });
     }
     const credentials = prepareDatabase(env, { built: cluster });
     if (withCog) supervisor.start(cogExample.cogExampleService(binaries.cogPython, env, plan.logDir));
-    const appEnv = credentials ? { ...env, CONSOLE_DEV_API_KEY: credentials.apiKey } : env;
-    const started = startApplication(supervisor, appEnv, plan.logDir, { apis: cluster ? 2 : 1, built: cluster });
+    // The dev stack serves the console from its sources, with hot reload; the cluster its build, as production does.
+    // Both fill its sign-in form with the dev key the seed saved (src/accounts/devAccount.ts).
+    const consoleOptions = {
+      ...(cluster ? {} : { hmrPort: ports.consoleHmr }),
+      ...(credentials ? { devKeyFile: path.join(dataDir, 'dev-api-key.json') } : {}),
+    };
+    const started = startApplication(supervisor, env, plan.logDir, { apis: cluster ? 2 : 1, built: cluster, consoleOptions });
     const apiUrl = `http://${config.api.host}:${config.api.port}`;
     if (started.api) {
       log.info(`waiting for ${config.api.publicBaseUrl}/readyz`);
@@ -273,7 +275,7 @@ async function dev({ cluster = false } = {}) {
       cogModel = await cogExample.registerExample({ ...env, GENMEDIA_BASE_URL: apiUrl });
       log.ok(`example Cog server on ${cogModel.url}, registered as ${cogModel.slug}`);
     }
-    if (stopping === null) printSummary(config, ports, started, credentials, startedAt, cluster, cogModel);
+    if (stopping === null) printSummary(config, dataDir, ports, started, credentials, startedAt, cluster, cogModel);
   } catch (err) {
     if (stopping !== null) return;
     log.error(err.message);

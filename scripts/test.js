@@ -46,13 +46,31 @@ async function planTestStack(binaries, workDir) {
   };
 }
 
+/** The tuning every process of a run starts from: the built-in provider's jobs at a hundredth of their nominal time. */
+const RUN_TUNING = { providers: { timeScale: 0.01 } };
+
+/**
+ * The file GENMEDIA_TEST_TUNING names for the run (src/lib/tuning.ts), named by its content as test/support/stack.ts
+ * names the files it writes, so concurrent runs share it.
+ */
+function runTuningFile() {
+  const text = JSON.stringify(RUN_TUNING);
+  const file = path.join(os.tmpdir(), `genmedia-test-tuning-${crypto.createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+  if (!fs.existsSync(file)) {
+    const partial = `${file}.${process.pid}.${crypto.randomUUID()}`;
+    fs.writeFileSync(partial, text);
+    fs.renameSync(partial, file);
+  }
+  return file;
+}
+
 /** What every test run sets, with or without a stack. */
 function baseTestEnv(binaries) {
   return {
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.LOG_LEVEL || 'error',
-    PROVIDER_TIME_SCALE: '0.01',
+    GENMEDIA_TEST_TUNING: runTuningFile(),
     // Each run encrypts destination secrets under a key of its own.
     DESTINATION_SECRET_KEY: process.env.DESTINATION_SECRET_KEY || crypto.randomBytes(32).toString('base64'),
     ...(binaries.temporalCli ? { TEMPORAL_CLI_PATH: binaries.temporalCli } : {}),
@@ -71,8 +89,8 @@ function testEnv(plan, binaries) {
     TEMPORAL_UI_URL: `http://127.0.0.1:${plan.temporal.uiPort}`,
     CHROMIUM_PATH: binaries.chromium || '',
     MINIO_ENDPOINT: `http://127.0.0.1:${plan.minio.port}`,
-    MINIO_ROOT_USER: MINIO_USER,
-    MINIO_ROOT_PASSWORD: MINIO_PASSWORD,
+    MINIO_ACCESS_KEY: MINIO_USER,
+    MINIO_SECRET_KEY: MINIO_PASSWORD,
     DOCKER_COMPOSE_CLI: binaries.composeCli || '',
     SCHEMATHESIS_CLI: binaries.schemathesisCli || '',
     PYTHON_CLIENTS_PYTHON: binaries.pythonClientsPython || '',

@@ -22,6 +22,7 @@ import { WEBHOOKS_TUNING } from './webhooks/tuning';
 import { DESTINATIONS_TUNING } from './outputs/destinations/tuning';
 import { OUTPUTS_TUNING } from './outputs/tuning';
 import { OUTPUT_DELIVERY_TUNING } from './outputs/delivery/tuning';
+import { LOCAL_PROVIDER_TUNING } from './providers/local/tuning';
 
 /** Repository root, from the sources or from the build in dist/: every default path is relative to it. */
 export const REPO_ROOT = findRepoRoot(path.resolve(__dirname, '..'));
@@ -34,6 +35,12 @@ const DEV_DATABASE_URL = 'postgresql://genmedia:genmedia@127.0.0.1:54329/genmedi
 const DEV_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 const DEV_TEMPORAL_UI_URL = 'http://127.0.0.1:8233';
 const DEV_MINIO_ENDPOINT = 'http://127.0.0.1:9000';
+
+/** The worker deployment the workflow worker joins, after TEMPORAL_TASK_QUEUE_PREFIX. */
+const DEPLOYMENT_NAME = 'genmedia';
+
+/** Where a worker serves its metrics when METRICS_PORT is unset: the API serves them on PORT then. */
+const DEFAULT_WORKER_METRICS_PORT = 9464;
 
 /** Development defaults: fine on a laptop, refused in production (see productionProblems). */
 const DEV_MINIO_USER = 'genmedia';
@@ -48,11 +55,10 @@ const bool = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
-const positive = z.coerce.number().positive();
 const httpUrl = z.url({ protocol: /^https?$/ });
 
-/** `id=value,id2=value2` into a map; values are positive numbers (integers when `integer`). */
-function providerMap(integer: boolean) {
+/** `id=value,id2=value2` into a map; values are positive numbers. */
+function providerMap() {
   return z
     .string()
     .default('')
@@ -61,8 +67,8 @@ function providerMap(integer: boolean) {
       for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
         const [id, value] = part.split('=').map((s) => s.trim());
         const n = Number(value);
-        if (!id || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-          ctx.addIssue({ code: 'custom', message: `must look like "providerId=${integer ? '4' : '0.5'},other=..." (got "${part}")` });
+        if (!id || !Number.isFinite(n) || n <= 0) {
+          ctx.addIssue({ code: 'custom', message: `must look like "providerId=0.5,other=..." (got "${part}")` });
           return z.NEVER;
         }
         map[id] = n;
@@ -70,6 +76,32 @@ function providerMap(integer: boolean) {
       return map;
     });
 }
+
+/** Jobs one provider worker runs at once, where PROVIDER_CONCURRENCY gives no number. */
+const DEFAULT_PROVIDER_CONCURRENCY = 4;
+
+/**
+ * Jobs one provider worker runs at once: `4` for every provider, `4,lumina=2` a default and overrides, `pixelforge=4`
+ * overrides alone (the rest at DEFAULT_PROVIDER_CONCURRENCY).
+ */
+const providerConcurrency = z
+  .string()
+  .default('')
+  .transform((raw, ctx) => {
+    const concurrency = { default: DEFAULT_PROVIDER_CONCURRENCY, byProvider: {} as Record<string, number> };
+    let defaults = 0;
+    for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const [id, value] = part.includes('=') ? part.split('=').map((s) => s.trim()) : [undefined, part];
+      const n = Number(value);
+      if (id === '' || !/^\d+$/.test(value ?? '') || n <= 0 || (id === undefined && ++defaults > 1)) {
+        ctx.addIssue({ code: 'custom', message: `must look like "4", "4,providerId=2" or "providerId=4,other=..." (got "${part}")` });
+        return z.NEVER;
+      }
+      if (id === undefined) concurrency.default = n;
+      else concurrency.byProvider[id] = n;
+    }
+    return concurrency;
+  });
 
 /** 32 bytes: base64 (44 characters) or hex (64). */
 const secretKey32 = z
@@ -100,16 +132,10 @@ export const SETTINGS = {
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     'pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`',
   ),
-  dataDir: setting(
-    'GENMEDIA_DATA_DIR',
-    z.string().default(path.join(REPO_ROOT, '.data')),
-    'local state of `npm run dev` (PostgreSQL cluster, Temporal db, MinIO data, logs, dev key)',
-    { default: '`<repository>/.data`' },
-  ),
   testTuning: setting(
     'GENMEDIA_TEST_TUNING',
     z.string().min(1).optional(),
-    "tests only: a JSON file of [tuning](#tuning) values a test gives the processes it spawns; with `NODE_ENV=production` the API and workers refuse to start while it is set",
+    "tests only: a JSON file of [tuning](#tuning) values a test gives the processes it spawns (`npm test` gives every process one, the benchmarks and the chaos runs theirs; `npm run dev` passes it on); with `NODE_ENV=production` the API and workers refuse to start while it is set",
   ),
 
   api: {
@@ -137,23 +163,6 @@ export const SETTINGS = {
     ),
   },
 
-  // Web console (/console)
-  console: {
-    dev: setting(
-      'CONSOLE_DEV',
-      bool.default(false),
-      'serve the web console from its sources through Vite with hot reload instead of `console/dist`',
-      { default: '`0` (`1` under `npm run dev`)' },
-    ),
-    hmrPort: setting('CONSOLE_HMR_PORT', port.default(24678), "port of the console's hot-reload WebSocket (`CONSOLE_DEV` only)"),
-    devApiKey: setting(
-      'CONSOLE_DEV_API_KEY',
-      z.string().optional(),
-      "key filled in on the console's sign-in form (`npm run dev` passes its dev key); ignored with `NODE_ENV=production`",
-      { default: 'unset (`npm run dev`: the dev key)' },
-    ),
-  },
-
   database: {
     url: setting(
       'DATABASE_URL',
@@ -177,28 +186,13 @@ export const SETTINGS = {
       { default: "the dev stack's, `http://127.0.0.1:8233` (its port: `TEMPORAL_UI_PORT`)" },
     ),
     namespace: setting('TEMPORAL_NAMESPACE', z.string().default('default'), 'Temporal namespace'),
-    jobsTaskQueue: setting(
-      'JOBS_TASK_QUEUE',
-      z.string().default(DEFAULT_JOBS_TASK_QUEUE),
-      'task queue of the workflow worker (job, upload and webhook workflows)',
-    ),
-    providerTaskQueuePrefix: setting(
-      'PROVIDER_TASK_QUEUE_PREFIX',
-      z.string().min(1).default(DEFAULT_PROVIDER_TASK_QUEUE_PREFIX),
-      'provider task queues are `<prefix><providerId>`; tests use a private prefix',
-    ),
-    fairness: setting(
-      'TEMPORAL_FAIRNESS',
-      bool.default(true),
-      "jobs carry their account as Temporal's fairness key, weighted by the plan (`catalog/plans.json`); `false`: first in, first out within a priority ([operators.md](operators.md#fair-share-and-priority))",
+    taskQueuePrefix: setting(
+      'TEMPORAL_TASK_QUEUE_PREFIX',
+      // It starts the worker deployment's name too, which Temporal takes without a dot.
+      z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, - and _ (it starts the worker deployment\'s name, which takes no dot)').default(''),
+      "prefix of the deployment's names in Temporal, so that stacks sharing a namespace stay apart (tests give each stack its own): the workflow worker's task queue `<prefix>jobs` (job, upload and webhook workflows), the provider task queues `<prefix>provider.<providerId>` and the workflow worker's worker deployment `<prefix>genmedia`",
     ),
     deployment: {
-      versioning: setting(
-        'TEMPORAL_WORKER_VERSIONING',
-        bool.default(true),
-        'the workflow worker joins a worker deployment and each workflow stays on the build that started it ([workflow-versioning.md](workflow-versioning.md)); `false`: unversioned',
-      ),
-      deploymentName: setting('TEMPORAL_DEPLOYMENT_NAME', z.string().min(1).default('genmedia'), 'the worker deployment of the workflow worker'),
       buildId: setting(
         'WORKER_BUILD_ID',
         z.string().min(1).optional(),
@@ -221,21 +215,16 @@ export const SETTINGS = {
       'where clients reach MinIO: the host presigned upload and download URLs are signed for (a proxy or public name), while the services keep using `MINIO_ENDPOINT`',
       { default: '`MINIO_ENDPOINT`' },
     ),
-    rootUser: setting('MINIO_ROOT_USER', z.string().default(DEV_MINIO_USER), "MinIO's root user"),
-    rootPassword: setting(
-      'MINIO_ROOT_PASSWORD',
-      z.string().default(DEV_MINIO_PASSWORD),
-      "MinIO's root password; with `NODE_ENV=production` the API and workers refuse to start on the built-in or MinIO's default (`minioadmin`) password",
-    ),
     accessKey: setting(
       'MINIO_ACCESS_KEY',
-      z.string().min(3).optional(),
-      "access key of the application's own MinIO user, limited to its buckets (production); unset: the root user",
+      z.string().min(3).default(DEV_MINIO_USER),
+      "access key of the application's own MinIO user, limited to its buckets (compose: `genmedia-app`); the default is the root user `npm run dev` starts its MinIO with",
     ),
     secretKey: setting(
       'MINIO_SECRET_KEY',
-      z.string().min(8).optional(),
-      "secret key of the application's own MinIO user; unset: the root password",
+      z.string().min(8).default(DEV_MINIO_PASSWORD),
+      "secret key of the application's MinIO user; with `NODE_ENV=production` the API and workers refuse to start on the built-in or MinIO's default (`minioadmin`) secret",
+      { default: 'a dev value (the root password of `npm run dev`\'s MinIO)' },
     ),
     region: setting('MINIO_REGION', z.string().default('us-east-1'), 'region used for signing'),
     uploadsBucket: setting(
@@ -251,27 +240,20 @@ export const SETTINGS = {
   },
 
   providers: {
-    timeScale: setting(
-      'PROVIDER_TIME_SCALE',
-      positive.default(0.1),
-      "multiplier on the built-in provider's processing time (1 = the nominal 30 s / 240 s)",
-    ),
-    failureInjection: setting(
-      'FAILURE_INJECTION',
-      bool.optional(),
-      'whether `[fail:...]` prompt tokens make the built-in provider fail on purpose',
-      { default: 'on; off when `NODE_ENV=production`' },
-    ),
     inputFetchAllowPrivate: setting(
       'INPUT_FETCH_ALLOW_PRIVATE',
       bool.default(false),
-      'fetch input files (`image_url`, ...) and upstream outputs from private and loopback addresses too; development and tests only, refused in production (link-local and cloud metadata addresses are always refused)',
+      'fetch input files (`image_url`, ...) and upstream outputs from private and loopback addresses too, and take account destinations (customers\' buckets) there, which development takes anyway (a MinIO on the same machine or network); development and tests only, refused in production (link-local and cloud metadata addresses are always refused)',
     ),
-    defaultConcurrency: setting('PROVIDER_MAX_CONCURRENCY', positiveInt.default(4), 'jobs one provider worker runs at once'),
-    concurrency: setting('PROVIDER_CONCURRENCY', providerMap(true), 'per-provider overrides, `pixelforge=4,lumina=2`', { default: 'empty' }),
+    concurrency: setting(
+      'PROVIDER_CONCURRENCY',
+      providerConcurrency,
+      'jobs one provider worker runs at once: a number for every provider (`8`), per provider (`pixelforge=4,lumina=2`, the others at 4), or both (`8,lumina=2`)',
+      { default: '`4` (every provider)' },
+    ),
     rateLimitsPerSecond: setting(
       'PROVIDER_RATE_LIMITS',
-      providerMap(false),
+      providerMap(),
       'per-provider jobs started per second across all its workers, `lumina=0.5`',
       { default: 'empty' },
     ),
@@ -321,12 +303,6 @@ export const SETTINGS = {
       "32 random bytes, base64 (`openssl rand -base64 32`) or 64 hex digits, that encrypt customers' destination secrets at rest (AES-256-GCM); with `NODE_ENV=production` the API and workers refuse to start without it. Losing or changing it makes every stored secret unreadable: delivery to those buckets fails until each account sets its destination again ([outputs.md](outputs.md#your-own-bucket-setup))",
       { default: 'unset; `npm run dev` generates one into `.data/destination-secret-key`, `npm test` one per run' },
     ),
-    allowPrivate: setting(
-      'DESTINATION_ALLOW_PRIVATE',
-      bool.optional(),
-      'allow destination bucket endpoints on private and loopback addresses (a MinIO on the same machine or network); refused in production; link-local and metadata addresses never',
-      { default: 'on in development, else `INPUT_FETCH_ALLOW_PRIVATE`' },
-    ),
   },
 
   jobs: {
@@ -340,22 +316,13 @@ export const SETTINGS = {
 
   // Observability (docs/observability.md).
   observability: {
-    workerMetricsPort: setting(
-      'WORKER_METRICS_PORT',
-      port.default(9464),
-      "port of a worker process's `/metrics` (`0`: any free port, printed at start; `npm run dev` gives each worker its own)",
-    ),
-    workerMetricsHost: setting('WORKER_METRICS_HOST', z.string().default('127.0.0.1'), "interface of a worker process's `/metrics`"),
-    apiMetricsPort: setting(
-      'API_METRICS_PORT',
+    metricsPort: setting(
+      'METRICS_PORT',
       port.optional(),
-      'when set, the API serves `GET /metrics` on this port (`0`: any free port) and no longer on `PORT`; compose sets it, as a reverse proxy in front of `PORT` would otherwise let every client scrape ([observability.md](observability.md))',
+      "port of the process's `/metrics`, read by whichever process it is: a worker serves them on it (`9464` when unset; `0`: any free port, printed at start; `npm run dev` gives each worker its own); the API, when it is set, serves `GET /metrics` on this port (`0`: any free port) and no longer on `PORT`, which compose does, as a reverse proxy in front of `PORT` would otherwise let every client scrape ([observability.md](observability.md))",
+      { default: 'a worker: `9464`; the API: none, served on `PORT`' },
     ),
-    apiMetricsHost: setting(
-      'API_METRICS_HOST',
-      z.string().default('127.0.0.1'),
-      "interface of the API's `/metrics` port, when `API_METRICS_PORT` is set",
-    ),
+    metricsHost: setting('METRICS_HOST', z.string().default('127.0.0.1'), 'interface of the `/metrics` port (of a worker, or of the API when `METRICS_PORT` is set)'),
     metricsBearerToken: setting(
       'METRICS_BEARER_TOKEN',
       z.string().min(16).optional(),
@@ -393,25 +360,13 @@ export const SETTINGS = {
     certChain: setting(
       'PROVENANCE_CERT_CHAIN',
       z.string().optional(),
-      'the signing certificate and its issuers, PEM, as text (`\\n` may stand for line breaks); production refuses to start without it (or `PROVENANCE_CERT_CHAIN_FILE`) unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest',
-      { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
-    ),
-    certChainFile: setting(
-      'PROVENANCE_CERT_CHAIN_FILE',
-      z.string().optional(),
-      'the same chain as a file; `PROVENANCE_CERT_CHAIN` wins when both are set',
+      "the signing certificate and its issuers, PEM: the text itself (a value holding `-----BEGIN`; `\\n` may stand for line breaks) or the path of a file holding it; production refuses to start without it unless `PROVENANCE_ENABLED=false`; unset elsewhere, outputs are stored unsigned. Public: it is in every manifest",
       { default: 'unset (`npm run dev`: its development chain in `.data/provenance/`)' },
     ),
     trustAnchors: setting(
       'PROVENANCE_TRUST_ANCHORS',
       z.string().optional(),
-      "the CA certificates whose signatures count as this deployment's (`signedByThisService` of the provenance endpoints), PEM, as text",
-      { default: "the chain's certificates after the signing one" },
-    ),
-    trustAnchorsFile: setting(
-      'PROVENANCE_TRUST_ANCHORS_FILE',
-      z.string().optional(),
-      'the same certificates as a file',
+      "the CA certificates whose signatures count as this deployment's (`signedByThisService` of the provenance endpoints), PEM: the text or the path of a file holding it",
       { default: "the chain's certificates after the signing one" },
     ),
     tsaUrl: setting(
@@ -438,13 +393,7 @@ export const SIGNING_KEY_SETTINGS = {
   privateKey: setting(
     'PROVENANCE_PRIVATE_KEY',
     z.string().optional(),
-    'the signing key, PEM, as text: ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
-    { default: 'unset (`npm run dev`: its development key)' },
-  ),
-  privateKeyFile: setting(
-    'PROVENANCE_PRIVATE_KEY_FILE',
-    z.string().optional(),
-    'the signing key as a file',
+    'the signing key, PEM: the text or the path of a file holding it; ECDSA P-256 (ES256) or Ed25519, the algorithm following the key; read by the provider workers only, which refuse to start with a chain and no key; give it to no other process',
     { default: 'unset (`npm run dev`: its development key)' },
   ),
 };
@@ -468,6 +417,7 @@ export const TUNING = z
     destinations: DESTINATIONS_TUNING,
     outputs: OUTPUTS_TUNING,
     outputDelivery: OUTPUT_DELIVERY_TUNING,
+    providers: LOCAL_PROVIDER_TUNING,
   })
   .prefault({});
 
@@ -495,25 +445,34 @@ export interface ProvenanceConfig {
 
 export class ConfigError extends Error {}
 
-/** A PEM setting given as text or as a file; the text wins. */
-function pemSetting(variable: string, text: string | undefined, file: string | undefined): string | undefined {
-  if (text) return text.replace(/\\n/g, '\n');
-  if (!file) return undefined;
+/** What marks a PEM setting's value as the PEM text itself; any other value is the path of a file holding it. */
+const PEM_TEXT = '-----BEGIN';
+
+/**
+ * A PEM setting: its text (`\n` may stand for line breaks), or the content of the file its value names. A `secret`
+ * setting's value is not repeated in the error: it may be a key that lost its PEM header.
+ */
+function pemSetting(variable: string, value: string | undefined, { secret = false } = {}): string | undefined {
+  if (!value) return undefined;
+  if (value.includes(PEM_TEXT)) return value.replace(/\\n/g, '\n');
   try {
-    return readFileSync(file, 'utf8');
+    return readFileSync(value, 'utf8');
   } catch (err) {
-    throw new ConfigError(`Invalid environment: ${variable}_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const file = secret ? 'the file it names' : value;
+    throw new ConfigError(
+      `Invalid environment: ${variable}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); give the PEM text (it holds ${PEM_TEXT}) or the path of a file holding it`,
+    );
   }
 }
 
 function provenanceConfig(p: Settings['provenance'], env: Settings['env']): ProvenanceConfig {
   if (!p.enabled) return { enabled: false };
-  const certificateChainPem = pemSetting('PROVENANCE_CERT_CHAIN', p.certChain, p.certChainFile);
+  const certificateChainPem = pemSetting(SETTINGS.provenance.certChain.variable, p.certChain);
   if (certificateChainPem === undefined) {
     if (env === 'production') {
       throw new ConfigError(
-        'Refusing to start in production: set PROVENANCE_CERT_CHAIN_FILE (the certificates outputs are signed with; the provider workers also ' +
-          'take PROVENANCE_PRIVATE_KEY_FILE), or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
+        'Refusing to start in production: set PROVENANCE_CERT_CHAIN (the certificates outputs are signed with, PEM or a file of it; the provider ' +
+          'workers also take PROVENANCE_PRIVATE_KEY), or turn provenance off with PROVENANCE_ENABLED=false (docs/provenance.md)',
       );
     }
     return { enabled: true };
@@ -524,14 +483,14 @@ function provenanceConfig(p: Settings['provenance'], env: Settings['env']): Prov
   } catch (err) {
     throw new ConfigError(`Invalid environment: PROVENANCE_CERT_CHAIN: ${err instanceof SignerConfigError ? err.message : `a certificate cannot be read (${(err as Error).message})`}`);
   }
-  const anchors = pemSetting('PROVENANCE_TRUST_ANCHORS', p.trustAnchors, p.trustAnchorsFile);
+  const anchors = pemSetting(SETTINGS.provenance.trustAnchors.variable, p.trustAnchors);
   const trustAnchorsPem = anchors ?? (chain.length > 1 ? chain.slice(1) : chain).map((cert) => cert.toString()).join('');
   return { enabled: true, certificateChainPem, ...(p.tsaUrl ? { timestampAuthorityUrl: p.tsaUrl } : {}), trustAnchorsPem };
 }
 
 /**
  * The key and chain outputs are signed with, for a process that signs them (a provider worker): the key from
- * PROVENANCE_PRIVATE_KEY(_FILE) in `source`, checked against the configured chain. Undefined when provenance is off, or
+ * PROVENANCE_PRIVATE_KEY in `source` (its PEM or a file of it), checked against the configured chain. Undefined when provenance is off, or
  * outside production when neither a chain nor a key is configured; a key without a chain, a chain without a key, or
  * a key that does not belong to the chain stop the start naming the variables.
  */
@@ -540,10 +499,10 @@ export function loadSigningKey(config: Pick<Config, 'provenance'>, source: NodeJ
   if (problems.length > 0) throw new ConfigError(`Invalid environment: ${problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
   const { enabled, certificateChainPem, timestampAuthorityUrl } = config.provenance;
   if (!enabled) return undefined;
-  const privateKeyPem = pemSetting('PROVENANCE_PRIVATE_KEY', values.privateKey, values.privateKeyFile);
+  const privateKeyPem = pemSetting(SIGNING_KEY_SETTINGS.privateKey.variable, values.privateKey, { secret: true });
   if (certificateChainPem === undefined && privateKeyPem === undefined) return undefined;
   if (certificateChainPem === undefined || privateKeyPem === undefined) {
-    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN(_FILE) and PROVENANCE_PRIVATE_KEY(_FILE) go together in a process that signs outputs');
+    throw new ConfigError('Invalid environment: PROVENANCE_CERT_CHAIN and PROVENANCE_PRIVATE_KEY go together in a process that signs outputs');
   }
   const signing: SigningKeySettings = { certificateChainPem, privateKeyPem, ...(timestampAuthorityUrl ? { timestampAuthorityUrl } : {}) };
   try {
@@ -573,14 +532,14 @@ export function dropSigningKeyVariables(env: NodeJS.ProcessEnv = process.env): s
 function productionProblems(s: Settings): string[] {
   const problems: string[] = [];
   if (s.jobs.cursorSecret === DEV_CURSOR_SECRET) problems.push('set JOBS_CURSOR_SECRET (it signs list cursors) to a long random string');
-  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(s.minio.secretKey ?? s.minio.rootPassword)) {
-    problems.push('set MINIO_ROOT_PASSWORD (or MINIO_ACCESS_KEY and MINIO_SECRET_KEY): the built-in and MinIO default passwords are public');
+  if ([DEV_MINIO_PASSWORD, MINIO_FACTORY_PASSWORD].includes(s.minio.secretKey)) {
+    problems.push('set MINIO_ACCESS_KEY and MINIO_SECRET_KEY (the application\'s MinIO user): the built-in and MinIO default secrets are public');
   }
   if (s.destinations.secretKey === undefined) problems.push('set DESTINATION_SECRET_KEY (it encrypts destination secrets) to 32 random bytes, base64 (openssl rand -base64 32)');
   if (s.testTuning !== undefined) problems.push(`unset ${SETTINGS.testTuning.variable} (tuning from a file is for tests)`);
   // Each lets clients point the services at the deployment's own network (webhooks, input files, destinations).
-  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate, SETTINGS.destinations.allowPrivate];
-  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate, s.destinations.allowPrivate];
+  const privateAddresses = [SETTINGS.webhooks.allowPrivate, SETTINGS.providers.inputFetchAllowPrivate];
+  const allowed = [s.webhooks.allowPrivate, s.providers.inputFetchAllowPrivate];
   privateAddresses.forEach(({ variable }, i) => {
     if (allowed[i] === true) problems.push(`unset ${variable} (private addresses are for development and tests; in production it would let a client's URL reach your own network)`);
   });
@@ -603,31 +562,36 @@ function tracesExporter(t: Settings['observability']['traces']): 'off' | 'otlp' 
 /** The fields worked out from several settings (defaults that follow another setting or NODE_ENV); the rest as read. */
 function resolveConfig(s: Settings, t: Tuning) {
   const apiOrigin = `http://${s.api.host}:${s.api.port}`;
-  const { deployment, ...temporal } = s.temporal;
-  const { rootUser, rootPassword, ...minio } = s.minio;
+  const { deployment, taskQueuePrefix, ...temporal } = s.temporal;
+  const { minio } = s;
+  const { metricsPort, ...observability } = s.observability;
   const minioEndpoint = (minio.endpoint ?? DEV_MINIO_ENDPOINT).replace(/\/$/, '');
   return {
     ...s,
     api: { ...s.api, ...t.api, publicBaseUrl: (s.api.publicBaseUrl ?? apiOrigin).replace(/\/$/, '') },
-    console: { ...s.console, devApiKey: s.env === 'production' ? undefined : s.console.devApiKey },
     database: { url: s.database.url ?? DEV_DATABASE_URL },
     temporal: {
       ...temporal,
       ...t.temporal,
       address: temporal.address ?? DEV_TEMPORAL_ADDRESS,
       uiUrl: (temporal.uiUrl ?? DEV_TEMPORAL_UI_URL).replace(/\/+$/, ''),
+      taskQueuePrefix,
+      /** The task queue of the workflow worker. */
+      jobsTaskQueue: `${taskQueuePrefix}${DEFAULT_JOBS_TASK_QUEUE}`,
+      /** Provider task queues are `<providerTaskQueuePrefix><providerId>` (providerTaskQueue). */
+      providerTaskQueuePrefix: `${taskQueuePrefix}${DEFAULT_PROVIDER_TASK_QUEUE_PREFIX}`,
       /** The worker deployment of the workflow worker; absent: unversioned. */
-      ...(deployment.versioning ? { deployment: { deploymentName: deployment.deploymentName, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } } : {}),
+      ...(t.temporal.workerVersioning
+        ? { deployment: { deploymentName: `${taskQueuePrefix}${DEPLOYMENT_NAME}`, ...(deployment.buildId ? { buildId: deployment.buildId } : {}) } }
+        : {}),
     },
     minio: {
       ...minio,
       endpoint: minioEndpoint,
       /** Where clients reach MinIO: the host presigned URLs are signed for. */
       publicEndpoint: (minio.publicEndpoint ?? minioEndpoint).replace(/\/$/, ''),
-      accessKey: minio.accessKey ?? rootUser,
-      secretKey: minio.secretKey ?? rootPassword,
     },
-    providers: { ...s.providers, failureInjection: s.providers.failureInjection ?? s.env !== 'production' },
+    providers: { ...s.providers, ...t.providers, failureInjection: t.providers.failureInjection && s.env !== 'production' },
     upstreams: { ...s.upstreams, ...t.upstreams },
     uploads: t.uploads,
     jobs: { ...s.jobs, ...t.jobs },
@@ -643,11 +607,20 @@ function resolveConfig(s: Settings, t: Tuning) {
     destinations: {
       ...s.destinations,
       ...t.destinations,
-      allowPrivate: s.destinations.allowPrivate ?? (s.env === 'development' || s.providers.inputFetchAllowPrivate),
+      /** Endpoints on private and loopback addresses: in development, and with INPUT_FETCH_ALLOW_PRIVATE (tests). */
+      allowPrivate: s.env === 'development' || s.providers.inputFetchAllowPrivate,
       /** Plain `http:` endpoints, on private addresses only, outside production; production takes `https:` alone. */
       allowPlainHttp: s.env !== 'production',
     },
-    observability: { ...s.observability, ...t.observability, traces: tracesExporter(s.observability.traces) },
+    observability: {
+      ...observability,
+      ...t.observability,
+      /** Where a worker serves its metrics. */
+      workerMetricsPort: metricsPort ?? DEFAULT_WORKER_METRICS_PORT,
+      /** The API's own metrics port; absent: GET /metrics on PORT. */
+      apiMetricsPort: metricsPort,
+      traces: tracesExporter(s.observability.traces),
+    },
     provenance: provenanceConfig(s.provenance, s.env),
     outputs: t.outputs,
     outputDelivery: { ...t.outputDelivery, maxBackoffSeconds: Math.max(t.outputDelivery.maxBackoffSeconds, t.outputDelivery.firstBackoffSeconds) },

@@ -25,11 +25,11 @@ export interface GenerationActivityDeps {
   maxOutputBytes: number;
   /** Output URLs may be at private and loopback addresses (development and tests; INPUT_FETCH_ALLOW_PRIVATE). */
   allowPrivateOutputs: boolean;
-  /** Multiplier on the nominal processing time of providers that generate in the worker (PROVIDER_TIME_SCALE). */
+  /** Multiplier on the nominal processing time of providers that generate in the worker (the tuning value providers.timeScale). */
   timeScale: number;
   /**
    * `[fail:route:<provider>]` takes a provider that is reached over the network down for the job, before anything is
-   * sent, and the tokens are left out of the prompt it is sent (FAILURE_INJECTION; never in production by default).
+   * sent, and the tokens are left out of the prompt it is sent (the tuning value providers.failureInjection; never in production).
    */
   failureInjection?: boolean;
   /** Minimum time between two progress writes to the job row. */

@@ -101,13 +101,17 @@ function listProviders(env, { built = false } = {}) {
   return ids;
 }
 
+/** A supervised process running `[command, args]`, logging to `<logDir>/<name>.log`. */
+function commandService(name, [command, args], env, logDir) {
+  return new Service({ name, command, args, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
+}
+
 function service(name, key, args, env, logDir, { built = false, nodeOptions = [] } = {}) {
-  const [command, fullArgs] = nodeCommand(key, args, { built, nodeOptions });
-  return new Service({ name, command, args: fullArgs, env, cwd: REPO_ROOT, logFile: path.join(logDir, `${name.replace(/[^a-z0-9.-]/gi, '-')}.log`), echo: true });
+  return commandService(name, nodeCommand(key, args, { built, nodeOptions }), env, logDir);
 }
 
 /** The variables of the signing key (SIGNING_KEY_SETTINGS in src/config.ts): only the provider workers, which sign, get them. */
-const SIGNING_KEY_VARIABLES = ['PROVENANCE_PRIVATE_KEY', 'PROVENANCE_PRIVATE_KEY_FILE'];
+const SIGNING_KEY_VARIABLES = ['PROVENANCE_PRIVATE_KEY'];
 
 /** `env` without the signing key, for a process that signs nothing. */
 function withoutSigningKey(env) {
@@ -116,10 +120,28 @@ function withoutSigningKey(env) {
 
 const apiService = (env, logDir, name = 'api', options = {}) =>
   service(name, 'api', [], withoutSigningKey(env), logDir, { ...options, nodeOptions: API_NODE_OPTIONS });
+
+/** The entry that starts the API with the dev stack's console (scripts/devApi.js), from the sources or built. */
+const DEV_API = 'scripts/devApi.js';
+
+/**
+ * The API of `npm run dev` and `npm run cluster`: the API's own start through scripts/devApi.js, which gives it the
+ * console from its sources with hot reload on `hmrPort` (when given) and the dev key saved in `devKeyFile` (when
+ * given) for its sign-in form. `built` runs dist/, as the cluster does.
+ */
+function devApiService(env, logDir, name = 'api', { built = false, hmrPort, devKeyFile } = {}) {
+  const args = [
+    ...(built ? ['--built'] : []),
+    ...(hmrPort !== undefined ? ['--console-sources', String(hmrPort)] : []),
+    ...(devKeyFile !== undefined ? ['--dev-key-file', devKeyFile] : []),
+  ];
+  const command = built ? [process.execPath, [...API_NODE_OPTIONS, path.join(REPO_ROOT, DEV_API), ...args]] : tsxCommand(DEV_API, args, API_NODE_OPTIONS);
+  return commandService(name, command, withoutSigningKey(env), logDir);
+}
 const workflowWorkerService = (env, logDir, options = {}) =>
   service('worker:workflows', 'workers', ['--workflows'], withoutSigningKey(env), logDir, { ...options, nodeOptions: WORKFLOW_WORKER_NODE_OPTIONS });
 const providerWorkerService = (id, env, logDir, options = {}) => service(`worker:${id}`, 'workers', ['--provider', id], env, logDir, options);
 /** Serves every self-hosted Cog provider, those an operator imports while the stack runs included. */
 const cogWorkerService = (env, logDir, options = {}) => service('worker:cog', 'workers', ['--cog-providers'], env, logDir, options);
 
-module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS, SIGNING_KEY_VARIABLES, withoutSigningKey, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };
+module.exports = { FILES, WORKFLOW_WORKER_NODE_OPTIONS, API_NODE_OPTIONS, SIGNING_KEY_VARIABLES, withoutSigningKey, exists, builtFile, migrate, seed, buildConsole, listProviders, apiService, devApiService, workflowWorkerService, providerWorkerService, cogWorkerService, lastJsonLine };

@@ -1,8 +1,9 @@
 'use strict';
 // The ports of what `npm run dev` (and `npm run cluster`) start on this machine: PostgreSQL, the Temporal dev server
-// and its UI, MinIO and its console. They are the dev stack's, not the application's: the API and the workers are
-// handed the addresses made of them (DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_UI_URL, MINIO_ENDPOINT), which is all
-// they read. Each can be moved with its variable.
+// and its UI, MinIO and its console, and the web console's hot reload. They are the dev stack's, not the
+// application's: the API and the workers are handed the addresses made of them (DATABASE_URL, TEMPORAL_ADDRESS,
+// TEMPORAL_UI_URL, MINIO_ENDPOINT), which is all they read, and the dev stack's API its hot-reload port on its command
+// line (scripts/devApi.js). Each can be moved with its variable.
 
 const { SetupError } = require('./log');
 
@@ -13,6 +14,7 @@ const DEV_PORTS = {
   temporalUi: { variable: 'TEMPORAL_UI_PORT', default: 8233 },
   minio: { variable: 'MINIO_PORT', default: 9000 },
   minioConsole: { variable: 'MINIO_CONSOLE_PORT', default: 9001 },
+  consoleHmr: { variable: 'CONSOLE_HMR_PORT', default: 24678 },
 };
 
 /** The dev stack's ports from `env`; a value that is no port stops the start, naming its variable. */

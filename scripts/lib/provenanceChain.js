@@ -47,9 +47,9 @@ function chainFiles(dir) {
   return { chainFile: path.join(dir, 'chain.pem'), keyFile: path.join(dir, 'signer.key'), rootFile: path.join(dir, 'root.pem') };
 }
 
-/** The variables that point the service at a chain's files. */
+/** The variables that point the service at a chain's files (each takes a PEM or the path of a file of it). */
 function provenanceEnv(files) {
-  return { PROVENANCE_CERT_CHAIN_FILE: files.chainFile, PROVENANCE_PRIVATE_KEY_FILE: files.keyFile, PROVENANCE_TRUST_ANCHORS_FILE: files.rootFile };
+  return { PROVENANCE_CERT_CHAIN: files.chainFile, PROVENANCE_PRIVATE_KEY: files.keyFile, PROVENANCE_TRUST_ANCHORS: files.rootFile };
 }
 
 /**
@@ -57,7 +57,7 @@ function provenanceEnv(files) {
  * environment configures a chain of its own or turns provenance off.
  */
 function devProvenanceEnv(dataDir, env = process.env) {
-  if (env.PROVENANCE_CERT_CHAIN || env.PROVENANCE_CERT_CHAIN_FILE || ['0', 'false'].includes(env.PROVENANCE_ENABLED ?? '')) return {};
+  if (env.PROVENANCE_CERT_CHAIN || ['0', 'false'].includes(env.PROVENANCE_ENABLED ?? '')) return {};
   const dir = path.join(dataDir, 'provenance');
   const files = chainFiles(dir);
   if (!fs.existsSync(files.chainFile) || !fs.existsSync(files.keyFile)) createChain(dir);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { REPO_ROOT } from '../config';
 import type { PrismaClient } from '../db/prisma';
 import { ADMIN_SCOPE, CLIENT_SCOPES, type Scope } from '../shared/scopes';
 import { hashApiKey } from './apiKeys';
@@ -58,6 +59,14 @@ async function ensureSavedKey(prisma: PrismaClient, file: string, accountId: str
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
   return credentials;
+}
+
+/**
+ * Where `npm run dev` keeps its state, the dev keys among it: GENMEDIA_DATA_DIR, which the dev stack hands the
+ * processes it starts (scripts/lib/paths.js), else `.data/` of the repository.
+ */
+export function devDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.GENMEDIA_DATA_DIR || path.join(REPO_ROOT, '.data');
 }
 
 function devKeyFile(dataDir: string): string {

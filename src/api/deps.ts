@@ -8,6 +8,7 @@ import type { Logger } from '../logger';
 import type { ApiMetrics } from './metrics';
 import type { Storage } from '../storage/storage';
 import type { OpenStreams } from './openStreams';
+import type { ConsoleOptions } from './routes/console';
 
 /** Everything the HTTP layer needs, created once per process and injected. */
 export interface ApiDeps {
@@ -26,4 +27,6 @@ export interface ApiDeps {
   openStreams: OpenStreams;
   /** Job admissions of this process: submits are shed while they fail or pile up. */
   admissions: AdmissionGate;
+  /** The dev stack's console: from its sources, its sign-in form filled in; absent, the built console. */
+  console?: ConsoleOptions;
 }

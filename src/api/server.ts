@@ -8,6 +8,7 @@ import { admissionGateFor } from '../jobs/admissionGate';
 import { createJobEventHub } from '../jobs/events/hub';
 import { createLogger } from '../logger';
 import { createApiMetrics } from './metrics';
+import type { ConsoleOptions } from './routes/console';
 import { startMetricsServer, type MetricsServer } from '../observability/metricsServer';
 import { startTracing } from '../observability/tracing';
 import { createStorage } from '../storage/storage';
@@ -20,15 +21,21 @@ import type { ApiDeps } from './deps';
 
 export interface RunningApi {
   url: string;
-  /** GET /metrics on its own port (API_METRICS_PORT), when configured. */
+  /** GET /metrics on its own port (METRICS_PORT), when configured. */
   metricsUrl: string | undefined;
   server: http.Server;
   deps: ApiDeps;
   stop(): Promise<void>;
 }
 
+/** What the dev stack gives its API beside the configuration (scripts/devApi.js). */
+export interface ApiOptions {
+  /** The console from its sources and its sign-in form filled in; the dev key is ignored with NODE_ENV=production. */
+  console?: ConsoleOptions;
+}
+
 /** Creates the process-wide clients. Temporal connects lazily so /readyz can report it down. */
-export async function createApiDeps(config: Config): Promise<ApiDeps> {
+export async function createApiDeps(config: Config, options: ApiOptions = {}): Promise<ApiDeps> {
   const logger = createLogger('api', config.logLevel);
   const prisma = createPrisma(config.database.url);
   const tracing = startTracing(config, 'genmedia-api');
@@ -40,7 +47,10 @@ export async function createApiDeps(config: Config): Promise<ApiDeps> {
   const keys = createKeyAuthenticator(prisma, { ttlMs: config.api.keyCacheTtlMs });
   const metrics = createApiMetrics();
   const openStreams = createOpenStreams(config.api.openStreams, (kind, delta) => metrics.openStreams.inc({ kind }, delta));
-  return { config, prisma, temporal, storage, logger, events, keys, metrics, openStreams, admissions: admissionGateFor(config) };
+  const { devApiKey, ...sources } = options.console ?? {};
+  // The dev key is the dev stack's: a production process never fills it in.
+  const consoleOptions: ConsoleOptions = { ...sources, ...(devApiKey !== undefined && config.env !== 'production' ? { devApiKey } : {}) };
+  return { config, prisma, temporal, storage, logger, events, keys, metrics, openStreams, admissions: admissionGateFor(config), console: consoleOptions };
 }
 
 /**
@@ -65,13 +75,13 @@ export async function listen(server: http.Server, port: number, host: string): P
 
 /** The API's metrics on a port of their own, off the port clients (and a reverse proxy) reach. */
 async function startApiMetricsServer(deps: ApiDeps): Promise<MetricsServer | undefined> {
-  const { apiMetricsPort: port, apiMetricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
+  const { apiMetricsPort: port, metricsHost: host, metricsBearerToken: bearerToken } = deps.config.observability;
   if (port === undefined) return undefined;
   const samplers = apiScrapeSamplers(deps);
   return startMetricsServer({ registry: deps.metrics.registry, host, port, bearerToken, beforeScrape: () => samplers.refresh() }).catch(
     (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EADDRINUSE') throw err;
-      throw new Error(`API_METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);
+      throw new Error(`METRICS_PORT ${port} is taken: give each API process its own (0 picks a free one)`);
     },
   );
 }
@@ -107,11 +117,12 @@ export async function startApiServer(deps: ApiDeps, port = deps.config.api.port,
   return runningApi(server, await listen(server, port, host), deps);
 }
 
-async function main() {
+/** The API process: the configuration from the environment, `options` beside it; stops on SIGTERM and SIGINT. */
+export async function runApi(options: ApiOptions = {}): Promise<void> {
   const config = loadConfig();
   // The API signs nothing: it never reads the signing key, and drops it from its environment if it was given.
   const droppedKeyVariables = dropSigningKeyVariables();
-  const deps = await createApiDeps(config);
+  const deps = await createApiDeps(config, options);
   if (droppedKeyVariables.length > 0) {
     deps.logger.warn({ variables: droppedKeyVariables }, 'the signing key is set for the API, which signs nothing: ignored; give it to the provider workers only');
   }
@@ -134,7 +145,7 @@ async function main() {
 }
 
 if (require.main === module) {
-  main().catch((err) => {
+  runApi().catch((err) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

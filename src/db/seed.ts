@@ -2,7 +2,7 @@
  * Seeds the database: the catalog from catalog/ (idempotent), and with --dev a funded dev account
  * whose client key is printed, with the dev admin key, as one JSON line `{"accountId", "apiKey", "adminApiKey"}`.
  */
-import { ensureDevAccount, ensureDevAdminKey } from '../accounts/devAccount';
+import { devDataDir, ensureDevAccount, ensureDevAdminKey } from '../accounts/devAccount';
 import { seedCatalog } from '../catalog/seed';
 import { loadConfig } from '../config';
 import { createPrisma } from './prisma';
@@ -14,8 +14,8 @@ async function main() {
     const catalog = await seedCatalog(prisma);
     process.stderr.write(`catalog seeded: ${catalog.models} models, ${catalog.versions} versions, revision ${catalog.revision}\n`);
     if (process.argv.includes('--dev')) {
-      const dev = await ensureDevAccount(prisma, config.dataDir);
-      const admin = await ensureDevAdminKey(prisma, config.dataDir);
+      const dev = await ensureDevAccount(prisma, devDataDir());
+      const admin = await ensureDevAdminKey(prisma, devDataDir());
       process.stdout.write(JSON.stringify({ ...dev, adminApiKey: admin.apiKey }) + '\n');
     }
   } finally {

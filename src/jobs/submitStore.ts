@@ -70,7 +70,7 @@ function jobWorkflowStart(input: JobWorkflowInput, scheduling: JobScheduling, co
     workflowId: jobWorkflowId(input.jobId),
     taskQueue: config.temporal.jobsTaskQueue,
     args: [input] as [JobWorkflowInput],
-    priority: temporalPriority(scheduling, config.temporal.fairness),
+    priority: temporalPriority(scheduling, config.jobs.fairness),
     typedSearchAttributes: jobIdentitySearchAttributes(input),
     staticSummary: jobWorkflowSummary(input),
     staticDetails: jobWorkflowDetails(input, scheduling),

@@ -1,8 +1,14 @@
 /** Tuning of jobs (src/lib/tuning.ts): read as `config.jobs.*`. */
+import { z } from 'zod';
 import { positiveInt, tuning } from '../lib/tuning';
 import { PROVIDER_START_RETRY } from '../shared/jobs';
 
 export const JOBS_TUNING = tuning({
+  /**
+   * Jobs carry their account as Temporal's fairness key, weighted by the plan (catalog/plans.json); false: first in,
+   * first out within a priority, the comparison of the fairness benchmark (docs/operators.md#fair-share-and-priority).
+   */
+  fairness: z.boolean().default(true),
   /** The longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`. */
   admissionTimeoutMs: positiveInt.default(20_000),
   /** The shortest admission deadline; between it and the above, twice the slowest recent admission (load shedding). */

@@ -1,6 +1,6 @@
 /**
- * Nominal processing time of a generation, before PROVIDER_TIME_SCALE: the spec's figures,
- * about 30 s per image job and 240 s per video job. Also usable for the submit ETA.
+ * Nominal processing time of a generation, before the built-in provider's time scale (providers.timeScale): the
+ * spec's figures, about 30 s per image job and 240 s per video job. Also usable for the submit ETA.
  */
 export const NOMINAL_IMAGE_SECONDS = 30;
 export const NOMINAL_VIDEO_SECONDS = 240;

@@ -37,7 +37,7 @@ export interface RunContext {
   workDir: string;
   /** 0..100, non-decreasing, called at least every second while work is going on; the caller heartbeats. */
   onProgress(percent: number): void;
-  /** Multiplier on the nominal processing time (PROVIDER_TIME_SCALE). */
+  /** Multiplier on the nominal processing time (the tuning value providers.timeScale). */
   timeScale: number;
 }
 

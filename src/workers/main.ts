@@ -89,13 +89,13 @@ async function runWorkers(options: Options): Promise<void> {
   const metrics = createWorkerMetrics();
   const metricsServer = await startMetricsServer({
     registry: metrics.registry,
-    host: config.observability.workerMetricsHost,
+    host: config.observability.metricsHost,
     port: config.observability.workerMetricsPort,
     bearerToken: config.observability.metricsBearerToken,
     extra: () => fetch(`http://${sdkMetricsAddress}/metrics`).then((res) => res.text()),
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code !== 'EADDRINUSE') throw err;
-    throw new Error(`WORKER_METRICS_PORT ${config.observability.workerMetricsPort} is taken: give each worker process its own (0 picks a free one)`);
+    throw new Error(`METRICS_PORT ${config.observability.workerMetricsPort} is taken: give each worker process its own (0 picks a free one)`);
   });
   logger.info({ metrics: metricsServer.url }, 'metrics served');
   const connections = await openWorkerConnections(config, tracing);

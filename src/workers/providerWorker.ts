@@ -72,7 +72,7 @@ export async function runtimeForProvider(
 
 export function providerWorkerLimits(config: Config, providerId: string) {
   return {
-    maxConcurrentActivityTaskExecutions: config.providers.concurrency[providerId] ?? config.providers.defaultConcurrency,
+    maxConcurrentActivityTaskExecutions: config.providers.concurrency.byProvider[providerId] ?? config.providers.concurrency.default,
     maxTaskQueueActivitiesPerSecond: config.providers.rateLimitsPerSecond[providerId],
   };
 }

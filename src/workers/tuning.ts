@@ -8,4 +8,9 @@ export const WORKERS_TUNING = tuning({
    * others are replayed from their history when they move.
    */
   workflowCacheSize: z.number().int().min(0).default(100),
+  /**
+   * The workflow worker joins its worker deployment and each workflow stays on the build that started it
+   * (docs/workflow-versioning.md); false: an unversioned worker.
+   */
+  workerVersioning: z.boolean().default(true),
 });

@@ -3,6 +3,7 @@
  * and the one against the Temporal server on PostgreSQL. Orders of starts only, from the jobs' `started_at`.
  */
 import { expect } from 'vitest';
+import type { TuningOverride } from '../../src/config';
 import { post } from './api';
 import { createTestAccount, eventually, startTestStack, type TestAccount, type TestStack } from './stack';
 
@@ -44,8 +45,8 @@ export async function startedCount(stack: TestStack, ids: string[]): Promise<num
  * A submits 40 jobs; once the provider has started a few, B submits 5. Returns how many of A's jobs started after B
  * submitted and before B's last job started, how many started after B's last one, and A's backlog when B submitted.
  */
-export async function lateTenantScenario(env: NodeJS.ProcessEnv) {
-  const stack = await startTestStack({ env });
+export async function lateTenantScenario(env: NodeJS.ProcessEnv, tuning?: TuningOverride) {
+  const stack = await startTestStack({ env, tuning });
   try {
     const a = await createTestAccount(stack.prisma, { plan: 'standard', maxConcurrentJobs: 100 });
     const b = await createTestAccount(stack.prisma, { plan: 'standard', maxConcurrentJobs: 100 });

@@ -20,10 +20,12 @@ export interface ApiProcess {
  * the stack's tuning (`tuning` on top).
  */
 export async function spawnApiProcess(config: Config, env: NodeJS.ProcessEnv = {}, tuning?: TuningOverride): Promise<ApiProcess> {
+  // A worker's free metrics port would move the API's /metrics off PORT.
+  const { METRICS_PORT: _workerMetricsPort, ...stackEnv } = workerProcessEnv(config, tuning);
   const child = spawn(process.execPath, builtArgs(path.join('src', 'api', 'server.ts')), {
     cwd: REPO_ROOT,
     // The line that names the address is logged at info.
-    env: builtEnv({ ...workerProcessEnv(config, tuning), PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
+    env: builtEnv({ ...stackEnv, PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const output = collectOutput(child);

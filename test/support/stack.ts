@@ -53,6 +53,9 @@ function stackTuning(tuning?: TuningOverride): TuningOverride {
     // A batch round lost with its killed worker or a restarted Temporal is tried again after 10 s without a heartbeat
     // rather than 2 min (a round heartbeats at each chunk it admits, well within 10 s).
     batches: { roundHeartbeatTimeoutMs: 10_000 },
+    // The built-in provider's jobs at a hundredth of their nominal time (30 s: 0.3 s); a test that watches one run
+    // slows it down.
+    providers: { timeScale: 0.01 },
   };
   return mergeTuning(waits, tuning);
 }
@@ -63,11 +66,9 @@ export function testEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...process.env,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    JOBS_TASK_QUEUE: `jobs-test-${stackId}`,
-    PROVIDER_TASK_QUEUE_PREFIX: `provider-test-${stackId}.`,
-    // A worker deployment per stack: the builds of one stack's worker processes never meet another stack's.
-    TEMPORAL_DEPLOYMENT_NAME: `genmedia-test-${stackId}`,
-    PROVIDER_TIME_SCALE: '0.01',
+    // Task queues and a worker deployment per stack (`test-<id>-jobs`, `test-<id>-provider.<id>`, `test-<id>-genmedia`):
+    // the builds of one stack's worker processes never meet another stack's.
+    TEMPORAL_TASK_QUEUE_PREFIX: `test-${stackId}-`,
     WEBHOOK_ALLOW_PRIVATE: '1',
     // Test input images are served from this machine.
     INPUT_FETCH_ALLOW_PRIVATE: '1',
@@ -224,7 +225,12 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
  * content, so the same tuning is written once.
  */
 export function testTuningFile(config: Config, override: TuningOverride = {}): string {
-  const text = JSON.stringify(mergeTuning(tuningOf(config), override));
+  return tuningFile(mergeTuning(tuningOf(config), override));
+}
+
+/** A file GENMEDIA_TEST_TUNING can name, holding `tuning` (the rest at the defaults), named by its content. */
+export function tuningFile(tuning: TuningOverride): string {
+  const text = JSON.stringify(tuning);
   const file = path.join(os.tmpdir(), `genmedia-test-tuning-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
   if (!fs.existsSync(file)) {
     const partial = `${file}.${process.pid}.${randomUUID()}`;
@@ -243,12 +249,8 @@ export function workerProcessEnv(config: Config, tuning?: TuningOverride): NodeJ
     ...builtEnv(),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     // Several worker processes run side by side: each serves its metrics on a free port.
-    WORKER_METRICS_PORT: '0',
-    JOBS_TASK_QUEUE: config.temporal.jobsTaskQueue,
-    PROVIDER_TASK_QUEUE_PREFIX: config.temporal.providerTaskQueuePrefix,
-    TEMPORAL_WORKER_VERSIONING: config.temporal.deployment ? '1' : '0',
-    ...(config.temporal.deployment ? { TEMPORAL_DEPLOYMENT_NAME: config.temporal.deployment.deploymentName } : {}),
-    PROVIDER_TIME_SCALE: String(config.providers.timeScale),
+    METRICS_PORT: '0',
+    TEMPORAL_TASK_QUEUE_PREFIX: config.temporal.taskQueuePrefix,
     PUBLIC_BASE_URL: config.api.publicBaseUrl,
     ...(config.upstreams.callbackBaseUrl ? { UPSTREAM_CALLBACK_BASE_URL: config.upstreams.callbackBaseUrl } : {}),
     INPUT_FETCH_ALLOW_PRIVATE: config.providers.inputFetchAllowPrivate ? '1' : '0',

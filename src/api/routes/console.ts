@@ -1,8 +1,8 @@
 /**
  * The web console at `/console`, on the API's own origin so it needs no CORS. Built files (`console/dist`, made by
- * `vite build`) are served with a year of caching for the content-hashed assets and none for the page itself; with
- * CONSOLE_DEV the sources are served through Vite's dev server in middleware mode, with hot reload. Every other path
- * under `/console/` answers the page, so the browser router can show it.
+ * `vite build`) are served with a year of caching for the content-hashed assets and none for the page itself; for the
+ * dev stack (ConsoleOptions.sources) the sources are served through Vite's dev server in middleware mode, with hot
+ * reload. Every other path under `/console/` answers the page, so the browser router can show it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -17,8 +17,20 @@ const BUILT = path.join(CONSOLE_ROOT, 'dist');
 const DEV_KEY_PLACEHOLDER = '<!--genmedia-dev-key-->';
 const ONE_YEAR_SECONDS = 365 * 24 * 3600;
 
+/**
+ * What only the dev stack wants of the console (`npm run dev`, `npm run cluster`: scripts/devApi.js), given to the API
+ * in process, never read from the environment.
+ */
+export interface ConsoleOptions {
+  /** Serve the console from its sources through Vite, with hot reload over a WebSocket on `hmrPort`. */
+  sources?: { hmrPort: number };
+  /** The key filled in on the sign-in form of a browser on this machine. */
+  devApiKey?: string;
+}
+
 interface ConsoleDeps {
-  config: Pick<Config, 'console' | 'minio'>;
+  config: Pick<Config, 'minio'>;
+  console?: ConsoleOptions;
   logger: Pick<Logger, 'error'>;
 }
 
@@ -71,7 +83,8 @@ export function consoleRouter(deps: ConsoleDeps): Router {
     if (new URL(req.originalUrl, 'http://x').pathname !== CONSOLE_PATH) return next();
     res.redirect(301, `${CONSOLE_PATH}/`);
   });
-  if (deps.config.console.dev) router.use(devConsole(deps));
+  const { sources } = deps.console ?? {};
+  if (sources) router.use(devConsole(deps, sources.hmrPort));
   else builtConsole(router, deps);
   return router;
 }
@@ -93,14 +106,14 @@ function builtConsole(router: Router, deps: ConsoleDeps): void {
       }
       source = readFileSync(indexFile, 'utf8');
     }
-    const devApiKey = devKeyFor(req, deps.config.console.devApiKey);
+    const devApiKey = devKeyFor(req, deps.console?.devApiKey);
     // A page holding a key is this browser's alone: no cache keeps it.
     const cacheControl = devApiKey === undefined ? 'no-cache' : 'no-store';
     res.set({ 'Cache-Control': cacheControl, 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' }).type('html').send(withDevKey(source, devApiKey));
   });
 }
 
-/** The part of Vite's dev server used here (Vite is a development dependency, loaded only with CONSOLE_DEV). */
+/** The part of Vite's dev server used here (Vite is a development dependency, loaded only for the console's sources). */
 interface ViteDevServer {
   middlewares: (req: Request, res: Response, next: () => void) => void;
   transformIndexHtml(url: string, html: string): Promise<string>;
@@ -111,13 +124,13 @@ interface ViteModule {
 const VITE = 'vite';
 
 /** Vite in middleware mode, created on the first console request. */
-function devConsole(deps: ConsoleDeps) {
+function devConsole(deps: ConsoleDeps, hmrPort: number) {
   let server: Promise<ViteDevServer> | null = null;
   const start = () =>
     (server ??= (import(VITE) as Promise<ViteModule>).then(({ createServer }) =>
       createServer({
         configFile: path.join(CONSOLE_ROOT, 'vite.config.ts'),
-        server: { middlewareMode: true, hmr: { port: deps.config.console.hmrPort } },
+        server: { middlewareMode: true, hmr: { port: hmrPort } },
         appType: 'custom',
       }),
     ));
@@ -129,7 +142,7 @@ function devConsole(deps: ConsoleDeps) {
         vite.middlewares(req, res, async () => {
           try {
             const source = readFileSync(path.join(CONSOLE_ROOT, 'index.html'), 'utf8');
-            const html = await vite.transformIndexHtml(req.originalUrl, withDevKey(source, devKeyFor(req, deps.config.console.devApiKey)));
+            const html = await vite.transformIndexHtml(req.originalUrl, withDevKey(source, devKeyFor(req, deps.console?.devApiKey)));
             res.set('Cache-Control', 'no-cache').type('html').send(html);
           } catch (err) {
             next(err);

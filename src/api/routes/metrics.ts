@@ -6,7 +6,7 @@ import { mayScrapeMetrics } from '../../observability/metricsAccess';
 /**
  * GET /metrics on the client port: Prometheus exposition of this API process, with the task-queue backlog sampled
  * from Temporal and the bytes in storage from PostgreSQL. Absent when the metrics have a port of their own
- * (API_METRICS_PORT). In production a reverse proxy forwards clients to this port from a loopback or private address,
+ * (METRICS_PORT). In production a reverse proxy forwards clients to this port from a loopback or private address,
  * so there only the bearer token admits a scraper.
  */
 export function metricsRouter(deps: ApiDeps): Router {
@@ -18,7 +18,7 @@ export function metricsRouter(deps: ApiDeps): Router {
 
   router.get('/metrics', async (req, res) => {
     if (!mayScrapeMetrics(policy, req.get('authorization'), req.ip)) {
-      const how = policy.privateNetworks ? 'the operator network or a bearer token' : 'a bearer token (or API_METRICS_PORT, a port of its own)';
+      const how = policy.privateNetworks ? 'the operator network or a bearer token' : 'a bearer token (or METRICS_PORT, a port of its own)';
       res.status(403).type('text/plain').send(`Forbidden: /metrics is for ${how}\n`);
       return;
     }

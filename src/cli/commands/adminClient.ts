@@ -4,8 +4,7 @@
  */
 import type { Command } from 'commander';
 import { GenmediaAdmin, GenmediaError } from '@genmedia/client';
-import { readDevAdminCredentials } from '../../accounts/devAccount';
-import { loadConfig } from '../../config';
+import { devDataDir, readDevAdminCredentials } from '../../accounts/devAccount';
 import { CliError } from '../context';
 import { isLoopback, resolveBaseUrl } from '../user/session';
 
@@ -35,7 +34,7 @@ export function openAdminClient(options: AdminConnection, env: NodeJS.ProcessEnv
 function localDevAdminKey(baseUrl: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!isLoopback(new URL(baseUrl).hostname)) return undefined;
   try {
-    return readDevAdminCredentials(loadConfig(env).dataDir)?.apiKey;
+    return readDevAdminCredentials(devDataDir(env))?.apiKey;
   } catch {
     return undefined;
   }

@@ -1,6 +1,5 @@
 import { Genmedia } from '@genmedia/client';
-import { readDevCredentials } from '../../accounts/devAccount';
-import { loadConfig } from '../../config';
+import { devDataDir, readDevCredentials } from '../../accounts/devAccount';
 import { CliError } from '../context';
 import { readLogin } from './config';
 
@@ -65,7 +64,7 @@ export function openClient(options: ConnectionOptions, env: NodeJS.ProcessEnv = 
 function localDevKey(baseUrl: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!isLoopback(new URL(baseUrl).hostname)) return undefined;
   try {
-    return readDevCredentials(loadConfig(env).dataDir)?.apiKey;
+    return readDevCredentials(devDataDir(env))?.apiKey;
   } catch {
     return undefined;
   }

@@ -3,7 +3,7 @@
  * from its code so that the processes that start it never import the workflow. Pure: the workflows import it too.
  */
 
-/** Every workflow of genmedia runs on the jobs task queue; `JOBS_TASK_QUEUE` names it in a deployment. */
+/** Every workflow of genmedia runs on the jobs task queue, `<TEMPORAL_TASK_QUEUE_PREFIX>jobs` in a deployment. */
 export const DEFAULT_JOBS_TASK_QUEUE = 'jobs';
 
 export interface WorkflowContract<Args extends unknown[], Result> {

@@ -6,6 +6,7 @@
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiDeps, startApiServer, type RunningApi } from '../../../src/api/server';
+import { loadConfig } from '../../../src/config';
 import { testConfig } from '../../support/stack';
 
 const DEV_KEY = 'gm_console_dev_key_for_this_test_0123456789';
@@ -20,8 +21,8 @@ let api: RunningApi;
 let port: string;
 
 beforeAll(async () => {
-  const config = testConfig({ CONSOLE_DEV_API_KEY: DEV_KEY, API_HOST: '0.0.0.0' });
-  api = await startApiServer(await createApiDeps(config), 0, '0.0.0.0');
+  const config = testConfig({ API_HOST: '0.0.0.0' });
+  api = await startApiServer(await createApiDeps(config, { console: { devApiKey: DEV_KEY } }), 0, '0.0.0.0');
   port = new URL(api.url).port;
 });
 
@@ -55,5 +56,25 @@ describe('the console page', () => {
   it('holds no key for a request a proxy on this machine forwarded', async () => {
     const page = await consolePage('127.0.0.1', { 'x-forwarded-for': '203.0.113.9' });
     expect(page.html).not.toContain(DEV_KEY);
+  });
+
+  it('holds no key from a production API, even one given the key', async () => {
+    const production = loadConfig({
+      ...process.env,
+      NODE_ENV: 'production',
+      JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests',
+      DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+      PROVENANCE_ENABLED: 'false',
+      // A production process has no tuning file: the run's is for the test processes.
+      GENMEDIA_TEST_TUNING: undefined,
+    });
+    const other = await startApiServer(await createApiDeps(production, { console: { devApiKey: DEV_KEY } }), 0, '127.0.0.1');
+    try {
+      const res = await fetch(`${other.url}/console/`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).not.toContain('genmedia-dev-key');
+    } finally {
+      await other.stop();
+    }
   });
 });

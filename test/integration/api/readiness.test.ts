@@ -32,7 +32,7 @@ describe('GET /healthz and /readyz', () => {
     const waiting = await request(`${api.url}/readyz`);
     expect(waiting.status).toBe(503);
     expect(waiting.body.unavailable).toEqual(['workers']);
-    expect(waiting.body.checks.workers.error).toMatch(/no workflow worker polls the jobs-test-\S+ task queue/);
+    expect(waiting.body.checks.workers.error).toMatch(/no workflow worker polls the test-\S+-jobs task queue/);
 
     const worker = await stack.workers.startWorkflowWorker();
     await eventually(async () => ((await request(`${api!.url}/readyz`)).status === 200 ? true : undefined), 30_000, 200, 'ready with a worker');

@@ -35,7 +35,7 @@ function cli(args: string[], input = ''): Promise<CliRun> {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' });
+  api = await startTestApi({ INPUT_FETCH_ALLOW_PRIVATE: '1' });
   const { minio } = api.deps.config;
   minioRoot = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: minio.region };
   root = createStorage(minio);

@@ -20,7 +20,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   // 30 s nominal × 0.05: each image job takes about 1.5 s.
-  stack = await startE2eStack({ env: { PROVIDER_TIME_SCALE: '0.05' } });
+  stack = await startE2eStack({ tuning: { providers: { timeScale: 0.05 } } });
 });
 
 afterAll(async () => {

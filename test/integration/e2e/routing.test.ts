@@ -15,7 +15,7 @@ const PRICE = 20_000n;
 let stack: E2eStack;
 
 beforeAll(async () => {
-  stack = await startE2eStack({ providers: ['pixelforge', 'lumina'], env: { PROVIDER_TIME_SCALE: '0.05' } });
+  stack = await startE2eStack({ providers: ['pixelforge', 'lumina'], tuning: { providers: { timeScale: 0.05 } } });
 });
 
 afterAll(async () => {

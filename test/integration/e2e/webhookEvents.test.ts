@@ -20,8 +20,8 @@ beforeAll(async () => {
     providers: ['pixelforge', 'lumina'],
     webhookCa: receiver.caPem,
     // Jobs of a few seconds, progress webhooks at most once a second.
-    env: { WEBHOOK_ALLOW_PRIVATE: '1', PROVIDER_TIME_SCALE: '0.15' },
-    tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], progressIntervalSeconds: 1 } },
+    env: { WEBHOOK_ALLOW_PRIVATE: '1' },
+    tuning: { providers: { timeScale: 0.15 }, webhooks: { retryScheduleSeconds: [0, 1, 1], progressIntervalSeconds: 1 } },
   });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n });
 });

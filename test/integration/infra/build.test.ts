@@ -33,7 +33,8 @@ interface BuiltProcess {
 }
 
 const started: BuiltProcess[] = [];
-const taskQueues = { JOBS_TASK_QUEUE: `jobs-built-${randomUUID()}`, PROVIDER_TASK_QUEUE_PREFIX: `built-${randomUUID()}.` };
+/** The processes' own task queues and worker deployment, `built-<id>-jobs`, `built-<id>-provider.<providerId>`. */
+const prefix = `built-${randomUUID()}-`;
 let prisma: PrismaClient;
 let connection: Connection;
 let account: TestAccount;
@@ -43,7 +44,7 @@ let api: { url: string };
 function startBuilt(file: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeOptions: string[] = []): BuiltProcess {
   const child = spawn(process.execPath, [...nodeOptions, path.join('dist', file), ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...taskQueues, WORKER_METRICS_PORT: '0', ...env },
+    env: { ...process.env, TEMPORAL_TASK_QUEUE_PREFIX: prefix, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -71,7 +72,7 @@ function untilBuiltPolls(run: BuiltProcess, taskQueue: string, kind: TaskQueueKi
 /** With the V8 options docker-compose.yml gives it, so the Node in use is known to accept them. */
 function startWorkflowWorker(env: NodeJS.ProcessEnv = {}): Promise<BuiltProcess> {
   const run = startBuilt(path.join('src', 'workers', 'main.js'), ['--workflows'], env, WORKFLOW_WORKER_NODE_OPTIONS);
-  return untilBuiltPolls(run, taskQueues.JOBS_TASK_QUEUE, 'WORKFLOW').then(() => run);
+  return untilBuiltPolls(run, `${prefix}jobs`, 'WORKFLOW').then(() => run);
 }
 
 async function runJob(prompt: string) {
@@ -95,7 +96,7 @@ beforeAll(async () => {
     return readiness?.unavailable?.join() === 'workers' || undefined;
   }, 60_000, 200);
   const provider = startBuilt(path.join('src', 'workers', 'main.js'), ['--provider', 'pixelforge']);
-  await untilBuiltPolls(provider, `${taskQueues.PROVIDER_TASK_QUEUE_PREFIX}pixelforge`, 'ACTIVITY');
+  await untilBuiltPolls(provider, `${prefix}provider.pixelforge`, 'ACTIVITY');
 }, 600_000);
 
 afterAll(async () => {

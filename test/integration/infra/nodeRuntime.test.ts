@@ -72,7 +72,7 @@ describe('the Node everything runs on', () => {
   it('is what a worker process started as `node` reports in nodejs_version_info', async () => {
     worker = spawn('node', builtArgs('src/workers/main.ts', ['--workflows']), {
       cwd: REPO_ROOT,
-      env: { ...process.env, WORKER_METRICS_PORT: '0', JOBS_TASK_QUEUE: `jobs-node-${randomUUID()}`, LOG_LEVEL: 'info' },
+      env: { ...process.env, METRICS_PORT: '0', TEMPORAL_TASK_QUEUE_PREFIX: `node-${randomUUID()}-`, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const metricsUrl = await new Promise<string>((resolve, reject) => {

@@ -13,7 +13,7 @@ let account: TestAccount;
 
 beforeAll(async () => {
   // Slow enough that a job reports progress for a few seconds.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '0.15' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 0.15 } } });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n });
 });
 

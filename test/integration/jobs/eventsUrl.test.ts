@@ -18,7 +18,7 @@ let adminKey: string;
 
 beforeAll(async () => {
   // Slow enough that every job below is still running while its streams are open.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '30' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 30 } } });
   adminKey = await createAdminKey(stack.prisma);
 });
 

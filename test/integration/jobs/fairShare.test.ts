@@ -26,7 +26,7 @@ describe('fair share between accounts', () => {
     expect(fair.aBeforeBsLast).toBeLessThanOrEqual(10);
     expect(fair.aAfterBsLast).toBeGreaterThanOrEqual(fair.aBacklogAtB - 15);
 
-    const fifo = await lateTenantScenario({ TEMPORAL_FAIRNESS: '0' });
+    const fifo = await lateTenantScenario({}, { jobs: { fairness: false } });
     expect(fifo.aBacklogAtB).toBeGreaterThanOrEqual(20);
     expect(fifo.aBeforeBsLast).toBeGreaterThan(fifo.aBacklogAtB - 5);
     expect(fifo.aAfterBsLast).toBeLessThanOrEqual(2);

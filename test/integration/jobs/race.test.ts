@@ -10,7 +10,7 @@ import { get, post } from './helpers';
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { PROVIDER_TIME_SCALE: '0.005' } });
+  stack = await startTestStack({ tuning: { providers: { timeScale: 0.005 } } });
 });
 
 afterAll(async () => {

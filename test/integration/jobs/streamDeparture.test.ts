@@ -20,7 +20,7 @@ let runningBatchId: string;
 
 beforeAll(async () => {
   // Slow enough that the job is still running while every request below comes and goes.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '30' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 30 } } });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n });
   const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, imageJob());
   expect(submitted.status).toBe(201);

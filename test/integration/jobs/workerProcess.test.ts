@@ -13,7 +13,7 @@ const MAIN = path.join('src', 'workers', 'main.ts');
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack({ workflowWorker: false, env: { PROVIDER_TIME_SCALE: '0.1' } });
+  stack = await startTestStack({ workflowWorker: false, tuning: { providers: { timeScale: 0.1 } } });
 });
 
 afterAll(async () => {

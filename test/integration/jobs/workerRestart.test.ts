@@ -13,7 +13,7 @@ let stack: TestStack;
 let child: ChildProcess | undefined;
 
 beforeAll(async () => {
-  stack = await startTestStack({ env: { PROVIDER_TIME_SCALE: '0.2' } });
+  stack = await startTestStack({ tuning: { providers: { timeScale: 0.2 } } });
 });
 
 afterAll(async () => {

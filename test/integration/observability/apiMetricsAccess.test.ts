@@ -1,14 +1,21 @@
 /**
  * Who reads the API's /metrics. Behind a reverse proxy every client arrives from the proxy's address, loopback or
  * private (compose: the Docker bridge), so in production the client port admits no scraper by address: the metrics
- * are on a port of their own (API_METRICS_PORT, what compose does) or behind the bearer token.
+ * are on a port of their own (METRICS_PORT, what compose does) or behind the bearer token.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningApi } from '../../../src/api/server';
 import { startTestApi } from '../../support/api';
 import { parsePrometheusText } from '../../support/prometheusText';
 
-const PRODUCTION = { NODE_ENV: 'production', JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', PROVENANCE_ENABLED: 'false' };
+// A production process has no tuning file: the run's (GENMEDIA_TEST_TUNING) is for the test processes.
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  JOBS_CURSOR_SECRET: 'a-production-cursor-secret-for-tests',
+  DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=',
+  PROVENANCE_ENABLED: 'false',
+  GENMEDIA_TEST_TUNING: undefined,
+};
 const TOKEN = 'scrape-token-0123456789';
 
 let api: RunningApi | undefined;
@@ -34,8 +41,8 @@ describe('API /metrics', () => {
     expect(await res.text()).toContain('genmedia_http_request_duration_seconds');
   });
 
-  it('moves to a port of its own with API_METRICS_PORT, with the sampled backlog, and leaves the client port', async () => {
-    api = await startTestApi({ ...PRODUCTION, API_METRICS_PORT: '0' });
+  it('moves to a port of its own with METRICS_PORT, with the sampled backlog, and leaves the client port', async () => {
+    api = await startTestApi({ ...PRODUCTION, METRICS_PORT: '0' });
     expect(api.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     expect((await fetch(`${api.url}/metrics`)).status).toBe(404);
     await fetch(`${api.url}/healthz`);

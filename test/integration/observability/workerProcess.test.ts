@@ -16,13 +16,7 @@ let metricsUrl: string;
 
 beforeAll(async () => {
   child = spawn(process.execPath, builtArgs('src/workers/main.ts', ['--workflows']), {
-    env: {
-      ...process.env,
-      WORKER_METRICS_PORT: '0',
-      JOBS_TASK_QUEUE: `jobs-metrics-${randomUUID()}`,
-      TEMPORAL_DEPLOYMENT_NAME: `genmedia-metrics-${randomUUID()}`,
-      LOG_LEVEL: 'info',
-    },
+    env: { ...process.env, METRICS_PORT: '0', TEMPORAL_TASK_QUEUE_PREFIX: `metrics-${randomUUID()}-`, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   metricsUrl = await new Promise<string>((resolve, reject) => {

@@ -88,7 +88,7 @@ beforeAll(async () => {
   endpoint = await bucket.listen();
   stack = await startE2eStack({
     providers: ['pixelforge'],
-    env: { DESTINATION_ALLOW_PRIVATE: '1' },
+    env: { INPUT_FETCH_ALLOW_PRIVATE: '1' },
     tuning: {
       outputDelivery: { requestTimeoutSeconds: REQUEST_TIMEOUT_SECONDS, maxPerAccount: MAX_PER_ACCOUNT, firstBackoffSeconds: 1, maxBackoffSeconds: 4 },
     },

@@ -23,16 +23,16 @@ let api: ApiProcess;
 const children: ChildProcess[] = [];
 
 /** The chain and its trust anchors, without the key: what the API and the workflow worker are given. */
-const chainOnly = () => ({ PROVENANCE_CERT_CHAIN_FILE: chain.chainFile, PROVENANCE_TRUST_ANCHORS_FILE: chain.rootFile });
+const chainOnly = () => ({ PROVENANCE_CERT_CHAIN: chain.chainFile, PROVENANCE_TRUST_ANCHORS: chain.rootFile });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-signing-key-'));
   chain = createChain(path.join(dir, 'chain'));
   // The stack's own provider worker signs with the key; its API and the processes below do not have it.
   stack = await startTestStack({ workflowWorker: false, providers: ['pixelforge'], env: provenanceEnv(chain) });
-  api = await spawnApiProcess(stack.config, { ...chainOnly(), PROVENANCE_PRIVATE_KEY_FILE: path.join(dir, 'no-such-key.pem') });
+  api = await spawnApiProcess(stack.config, { ...chainOnly(), PROVENANCE_PRIVATE_KEY: path.join(dir, 'no-such-key.pem') });
   children.push(api.child);
-  const workflowWorker = spawnWorkflowWorker(stack.config, { ...chainOnly(), PROVENANCE_PRIVATE_KEY: 'not a key' });
+  const workflowWorker = spawnWorkflowWorker(stack.config, { ...chainOnly(), PROVENANCE_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\\nnot a key\\n-----END PRIVATE KEY-----' });
   children.push(workflowWorker);
   const { temporal, config } = stack.api.deps;
   await untilPolling(temporal.connection, config.temporal.namespace, workflowWorker, config.temporal.jobsTaskQueue, 'WORKFLOW');
@@ -85,6 +85,6 @@ describe('the signing key', () => {
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr).toMatch(/PROVENANCE_CERT_CHAIN\(_FILE\) and PROVENANCE_PRIVATE_KEY\(_FILE\) go together in a process that signs outputs/);
+    expect(stderr).toMatch(/PROVENANCE_CERT_CHAIN and PROVENANCE_PRIVATE_KEY go together in a process that signs outputs/);
   }, 120_000);
 });

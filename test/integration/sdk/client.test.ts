@@ -23,7 +23,7 @@ let account: TestAccount;
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
   // Jobs of a few seconds, so a run can be interrupted half-way.
-  stack = await startTestStack({ providers: ['pixelforge'], webhookCa: receiver.caPem, env: { PROVIDER_TIME_SCALE: '0.15' } });
+  stack = await startTestStack({ providers: ['pixelforge'], webhookCa: receiver.caPem, tuning: { providers: { timeScale: 0.15 } } });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 20_000_000n });
 });
 

@@ -52,14 +52,14 @@ export async function createUploadTestEnv(): Promise<UploadTestEnv> {
     runtimeInstalled = true;
   }
   const suffix = crypto.randomBytes(4).toString('hex');
-  const taskQueue = `uploads-test-${suffix}`;
   const config = loadConfig({
     ...process.env,
     UPLOADS_BUCKET: `test-uploads-${suffix}`,
     OUTPUTS_BUCKET: `test-outputs-${suffix}`,
-    JOBS_TASK_QUEUE: taskQueue,
+    TEMPORAL_TASK_QUEUE_PREFIX: `uploads-test-${suffix}-`,
     LOG_LEVEL: 'silent',
   });
+  const taskQueue = config.temporal.jobsTaskQueue;
   const prisma = createPrisma(config.database.url, { poolSize: 4 });
   const storage = createStorage(config.minio);
   await storage.ensureBuckets();

@@ -8,7 +8,7 @@ import { generateWebhookSecret } from '../../../src/accounts/webhookSecret';
 /** Config for webhook tests: loopback receivers allowed, a compressed schedule, short timeouts. */
 export function webhookTestConfig(webhooks: NonNullable<TuningOverride['webhooks']> = {}, overrides: Record<string, string> = {}): Config {
   return loadConfig(
-    { ...process.env, WEBHOOK_ALLOW_PRIVATE: '1', JOBS_TASK_QUEUE: `webhooks-test-${randomUUID()}`, ...overrides },
+    { ...process.env, WEBHOOK_ALLOW_PRIVATE: '1', TEMPORAL_TASK_QUEUE_PREFIX: `webhooks-test-${randomUUID()}-`, ...overrides },
     { tuning: { webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000, ...webhooks } } },
   );
 }

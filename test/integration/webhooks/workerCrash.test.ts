@@ -47,7 +47,7 @@ function startActivityWorker(): Promise<ChildProcess> {
       ...process.env,
       DATABASE_URL: config.database.url,
       TEMPORAL_ADDRESS: env.address,
-      JOBS_TASK_QUEUE: taskQueue,
+      TEMPORAL_TASK_QUEUE_PREFIX: config.temporal.taskQueuePrefix,
       WEBHOOK_ALLOW_PRIVATE: '1',
       // The schedule and the 10 s timeout of `config`.
       GENMEDIA_TEST_TUNING: testTuningFile(config),

@@ -21,7 +21,7 @@ const terminals: Terminal[] = [];
 
 beforeAll(async () => {
   // Items of a few seconds each, so the bar is seen moving with an ETA.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '0.15' }, tuning: { batches: { roundIntervalMs: 200 } } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 0.15 }, batches: { roundIntervalMs: 200 } } });
 });
 
 afterAll(async () => {

@@ -24,7 +24,7 @@ const terminals: Terminal[] = [];
 
 beforeAll(async () => {
   // Jobs of a few seconds, so the bar is seen moving.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '0.15' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 0.15 } } });
   account = await createTestAccount(stack.prisma, { creditsMicroCents: 20_000_000n });
 });
 

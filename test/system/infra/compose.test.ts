@@ -199,8 +199,8 @@ describe.skipIf(!hasDocker)('docker-compose.yml', () => {
     expect(services.jaeger.image).toMatch(/^jaegertracing\/jaeger:/);
     expect(services['jaeger-ui'].image).toMatch(/^caddy:/);
     // The API and the workers serve /metrics to Prometheus on an unpublished port; every service exports traces to Jaeger.
-    expect(services['worker-workflows'].environment).toMatchObject({ WORKER_METRICS_HOST: '0.0.0.0', WORKER_METRICS_PORT: '9464' });
-    expect(services.api.environment).toMatchObject({ NODE_ENV: 'production', API_METRICS_HOST: '0.0.0.0', API_METRICS_PORT: '9464' });
+    expect(services['worker-workflows'].environment).toMatchObject({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '9464' });
+    expect(services.api.environment).toMatchObject({ NODE_ENV: 'production', METRICS_HOST: '0.0.0.0', METRICS_PORT: '9464' });
     expect((services.api.ports ?? []).map((p) => p.target)).toEqual([3000]);
     expect(services.api.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://jaeger:4318');
   });

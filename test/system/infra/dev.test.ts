@@ -23,7 +23,7 @@ import { startReplicateFake } from '../../support/upstreams/replicate';
 /** What the test harness exports for the tests; the dev stack must not see any of it. */
 const HARNESS_VARIABLES = [
   'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_CLI_PATH', 'TEMPORAL_UI_URL', 'MINIO_ENDPOINT',
-  'MINIO_ROOT_USER', 'MINIO_ROOT_PASSWORD', 'PROVIDER_TIME_SCALE', 'NODE_ENV', 'LOG_LEVEL', 'GENMEDIA_DATA_DIR',
+  'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'GENMEDIA_TEST_TUNING', 'NODE_ENV', 'LOG_LEVEL', 'GENMEDIA_DATA_DIR',
   'DOCKER_COMPOSE_CLI', 'CHROMIUM_PATH',
 ];
 

@@ -21,7 +21,8 @@ beforeAll(async () => {
   // 30 s nominal × 0.1: each job renders for about 3 s.
   stack = await startTestStack({
     providers: ['pixelforge'],
-    env: { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default', PROVIDER_TIME_SCALE: '0.1' },
+    env: { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'default' },
+    tuning: { providers: { timeScale: 0.1 } },
   });
 }, 240_000);
 

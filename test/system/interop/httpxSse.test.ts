@@ -12,7 +12,7 @@ let stack: TestStack;
 
 beforeAll(async () => {
   // Jobs of a few seconds, so the first connection sees the job while it runs.
-  stack = await startTestStack({ providers: ['pixelforge'], env: { PROVIDER_TIME_SCALE: '0.1' } });
+  stack = await startTestStack({ providers: ['pixelforge'], tuning: { providers: { timeScale: 0.1 } } });
 });
 
 afterAll(() => stack?.stop());

@@ -34,11 +34,9 @@ beforeAll(async () => {
   stack = await startTestStack({
     providers: ['pixelforge', 'motionworks'],
     webhookCa: receiver.caPem,
-    env: {
-      PUBLIC_BASE_URL: front.url,
-      PROVIDER_TIME_SCALE: '0.05',
-    },
+    env: { PUBLIC_BASE_URL: front.url },
     tuning: {
+      providers: { timeScale: 0.05 },
       dialects: { replicateWaitSeconds: WAIT_SECONDS, replicatePageSize: 2 },
       webhooks: { retryScheduleSeconds: [0, 1, 1], timeoutMs: 2000 },
     },

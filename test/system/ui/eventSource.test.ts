@@ -35,7 +35,7 @@ beforeAll(async () => {
   pageServer = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
   await new Promise<void>((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
   pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
-  stack = await startTestStack({ providers: ['pixelforge'], env: { CORS_ORIGINS: pageOrigin, PROVIDER_TIME_SCALE: '0.05' } });
+  stack = await startTestStack({ providers: ['pixelforge'], env: { CORS_ORIGINS: pageOrigin }, tuning: { providers: { timeScale: 0.05 } } });
   account = await createTestAccount(stack.prisma);
   browser = await launchChromium();
 });

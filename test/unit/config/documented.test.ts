@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, SETTINGS } from '../../../src/config';
 import { listSettings, type Setting } from '../../../src/lib/envSettings';
-import { CONFIGURATION_DOC, declaredSettings, FORMER_VARIABLES, renderConfigurationDoc, SCRIPT_SETTINGS, TUNING_FILES, tuningDefault } from '../../../scripts/docs/configuration';
+import { CONFIGURATION_DOC, declaredSettings, FORMER_VARIABLES, REPLACED_VARIABLES, renderConfigurationDoc, SCRIPT_SETTINGS, TUNED_VARIABLES, TUNING_FILES, tuningDefault } from '../../../scripts/docs/configuration';
 import path from 'node:path';
 
 interface Row {
@@ -17,7 +17,7 @@ interface Row {
 }
 
 const doc = fs.readFileSync(CONFIGURATION_DOC, 'utf8');
-/** The page's tables of variables; the tuning's table (former variables) comes after them. */
+/** The page's tables of variables; the tables of former variables (the tuning's, the replaced) come after them. */
 const [variablesPart, tuningPart = ''] = doc.split('\n## Tuning\n');
 
 function configurationTables(): Row[] {
@@ -102,9 +102,9 @@ function filesUnder(dir: string): string[] {
 
 describe('the tuning', () => {
   it('lists each former variable once, with a tuning value its file declares', () => {
-    const variables = FORMER_VARIABLES.map(([variable]) => variable);
+    const variables = FORMER_VARIABLES.map(({ variable }) => variable);
     expect(variables.filter((variable, i) => variables.indexOf(variable) !== i)).toEqual([]);
-    for (const [variable, field] of FORMER_VARIABLES) {
+    for (const { variable, tuning: field } of TUNED_VARIABLES) {
       expect(tuningDefault(field), `${variable} → ${field}`).not.toBeUndefined();
       const file = TUNING_FILES[field.split('.')[0] as keyof typeof TUNING_FILES];
       expect(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'), `${field} in ${file}`).toContain(`${field.split('.').pop()}:`);
@@ -112,14 +112,35 @@ describe('the tuning', () => {
     }
   });
 
+  it('lists each replaced variable with what replaced it, each variable it names declared or read by the scripts', () => {
+    const known = new Set([...declared.keys(), ...SCRIPT_SETTINGS.map((s) => s.variable)]);
+    for (const { variable, replacedBy } of REPLACED_VARIABLES) {
+      const named = [...replacedBy.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((match) => match[1]);
+      expect(named.filter((name) => !known.has(name)), `${variable} → ${replacedBy}`).toEqual([]);
+      expect(tuningPart).toContain(`| \`${variable}\` | `);
+    }
+  });
+
+  it("keeps a name that is another program's own variable only where that program is set up, outside the application", () => {
+    for (const { variable, stillNamedIn = [] } of REPLACED_VARIABLES) {
+      for (const file of stillNamedIn) {
+        expect(file, `${variable} in ${file}`).not.toMatch(/^(src|activities|workflows)\//);
+        expect(fs.readFileSync(path.join(REPO_ROOT, file), 'utf8'), `${variable} in ${file}`).toMatch(new RegExp(`\\b${variable}\\b`));
+      }
+    }
+  });
+
   it('leaves no former variable declared, set or named anywhere but the table', () => {
-    expect(FORMER_VARIABLES.filter(([variable]) => declared.has(variable))).toEqual([]);
+    expect(FORMER_VARIABLES.filter(({ variable }) => declared.has(variable) || SCRIPT_SETTINGS.some((s) => s.variable === variable))).toEqual([]);
     const files = [...['src', 'activities', 'workflows', 'test', 'scripts', 'bench', 'chaos', 'deploy', 'docs', '.ci', 'examples', 'clients'].flatMap(filesUnder), 'docker-compose.yml', 'Dockerfile', 'README.md'];
     const named: string[] = [];
     for (const file of files) {
       if (file === path.join('docs', 'configuration.md') || file === path.join('scripts', 'docs', 'configuration.ts') || file === path.join('test', 'unit', 'config', 'documented.test.ts') || file === path.join('test', 'unit', 'config', 'tuning.test.ts')) continue;
       const text = fs.readFileSync(path.join(REPO_ROOT, file), 'utf8');
-      for (const [variable] of FORMER_VARIABLES) if (new RegExp(`\\b${variable}\\b`).test(text)) named.push(`${variable} in ${file}`);
+      for (const former of FORMER_VARIABLES) {
+        const stillNamed = 'stillNamedIn' in former && former.stillNamedIn?.includes(file);
+        if (!stillNamed && new RegExp(`\\b${former.variable}\\b`).test(text)) named.push(`${former.variable} in ${file}`);
+      }
     }
     expect(named, named.join('\n')).toEqual([]);
   });

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config';
 
-const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password', PROVENANCE_ENABLED: 'false' };
+const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_SECRET_KEY: 'a-long-random-minio-password', PROVENANCE_ENABLED: 'false' };
 
 describe('NODE_ENV=production', () => {
-  it('refuses the built-in cursor secret and public MinIO passwords, naming what to set', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JOBS_CURSOR_SECRET.*MINIO_ROOT_PASSWORD/);
-    expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, MINIO_ROOT_PASSWORD: 'minioadmin' })).toThrow(/MINIO_ROOT_PASSWORD/);
+  it('refuses the built-in cursor secret and public MinIO secrets, naming what to set', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JOBS_CURSOR_SECRET.*MINIO_SECRET_KEY/);
+    expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, MINIO_SECRET_KEY: 'minioadmin' })).toThrow(/MINIO_SECRET_KEY/);
+    expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, MINIO_SECRET_KEY: 'genmedia-dev-secret' })).toThrow(/MINIO_SECRET_KEY/);
     expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, JOBS_CURSOR_SECRET: undefined })).toThrow(/JOBS_CURSOR_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, DESTINATION_SECRET_KEY: undefined })).toThrow(/DESTINATION_SECRET_KEY/);
   });
@@ -22,7 +23,7 @@ describe('NODE_ENV=production', () => {
     expect(loadConfig({ NODE_ENV: 'test' }).destinations.allowPlainHttp).toBe(true);
   });
 
-  it.each(['WEBHOOK_ALLOW_PRIVATE', 'INPUT_FETCH_ALLOW_PRIVATE', 'DESTINATION_ALLOW_PRIVATE'])('refuses %s, naming it', (variable) => {
+  it.each(['WEBHOOK_ALLOW_PRIVATE', 'INPUT_FETCH_ALLOW_PRIVATE'])('refuses %s, naming it', (variable) => {
     for (const on of ['1', 'true']) {
       expect(() => loadConfig({ NODE_ENV: 'production', ...SAFE, [variable]: on })).toThrow(
         new RegExp(`^Refusing to start in production: unset ${variable} \\(private addresses are for development and tests`),

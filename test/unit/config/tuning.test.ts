@@ -22,7 +22,7 @@ function tuningFile(content: string): string {
 const PRODUCTION = {
   NODE_ENV: 'production',
   JOBS_CURSOR_SECRET: 'a-production-cursor-secret',
-  MINIO_ROOT_PASSWORD: 'a-production-minio-password',
+  MINIO_SECRET_KEY: 'a-production-minio-password',
   DESTINATION_SECRET_KEY: Buffer.alloc(32, 7).toString('base64'),
   PROVENANCE_ENABLED: 'false',
 };
@@ -38,6 +38,8 @@ describe('tuning', () => {
 
   it('is not read from the environment', () => {
     expect(loadConfig({ WEBHOOK_TIMEOUT_MS: '500' }).webhooks.timeoutMs).toBe(15_000);
+    expect(loadConfig({ PROVIDER_TIME_SCALE: '1' }).providers.timeScale).toBe(0.1);
+    expect(loadConfig({ ...PRODUCTION, FAILURE_INJECTION: '1' }).providers.failureInjection).toBe(false);
   });
 
   it('takes a test override, branch by branch, the rest at their defaults', () => {

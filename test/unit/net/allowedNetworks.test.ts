@@ -7,7 +7,7 @@ import { loadConfig } from '../../../src/config';
 import { parseAllowedNetworks, type AllowedNetworks } from '../../../src/net/allowedNetworks';
 import { checkOutboundUrl, type Resolver } from '../../../src/net/addressGuard';
 
-const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_ROOT_PASSWORD: 'a-long-random-minio-password', PROVENANCE_ENABLED: 'false' };
+const SAFE = { JOBS_CURSOR_SECRET: 'a-long-random-cursor-secret-0123456789', DESTINATION_SECRET_KEY: 'AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=', MINIO_SECRET_KEY: 'a-long-random-minio-password', PROVENANCE_ENABLED: 'false' };
 
 describe('parsing COG_ALLOWED_NETWORKS', () => {
   it('takes CIDR ranges, single addresses (bracketed or not) and host names, normalised', () => {

@@ -12,6 +12,7 @@ const REPO_ROOT = path.resolve(__dirname, '../../..');
 const app = require('../../../scripts/lib/app') as {
   API_NODE_OPTIONS: string[];
   apiService: (env: NodeJS.ProcessEnv, logDir: string, name?: string, options?: { built?: boolean }) => { spec: { command: string; args: string[] } };
+  devApiService: (env: NodeJS.ProcessEnv, logDir: string, name?: string, options?: { built?: boolean; hmrPort?: number }) => { spec: { command: string; args: string[] } };
 };
 const { API_NODE_OPTIONS } = app;
 
@@ -37,10 +38,19 @@ describe("the API's V8 options", () => {
     expect(scripts.api).toBe(['node', ...API_NODE_OPTIONS, '--import tsx src/api/server.ts'].join(' '));
   });
 
-  it.each([false, true])('are given by npm run dev and npm run cluster (built: %s), before the entry', (built) => {
+  it.each([false, true])('are given by the supervisor of the chaos runs (built: %s), before the entry', (built) => {
     const { command, args } = app.apiService({}, '/tmp', 'api', { built }).spec;
     expect(command).toBe(process.execPath);
     expect(args.slice(0, API_NODE_OPTIONS.length)).toEqual(API_NODE_OPTIONS);
     expect(args.at(-1)).toMatch(built ? /dist\/src\/api\/server\.js$/ : /src\/api\/server\.ts$/);
+  });
+
+  it.each([false, true])('are given by npm run dev and npm run cluster (built: %s), before their entry', (built) => {
+    const { command, args } = app.devApiService({}, '/tmp', 'api', { built, ...(built ? {} : { hmrPort: 24678 }) }).spec;
+    expect(command).toBe(process.execPath);
+    expect(args.slice(0, API_NODE_OPTIONS.length)).toEqual(API_NODE_OPTIONS);
+    const entry = args.findIndex((arg) => arg.endsWith(path.join('scripts', 'devApi.js')));
+    expect(entry).toBeGreaterThanOrEqual(API_NODE_OPTIONS.length);
+    expect(args.slice(entry + 1)).toEqual(built ? ['--built'] : ['--console-sources', '24678']);
   });
 });

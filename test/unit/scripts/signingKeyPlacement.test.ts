@@ -17,6 +17,7 @@ type ServiceSpec = { spec: { env: NodeJS.ProcessEnv } };
 const app = require('../../../scripts/lib/app') as {
   SIGNING_KEY_VARIABLES: string[];
   apiService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
+  devApiService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   workflowWorkerService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   providerWorkerService: (id: string, env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
   cogWorkerService: (env: NodeJS.ProcessEnv, logDir: string) => ServiceSpec;
@@ -53,15 +54,15 @@ describe('docker-compose.yml', () => {
 describe('the supervisor of npm run dev and npm run cluster', () => {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-signing-key-'));
   afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
-  const env = { PROVENANCE_CERT_CHAIN_FILE: '/data/chain.pem', PROVENANCE_PRIVATE_KEY_FILE: '/data/signer.key', PROVENANCE_PRIVATE_KEY: 'pem' };
+  const env = { PROVENANCE_CERT_CHAIN: '/data/chain.pem', PROVENANCE_PRIVATE_KEY: '/data/signer.key' };
 
   it('names the variables src/config.ts reads the key from', () => {
     expect([...app.SIGNING_KEY_VARIABLES].sort()).toEqual([...KEY_VARIABLES].sort());
   });
 
   it('starts the API and the workflow worker without the key, with the chain', () => {
-    for (const service of [app.apiService(env, logDir), app.workflowWorkerService(env, logDir)]) {
-      expect(service.spec.env).toEqual({ PROVENANCE_CERT_CHAIN_FILE: '/data/chain.pem' });
+    for (const service of [app.apiService(env, logDir), app.devApiService(env, logDir), app.workflowWorkerService(env, logDir)]) {
+      expect(service.spec.env).toEqual({ PROVENANCE_CERT_CHAIN: '/data/chain.pem' });
     }
   });
 

@@ -60,8 +60,8 @@ async function keysIn(bucket: string): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' }, { destinations: { probeTimeoutMs: 2000 } });
-  guardedApi = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '0' });
+  api = await startTestApi({ INPUT_FETCH_ALLOW_PRIVATE: '1' }, { destinations: { probeTimeoutMs: 2000 } });
+  guardedApi = await startTestApi({ INPUT_FETCH_ALLOW_PRIVATE: '0' });
   const { minio } = api.deps.config;
   minioRoot = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: minio.region };
   root = createStorage(minio);

@@ -46,7 +46,7 @@ async function auditOf(account: TestAccount) {
 }
 
 beforeAll(async () => {
-  api = await startTestApi({ DESTINATION_ALLOW_PRIVATE: '1' }, { destinations: { probesPerHour: PROBES_PER_HOUR } });
+  api = await startTestApi({ INPUT_FETCH_ALLOW_PRIVATE: '1' }, { destinations: { probesPerHour: PROBES_PER_HOUR } });
   root = createStorage(api.deps.config.minio);
   await root.client.makeBucket(bucket, api.deps.config.minio.region);
   adminKey = await createAdminKey(api.deps.prisma);

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const tsx = require.resolve('tsx', { paths: [REPO_ROOT] });
   apiProcess = spawn(process.execPath, ['--import', tsx, path.join(REPO_ROOT, 'src/api/server.ts')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'trace', OTEL_TRACES_EXPORTER: 'console', DESTINATION_ALLOW_PRIVATE: '1' },
+    env: { ...process.env, PORT: '0', API_HOST: '127.0.0.1', LOG_LEVEL: 'trace', OTEL_TRACES_EXPORTER: 'console', INPUT_FETCH_ALLOW_PRIVATE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   apiProcess.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));

@@ -52,11 +52,11 @@ describe('DESTINATION_SECRET_KEY', () => {
   });
 });
 
-describe('DESTINATION_ALLOW_PRIVATE', () => {
-  it('is on in development and with INPUT_FETCH_ALLOW_PRIVATE, off otherwise unless set', () => {
+describe('destination endpoints on private addresses', () => {
+  it('are allowed in development and with INPUT_FETCH_ALLOW_PRIVATE, refused otherwise', () => {
     expect(loadConfig({ NODE_ENV: 'development' }).destinations.allowPrivate).toBe(true);
     expect(loadConfig({ NODE_ENV: 'test' }).destinations.allowPrivate).toBe(false);
     expect(loadConfig({ NODE_ENV: 'test', INPUT_FETCH_ALLOW_PRIVATE: '1' }).destinations.allowPrivate).toBe(true);
-    expect(loadConfig({ NODE_ENV: 'development', DESTINATION_ALLOW_PRIVATE: '0' }).destinations.allowPrivate).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test', INPUT_FETCH_ALLOW_PRIVATE: '0' }).destinations.allowPrivate).toBe(false);
   });
 });
