@@ -28,9 +28,11 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function jsonlBatch(apiKey: string, lines: string[], extra: Record<string, unknown> = {}) {
+/** Uploads the lines as a JSONL file and creates a batch of it; `uploaded` runs in between. */
+async function jsonlBatch(apiKey: string, lines: string[], extra: Record<string, unknown> = {}, uploaded: () => Promise<void> = async () => undefined) {
   const fileUrl = await uploadFile(stack, apiKey, 'lines.jsonl', 'application/jsonl', Buffer.from(`${lines.join('\n')}\n`));
   const fileId = new URL(fileUrl).pathname.split('/').at(-1)!;
+  await uploaded();
   const created = await post(`${stack.url}/v1/batches`, apiKey, { fileId, allowPartial: true, ...extra });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return { fileId, batchId: created.body.batchId as string, batch: created.body };
@@ -62,10 +64,11 @@ describe("a batch's input", () => {
       [one, `{"customId": "two", "model": "${RUNS}", "input": {"prompt": "${broken}"`, JSON.stringify({ customId: 'three', model: RUNS, input: { prompt: skipped } })],
       // Room for the first line only: the third is skipped, never admitted.
       { maxCostMicroCents: estimate.body.estimatedCostMicroCents },
+      // The file is there before the batch exists (once it does, it may be done and its file deleted at once).
+      async () => expect((await uploadsOf(account.accountId, skipped)).holding).toHaveLength(1),
     );
     expect(batch.rejected.lines).toEqual([{ line: 2, customId: null, code: 'INVALID_JSON', message: expect.stringMatching(/^not valid JSON/) }]);
     expect(await tablesHolding(stack.prisma, broken)).toEqual([]);
-    expect((await uploadsOf(account.accountId, skipped)).holding).toHaveLength(1);
 
     const settled = await final(account.apiKey, batchId);
     expect(settled.counts).toMatchObject({ completed: 1, skipped: 1 });
