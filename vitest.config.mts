@@ -43,10 +43,9 @@ export default defineConfig({
     })),
     // Temporal's native core and Prisma need real processes, not worker threads.
     pool: 'forks',
-    // Three test files at a time on two cores: a file that talks to real services mostly waits on them (timers,
-    // polls, other processes), so a third keeps the cores busy while the other two wait.
+    // Two cores: two test files at a time, each talking to real services.
     fileParallelism: true,
-    maxWorkers: 3,
+    maxWorkers: 2,
     // Longest files first, by test/durations.json.
     sequence: { groupOrder: 1, sequencer: DurationSequencer },
     reporters: ['default', new DurationsReporter()],
