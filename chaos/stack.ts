@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TuningOverride } from '../src/config';
 import { mergeTuning } from '../src/lib/tuning';
-import { freeMembershipPort } from '../test/support/temporalServer';
+import { freeRestartPorts } from '../test/support/restartPort';
 
 const { startInfrastructure } = require('../scripts/lib/infrastructure');
 const postgres = require('../scripts/lib/postgres');
@@ -16,7 +16,7 @@ const temporal = require('../scripts/lib/temporal');
 const temporalCluster = require('../scripts/lib/temporalCluster');
 const minio = require('../scripts/lib/minio');
 const app = require('../scripts/lib/app');
-const { freePort, waitForHttp } = require('../scripts/lib/ports');
+const { waitForHttp } = require('../scripts/lib/ports');
 
 export type Topology = 'cluster' | 'dev';
 export const TOPOLOGIES: readonly Topology[] = ['cluster', 'dev'];
@@ -54,12 +54,6 @@ interface Binaries {
   temporalCluster?: { server: string; sqlTool: string; schemaDir: string };
 }
 
-async function distinctMembershipPorts(count: number): Promise<Set<number>> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freeMembershipPort());
-  return ports;
-}
-
 /** The stack's tuning as the file GENMEDIA_TEST_TUNING names for its processes. */
 function writeTuning(workDir: string, tuning: TuningOverride): string {
   const file = path.join(workDir, 'tuning.json');
@@ -85,12 +79,14 @@ export async function startStack(input: {
   upstreamCallbacks?: boolean;
 }): Promise<Stack> {
   const { topology, binaries, workDir, logDir } = input;
-  const taken = new Set<number>();
-  const pg = { binDir: binaries.postgresBinDir, dataDir: path.join(workDir, 'postgres'), port: await freePort(taken) };
-  const store = { binary: binaries.minio, dataDir: path.join(workDir, 'minio'), port: await freePort(taken), consolePort: await freePort(taken), user: 'chaos', password: 'chaos-minio-secret' };
-  const temporalPort = await freePort(taken);
-  const apiPorts = [await freePort(taken)];
-  if (topology === 'cluster') apiPorts.push(await freePort(taken));
+  // Everything here is killed or restarted on its own ports, which therefore come from below the ephemeral range.
+  const free = await freeRestartPorts(14);
+  const port = () => free.pop()!;
+  const pg = { binDir: binaries.postgresBinDir, dataDir: path.join(workDir, 'postgres'), port: port() };
+  const store = { binary: binaries.minio, dataDir: path.join(workDir, 'minio'), port: port(), consolePort: port(), user: 'chaos', password: 'chaos-minio-secret' };
+  const temporalPort = port();
+  const apiPorts = [port()];
+  if (topology === 'cluster') apiPorts.push(port());
   const { supervisor } = input;
   const stopping = () => supervisor.shuttingDown;
 
@@ -105,11 +101,11 @@ export async function startStack(input: {
     if (!server) throw new Error('the cluster topology needs the Temporal server binaries (bootstrap withCluster)');
     const ports = {
       frontend: temporalPort,
-      frontendHttp: await freePort(taken),
-      history: await freePort(taken),
-      matching: await freePort(taken),
-      worker: await freePort(taken),
-      membership: [...(await distinctMembershipPorts(4))],
+      frontendHttp: port(),
+      history: port(),
+      matching: port(),
+      worker: port(),
+      membership: [port(), port(), port(), port()],
     };
     createTemporal = () =>
       temporalCluster.createServerService({

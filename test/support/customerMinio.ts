@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import * as Minio from 'minio';
-import { freeLoopbackPort } from '../../src/lib/freePort';
+import { freeRestartPorts } from './restartPort';
 
 const load = createRequire(__filename);
 type AssumeRoleModule = typeof import('minio/dist/main/AssumeRoleProvider');
@@ -41,7 +41,7 @@ export interface CustomerMinio {
 
 export async function startCustomerMinio(): Promise<CustomerMinio> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'customer-minio-'));
-  const [port, consolePort] = [await freeLoopbackPort(), await freeLoopbackPort()];
+  const [port, consolePort] = await freeRestartPorts(2);
   const user = `customer${randomBytes(4).toString('hex')}`;
   const password = randomBytes(16).toString('hex');
   const endpoint = `http://127.0.0.1:${port}`;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { freeLoopbackPort } from '../../src/lib/freePort';
+import { freeRestartPort } from './restartPort';
 import { restartable, temporalCli, type TemporalServer } from './temporalServer';
 
 const load = createRequire(__filename);
@@ -17,7 +17,7 @@ export async function startPersistentDevServer(): Promise<TemporalServer> {
   const binary = temporalCli();
   if (!binary) throw new Error('TEMPORAL_CLI_PATH is not set (run through npm test, whose bootstrap provides the Temporal CLI)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'genmedia-temporal-dev-'));
-  const port = await freeLoopbackPort();
+  const port = await freeRestartPort();
   const address = `127.0.0.1:${port}`;
   const dbFile = path.join(dir, 'temporal.db');
   // Every start reads the same file: what the server stored before it stopped is there again.

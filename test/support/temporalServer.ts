@@ -7,10 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freeLoopbackPort } from '../../src/lib/freePort';
+import { freeRestartPorts } from './restartPort';
 
 const load = createRequire(__filename);
 const cluster = load('../../scripts/lib/temporalCluster.js');
@@ -31,19 +30,6 @@ export interface TemporalServer {
   close(): Promise<void>;
 }
 
-/** A free loopback port below 32768: Temporal stores membership ports as smallint, past the OS's ephemeral range. */
-export async function freeMembershipPort(): Promise<number> {
-  for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    const free = await new Promise<boolean>((resolve) => {
-      const probe = net.createServer();
-      probe.once('error', () => resolve(false));
-      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-}
-
 export const temporalCli = (): string => process.env.TEMPORAL_CLI_PATH ?? '';
 
 export async function startTemporalServer(namespaces: string[] = ['default']): Promise<TemporalServer> {
@@ -59,14 +45,9 @@ export async function startTemporalServer(namespaces: string[] = ['default']): P
   // A port found free may be taken by another process before the server binds it: its first start then fails, and is
   // tried again on other ports (a restart keeps the ports of the first start, which its state names).
   for (let attempt = 1; ; attempt += 1) {
-    const ports = {
-      frontend: await freeLoopbackPort(),
-      frontendHttp: await freeLoopbackPort(),
-      history: await freeLoopbackPort(),
-      matching: await freeLoopbackPort(),
-      worker: await freeLoopbackPort(),
-      membership: [await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort(), await freeMembershipPort()],
-    };
+    // Below the ephemeral range: a restart needs its ports again, and Temporal stores membership ports as smallint.
+    const [frontend, frontendHttp, history, matching, worker, ...membership] = await freeRestartPorts(9);
+    const ports = { frontend, frontendHttp, history, matching, worker, membership };
     const address = `127.0.0.1:${ports.frontend}`;
     try {
       return await restartable(address, dir, {

@@ -18,6 +18,7 @@ import { REPO_ROOT } from '../../../src/config';
 import { request, waitForFinal } from '../../support/api';
 import { ledgerJobIds } from '../../support/ledger';
 import { runInPythonEnv } from '../../support/python';
+import { freeRestartPorts } from '../../support/restartPort';
 import { startReplicateFake } from '../../support/upstreams/replicate';
 
 /** What the test harness exports for the tests; the dev stack must not see any of it. */
@@ -26,9 +27,6 @@ const HARNESS_VARIABLES = [
   'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY', 'GENMEDIA_TEST_TUNING', 'NODE_ENV', 'LOG_LEVEL', 'GENMEDIA_DATA_DIR',
   'DOCKER_COMPOSE_CLI', 'CHROMIUM_PATH',
 ];
-
-/** Default ports of other stacks on this machine (see scripts/lib/ports.js); never chosen here. */
-const RESERVED_PORTS = new Set([3000, 54329, 7233, 8233, 9000, 9001, 55432, 7300, 8300, 9100, 9101]);
 
 interface Ports {
   PORT: number;
@@ -57,30 +55,13 @@ let firstRun: DevRun | undefined;
 const firstStart = (): DevRun => (firstRun ??= startDev());
 
 
-function listenOnFreePort(): Promise<net.Server> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => resolve(server));
-  });
-}
-
-/** Seven distinct free ports: all held open at once while choosing, so none is handed out twice. */
+/**
+ * Seven distinct ports. The stack is killed and started again on the same ones, so they come from below the
+ * ephemeral range: none can be handed to another file's process in between.
+ */
 async function freePorts(): Promise<Ports> {
-  const held: net.Server[] = [];
-  const chosen: number[] = [];
-  try {
-    while (chosen.length < 7) {
-      const server = await listenOnFreePort();
-      held.push(server);
-      const { port } = server.address() as net.AddressInfo;
-      if (!RESERVED_PORTS.has(port)) chosen.push(port);
-    }
-  } finally {
-    await Promise.all(held.map((s) => new Promise((r) => s.close(r))));
-  }
-  const [PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT] = chosen;
-  return { PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT };
+  const [PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT] = await freeRestartPorts(7);
+  return { PORT, PG_PORT, TEMPORAL_PORT, TEMPORAL_UI_PORT, MINIO_PORT, MINIO_CONSOLE_PORT, CONSOLE_HMR_PORT } as Ports;
 }
 
 function isPortFree(port: number): Promise<boolean> {
