@@ -18,7 +18,9 @@ const STALLED_JOBS = 10;
 
 /**
  * A fake S3 endpoint: in `answering` mode it stores, stats and deletes objects (enough for the probe); in `silent`
- * mode it takes each request's connection and never reads nor answers it, recording how long each was held open.
+ * mode it takes each request's body and never answers, recording how long each connection was held open. It reads
+ * the body rather than leaving it unread: a server that stops reading sees its peer hang up only once it reads again,
+ * so with a body larger than the socket buffers it could not tell when the request was ended.
  */
 function startFakeBucket() {
   const objects = new Map<string, { size: number; md5: string }>();
@@ -32,7 +34,7 @@ function startFakeBucket() {
       held.push(entry);
       open++;
       mostOpen = Math.max(mostOpen, open);
-      req.pause();
+      req.resume();
       req.socket.on('close', () => {
         open--;
         entry.closedAt = Date.now();
