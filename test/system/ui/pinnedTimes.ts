@@ -29,7 +29,9 @@ function minutesInOrder<T extends { id: string | bigint; createdAt: Date }>(rows
  * its keys, ledger entries, jobs and audit entries (its own and its keys') each a minute apart in the order they
  * were written. Its spend counters go to the day and month of `start`, so a page read on any later day shows
  * nothing spent today or this month. Job events, estimates and attempts stay as they are: no screenshot shows them,
- * and a changed estimate would be a progress event.
+ * and a changed estimate would be a progress event. The jobs' retention stays on the real clock too: a retention
+ * ended in March by the server's clock is one any sweep on the shared database deletes the outputs of, and a
+ * screenshot masks the date it shows.
  */
 export async function pinAccountTimes(prisma: PrismaClient, accountId: string, start: Date): Promise<void> {
   const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
@@ -61,8 +63,6 @@ export async function pinAccountTimes(prisma: PrismaClient, accountId: string, s
           startedAt: job.startedAt && later(at, STARTED_AFTER_MS),
           completedAt: job.completedAt && later(at, FINISHED_AFTER_MS),
           updatedAt: job.completedAt ? later(at, FINISHED_AFTER_MS) : at,
-          // Its retention counts from the pinned completion, as it did from the real one.
-          outputsRetainedUntil: job.outputsRetainedUntil && job.retentionSeconds !== null ? later(at, FINISHED_AFTER_MS + job.retentionSeconds * 1000) : null,
         },
       }),
     ),
