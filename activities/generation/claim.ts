@@ -31,7 +31,7 @@ export async function claimJob(deps: Pick<GenerationActivityDeps, 'jobStore' | '
         ctx.log.warn('could not signal job start', { jobId: input.jobId, error: String(err) });
       });
   const { id, number, role = number === 1 ? 'first' : 'failover' } = input.attempt;
-  const attemptRow = deps.generations.beginAttempt({ jobId: input.jobId, attemptId: id }, number, input.providerId, role);
+  const attemptRow = deps.generations.beginAttempt({ jobId: input.jobId, attemptId: id }, number, input.providerId, role, ctx.info.taskQueue);
   const recorded = Promise.all([told, attemptRow]).then(() => undefined);
   recorded.catch(() => undefined);
   return { startedAt: claim.startedAt, recorded };

@@ -31,7 +31,8 @@ export interface GenerationSnapshotRecord {
 
 export interface GenerationStore {
   /** Creates the attempt's row, once; a retried activity finds it. */
-  beginAttempt(key: Required<AttemptKey>, number: number, providerId: string, role: string): Promise<void>;
+  /** Records the attempt's start on `taskQueue`, the line it holds a slot of. */
+  beginAttempt(key: Required<AttemptKey>, number: number, providerId: string, role: string, taskQueue: string): Promise<void>;
   /**
    * Makes this attempt the one whose outputs are the job's, unless another attempt of the job already is: false then,
    * and its outputs must not be stored. Always true for a job without attempts.
@@ -63,9 +64,10 @@ function jobUpstreamCost(jobId: string): Prisma.Sql {
 
 export function createGenerationStore(prisma: PrismaClient): GenerationStore {
   return {
-    async beginAttempt({ jobId, attemptId }, number, providerId, role) {
+    async beginAttempt({ jobId, attemptId }, number, providerId, role, taskQueue) {
       await prisma.$executeRaw`
-        INSERT INTO job_attempts (id, job_id, number, provider_id, role) VALUES (${attemptId}, ${jobId}, ${number}, ${providerId}, ${role})
+        INSERT INTO job_attempts (id, job_id, number, provider_id, role, task_queue)
+        VALUES (${attemptId}, ${jobId}, ${number}, ${providerId}, ${role}, ${taskQueue})
         ON CONFLICT DO NOTHING`;
     },
 

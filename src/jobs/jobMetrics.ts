@@ -5,10 +5,13 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { codeLabel } from '../observability/metrics';
 import type { AttemptObserver } from './attempts';
-import type { JobLifecycleObserver } from './transitionObserver';
+import type { JobFinishFacts, JobLifecycleObserver } from './transitionObserver';
 
 /** Job durations, seconds: from a sub-second image to an hour-long video. */
 const JOB_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600];
+
+/** Actual over promised time to completion: 1 is a promise kept to the second, 2 a job that took twice as long. */
+const ETA_ERROR_BUCKETS = [0.25, 0.5, 0.75, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 5, 10];
 
 /** The labels of a job's metrics: its model and the provider it ran on, both from bounded sets. */
 export const JOB_LABELS = ['model', 'provider'] as const;
@@ -69,6 +72,19 @@ export function createJobMetrics(registry: Registry) {
       buckets: JOB_BUCKETS,
       registers: [registry],
     }),
+    etaErrorRatio: new Histogram({
+      name: 'genmedia_eta_error_ratio',
+      help: "A completed job's time from admission to completion over the time its submit promised (the median estimate): below 1 early, above 1 late",
+      labelNames: JOB_LABELS,
+      buckets: ETA_ERROR_BUCKETS,
+      registers: [registry],
+    }),
+    etaP90Kept: new Counter({
+      name: 'genmedia_eta_p90_outcomes_total',
+      help: 'Completed jobs by whether they were done by the 90th-percentile completion time their submit promised (kept: true or false)',
+      labelNames: [...JOB_LABELS, 'kept'] as const,
+      registers: [registry],
+    }),
     routeAttempts: new Counter({
       name: 'genmedia_route_attempts_total',
       help: 'Attempts of jobs on a route, by provider, outcome (succeeded, failed, cancelled) and role (first: the route a job started on; failover: one after a failure; hedge: one beside a slow first)',
@@ -108,8 +124,20 @@ export function jobMetricsObserver(metrics: JobMetrics): JobLifecycleObserver {
       }
       if (job.startedAt) metrics.jobProcessing.observe({ ...labels, status: job.status }, seconds(job.startedAt, job.completedAt));
       metrics.jobEndToEnd.observe({ ...labels, status: job.status }, seconds(job.createdAt, job.completedAt));
+      if (job.status === 'completed') observeEstimate(metrics, labels, job);
     },
   };
+}
+
+/** How the submit's promise held for a completed job: its error ratio, and whether its 90th percentile was kept. */
+function observeEstimate(metrics: JobMetrics, labels: { model: string; provider: string }, job: JobFinishFacts): void {
+  if (job.promisedCompletionTime) {
+    const promised = seconds(job.createdAt, job.promisedCompletionTime);
+    if (promised > 0) metrics.etaErrorRatio.observe(labels, seconds(job.createdAt, job.completedAt) / promised);
+  }
+  if (job.promisedCompletionTimeP90) {
+    metrics.etaP90Kept.inc({ ...labels, kept: String(job.completedAt.getTime() <= job.promisedCompletionTimeP90.getTime()) });
+  }
 }
 
 /** Attempts per route: how each ended, whether it was a failover, and how long its provider took to start it. */

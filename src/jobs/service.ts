@@ -18,6 +18,7 @@ import type { JobEventHub } from './events/hub';
 import { listJobs, type ListQuery } from './list';
 import type { Caller } from './quote';
 import { getJob } from './read';
+import { createSubmitEstimator } from './eta/submitEstimate';
 import { submitJob, type SubmitDeps, type SubmitRequest } from './submit';
 import { admitJobWorkflowOver, submitStoreOver } from './submitStore';
 import { waitForTerminal } from './wait';
@@ -48,6 +49,7 @@ export function createJobService(deps: JobServiceDeps) {
     logger: deps.logger,
     admissions: deps.admissions,
     clock: deps.clock,
+    estimator: createSubmitEstimator({ prisma: deps.prisma, timeScale: deps.config.providers.timeScale, fairness: deps.config.jobs.fairness }),
   };
   return {
     submit: (caller: Caller, request: SubmitRequest, options: SubmitOptions) => submitJob(submitDeps, caller, request, options),

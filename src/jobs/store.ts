@@ -8,7 +8,7 @@ import { Prisma, type PrismaClient } from '@prisma/client';
 import { chargeInsertedJob, lockAccount, refundJob, voidAdmission, type LockedAccount } from '../ledger/entries';
 import { IGNORE_TRANSITIONS, type JobFinishFacts, type JobLifecycleObserver } from './transitionObserver';
 import { storedOutputFootprint, type JobError, type JobOutput, type JobStatus } from '../shared/jobs';
-import { firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
+import { DEFAULT_LINE_FACTS, firstRoute, type AdmissionResult, type JobWorkflowInput } from '../contracts/workflows/job';
 import { toNumber } from '../shared/money';
 import { budgetExceededDetails, budgetExceededMessage, exceededLimit, type SpendHolder } from '../accounts/spendLimits';
 import { accountRetention } from '../accounts/retention';
@@ -42,6 +42,9 @@ interface AdmissionState extends SpendColumns<'account'>, SpendColumns<'key'> {
   id: string | null;
   cost_micro_cents: bigint | null;
   estimated_completion_time: Date | null;
+  estimated_completion_time_p90: Date | null;
+  estimated_start_time: Date | null;
+  place_in_line: number | null;
   created_at: Date | null;
   voided: boolean;
   active: number;
@@ -71,13 +74,49 @@ async function lockJobAccount(tx: Tx, accountId: string): Promise<LockedAccount>
   return account;
 }
 
-function admissionOf(job: { id: string; costMicroCents: bigint; estimatedCompletionTime: Date; createdAt: Date }): AdmissionResult {
+interface AdmittedJob {
+  id: string;
+  costMicroCents: bigint;
+  estimatedCompletionTime: Date;
+  estimatedCompletionTimeP90: Date | null;
+  estimatedStartTime: Date | null;
+  placeInLine: number | null;
+  createdAt: Date;
+}
+
+function admissionOf(job: AdmittedJob): AdmissionResult {
   return {
     jobId: job.id,
     status: 'pending',
     costMicroCents: toNumber(job.costMicroCents),
     estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
+    ...(job.estimatedCompletionTimeP90 ? { estimatedCompletionTimeP90: job.estimatedCompletionTimeP90.toISOString() } : {}),
+    ...(job.estimatedStartTime ? { estimatedStartTime: job.estimatedStartTime.toISOString() } : {}),
+    ...(job.placeInLine !== null ? { placeInLine: job.placeInLine } : {}),
     createdAt: job.createdAt.toISOString(),
+  };
+}
+
+/** The admission columns as a raw query returns them. */
+interface AdmittedRow {
+  id: string;
+  cost_micro_cents: bigint;
+  estimated_completion_time: Date;
+  estimated_completion_time_p90: Date | null;
+  estimated_start_time: Date | null;
+  place_in_line: number | null;
+  created_at: Date;
+}
+
+function admittedJobOf(row: AdmittedRow): AdmittedJob {
+  return {
+    id: row.id,
+    costMicroCents: row.cost_micro_cents,
+    estimatedCompletionTime: row.estimated_completion_time,
+    estimatedCompletionTimeP90: row.estimated_completion_time_p90,
+    estimatedStartTime: row.estimated_start_time,
+    placeInLine: row.place_in_line,
+    createdAt: row.created_at,
   };
 }
 
@@ -124,7 +163,8 @@ export type ClaimResult =
   | { claimed: true; startedAt: Date; resumed: boolean }
   | { claimed: false; status: JobStatus };
 
-const FINISHED_COLUMNS = Prisma.sql`cost_micro_cents AS cost, model_slug, provider_id, created_at, started_at, completed_at`;
+const FINISHED_COLUMNS = Prisma.sql`cost_micro_cents AS cost, model_slug, provider_id, created_at, started_at, completed_at,
+  promised_completion_time, promised_completion_time_p90`;
 
 /** The columns a finished transition reports to the observer. */
 interface FinishedRow {
@@ -134,6 +174,8 @@ interface FinishedRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date;
+  promised_completion_time: Date | null;
+  promised_completion_time_p90: Date | null;
 }
 
 function finishFacts(row: FinishedRow, status: JobFinishFacts['status'], refunded: bigint, errorCode?: string): JobFinishFacts {
@@ -145,6 +187,8 @@ function finishFacts(row: FinishedRow, status: JobFinishFacts['status'], refunde
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
+    promisedCompletionTime: row.promised_completion_time,
+    promisedCompletionTimeP90: row.promised_completion_time_p90,
     ...(errorCode ? { errorCode } : {}),
   };
 }
@@ -164,7 +208,8 @@ async function admitLocked(
   // another account is no admission of this one: its insert below fails), a voiding entry, the jobs in flight,
   // the limits of the account and the key, and the counters of the key's budget (the first key of its rotation chain).
   const [state] = await tx.$queryRaw<AdmissionState[]>`
-    SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.created_at,
+    SELECT j.id, j.cost_micro_cents, j.estimated_completion_time, j.estimated_completion_time_p90, j.estimated_start_time,
+      j.place_in_line, j.created_at,
       EXISTS (SELECT 1 FROM ledger_entries WHERE job_id = ${input.jobId} AND kind = 'refund') AS voided,
       ${knownActive ?? Prisma.sql`(SELECT count(*) FROM jobs WHERE account_id = ${input.accountId} AND status = ANY(${[...IN_FLIGHT_JOB_STATUSES]}::job_status[]))`}::int AS active,
       a.plan, a.output_retention_seconds, a.output_retention_overridden,
@@ -178,8 +223,7 @@ async function admitLocked(
       LEFT JOIN api_keys b ON b.id = COALESCE(k.budget_key_id, k.id)
     WHERE a.id = ${input.accountId}`;
   if (state.id !== null) {
-    const existing = { id: state.id, costMicroCents: state.cost_micro_cents!, estimatedCompletionTime: state.estimated_completion_time!, createdAt: state.created_at! };
-    return { admission: admissionOf(existing), created: false, active: state.active };
+    return { admission: admissionOf(admittedJobOf(state as AdmittedRow)), created: false, active: state.active };
   }
 
   if (state.voided || account.now.getTime() > Date.parse(input.admitBefore)) {
@@ -217,20 +261,29 @@ async function admitLocked(
     input.retentionSeconds !== undefined
       ? input.retentionSeconds
       : accountRetention({ plan: state.plan, outputRetentionSeconds: state.output_retention_seconds, outputRetentionOverridden: state.output_retention_overridden }).seconds;
-  const [job] = await tx.$queryRaw<{ id: string; cost_micro_cents: bigint; estimated_completion_time: Date; created_at: Date }[]>`
+  const line = input.line ?? DEFAULT_LINE_FACTS;
+  const estimate = input.estimate;
+  const fromNow = (seconds: number | undefined) => (seconds === undefined ? Prisma.sql`NULL::timestamptz` : Prisma.sql`now() + make_interval(secs => ${seconds}::float8)`);
+  const completion = fromNow(estimate ? estimate.completionInSeconds : firstRoute(input).expectedProcessingSeconds);
+  const completionP90 = fromNow(estimate?.completionP90InSeconds);
+  const [job] = await tx.$queryRaw<AdmittedRow[]>`
     WITH job AS (
-      INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, status, input,
+      INSERT INTO jobs (id, account_id, api_key_id, model_slug, model_id, version_id, provider_id, task_queue, status, input,
                         webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
-                        retention_seconds, batch_id, custom_id, created_at, updated_at)
+                        retention_seconds, batch_id, custom_id, priority_key, fairness_weight, work_scale,
+                        estimated_start_time, estimated_completion_time_p90, place_in_line,
+                        promised_completion_time, promised_completion_time_p90, created_at, updated_at)
       VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
-              ${firstRoute(input).providerId}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
-              ${cost}, now() + make_interval(secs => ${firstRoute(input).expectedProcessingSeconds}), ${input.requestId},
-              ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, now(), now())
-      RETURNING id, cost_micro_cents, estimated_completion_time, created_at
+              ${firstRoute(input).providerId}, ${firstRoute(input).taskQueue}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
+              ${cost}, ${completion}, ${input.requestId},
+              ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, ${line.priorityKey}::smallint, ${line.fairnessWeight}::float8, ${line.workScale}::float8,
+              ${fromNow(estimate?.startInSeconds)}, ${completionP90}, ${estimate ? estimate.placeInLine : null}::int,
+              ${completion}, ${completionP90}, now(), now())
+      RETURNING id, cost_micro_cents, estimated_completion_time, estimated_completion_time_p90, estimated_start_time, place_in_line, created_at
     ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
-    SELECT id, cost_micro_cents, estimated_completion_time, created_at FROM job`;
+    SELECT id, cost_micro_cents, estimated_completion_time, estimated_completion_time_p90, estimated_start_time, place_in_line, created_at FROM job`;
   return {
-    admission: admissionOf({ id: job.id, costMicroCents: job.cost_micro_cents, estimatedCompletionTime: job.estimated_completion_time, createdAt: job.created_at }),
+    admission: admissionOf(admittedJobOf(job)),
     created: true,
     active: active + 1,
   };

@@ -27,8 +27,10 @@ import type { WebhookEventType, WebhookFormat } from '../shared/webhooks';
 import type { AdmissionOutcome, SubmissionTracker } from './submissionMetrics';
 import type { AdmissionGate, AdmissionTicket } from './admissionGate';
 import { batchItemDiscountPercent, type JobPriority } from '../accounts/plans';
-import { jobScheduling, type JobScheduling } from './scheduling';
+import { jobScheduling, temporalPriority, type JobScheduling } from './scheduling';
 import { jobRetentionSeconds } from '../accounts/retention';
+import { workScale } from './eta/runTime';
+import type { SubmitEstimator } from './eta/submitEstimate';
 
 export interface SubmitDeps {
   config: Config;
@@ -38,6 +40,8 @@ export interface SubmitDeps {
   /** This process's admissions: sheds submits while they fail or pile up. */
   admissions: AdmissionGate;
   clock: Clock;
+  /** The estimate the submit answers with (absent: the route's expected processing time from admission). */
+  estimator?: SubmitEstimator;
 }
 
 export interface SubmitRequest {
@@ -136,6 +140,10 @@ function replayed(response: StoredResponse): SubmitOutcome {
     requestId: stored.requestId,
     status: stored.status,
     estimatedCompletionTime: stored.estimatedCompletionTime,
+    // Answers stored before estimates had these parts have none.
+    estimatedCompletionTimeP90: stored.estimatedCompletionTimeP90 ?? null,
+    estimatedStartTime: stored.estimatedStartTime ?? null,
+    placeInLine: stored.placeInLine ?? null,
     costMicroCents: stored.costMicroCents,
   };
   return { status: response.status, body, headers: { 'Idempotent-Replayed': 'true' } };
@@ -149,6 +157,9 @@ function successResponse(admission: AdmissionResult, requestId: string): StoredR
       requestId,
       status: 'pending',
       estimatedCompletionTime: admission.estimatedCompletionTime,
+      estimatedCompletionTimeP90: admission.estimatedCompletionTimeP90 ?? null,
+      estimatedStartTime: admission.estimatedStartTime ?? null,
+      placeInLine: admission.placeInLine ?? null,
       costMicroCents: admission.costMicroCents,
     },
   };
@@ -227,6 +238,12 @@ export async function planJob(
     routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
     retentionSeconds,
     ...(origin.batch ? { batchId: origin.batch.batchId, customId: origin.batch.customId } : {}),
+    line: {
+      // The key Temporal dispatches it with; the fair-share weight counts in the estimate when fair share is on.
+      priorityKey: temporalPriority({ ...scheduling, batchItem: origin.batch !== undefined }, false).priorityKey!,
+      fairnessWeight: scheduling.fairnessWeight,
+      workScale: workScale(resolved.version.pricing, resolved.version.inputSchema, input),
+    },
   };
   return {
     workflowInput,
@@ -256,9 +273,14 @@ async function admitNewJob(
     throw err;
   }
 
-  const workflowInput: JobWorkflowInput = { ...planned.workflowInput, admitBefore: new Date(deps.clock.now() + ticket.timeoutMs).toISOString() };
   let admission: AdmissionResult;
   try {
+    const estimate = await estimateAtSubmit(deps, planned.workflowInput);
+    const workflowInput: JobWorkflowInput = {
+      ...planned.workflowInput,
+      admitBefore: new Date(deps.clock.now() + ticket.timeoutMs).toISOString(),
+      ...(estimate ? { estimate } : {}),
+    };
     admission = await admit(deps, workflowInput, planned.scheduling, ticket, tracker);
   } catch (err) {
     // Refused or voided, so nothing was charged: a retry of it must not find the rate limit used up by this one.
@@ -268,6 +290,34 @@ async function admitNewJob(
   const headers: Record<string, string> = {};
   if (planned.deprecated) headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };
+}
+
+/** The job's estimate in its first route's line; none without an estimator, or when the line cannot be read. */
+async function estimateAtSubmit(deps: SubmitDeps, input: Omit<JobWorkflowInput, 'admitBefore'>): Promise<JobWorkflowInput['estimate']> {
+  if (!deps.estimator || !input.line) return undefined;
+  try {
+    const times = await deps.estimator.estimate({
+      jobId: input.jobId,
+      accountId: input.accountId,
+      taskQueue: firstRoute(input).taskQueue,
+      providerId: firstRoute(input).providerId,
+      modelId: input.modelId,
+      versionId: input.versionId,
+      ...input.line,
+    });
+    const at = deps.clock.now();
+    const after = (instant: Date) => Math.max(0, (instant.getTime() - at) / 1000);
+    return {
+      placeInLine: times.placeInLine,
+      startInSeconds: after(times.startTime),
+      completionInSeconds: after(times.completionTime),
+      completionP90InSeconds: after(times.completionTimeP90),
+    };
+  } catch (err) {
+    // The estimate is not worth a refused job: the admission falls back to the route's expected time.
+    deps.logger.warn({ err, jobId: input.jobId }, 'could not estimate the job; answering with its expected processing time');
+    return undefined;
+  }
 }
 
 async function admit(

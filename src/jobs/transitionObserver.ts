@@ -11,6 +11,9 @@ export interface JobFinishFacts extends JobTransitionFacts {
   createdAt: Date;
   startedAt: Date | null;
   completedAt: Date;
+  /** What the submit promised (median, 90th percentile); null for jobs admitted before promises were kept. */
+  promisedCompletionTime?: Date | null;
+  promisedCompletionTimeP90?: Date | null;
 }
 
 export interface JobLifecycleObserver {

@@ -77,6 +77,17 @@ export function retentionView(
   };
 }
 
+/** The estimate's parts while the job waits or runs: a running job is 0 in line and started when it did. */
+function estimateView(job: Job): Pick<JobDetail, 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'> {
+  if (job.status !== 'pending' && job.status !== 'processing') return { estimatedCompletionTimeP90: null, estimatedStartTime: null, placeInLine: null };
+  const running = job.status === 'processing';
+  return {
+    estimatedCompletionTimeP90: job.estimatedCompletionTimeP90?.toISOString() ?? null,
+    estimatedStartTime: (running ? job.startedAt : job.estimatedStartTime)?.toISOString() ?? null,
+    placeInLine: running ? 0 : job.placeInLine,
+  };
+}
+
 export async function toDetail(
   job: Job,
   signUrl: SignOutputUrl,
@@ -97,6 +108,7 @@ export async function toDetail(
     costMicroCents: toNumber(job.costMicroCents),
     refundedMicroCents: toNumber(job.refundedMicroCents),
     estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
+    ...estimateView(job),
     startedAt: job.startedAt?.toISOString() ?? null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     outputs,

@@ -123,12 +123,15 @@ async function runWorkers(options: Options): Promise<void> {
     await ensureRetentionSchedule(client, config.temporal.jobsTaskQueue, config.outputs.retentionSweepIntervalSeconds);
   }
   const providerWorkers: Worker[] = [];
+  const providerRuns: Promise<void>[] = [];
   const createWorker = async (providerId: string) =>
     (await import('./providerWorker')).createProviderWorker({ config, connection, client, prisma, storage, providerId, metrics, tracing, signingKey });
-  for (const providerId of options.provider ?? []) providerWorkers.push(await createWorker(providerId));
+  const runWorker = async (worker: Worker, providerId: string) => (await import('./providerWorker')).runProviderWorker(worker, { prisma, providerId, config });
+  const providerIds = options.provider ?? [];
+  for (const providerId of providerIds) providerWorkers.push(await createWorker(providerId));
   const workers = [...providerWorkers, ...workflowWorkers];
   logger.info({ taskQueues: workers.map((w) => w.options.taskQueue) }, 'workers starting');
-  const providerRuns = providerWorkers.map((w) => w.run());
+  providerWorkers.forEach((w, i) => providerRuns.push(runWorker(w, providerIds[i]!)));
   const workflowRuns = workflowWorkers.map((w) => w.run());
   const currentWatches: CurrentVersionWatch[] = [];
   let cogWatcher: ReturnType<typeof watchCogProviders> | undefined;
@@ -185,7 +188,7 @@ async function runWorkers(options: Options): Promise<void> {
         const worker = await createWorker(providerId);
         if (stopping.signal.aborted) return;
         providerWorkers.push(worker);
-        providerRuns.push(worker.run());
+        providerRuns.push(runWorker(worker, providerId));
       },
     });
   }

@@ -1,7 +1,10 @@
 import { Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
 import { SHUTDOWN_GRACE_TIME } from './connections';
+import { reportProviderSlots } from '../jobs/eta/capacity';
+import { watchLine } from '../jobs/eta/lineWatcher';
 import { createGenerationActivities } from '../../activities/generation';
 import type { Config } from '../config';
 import type { PrismaClient } from '../db/prisma';
@@ -108,6 +111,34 @@ function activitiesFor(deps: ProviderWorkerDeps, { kind, adapter }: ProviderRunt
     timeScale: config.providers.timeScale,
     failureInjection: config.providers.failureInjection,
   });
+}
+
+/** The activities a worker runs at once: its fixed slots (createProviderWorker's), else the least its tuner gives. */
+function activitySlotsOf(worker: Worker): number {
+  const supplier = worker.options.tuner.activityTaskSlotSupplier;
+  if (supplier.type === 'fixed-size') return supplier.numSlots;
+  return supplier.type === 'resource-based' ? supplier.minimumSlots : 1;
+}
+
+/**
+ * Runs a provider worker until it stops, with its slots in `provider_slots` meanwhile, so estimates count them, and
+ * its line's estimates kept current while it leads the line.
+ */
+export async function runProviderWorker(worker: Worker, deps: Pick<ProviderWorkerDeps, 'prisma' | 'providerId' | 'config'>): Promise<void> {
+  const workerId = `${worker.options.identity} ${randomUUID()}`;
+  const line = { taskQueue: worker.options.taskQueue, providerId: deps.providerId };
+  const slots = reportProviderSlots(deps.prisma, { workerId, ...line, slots: activitySlotsOf(worker) });
+  const watch = watchLine(deps.prisma, line, {
+    workerId,
+    timeScale: deps.config.providers.timeScale,
+    fairness: deps.config.jobs.fairness,
+    onError: (err) => Runtime.instance().logger.warn('could not refresh the line estimates', { taskQueue: line.taskQueue, error: String(err) }),
+  });
+  try {
+    await worker.run();
+  } finally {
+    await Promise.all([slots.stop(), watch.stop()]);
+  }
 }
 
 /** A worker of `provider.<id>` (the configured prefix + id) running only that provider's activities, within its concurrency and rate limit. */

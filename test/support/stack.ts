@@ -17,7 +17,7 @@ import { createLogger } from '../../src/logger';
 import type { ProviderAdapter } from '../../src/providers/types';
 import type { Storage } from '../../src/storage/storage';
 import type { DeliveryDestinations } from '../../src/outputs/destinations/bucket';
-import { createProviderWorker } from '../../src/workers/providerWorker';
+import { createProviderWorker, runProviderWorker } from '../../src/workers/providerWorker';
 import { installTemporalRuntime } from '../../src/workers/temporalRuntime';
 import { openWorkerConnections } from '../../src/workers/connections';
 import { createWorkflowWorker } from '../../src/workers/workflowWorker';
@@ -100,8 +100,8 @@ export interface WorkerStarter {
   close(): Promise<void>;
 }
 
-function running(worker: Worker): RunningWorker {
-  const done = worker.run();
+function running(worker: Worker, run: () => Promise<void> = () => worker.run()): RunningWorker {
+  const done = run();
   return {
     worker,
     async stop() {
@@ -158,7 +158,7 @@ export async function createWorkerStarter(config: Config, tracing?: Tracing, sig
         shutdownGraceTime: TEST_SHUTDOWN_GRACE_TIME,
         ...options,
       });
-      const r = running(worker);
+      const r = running(worker, () => runProviderWorker(worker, { prisma, providerId, config }));
       started.push(r);
       return r;
     },

@@ -97,12 +97,28 @@ const eventsUrl = z.string().url().openapi({
     'expires: read the job again for a fresh one (with `since` to resume)',
 });
 
+/**
+ * A job's estimate beside `estimatedCompletionTime` (its median), as docs/eta.md explains it: null on a job that is
+ * no longer waiting or running, and on jobs admitted before estimates had these parts.
+ */
+const jobEstimateFields = {
+  estimatedCompletionTimeP90: z.string().nullable().openapi({
+    format: 'date-time',
+    description: 'The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line',
+  }),
+  estimatedStartTime: z.string().nullable().openapi({ format: 'date-time', description: 'When the job is expected to take a slot of its provider (median)' }),
+  placeInLine: z.number().int().nullable().openapi({
+    description: "The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`)",
+  }),
+};
+
 export const SubmitJobResponseSchema = z
   .object({
     jobId: z.string().openapi({ example: 'job_3kTMd9Qx0vLw7bYz1aR5nC' }),
     requestId: z.string(),
     status: z.literal('pending'),
-    estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
+    estimatedCompletionTime: z.string().openapi({ format: 'date-time', description: 'The median estimate of the completion (docs/eta.md)' }),
+    ...jobEstimateFields,
     costMicroCents: z.number().int(),
   eventsUrl,
   })
@@ -213,7 +229,8 @@ export const JobDetailSchema = JobListEntrySchema.extend({
   webhookEvents: z.array(z.enum(WEBHOOK_EVENT_TYPES)).openapi({ description: 'The events sent to webhookUrl; empty without one' }),
   costMicroCents: z.number().int(),
   refundedMicroCents: z.number().int(),
-  estimatedCompletionTime: z.string().openapi({ format: 'date-time' }),
+  estimatedCompletionTime: z.string().openapi({ format: 'date-time', description: 'The median estimate of the completion (docs/eta.md)' }),
+  ...jobEstimateFields,
   startedAt: z.string().nullable().openapi({ format: 'date-time' }),
   error: JobErrorSchema.nullable(),
   outputs: z.array(JobOutputSchema),

@@ -56,6 +56,32 @@ export interface JobWorkflowInput {
   /** Set when the job is an item of a batch: the batch and the item's customId (absent on single jobs). */
   batchId?: string;
   customId?: string;
+  /** Where the job stands in its provider's line (absent in workflows started before estimates: the defaults). */
+  line?: JobLineFacts;
+  /** The submit's estimate (absent: the route's expected processing time from admission). */
+  estimate?: JobEstimateAtSubmit;
+}
+
+/** What places a job in its provider's line (src/jobs/eta): as Temporal dispatches it, and the work it asks for. */
+export interface JobLineFacts {
+  priorityKey: number;
+  fairnessWeight: number;
+  /** The work its input asks for against the version's default input (2: twice as long). */
+  workScale: number;
+}
+
+/** The line facts of a job whose workflow input has none: a normal-priority job of weight 1 at its default input. */
+export const DEFAULT_LINE_FACTS: JobLineFacts = { priorityKey: 3, fairnessWeight: 1, workScale: 1 };
+
+/**
+ * An estimate as the submit made it, in seconds from the job's admission: the admission, which comes after the
+ * estimate, makes them instants on the database's clock, so a promise is never earlier than the job it is about.
+ */
+export interface JobEstimateAtSubmit {
+  placeInLine: number;
+  startInSeconds: number;
+  completionInSeconds: number;
+  completionP90InSeconds: number;
 }
 
 /** How a routed job orders its routes: by the catalog, list price or observed speed, unhealthy ones last. */
@@ -97,8 +123,12 @@ export interface AdmissionResult {
   jobId: string;
   status: 'pending';
   costMicroCents: number;
-  /** ISO 8601 */
+  /** ISO 8601: the median estimate. */
   estimatedCompletionTime: string;
+  /** ISO 8601; absent on jobs admitted before estimates had them. */
+  estimatedCompletionTimeP90?: string;
+  estimatedStartTime?: string;
+  placeInLine?: number;
   /** ISO 8601 */
   createdAt: string;
 }

@@ -62,10 +62,10 @@ describe('the attempt store', () => {
     const store = createAttemptStore(api.deps.prisma);
     const first = { jobId, attemptId: `${jobId}.1` };
     const next = { jobId, attemptId: `${jobId}.2` };
-    await upstream.beginAttempt(first, 1, 'pixelforge', 'first');
+    await upstream.beginAttempt(first, 1, 'pixelforge', 'first', 'provider.pixelforge');
     expect(await upstream.claimOutputs(first)).toBe(true);
     await store.end(first.attemptId, { status: 'failed', error: { code: 'PROVIDER_UNAVAILABLE', message: 'output download failed: GET answered 503' }, producedOutputs: false });
-    await upstream.beginAttempt(next, 2, 'lumina', 'failover');
+    await upstream.beginAttempt(next, 2, 'lumina', 'failover', 'provider.lumina');
     expect(await upstream.claimOutputs(next)).toBe(true);
     // A retried end of the first attempt takes nothing from the attempt that holds the outputs now.
     await store.end(first.attemptId, { status: 'failed', producedOutputs: false });
@@ -78,7 +78,7 @@ describe('the attempt store', () => {
     const upstream = createGenerationStore(api.deps.prisma);
     const store = createAttemptStore(api.deps.prisma);
     const winner = { jobId, attemptId: `${jobId}.1` };
-    await upstream.beginAttempt(winner, 1, 'pixelforge', 'first');
+    await upstream.beginAttempt(winner, 1, 'pixelforge', 'first', 'provider.pixelforge');
     expect(await upstream.claimOutputs(winner)).toBe(true);
     await store.end(winner.attemptId, { status: 'succeeded', producedOutputs: true });
     expect(await upstream.claimOutputs({ jobId, attemptId: `${jobId}.2` })).toBe(false);

@@ -147,6 +147,14 @@ describe('workflow worker metrics', () => {
     expect(valueOf(worker, 'genmedia_job_end_to_end_seconds_count', { status: 'cancelled' })).toBe(1);
   });
 
+  it("scores each completed job's time against what its submit promised, and nothing else", () => {
+    expect(valueOf(worker, 'genmedia_eta_error_ratio_count', forge)).toBe(2);
+    expect(valueOf(worker, 'genmedia_eta_error_ratio_count')).toBe(2);
+    expect(valueOf(worker, 'genmedia_eta_error_ratio_sum', forge)).toBeGreaterThan(0);
+    // Each of the two kept or missed its 90th percentile.
+    expect(valueOf(worker, 'genmedia_eta_p90_outcomes_total', forge)).toBe(2);
+  });
+
   it('counts each job attempt on its route by outcome, none of them a failover here', () => {
     expect(valueOf(worker, 'genmedia_route_attempts_total', { provider: 'pixelforge', outcome: 'succeeded', role: 'first' })).toBe(2);
     expect(valueOf(worker, 'genmedia_route_attempts_total', { provider: 'pixelforge', outcome: 'failed', role: 'first' })).toBe(1);

@@ -117,6 +117,7 @@ function fakeDeps(options: {
   resolved?: ResolvedModel;
   /** The workflow admits (charges) the job, but its answer never reaches the API. */
   answerLost?: boolean;
+  estimator?: SubmitDeps['estimator'];
 } = {}) {
   const recorded: Recorded = { counted: [], takenBack: [], voided: [], admitted: [], deadlines: [], scheduling: [] };
   const admittedJobs = { ...options.admittedJobs };
@@ -157,6 +158,7 @@ function fakeDeps(options: {
     logger: pino({ level: 'silent' }),
     admissions: admissionGateFor(config),
     clock: { now: () => NOW },
+    ...(options.estimator ? { estimator: options.estimator } : {}),
   };
   return { deps, recorded, leaveStale: idempotency.leaveStale };
 }
@@ -177,6 +179,10 @@ describe('submitJob', () => {
       requestId: 'req_1',
       status: 'pending',
       estimatedCompletionTime: '2030-01-01T00:00:14.000Z',
+      // Without an estimator there is no line to place the job in.
+      estimatedCompletionTimeP90: null,
+      estimatedStartTime: null,
+      placeInLine: null,
       costMicroCents: 90_000,
     });
     expect(input).toMatchObject({
@@ -194,6 +200,43 @@ describe('submitJob', () => {
     expect(input.admitBefore).toBe(new Date(NOW + config.jobs.admissionTimeoutMs).toISOString());
     expect(recorded.counted).toEqual(['model:acme/painter@v2']);
     expect(recorded.takenBack).toEqual([]);
+  });
+
+  it("places the job in its first route's line and hands the estimate to its admission", async () => {
+    const asked: unknown[] = [];
+    const { deps, recorded } = fakeDeps({
+      estimator: {
+        async estimate(job) {
+          asked.push(job);
+          return {
+            placeInLine: 4,
+            startTime: new Date(NOW + 30_000),
+            completionTime: new Date(NOW + 42_000),
+            completionTimeP90: new Date(NOW + 50_000),
+          };
+        },
+      },
+    });
+    const outcome = await submitJob(deps, caller, request, { requestId: 'req_1' });
+    expect(outcome.status).toBe(201);
+    const [input] = recorded.admitted;
+    expect(asked).toEqual([expect.objectContaining({ jobId: input.jobId, accountId: 'acc_a', providerId: 'acme', versionId: 'v2', priorityKey: 3 })]);
+    // In seconds from now: the admission makes them instants on its own clock.
+    expect(input.estimate).toEqual({ placeInLine: 4, startInSeconds: 30, completionInSeconds: 42, completionP90InSeconds: 50 });
+  });
+
+  it('admits the job on its expected time when its line cannot be read', async () => {
+    const { deps, recorded } = fakeDeps({
+      estimator: {
+        async estimate() {
+          throw new Error('connection refused');
+        },
+      },
+    });
+    const outcome = await submitJob(deps, caller, request, { requestId: 'req_1' });
+    expect(outcome.status).toBe(201);
+    expect(recorded.admitted[0]!.estimate).toBeUndefined();
+    expect(outcome.body).toMatchObject({ estimatedCompletionTime: '2030-01-01T00:00:14.000Z', placeInLine: null });
   });
 
   it("starts the job with the plan's priority and weight and the account as its fairness key", async () => {

@@ -1469,8 +1469,23 @@ export interface components {
             webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered")[];
             costMicroCents: number;
             refundedMicroCents: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The median estimate of the completion (docs/eta.md)
+             */
             estimatedCompletionTime: string;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
+             */
+            estimatedCompletionTimeP90: string | null;
+            /**
+             * Format: date-time
+             * @description When the job is expected to take a slot of its provider (median)
+             */
+            estimatedStartTime: string | null;
+            /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
+            placeInLine: number | null;
             /** Format: date-time */
             startedAt: string | null;
             error: {
@@ -2382,8 +2397,23 @@ export interface components {
             requestId: string;
             /** @enum {string} */
             status: "pending";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The median estimate of the completion (docs/eta.md)
+             */
             estimatedCompletionTime: string;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
+             */
+            estimatedCompletionTimeP90: string | null;
+            /**
+             * Format: date-time
+             * @description When the job is expected to take a slot of its provider (median)
+             */
+            estimatedStartTime: string | null;
+            /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
+            placeInLine: number | null;
             costMicroCents: number;
             /**
              * Format: uri
