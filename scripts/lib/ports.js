@@ -1,6 +1,7 @@
 'use strict';
 // Ports: finding free ones, checking a port is not taken, waiting for something to answer.
 
+const fs = require('node:fs');
 const net = require('node:net');
 const http = require('node:http');
 const { delay } = require('./proc');
@@ -17,21 +18,57 @@ function isPortFree(port, host = '127.0.0.1') {
   });
 }
 
-async function freePort(taken = new Set()) {
-  for (;;) {
-    const port = await new Promise((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
-        const { port: chosen } = server.address();
-        server.close(() => resolve(chosen));
-      });
-    });
-    if (!RESERVED_PORTS.has(port) && !taken.has(port)) {
-      taken.add(port);
-      return port;
-    }
+const LOWEST_STABLE_PORT = 10_000;
+
+/** The first port of the kernel's ephemeral range (32768 on Linux unless configured otherwise). */
+function ephemeralRangeStart() {
+  try {
+    const [low] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && low > LOWEST_STABLE_PORT + 1_000) return low;
+  } catch {
+    // Not Linux: the IANA dynamic range starts at 49152.
   }
+  return 32_768;
+}
+
+function listenOn(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(null));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(server));
+  });
+}
+
+/**
+ * `count` distinct loopback ports, free now and below the ephemeral range, all held while choosing. A port the kernel
+ * hands out (a listen on port 0, the local end of any outgoing connection) may be handed to another process between
+ * its choice and the server's bind, or while a server is restarted on it; one below the range is taken only by a
+ * process that asks for it by number.
+ */
+async function freeStablePorts(count, taken = new Set()) {
+  const ceiling = ephemeralRangeStart();
+  const held = [];
+  const chosen = [];
+  try {
+    while (chosen.length < count) {
+      const port = LOWEST_STABLE_PORT + Math.floor(Math.random() * (ceiling - LOWEST_STABLE_PORT));
+      if (taken.has(port) || RESERVED_PORTS.has(port)) continue;
+      const server = await listenOn(port);
+      if (!server) continue;
+      held.push(server);
+      taken.add(port);
+      chosen.push(port);
+    }
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+  return chosen;
+}
+
+/** One free port of `freeStablePorts`, not among `taken` (which it joins). */
+async function freePort(taken = new Set()) {
+  const [port] = await freeStablePorts(1, taken);
+  return port;
 }
 
 /** Fails with a clear message when a port the stack needs is taken. */
@@ -83,4 +120,4 @@ function waitForHttp(url, options = {}) {
   return waitUntil(`${url} to answer ${expect}`, async () => (await httpStatus(url)) === expect, options);
 }
 
-module.exports = { RESERVED_PORTS, isPortFree, freePort, requireFreePorts, httpStatus, waitUntil, waitForHttp };
+module.exports = { RESERVED_PORTS, isPortFree, freePort, freeStablePorts, requireFreePorts, httpStatus, waitUntil, waitForHttp };
