@@ -4,8 +4,10 @@
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { AttemptEnd, AttemptIdentity, AttemptStore } from '../src/jobs/attempts';
-import { JobRuleError, type JobStore } from '../src/jobs/store';
+import { JobRuleError, type FinalJobStatus, type JobStore } from '../src/jobs/store';
 import { publicJobError } from '../src/shared/jobFailures';
+import { DEADLINE_EXCEEDED, deadlineMessages } from '../src/shared/deadlines';
+import { deadlineStopCharges } from '../src/jobs/deadline';
 import { planRouteOrder, type PlannedRoutes, type RouteStats } from '../src/jobs/routePlanning';
 import type { JobError, JobOutput, JobStatus } from '../src/shared/jobs';
 import type { AdmissionResult, JobWorkflowInput, RoutePlan, RoutePolicy } from '../src/contracts/workflows/job';
@@ -40,7 +42,13 @@ export interface AttemptEndRecord {
 
 export interface JobActivities {
   admitJob(input: JobWorkflowInput): Promise<AdmissionResult>;
-  cancelPendingJob(args: { jobId: string }): Promise<{ refundedMicroCents: number }>;
+  /** Cancels the pending job and refunds it; `reason` (absent: a client's cancel) becomes its error. */
+  cancelPendingJob(args: { jobId: string; reason?: JobError }): Promise<{ refundedMicroCents: number }>;
+  /**
+   * Ends a job stopped at its provider at its deadline: cancelled, refunded unless its provider had already run it at
+   * a hosted upstream, which bills what it ran (docs/eta.md). A job that ended meanwhile keeps its outcome.
+   */
+  stopJobAtDeadline(args: { jobId: string }): Promise<{ status: FinalJobStatus; refundedMicroCents: number }>;
   /**
    * Records the job completed with its outputs; with `endedAttempt`, first how the attempt that made them ended (one
    * local activity instead of two, so the job completes one workflow round trip sooner).
@@ -75,7 +83,16 @@ export function createJobActivities(deps: JobActivityDeps): JobActivities {
   const endAttempt = ({ attemptId, attempt, ...end }: AttemptEndRecord) => deps.attempts.end(attemptId, end, attempt);
   return {
     admitJob: (input) => withRuleFailures(() => jobStore.admit(input)),
-    cancelPendingJob: ({ jobId }) => withRuleFailures(() => jobStore.cancelPending(jobId)),
+    cancelPendingJob: ({ jobId, reason }) => withRuleFailures(() => jobStore.cancelPending(jobId, reason)),
+    async stopJobAtDeadline({ jobId }) {
+      const attempt = await jobStore.latestAttempt(jobId);
+      const charged = attempt !== null && deadlineStopCharges(attempt);
+      const reason = { code: DEADLINE_EXCEEDED, message: charged ? deadlineMessages.stoppedCharged : deadlineMessages.stoppedRefunded };
+      const result = await withRuleFailures(() => jobStore.stopRunning(jobId, reason, !charged));
+      // Whatever the stopped generation stored is no output of the job's.
+      if (result.status === 'cancelled') await deps.discardOutputs?.(jobId);
+      return result;
+    },
     async completeJob({ jobId, outputs, endedAttempt }) {
       if (endedAttempt) await endAttempt(endedAttempt);
       await withRuleFailures(() => jobStore.complete(jobId, outputs));

@@ -33,6 +33,7 @@ import { onJobTerminal } from './jobTerminal';
 import { outputDeliveryWorkflow } from './outputDelivery';
 import type { CallbackCursor } from './providerStep';
 import { runRoutes } from './routes';
+import { watchDeadline } from './jobDeadline';
 
 
 /**
@@ -80,6 +81,9 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   let jobError: JobError | undefined;
   let cancelResult: CancelResult | undefined;
   const providerScope = new CancellationScope();
+  let routesEnded = false;
+  /** Set when the job's deadline came while it ran: its generation is stopped and the job ends cancelled. */
+  let stoppedAtDeadline = false;
 
   const setStatus = (next: JobWorkflowStatus) => {
     status = next;
@@ -110,17 +114,11 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       await condition(() => status !== 'admitting');
       if (status !== 'pending') throw cannotCancel(status);
       try {
-        const { refundedMicroCents } = await cancellation.cancelPendingJob.executeWithOptions({ summary: 'Cancel the pending job and refund it' }, [
-          { jobId: input.jobId },
-        ]);
-        cancelResult = { jobId: input.jobId, status: 'cancelled', refundedMicroCents };
+        return await cancelPending('Cancel the pending job and refund it');
       } catch (err) {
         // PostgreSQL decided: the provider claimed the job first.
         throw asApplicationFailure(err, CANCEL_REJECTIONS);
       }
-      setStatus('cancelled');
-      providerScope.cancel();
-      return cancelResult;
     },
     {
       validator: () => {
@@ -128,6 +126,15 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
       },
     },
   );
+
+  /** Cancels the pending job (refunded in full) and stops its routes; `reason` for a cancel the client did not ask for. */
+  async function cancelPending(summary: string, reason?: JobError): Promise<CancelResult> {
+    const { refundedMicroCents } = await cancellation.cancelPendingJob.executeWithOptions({ summary }, [{ jobId: input.jobId, ...(reason ? { reason } : {}) }]);
+    cancelResult = { jobId: input.jobId, status: 'cancelled', refundedMicroCents };
+    setStatus('cancelled');
+    providerScope.cancel();
+    return cancelResult;
+  }
 
   // ── admission ──
   try {
@@ -140,12 +147,34 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
   }
   setStatus('pending');
   await startEventRelay(input);
+  if (input.deadline) {
+    void watchDeadline(input.deadline, {
+      ended: () => routesEnded,
+      status: () => status,
+      cancelPending: (reason) => cancelPending('Cancel the job at its deadline and refund it', reason),
+      stopRunning: () => {
+        stoppedAtDeadline = true;
+        providerScope.cancel();
+      },
+    });
+  }
 
   // ── provider work ──
-  const step = await runRoutes(input, providerScope, upstreamCallbacks, describeProviderFailure);
+  const step = await runRoutes(input, providerScope, upstreamCallbacks, describeProviderFailure, { stopsCancelledGenerations: () => stoppedAtDeadline });
+  routesEnded = true;
   let outcome: ProviderJobOutcome | undefined;
   if ('error' in step) jobError = step.error;
   else outcome = step.outcome;
+
+  if (stoppedAtDeadline && outcome?.outcome !== 'completed') {
+    const stop = await bookkeeping.stopJobAtDeadline.executeWithOptions({ summary: 'Stopped at its deadline: cancel the job, refunded unless its upstream had run it' }, [
+      { jobId: input.jobId },
+    ]);
+    setStatus(stop.status);
+    await condition(allHandlersFinished);
+    await onJobTerminal({ input, status: stop.status });
+    return { jobId: input.jobId, status: stop.status, refundedMicroCents: stop.refundedMicroCents };
+  }
 
   if (jobError === undefined && (outcome === undefined || outcome.outcome === 'cancelled')) {
     const refundedMicroCents = await cancelledRefund(input.jobId, () => cancelResult);

@@ -55,7 +55,15 @@ export async function runRoutes(
   providerScope: CancellationScope,
   callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
+  options: {
+    /**
+     * Whether an attempt cut short by the cancel of `providerScope` has its generation stopped here: yes for a job
+     * stopped while running (at its deadline); a pending job's cancel has nothing to stop.
+     */
+    stopsCancelledGenerations?: () => boolean;
+  } = {},
 ): Promise<RoutesResult> {
+  const stopsGeneration = () => providerScope.consideredCancelled && (options.stopsCancelledGenerations?.() ?? false);
   const { routes, hedgeAfterMs } = await plan(input);
   const attemptOf = (index: number, role: AttemptRole): Required<AttemptRef> => ({ id: `${input.jobId}.${index + 1}`, number: index + 1, role });
   // A route with another behind it gives up sooner: the next route serves the job before a long backoff would.
@@ -119,6 +127,7 @@ export async function runRoutes(
     }
     if (decided) {
       await condition(() => settled[0] !== undefined);
+      if (stopsGeneration() && !succeeded(settled[0])) await cancelAttemptGeneration(input.jobId, routes[0], refs[0]);
       await endAttempt(refs[0], routes[0], settled[0]!);
       return { result: settled[0]!, next: 1 };
     }
@@ -133,7 +142,10 @@ export async function runRoutes(
     // Until one succeeds, both end, or one fails in a way no other route can help with (the client's input).
     await condition(() => settled.some(succeeded) || settled.every((r) => r !== undefined) || settled.some(endsJob));
     for (const k of [0, 1]) {
-      if (settled[k] !== undefined) continue;
+      if (settled[k] !== undefined) {
+        if (stopsGeneration() && !succeeded(settled[k])) await cancelAttemptGeneration(input.jobId, routes[k], refs[k]);
+        continue;
+      }
       scopes[k].cancel();
       await condition(() => settled[k] !== undefined);
       await cancelAttemptGeneration(input.jobId, routes[k], refs[k]);
@@ -166,6 +178,7 @@ export async function runRoutes(
     }
     result = await runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) });
     if (succeeded(result)) return { ...result, endedAttempt: attemptEnd(attempt, route, result) };
+    if (stopsGeneration()) await cancelAttemptGeneration(input.jobId, route, attempt);
     await endAttempt(attempt, route, result);
     if (!('error' in result) || !canFailOver(result)) return result;
   }

@@ -152,12 +152,22 @@ export interface JobStore {
   findAdmission(accountId: string, jobId: string): Promise<AdmissionResult | null>;
   /** The job's status and refund; JOB_NOT_FOUND when there is no such job. Changes nothing. */
   readOutcome(jobId: string): Promise<{ status: JobStatus; refundedMicroCents: number }>;
-  cancelPending(jobId: string): Promise<{ refundedMicroCents: number }>;
+  /** pending → cancelled and refunded in full; `reason` (a deadline's) becomes the job's error. */
+  cancelPending(jobId: string, reason?: JobError): Promise<{ refundedMicroCents: number }>;
+  /**
+   * processing → cancelled with `reason`, stopped at its provider: refunded in full when `refund`, else charged (a job
+   * still pending is refunded). A job that ended meanwhile is left as it is, and its outcome answered.
+   */
+  stopRunning(jobId: string, reason: JobError, refund: boolean): Promise<{ status: FinalJobStatus; refundedMicroCents: number }>;
+  /** The provider and the start at it of the job's latest attempt; null before any. Changes nothing. */
+  latestAttempt(jobId: string): Promise<{ providerAdapter: string; runningAt: Date | null } | null>;
   claim(jobId: string, expectedProcessingSeconds: number): Promise<ClaimResult>;
   recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
   complete(jobId: string, outputs: JobOutput[]): Promise<void>;
   fail(jobId: string, error: JobError): Promise<{ refundedMicroCents: number }>;
 }
+
+export type FinalJobStatus = Extract<JobStatus, 'completed' | 'failed' | 'cancelled'>;
 
 export type ClaimResult =
   | { claimed: true; startedAt: Date; resumed: boolean }
@@ -272,13 +282,13 @@ async function admitLocked(
                         webhook_url, webhook_events, webhook_format, cost_micro_cents, estimated_completion_time, request_id,
                         retention_seconds, batch_id, custom_id, priority_key, fairness_weight, work_scale,
                         estimated_start_time, estimated_completion_time_p90, place_in_line,
-                        promised_completion_time, promised_completion_time_p90, created_at, updated_at)
+                        promised_completion_time, promised_completion_time_p90, deadline, created_at, updated_at)
       VALUES (${input.jobId}, ${input.accountId}, ${input.apiKeyId}, ${input.modelSlug}, ${input.modelId}, ${input.versionId},
               ${firstRoute(input).providerId}, ${firstRoute(input).taskQueue}, 'pending', ${JSON.stringify(input.input)}::jsonb, ${input.webhookUrl}, ${webhookEvents}::text[], ${input.webhookFormat ?? null},
               ${cost}, ${completion}, ${input.requestId},
               ${retentionSeconds}::int, ${input.batchId ?? null}, ${input.customId ?? null}, ${line.priorityKey}::smallint, ${line.fairnessWeight}::float8, ${line.workScale}::float8,
               ${fromNow(estimate?.startInSeconds)}, ${completionP90}, ${estimate ? estimate.placeInLine : null}::int,
-              ${completion}, ${completionP90}, now(), now())
+              ${completion}, ${completionP90}, ${input.deadline ?? null}::timestamptz, now(), now())
       RETURNING id, cost_micro_cents, estimated_completion_time, estimated_completion_time_p90, estimated_start_time, place_in_line, created_at
     ), ${chargeInsertedJob(account, input.apiKeyId, cost, `job ${input.modelSlug}`)}
     SELECT id, cost_micro_cents, estimated_completion_time, estimated_completion_time_p90, estimated_start_time, place_in_line, created_at FROM job`;
@@ -371,13 +381,14 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
       return { status: job.status, refundedMicroCents: toNumber(job.refundedMicroCents) };
     },
 
-    async cancelPending(jobId) {
+    async cancelPending(jobId, reason) {
       return prisma.$transaction(async (tx) => {
         const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
         if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
         const account = await lockJobAccount(tx, job.accountId);
         const moved = await tx.$queryRaw<FinishedRow[]>`
           UPDATE jobs SET status = 'cancelled', refunded_micro_cents = cost_micro_cents,
+                 error_code = ${reason?.code ?? null}, error_message = ${reason?.message ?? null},
                  completed_at = now(), updated_at = now()
           WHERE id = ${jobId} AND status = 'pending'
           RETURNING ${FINISHED_COLUMNS}`;
@@ -388,9 +399,42 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
           throw new JobRuleError('JOB_CANNOT_BE_CANCELLED', cannotCancelMessage(current.status));
         }
         const cost = moved[0].cost;
-        await refundJob(tx, account, jobId, cost, 'job cancelled');
-        return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'cancelled', cost) };
+        await refundJob(tx, account, jobId, cost, reason ? `job cancelled: ${reason.code}` : 'job cancelled');
+        return { refundedMicroCents: toNumber(cost), finished: finishFacts(moved[0], 'cancelled', cost, reason?.code) };
       }).then(reportFinished);
+    },
+
+    async stopRunning(jobId, reason, refund) {
+      return prisma.$transaction(async (tx) => {
+        const job = await tx.job.findUnique({ where: { id: jobId }, select: { accountId: true } });
+        if (!job) throw new JobRuleError('JOB_NOT_FOUND', `Job ${jobId} does not exist`);
+        const account = await lockJobAccount(tx, job.accountId);
+        // A job still pending (its cancel could not be recorded before) never started: it is refunded whatever `refund` says.
+        const moved = await tx.$queryRaw<(FinishedRow & { refunded: bigint })[]>`
+          UPDATE jobs SET status = 'cancelled', error_code = ${reason.code}, error_message = ${reason.message},
+                 refunded_micro_cents = CASE WHEN ${refund} OR status = 'pending' THEN cost_micro_cents ELSE 0 END,
+                 completed_at = now(), updated_at = now()
+          WHERE id = ${jobId} AND status IN ('pending', 'processing')
+          RETURNING ${FINISHED_COLUMNS}, refunded_micro_cents AS refunded`;
+        if (moved.length === 0) {
+          // Ended meanwhile (completed, failed, or this step after its commit): its outcome stands.
+          const current = await tx.job.findUniqueOrThrow({ where: { id: jobId } });
+          if (current.status !== 'completed' && current.status !== 'failed' && current.status !== 'cancelled') {
+            throw new JobRuleError('JOB_STATE_CONFLICT', `Job ${jobId} is ${current.status}, cannot stop it`);
+          }
+          return { status: current.status, refundedMicroCents: toNumber(current.refundedMicroCents), finished: null };
+        }
+        const { refunded } = moved[0];
+        if (refunded > 0n) await refundJob(tx, account, jobId, refunded, `job stopped: ${reason.code}`);
+        return { status: 'cancelled' as const, refundedMicroCents: toNumber(refunded), finished: finishFacts(moved[0], 'cancelled', refunded, reason.code) };
+      }).then(({ status, ...rest }) => ({ status, ...reportFinished(rest) }));
+    },
+
+    async latestAttempt(jobId) {
+      const [row] = await prisma.$queryRaw<{ adapter: string; running_at: Date | null }[]>`
+        SELECT p.adapter, a.running_at FROM job_attempts a JOIN providers p ON p.id = a.provider_id
+         WHERE a.job_id = ${jobId} ORDER BY a.number DESC LIMIT 1`;
+      return row ? { providerAdapter: row.adapter, runningAt: row.running_at } : null;
     },
 
     /** pending → processing, unless a cancel committed first. A retried attempt finds its own claim. */

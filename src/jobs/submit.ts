@@ -31,6 +31,8 @@ import { jobScheduling, temporalPriority, type JobScheduling } from './schedulin
 import { jobRetentionSeconds } from '../accounts/retention';
 import { workScale } from './eta/runTime';
 import type { SubmitEstimator } from './eta/submitEstimate';
+import { jobDeadline, refuseIfLate, type ExpectedTimes } from './deadline';
+import type { DeadlinePolicy } from '../shared/deadlines';
 
 export interface SubmitDeps {
   config: Config;
@@ -58,6 +60,11 @@ export interface SubmitRequest {
   priority?: JobPriority;
   /** Shorter than the account's output retention; absent: the account's. */
   retentionSeconds?: number;
+  /** When the job must be done by: an ISO 8601 instant, or seconds from now; absent: none. */
+  deadline?: string;
+  cancelAfter?: number;
+  /** `reject_if_late`: refused when the estimate's 90th percentile is past the deadline. */
+  deadlinePolicy?: DeadlinePolicy;
 }
 
 /** The answer as stored for idempotent replays; the route adds a freshly signed `eventsUrl` to each answer. */
@@ -192,6 +199,8 @@ export interface PlannedJob {
 export interface JobOrigin {
   requestId: string | null;
   batch?: { batchId: string; customId: string };
+  /** When the job must be done by: the submit's deadline, or the batch's end for its items. */
+  deadline?: Date;
 }
 
 /**
@@ -238,6 +247,7 @@ export async function planJob(
     routePolicy: { choose: resolved.routing.choose, health: resolved.routing.health, hedge: resolved.routing.hedge },
     retentionSeconds,
     ...(origin.batch ? { batchId: origin.batch.batchId, customId: origin.batch.customId } : {}),
+    ...(origin.deadline ? { deadline: origin.deadline.toISOString() } : {}),
     line: {
       // The key Temporal dispatches it with; the fair-share weight counts in the estimate when fair share is on.
       priorityKey: temporalPriority({ ...scheduling, batchItem: origin.batch !== undefined }, false).priorityKey!,
@@ -262,7 +272,8 @@ async function admitNewJob(
   jobId: string,
 ): Promise<SubmitOutcome> {
   const { requestId, tracker } = context;
-  const planned = await planJob(deps, caller, request, jobId, { requestId }, tracker);
+  const deadline = jobDeadline(request, deps.clock.now());
+  const planned = await planJob(deps, caller, request, jobId, { requestId, ...(deadline ? { deadline } : {}) }, tracker);
   // Shed before the rate limit counts the request: a submit refused for our own trouble costs the client nothing.
   const ticket = deps.admissions.enter();
   let counted: CountedRequest;
@@ -281,6 +292,12 @@ async function admitNewJob(
       admitBefore: new Date(deps.clock.now() + ticket.timeoutMs).toISOString(),
       ...(estimate ? { estimate } : {}),
     };
+    try {
+      refuseIfLate(request.deadlinePolicy, deadline, expectedTimes(workflowInput, deps.clock.now()));
+    } catch (err) {
+      ticket.abandon();
+      throw err;
+    }
     admission = await admit(deps, workflowInput, planned.scheduling, ticket, tracker);
   } catch (err) {
     // Refused or voided, so nothing was charged: a retry of it must not find the rate limit used up by this one.
@@ -290,6 +307,25 @@ async function admitNewJob(
   const headers: Record<string, string> = {};
   if (planned.deprecated) headers.Deprecation = 'true';
   return { ...successResponse(admission, requestId), headers };
+}
+
+/**
+ * The times the admission will promise: the submit's estimate, or without one the route's expected processing time
+ * from now, and half as long again for the 90th percentile (as docs/eta.md says of a route with too few runs).
+ */
+function expectedTimes(input: JobWorkflowInput, nowMs: number): ExpectedTimes {
+  const after = (seconds: number) => new Date(nowMs + seconds * 1000);
+  const { estimate } = input;
+  if (!estimate) {
+    const seconds = firstRoute(input).expectedProcessingSeconds;
+    return { estimatedCompletionTime: after(seconds), estimatedCompletionTimeP90: after(1.5 * seconds), estimatedStartTime: null, placeInLine: null };
+  }
+  return {
+    estimatedCompletionTime: after(estimate.completionInSeconds),
+    estimatedCompletionTimeP90: after(estimate.completionP90InSeconds),
+    estimatedStartTime: after(estimate.startInSeconds),
+    placeInLine: estimate.placeInLine,
+  };
 }
 
 /** The job's estimate in its first route's line; none without an estimator, or when the line cannot be read. */

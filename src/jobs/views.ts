@@ -109,6 +109,7 @@ export async function toDetail(
     refundedMicroCents: toNumber(job.refundedMicroCents),
     estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
     ...estimateView(job),
+    deadline: job.deadline?.toISOString() ?? null,
     startedAt: job.startedAt?.toISOString() ?? null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
     outputs,

@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   UNAUTHORIZED_ACCESS: 403,
   JOB_CANNOT_BE_CANCELLED: 409,
   JOB_NOT_TERMINAL: 409,
+  /** `deadlinePolicy: reject_if_late`: the job's 90th-percentile estimate is already past its deadline. */
+  DEADLINE_UNREACHABLE: 422,
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,
   INVALID_CURSOR: 400,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { cancelUpdate, jobStartedSignal } from '../../src/contracts/workflows/job';
 import type { GenerationProgress, GenerationStart } from '../../src/shared/upstreams';
@@ -102,6 +102,40 @@ describe('jobWorkflow', () => {
     });
     expect(calls).toEqual(['admitJob', 'cancelPendingJob', 'endAttempt:1:cancelled']);
     expect(await statusAttribute(client(), input.jobId)).toBe('cancelled');
+  }, 60_000);
+
+  it('cancels a job still pending at its deadline with DEADLINE_EXCEEDED, refunded in full, never before the deadline', async () => {
+    const deadline = new Date(Date.now() + 1500);
+    const input = jobInput({ deadline: deadline.toISOString() });
+    const { calls, activities } = fakeJobActivities();
+    const result = await withWorkers(harness(), input, activities, null, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(Date.now()).toBeGreaterThanOrEqual(deadline.getTime());
+    expect(result).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
+    expect(calls).toEqual(['admitJob', 'cancelPendingJob:DEADLINE_EXCEEDED', 'endAttempt:1:cancelled']);
+    expect(await statusAttribute(client(), input.jobId)).toBe('cancelled');
+  }, 60_000);
+
+  it('stops a job still running at its deadline at its provider, then ends it through the deadline bookkeeping', async () => {
+    const input = jobInput({ deadline: new Date(Date.now() + 1500).toISOString() });
+    const { calls, activities } = fakeJobActivities();
+    const stopped: string[] = [];
+    const provider: ProviderFake = {
+      async startGeneration(args) {
+        await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+        // Runs until its cancel arrives with a heartbeat's answer.
+        for (;;) {
+          Context.current().heartbeat();
+          await Promise.race([Context.current().cancelled, new Promise((r) => setTimeout(r, 200))]);
+        }
+      },
+      async cancelGeneration({ attemptId }) {
+        stopped.push(attemptId);
+      },
+    };
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(result).toMatchObject({ status: 'cancelled', refundedMicroCents: 45_000 });
+    expect(stopped).toEqual([`${input.jobId}.1`]);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'stopJobAtDeadline']);
   }, 60_000);
 
   it('rejects cancel synchronously once the provider has started the job', async () => {

@@ -66,9 +66,13 @@ export function fakeJobActivities(overrides: Partial<JobActivities> = {}) {
         createdAt: new Date().toISOString(),
       };
     },
-    async cancelPendingJob() {
-      calls.push('cancelPendingJob');
+    async cancelPendingJob({ reason }) {
+      calls.push(reason ? `cancelPendingJob:${reason.code}` : 'cancelPendingJob');
       return { refundedMicroCents: 45_000 };
+    },
+    async stopJobAtDeadline() {
+      calls.push('stopJobAtDeadline');
+      return { status: 'cancelled', refundedMicroCents: 45_000 };
     },
     async completeJob({ endedAttempt }) {
       // The attempt's end recorded with the completion reads as it would on its own, before it.

@@ -76,6 +76,11 @@ registry.registerPath({
       ...errorResponse(409, 'Conflict: IDEMPOTENCY_KEY_REUSED (another body), IDEMPOTENCY_KEY_IN_PROGRESS (retry after Retry-After)'),
       headers: { 'Retry-After': responseHeaders.retryAfter },
     },
+    422: errorResponse(
+      422,
+      'DEADLINE_UNREACHABLE (`deadlinePolicy: reject_if_late`): the estimate\'s 90th percentile is past the deadline; nothing was charged. `details`: ' +
+        '`{deadline, estimatedCompletionTime, estimatedCompletionTimeP90, estimatedStartTime, placeInLine}`',
+    ),
   },
 });
 

@@ -4,6 +4,7 @@ import { WEBHOOK_EVENT_TYPES } from '../../shared/webhooks';
 import { JOB_DELIVERY_STATUSES } from '../../shared/outputDelivery';
 import { JOB_PRIORITIES } from '../../shared/jobPriority';
 import { OUTPUTS_DELETED_REASONS } from '../../shared/retention';
+import { DEADLINE_POLICIES, MAX_DEADLINE_SECONDS } from '../../shared/deadlines';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -81,10 +82,45 @@ export const SubmitJobRequestSchema = z
           'VALIDATION_ERROR, whose details give the range (`minimum`, `maximum`) and the account\'s retention (`accountRetentionSeconds`, null for forever).',
         example: 86400,
       }),
+    deadline: z.iso
+      .datetime({ offset: true, error: 'deadline must be an ISO 8601 instant, e.g. 2026-12-03T18:00:00Z' })
+      .optional()
+      .openapi({
+        description:
+          'When the job must be done by. A job that has not started by then is cancelled with `error.code` DEADLINE_EXCEEDED and refunded in full; ' +
+          'one still running is stopped at its provider (what that costs, by kind of provider: docs/eta.md). In the future, at most a week ahead. ' +
+          'Not with cancelAfter.',
+        example: '2026-12-03T18:00:00Z',
+      }),
+    cancelAfter: z
+      .number({ error: 'cancelAfter must be a whole number of seconds' })
+      .int('cancelAfter must be a whole number of seconds')
+      .min(1, 'cancelAfter must be at least 1 second')
+      .max(MAX_DEADLINE_SECONDS, `cancelAfter must be at most ${MAX_DEADLINE_SECONDS} seconds (a week)`)
+      .optional()
+      .openapi({ description: 'The deadline as seconds from the submit: the same as `deadline` at that instant. Not with deadline.', example: 300 }),
+    deadlinePolicy: z
+      .enum(DEADLINE_POLICIES, { error: `deadlinePolicy must be one of ${DEADLINE_POLICIES.join(', ')}` })
+      .optional()
+      .openapi({
+        description:
+          '`cancel` (the default): the job is admitted whatever its estimate, and ends at its deadline. `reject_if_late`: the submit is refused at once ' +
+          'with DEADLINE_UNREACHABLE, nothing charged, when the estimate\'s 90th percentile is already past the deadline; its details carry the estimate. ' +
+          'Needs deadline or cancelAfter.',
+        example: 'reject_if_late',
+      }),
   })
   .refine((body) => body.webhookEvents === undefined || body.webhookUrl !== undefined, {
     message: 'webhookEvents needs a webhookUrl',
     path: ['webhookEvents'],
+  })
+  .refine((body) => body.deadline === undefined || body.cancelAfter === undefined, {
+    message: 'give deadline or cancelAfter, not both',
+    path: ['cancelAfter'],
+  })
+  .refine((body) => body.deadlinePolicy === undefined || body.deadline !== undefined || body.cancelAfter !== undefined, {
+    message: 'deadlinePolicy needs a deadline or cancelAfter',
+    path: ['deadlinePolicy'],
   })
   .openapi('SubmitJobRequest');
 
@@ -231,6 +267,7 @@ export const JobDetailSchema = JobListEntrySchema.extend({
   refundedMicroCents: z.number().int(),
   estimatedCompletionTime: z.string().openapi({ format: 'date-time', description: 'The median estimate of the completion (docs/eta.md)' }),
   ...jobEstimateFields,
+  deadline: z.string().nullable().openapi({ format: 'date-time', description: 'When the job must be done by (`deadline` or `cancelAfter` at submit); null without one' }),
   startedAt: z.string().nullable().openapi({ format: 'date-time' }),
   error: JobErrorSchema.nullable(),
   outputs: z.array(JobOutputSchema),

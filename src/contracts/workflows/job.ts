@@ -58,6 +58,8 @@ export interface JobWorkflowInput {
   customId?: string;
   /** Where the job stands in its provider's line (absent in workflows started before estimates: the defaults). */
   line?: JobLineFacts;
+  /** ISO 8601: when the job must be done by; absent without one (docs/eta.md). */
+  deadline?: string;
   /** The submit's estimate (absent: the route's expected processing time from admission). */
   estimate?: JobEstimateAtSubmit;
 }

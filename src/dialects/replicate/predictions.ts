@@ -77,6 +77,8 @@ export interface CreateContext {
   /** Seconds to hold the answer for the prediction to finish (`Prefer: wait`); null answers at once. */
   waitSeconds: number | null;
   abort?: AbortSignal;
+  /** `Cancel-After`, in seconds: the job's deadline from now. */
+  cancelAfter?: number;
 }
 
 export function predictionUrl(baseUrl: string, id: string): string {
@@ -171,6 +173,7 @@ export async function createPrediction(deps: PredictionDeps, caller: Caller, req
       ...(target.version ? { version: target.version.versionId } : {}),
       input: request.input,
       ...(request.webhook !== undefined ? { webhookUrl: request.webhook, webhookEvents, webhookFormat: 'replicate' as const } : {}),
+      ...(context.cancelAfter === undefined ? {} : { cancelAfter: context.cancelAfter }),
     },
     { requestId: context.requestId, idempotencyKey: context.idempotencyKey },
   );

@@ -58,6 +58,9 @@ const jobActivities: JobActivities = {
   async cancelPendingJob() {
     return { refundedMicroCents: 0 };
   },
+  async stopJobAtDeadline() {
+    return { status: 'cancelled', refundedMicroCents: 0 };
+  },
   async completeJob() {
     return { deliverOutputs: false };
   },

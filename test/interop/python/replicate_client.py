@@ -11,6 +11,9 @@ argument), printing what the client returned or raised as JSON:
 - validate-webhook: the client's validate_webhook on a delivery, with the secret from webhooks.default.secret(), and
   on the same delivery with a changed body; settings {"delivery": {"headers", "body"}}
 - cancel: predictions.create of a model that never starts, then predictions.cancel; settings {"model"}
+- deadline: predictions.create of a model that never starts through a client that sends `Cancel-After` on its
+  requests (the client's own `headers` option), then predictions.get until the prediction ends; settings
+  {"model", "cancelAfter"}
 - list: predictions.list followed through every `next`, then back through every `previous`
 - errors: an unknown model and an input the model refuses; settings {"model"}
 
@@ -32,9 +35,11 @@ from replicate.webhook import InvalidSignatureError
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def client(settings):
+def client(settings, headers=None):
     trusted = ssl.create_default_context(cafile=settings["caPath"])
-    return replicate.Client(api_token=settings["apiKey"], base_url=settings["baseUrl"], transport=httpx.HTTPTransport(verify=trusted))
+    return replicate.Client(
+        api_token=settings["apiKey"], base_url=settings["baseUrl"], transport=httpx.HTTPTransport(verify=trusted), headers=dict(headers or {})
+    )
 
 
 def plain_get(url, trusted):
@@ -101,6 +106,18 @@ def cancel(settings):
     return {"id": prediction.id, "created": prediction.status, "cancelled": cancelled.status, "read": again.status}
 
 
+def deadline(settings):
+    sdk = client(settings, {"Cancel-After": settings["cancelAfter"]})
+    prediction = sdk.predictions.create(model=settings["model"], input={"prompt": "needed soon"})
+    created = prediction.status
+    for _ in range(100):
+        prediction.reload()
+        if prediction.status in ("succeeded", "failed", "canceled"):
+            break
+        time.sleep(0.2)
+    return {"id": prediction.id, "created": created, "ended": prediction.status, "error": prediction.error}
+
+
 def list_predictions(settings):
     sdk = client(settings)
     pages = [sdk.predictions.list()]
@@ -138,6 +155,7 @@ SCENARIOS = {
     "create-webhook": create_webhook,
     "validate-webhook": validate_webhook,
     "cancel": cancel,
+    "deadline": deadline,
     "list": list_predictions,
     "errors": errors,
 }

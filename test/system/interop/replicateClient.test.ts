@@ -133,6 +133,19 @@ describe('the official replicate Python client against /replicate/v1', () => {
     expect(balance.balanceMicroCents).toBe(1_000_000n);
   }, 60_000);
 
+  it('honours Cancel-After: a prediction not started by then is canceled with DEADLINE_EXCEEDED, refunded in full', async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
+    const result = await runPythonProgram('replicate_client.py', ['deadline'], { ...settings, apiKey: account.apiKey, model: NEVER_STARTS, cancelAfter: '1500ms' });
+    expect(result).toMatchObject({ created: 'starting', ended: 'canceled', error: expect.stringMatching(/^DEADLINE_EXCEEDED: /) });
+    const job = await get(`${stack.url}/v1/jobs/${result.id}`, account.apiKey);
+    // 1.5 s rounds up to the job's whole 2 s.
+    expect(Date.parse(job.body.deadline) - Date.parse(job.body.createdAt)).toBeGreaterThanOrEqual(1500);
+    expect(Date.parse(job.body.completedAt)).toBeGreaterThanOrEqual(Date.parse(job.body.deadline));
+    expect(job.body).toMatchObject({ status: 'cancelled', refundedMicroCents: job.body.costMicroCents });
+    const balance = await stack.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } });
+    expect(balance.balanceMicroCents).toBe(1_000_000n);
+  }, 60_000);
+
   it('pages predictions.list forward through next and back through previous, as absolute URLs', async () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 1_000_000n });
     const ids: string[] = [];

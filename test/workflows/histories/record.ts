@@ -112,6 +112,9 @@ async function main() {
     async cancelPendingJob() {
       return { refundedMicroCents: 45_000 };
     },
+    async stopJobAtDeadline() {
+      return { status: 'cancelled', refundedMicroCents: 45_000 };
+    },
     async completeJob({ jobId }) {
       return { deliverOutputs: jobId === 'job_rec_delivered' };
     },

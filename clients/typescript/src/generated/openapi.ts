@@ -1486,6 +1486,11 @@ export interface components {
             estimatedStartTime: string | null;
             /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
             placeInLine: number | null;
+            /**
+             * Format: date-time
+             * @description When the job must be done by (`deadline` or `cancelAfter` at submit); null without one
+             */
+            deadline: string | null;
             /** Format: date-time */
             startedAt: string | null;
             error: {
@@ -1627,7 +1632,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "KEY_MODEL_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "INVALID_MANIFEST" | "MEDIA_STRUCTURE_REFUSED" | "VERIFICATION_TIMEOUT" | "CONCURRENT_VERIFICATIONS_EXCEEDED" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "DESTINATION_PROBE_LIMIT_EXCEEDED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
+                code: "VALIDATION_ERROR" | "NOT_FOUND" | "UNAUTHORIZED" | "INSUFFICIENT_SCOPE" | "ACCOUNT_SUSPENDED" | "KEY_MODEL_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RATE_LIMIT_EXCEEDED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "MODEL_NOT_FOUND" | "INSUFFICIENT_BALANCE" | "BUDGET_EXCEEDED" | "INVALID_INPUT" | "CONCURRENT_JOBS_EXCEEDED" | "MODEL_ACCESS_DENIED" | "PUBSUB_PUBLISH_FAILED" | "JOB_NOT_FOUND" | "UNAUTHORIZED_ACCESS" | "JOB_CANNOT_BE_CANCELLED" | "JOB_NOT_TERMINAL" | "DEADLINE_UNREACHABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_CURSOR" | "OUTPUT_NOT_FOUND" | "INVALID_MANIFEST" | "MEDIA_STRUCTURE_REFUSED" | "VERIFICATION_TIMEOUT" | "CONCURRENT_VERIFICATIONS_EXCEEDED" | "WAIT_TIMEOUT" | "JOB_FAILED" | "BATCH_NOT_FOUND" | "BATCH_INVALID_LINES" | "BATCH_TOO_LARGE" | "BATCH_LIMIT_EXCEEDED" | "BATCH_CANNOT_BE_CANCELLED" | "INVALID_CONTENT_TYPE" | "UPLOAD_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "PROVIDER_NOT_FOUND" | "DESTINATION_NOT_FOUND" | "DESTINATION_ADDRESS_REFUSED" | "DESTINATION_UNREACHABLE" | "DESTINATION_CREDENTIALS_REFUSED" | "DESTINATION_ACCESS_DENIED" | "DESTINATION_BUCKET_NOT_FOUND" | "DESTINATION_PROBE_FAILED" | "DESTINATION_PROBE_LIMIT_EXCEEDED" | "ACCOUNT_NOT_FOUND" | "KEY_NOT_FOUND" | "KEY_REVOKED" | "ERASURE_NOT_FOUND";
                 message: string;
                 details?: unknown;
             };
@@ -2472,6 +2477,23 @@ export interface components {
              * @example 86400
              */
             retentionSeconds?: number;
+            /**
+             * Format: date-time
+             * @description When the job must be done by. A job that has not started by then is cancelled with `error.code` DEADLINE_EXCEEDED and refunded in full; one still running is stopped at its provider (what that costs, by kind of provider: docs/eta.md). In the future, at most a week ahead. Not with cancelAfter.
+             * @example 2026-12-03T18:00:00Z
+             */
+            deadline?: string;
+            /**
+             * @description The deadline as seconds from the submit: the same as `deadline` at that instant. Not with deadline.
+             * @example 300
+             */
+            cancelAfter?: number;
+            /**
+             * @description `cancel` (the default): the job is admitted whatever its estimate, and ends at its deadline. `reject_if_late`: the submit is refused at once with DEADLINE_UNREACHABLE, nothing charged, when the estimate's 90th percentile is already past the deadline; its details carry the estimate. Needs deadline or cancelAfter.
+             * @example reject_if_late
+             * @enum {string}
+             */
+            deadlinePolicy?: "cancel" | "reject_if_late";
         };
         CostEstimate: {
             /** @description Cost before discounts */
@@ -6432,6 +6454,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description DEADLINE_UNREACHABLE (`deadlinePolicy: reject_if_late`): the estimate's 90th percentile is past the deadline; nothing was charged. `details`: `{deadline, estimatedCompletionTime, estimatedCompletionTimeP90, estimatedStartTime, placeInLine}` */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-Trace-Id": components["headers"]["X-Trace-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Limit reached; see Retry-After */
             429: {
                 headers: {
@@ -9856,6 +9889,8 @@ export interface operations {
                 /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s) */
                 Prefer?: string;
                 "Idempotency-Key"?: string;
+                /** @description The prediction's deadline from now, as Replicate takes it (`30s`, `5m`, `1h30m`, or seconds): the job's `cancelAfter`. Not started by then: `canceled`, refunded in full; still running: stopped at its provider (docs/eta.md) */
+                "Cancel-After"?: string;
             };
             path?: never;
             cookie?: never;
@@ -9963,6 +9998,8 @@ export interface operations {
                 /** @description `wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s) */
                 Prefer?: string;
                 "Idempotency-Key"?: string;
+                /** @description The prediction's deadline from now, as Replicate takes it (`30s`, `5m`, `1h30m`, or seconds): the job's `cancelAfter`. Not started by then: `canceled`, refunded in full; still running: stopped at its provider (docs/eta.md) */
+                "Cancel-After"?: string;
             };
             path: {
                 owner: string;

@@ -29,6 +29,7 @@ import {
 } from '../../../dialects/replicate/contracts';
 import { replicateErrorHandler } from './errors';
 import { REPLICATE_PREFIX } from './prefix';
+import { cancelAfterSeconds } from '../../../dialects/replicate/cancelAfter';
 
 const TAG = 'Replicate-compatible';
 const security = [{ [bearerAuth.name]: [] }];
@@ -39,6 +40,12 @@ const predictionId = z.object({ id: z.string().openapi({ description: 'The predi
 const createHeaders = z.object({
   Prefer: z.string().optional().openapi({ description: '`wait` or `wait=N`: hold the answer until the prediction finishes, at most `dialects.replicateWaitSeconds` (55 s)' }),
   'Idempotency-Key': z.string().optional(),
+  'Cancel-After': z.string().optional().openapi({
+    description:
+      "The prediction's deadline from now, as Replicate takes it (`30s`, `5m`, `1h30m`, or seconds): the job's `cancelAfter`. Not started by then: " +
+      '`canceled`, refunded in full; still running: stopped at its provider (docs/eta.md)',
+    example: '1m',
+  }),
 });
 const createResponses = {
   201: json('The prediction; after `Prefer: wait`, as it stands when the wait ends (`starting` while it still runs)', PredictionSchema),
@@ -197,7 +204,14 @@ export function replicateRouter(deps: ApiDeps, replicate: ReplicateDialect, bodi
     const waitSeconds = replicateWaitSeconds(req.get('prefer'), replicate.maxWaitSeconds);
     // Refused before anything is charged: a client over its cap of held requests retries the whole request.
     if (waitSeconds !== null) deps.openStreams.holdUntil(clientDeparture(res), getAuth(res).account.id, 'wait');
-    return { requestId: String(res.locals.requestId), idempotencyKey: req.get('idempotency-key'), waitSeconds, abort: clientDeparture(res) };
+    const cancelAfter = cancelAfterSeconds(req.get('cancel-after'));
+    return {
+      requestId: String(res.locals.requestId),
+      idempotencyKey: req.get('idempotency-key'),
+      waitSeconds,
+      abort: clientDeparture(res),
+      ...(cancelAfter === undefined ? {} : { cancelAfter }),
+    };
   };
 
   router.post(`${REPLICATE_PREFIX}/predictions`, submitScope, ...body, async (req, res) => {
