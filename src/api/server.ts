@@ -1,7 +1,8 @@
 import './instrument';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { closeTemporalConnection, lazyTemporalConnection } from '../lib/temporalConnection';
 import { dropSigningKeyVariables, loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
 import { admissionGateFor } from '../jobs/admissionGate';
@@ -39,7 +40,7 @@ export async function createApiDeps(config: Config, options: ApiOptions = {}): P
   const logger = createLogger('api', config.logLevel);
   const prisma = createPrisma(config.database.url);
   const tracing = startTracing(config, 'genmedia-api');
-  const connection = Connection.lazy({ address: config.temporal.address });
+  const connection = lazyTemporalConnection({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   const storage = createStorage(config.minio);
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));
@@ -106,7 +107,7 @@ export async function runningApi(server: http.Server, url: string, deps: ApiDeps
         server.closeIdleConnections();
       });
       await deps.prisma.$disconnect();
-      await deps.temporal.connection.close();
+      await closeTemporalConnection(deps.temporal.connection);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { closeTemporalConnection, connectTemporal } from '../lib/temporalConnection';
 import { NativeConnection } from '@temporalio/worker';
 import type { Config } from '../config';
 import { TRACING_OFF, type Tracing } from '../observability/tracing';
@@ -24,7 +25,7 @@ export async function openWorkerConnections(config: Config, tracing: Tracing = T
   const storage = createStorage(config.minio);
   await storage.ensureBuckets();
   const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const clientConnection = await connectTemporal({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   return {
     prisma,
@@ -33,7 +34,7 @@ export async function openWorkerConnections(config: Config, tracing: Tracing = T
     client,
     async close() {
       await connection.close();
-      await clientConnection.close();
+      await closeTemporalConnection(clientConnection);
       await prisma.$disconnect();
     },
   };
