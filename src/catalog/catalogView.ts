@@ -12,6 +12,7 @@ import { catalogPrice, type PricingRule } from '../domain/pricing';
 import type { VersionStatus } from '../shared/versionStatuses';
 import { compareVersionsNewestFirst, pickCurrentVersion } from './versionResolver';
 import { canSeeModel } from './visibility';
+import { MIN_OBSERVED_RUNS, readRouteRunTimes, routeRunTimesKey, type RouteRunTimes } from './observedRunTimes';
 import type { z } from 'zod';
 import type {
   CapabilityGroupSchema,
@@ -63,6 +64,8 @@ export interface CatalogSnapshot {
   providers: (ProviderProfile & { isActive: boolean; adapter: string })[];
   categories: { id: string; name: string; description: string; order: number }[];
   capabilityGroups: CapabilityGroupEntry[];
+  /** Each version's recent run times on each route (routeRunTimesKey); absent: none seen. */
+  runTimes?: Map<string, RouteRunTimes>;
   models: {
     id: string;
     slug: string;
@@ -85,11 +88,23 @@ export interface CatalogSnapshot {
       pricing: unknown;
       requestsPerMinute: number;
       requestsPerDay: number;
+      processingSeconds: number;
       releasedAt: Date;
       /** `RouteDef[]`; empty for versions seeded before routes were kept (they run on the model's provider). */
       routes: unknown;
     }[];
   }[];
+}
+
+/** A route's observed run times as the catalog shows them: the runs seen, and their times once there are enough. */
+function observedOn(times: RouteRunTimes | undefined): Pick<ModelVersionEntry['routes'][number], 'observedRuns' | 'observedP50Seconds' | 'observedP90Seconds'> {
+  const enough = times !== undefined && times.runs >= MIN_OBSERVED_RUNS;
+  const seconds = (value: number) => Math.round(value * 10) / 10;
+  return {
+    observedRuns: times?.runs ?? 0,
+    observedP50Seconds: enough ? seconds(times.p50Seconds) : null,
+    observedP90Seconds: enough ? seconds(Math.max(times.p90Seconds, times.p50Seconds)) : null,
+  };
 }
 
 /** The providers a version runs on, in its order. */
@@ -99,7 +114,7 @@ function routeProviders(version: { routes: unknown }, modelProviderId: string): 
 }
 
 export async function loadCatalogSnapshot(prisma: PrismaClient): Promise<CatalogSnapshot> {
-  const [providers, categories, capabilityGroups, models] = await Promise.all([
+  const [providers, categories, capabilityGroups, models, runTimes] = await Promise.all([
     prisma.provider.findMany({ orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
     prisma.category.findMany({ orderBy: [{ order: 'asc' }, { id: 'asc' }] }),
     prisma.capabilityGroup.findMany({ orderBy: [{ order: 'asc' }, { id: 'asc' }] }),
@@ -107,8 +122,9 @@ export async function loadCatalogSnapshot(prisma: PrismaClient): Promise<Catalog
       orderBy: [{ sortOrder: 'asc' }, { slug: 'asc' }],
       include: { versions: { where: { status: { not: 'deleted' } } } },
     }),
+    prisma.provider.findMany({ select: { id: true } }).then((all) => readRouteRunTimes(prisma, all.map((p) => p.id))),
   ]);
-  return { providers: providers.map((p) => ({ ...p, isActive: isProviderAvailable(p) })), categories, capabilityGroups, models };
+  return { providers: providers.map((p) => ({ ...p, isActive: isProviderAvailable(p) })), categories, capabilityGroups, models, runTimes };
 }
 
 export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | null): CatalogView {
@@ -210,7 +226,12 @@ export function buildCatalogView(snapshot: CatalogSnapshot, viewer: Viewer | nul
         outputSchema: v.outputSchema as Record<string, unknown>,
         pricing: price(v.pricing),
         rateLimits: { requestsPerMinute: v.requestsPerMinute, requestsPerDay: v.requestsPerDay },
-        routes: routeProviders(v, m.providerId).map((provider) => ({ provider, available: routeAvailable(provider) })),
+        processingSeconds: v.processingSeconds,
+        routes: routeProviders(v, m.providerId).map((provider) => ({
+          provider,
+          available: routeAvailable(provider),
+          ...observedOn(snapshot.runTimes?.get(routeRunTimesKey(m.id, v.versionId, provider))),
+        })),
       })),
     });
     return { ...about, versionCount: versions.length, currentVersionPricing: price(current.pricing) };

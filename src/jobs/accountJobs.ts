@@ -83,6 +83,6 @@ export function eventLogOf(prisma: PrismaClient, jobId: string) {
   return prisma.jobEvent.findMany({
     where: { jobId },
     orderBy: { sequence: 'asc' },
-    select: { createdAt: true, type: true, progress: true, stage: true, errorMessage: true },
+    select: { createdAt: true, type: true, status: true, progress: true, stage: true, errorMessage: true, placeInLine: true, estimatedCompletionTime: true },
   });
 }

@@ -442,7 +442,9 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
       const seconds = Math.max(1, Math.round(expectedProcessingSeconds));
       const moved = await prisma.$queryRaw<{ started_at: Date; created_at: Date; model_slug: string; provider_id: string }[]>`
         UPDATE jobs SET status = 'processing', started_at = now(),
-               estimated_completion_time = now() + make_interval(secs => ${seconds}), updated_at = now()
+               estimated_completion_time = now() + make_interval(secs => ${seconds}),
+               estimated_completion_time_p90 = greatest(estimated_completion_time_p90, now() + make_interval(secs => ${seconds})),
+               place_in_line = NULL, updated_at = now()
         WHERE id = ${jobId} AND status = 'pending'
         RETURNING started_at, created_at, model_slug, provider_id`;
       if (moved.length > 0) {
@@ -459,7 +461,8 @@ export function createJobStore(prisma: PrismaClient, observer: JobLifecycleObser
     async recordProgress(jobId, progress, estimatedCompletionTime) {
       const value = Math.max(0, Math.min(99, Math.floor(progress)));
       await prisma.$executeRaw`
-        UPDATE jobs SET progress = GREATEST(progress, ${value}), estimated_completion_time = ${estimatedCompletionTime}, updated_at = now()
+        UPDATE jobs SET progress = GREATEST(progress, ${value}), estimated_completion_time = ${estimatedCompletionTime},
+               estimated_completion_time_p90 = GREATEST(estimated_completion_time_p90, ${estimatedCompletionTime}), updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
     },
 

@@ -27,12 +27,32 @@ export type SignOutputUrl = (key: string, contentType: string) => Promise<string
 /** The columns a listing row needs: a page reads these only, not inputs and outputs. */
 export type ListEntryRow = Pick<Job, 'id' | 'status' | 'progress' | 'modelSlug' | 'createdAt' | 'completedAt'> & Partial<Pick<Job, 'batchId' | 'customId'>>;
 
+/** The columns of a job's estimate, as `estimateView` reads them. */
+export type EstimateRow = Pick<Job, 'status' | 'startedAt' | 'estimatedCompletionTime' | 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'>;
+
+export type EstimateView = Pick<JobListEntry, 'estimatedCompletionTime' | 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'>;
+
+/** A job that waits or runs no more has no estimate. */
+export const NO_ESTIMATE: EstimateView = { estimatedCompletionTime: null, estimatedCompletionTimeP90: null, estimatedStartTime: null, placeInLine: null };
+
+/** The estimate while the job waits or runs: a running job is 0 in line and started when it did. */
+export function estimateView(job: EstimateRow): EstimateView {
+  if (job.status !== 'pending' && job.status !== 'processing') return NO_ESTIMATE;
+  const running = job.status === 'processing';
+  return {
+    estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
+    estimatedCompletionTimeP90: job.estimatedCompletionTimeP90?.toISOString() ?? null,
+    estimatedStartTime: (running ? job.startedAt : job.estimatedStartTime)?.toISOString() ?? null,
+    placeInLine: running ? 0 : job.placeInLine,
+  };
+}
+
 /** The batch fields of a job that is a batch item; nothing for a job submitted alone. */
 function batchFields(job: { batchId?: string | null; customId?: string | null }): Pick<JobListEntry, 'batchId' | 'customId'> {
   return job.batchId ? { batchId: job.batchId, ...(job.customId ? { customId: job.customId } : {}) } : {};
 }
 
-export function toListEntry(job: ListEntryRow): JobListEntry {
+export function toListEntry(job: ListEntryRow & EstimateRow): JobListEntry {
   return {
     jobId: job.id,
     status: job.status,
@@ -41,14 +61,24 @@ export function toListEntry(job: ListEntryRow): JobListEntry {
     createdAt: job.createdAt.toISOString(),
     completedAt: job.completedAt?.toISOString() ?? null,
     ...batchFields(job),
+    ...estimateView(job),
   };
 }
 
 /** The same columns with the times already in ISO form, as the listing reads them (src/db/isoTimestamps.ts). */
 export type IsoListEntryRow = Omit<ListEntryRow, 'createdAt' | 'completedAt'> & { createdAt: string; completedAt: string | null };
 
-export function toListEntryFromIso(job: IsoListEntryRow): JobListEntry {
-  return { jobId: job.id, status: job.status, progress: job.progress, model: job.modelSlug, createdAt: job.createdAt, completedAt: job.completedAt, ...batchFields(job) };
+export function toListEntryFromIso(job: IsoListEntryRow, estimate: EstimateView = NO_ESTIMATE): JobListEntry {
+  return {
+    jobId: job.id,
+    status: job.status,
+    progress: job.progress,
+    model: job.modelSlug,
+    createdAt: job.createdAt,
+    completedAt: job.completedAt,
+    ...batchFields(job),
+    ...estimate,
+  };
 }
 
 /** Stored outputs as the API shows them, with signed URLs. */
@@ -77,17 +107,6 @@ export function retentionView(
   };
 }
 
-/** The estimate's parts while the job waits or runs: a running job is 0 in line and started when it did. */
-function estimateView(job: Job): Pick<JobDetail, 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'> {
-  if (job.status !== 'pending' && job.status !== 'processing') return { estimatedCompletionTimeP90: null, estimatedStartTime: null, placeInLine: null };
-  const running = job.status === 'processing';
-  return {
-    estimatedCompletionTimeP90: job.estimatedCompletionTimeP90?.toISOString() ?? null,
-    estimatedStartTime: (running ? job.startedAt : job.estimatedStartTime)?.toISOString() ?? null,
-    placeInLine: running ? 0 : job.placeInLine,
-  };
-}
-
 export async function toDetail(
   job: Job,
   signUrl: SignOutputUrl,
@@ -107,8 +126,8 @@ export async function toDetail(
     webhookEvents: subscribedWebhookEvents(job),
     costMicroCents: toNumber(job.costMicroCents),
     refundedMicroCents: toNumber(job.refundedMicroCents),
+    // The detail keeps its median once the job ended: the completion itself.
     estimatedCompletionTime: job.estimatedCompletionTime.toISOString(),
-    ...estimateView(job),
     deadline: job.deadline?.toISOString() ?? null,
     startedAt: job.startedAt?.toISOString() ?? null,
     error: job.errorCode ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,

@@ -64,9 +64,11 @@ export interface RunOptions extends SubmitOptions, Pick<FollowOptions, 'reconnec
   webhookEvents?: SubmitJobRequest['webhookEvents'];
   /** `low`, `normal` or `high`, at most the account plan's (its default). */
   priority?: SubmitJobRequest['priority'];
+  /** Seconds from now the job must be done by: not started by then, it is cancelled and refunded (`DEADLINE_EXCEEDED`). */
+  cancelAfter?: number;
   /** Called once the job is accepted and charged, before any event. */
   onSubmitted?: (submitted: SubmitJobResponse) => void;
-  /** Called with every event of the job: status, progress, stage, queue position, ETA. */
+  /** Called with every event of the job: status, progress, place in line, upstream stage and queue position, estimate. */
   onProgress?: (event: JobEvent) => void;
 }
 
@@ -274,7 +276,15 @@ export class Genmedia {
   async run(model: string, input: Record<string, unknown>, options: RunOptions = {}): Promise<Job> {
     const { signal } = options;
     const submitted = await this.submit(
-      { model, version: options.version, input, webhookUrl: options.webhookUrl, webhookEvents: options.webhookEvents, priority: options.priority },
+      {
+        model,
+        version: options.version,
+        input,
+        webhookUrl: options.webhookUrl,
+        webhookEvents: options.webhookEvents,
+        priority: options.priority,
+        ...(options.cancelAfter === undefined ? {} : { cancelAfter: options.cancelAfter }),
+      },
       { idempotencyKey: options.idempotencyKey ?? newIdempotencyKey(), signal },
     );
     options.onSubmitted?.(submitted);

@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ErrorNotice } from '../components/ErrorNotice';
 import { StatusBadge } from '../components/StatusBadge';
-import { formatDuration, formatEta, formatTime } from '../format';
+import { formatDuration, formatTime } from '../format';
+import { JobWaiting } from '../components/JobWaiting';
 import { useSession } from '../session';
 import { useJobEvents } from './useJobEvents';
 import { WebhookLog } from './WebhookLog';
@@ -53,8 +54,7 @@ function JobView({ job, refetch }: { job: Job; refetch(): void }) {
         <p>
           <StatusBadge status={status} />
           {!finished && event?.stage && <span className="stage"> {event.stage}</span>}
-          {!finished && event?.queuePosition != null && <span className="muted"> · position {event.queuePosition} in the queue</span>}
-          {!finished && <span className="muted"> · done {formatEta(event?.estimatedCompletionTime ?? job.estimatedCompletionTime)}</span>}
+          {!finished && <JobWaiting estimate={event ?? job} status={status} />}
         </p>
         <progress max={100} value={progress} aria-label="Progress" aria-valuetext={`${progress}%`} />
         <span className="progress-label">{progress}%</span>

@@ -8,6 +8,7 @@ import { FilterSelect } from '../components/FilterSelect';
 import { StatusBadge } from '../components/StatusBadge';
 import { formatTime } from '../format';
 import { useSession } from '../session';
+import { JobWaiting } from '../components/JobWaiting';
 
 const STATUSES: JobStatus[] = ['pending', 'processing', 'completed', 'failed', 'cancelled'];
 const PAGE_SIZE = 20;
@@ -69,6 +70,7 @@ export function JobsPage() {
                 <td>{job.model}</td>
                 <td>
                   <StatusBadge status={job.status} />
+                  {(job.status === 'pending' || job.status === 'processing') && <JobWaiting estimate={job} status={job.status} />}
                 </td>
                 <td>{formatTime(job.createdAt)}</td>
               </tr>

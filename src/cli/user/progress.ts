@@ -22,7 +22,10 @@ export function progressBar(mode: ProgressMode, stream: NodeJS.WriteStream): Sin
     : null;
 }
 
-/** A job's progress on stderr: a bar with the percentage, status, stage, queue position and a live ETA. */
+/**
+ * A job's progress on stderr: a bar with the percentage, status, the job's place in line while it waits, the
+ * upstream's stage and queue position, and the time left (median, and the 90th percentile beside it).
+ */
 export class JobProgress {
   private readonly bar: SingleBar | null;
   private last: JobEvent | null = null;
@@ -42,12 +45,13 @@ export class JobProgress {
   }
 
   update(event: JobEvent): void {
-    const changed = this.last?.status !== event.status;
+    const changed = this.last?.status !== event.status || (event.status === 'pending' && this.last?.placeInLine !== event.placeInLine);
     this.last = event;
     if (this.bar) {
       if (this.active) this.bar.update(event.progress, this.fields());
     } else if (changed) {
-      this.line(`${event.status}${event.progress ? ` ${event.progress}%` : ''}`);
+      const waiting = event.status === 'pending' && event.placeInLine ? `, ${describe(event)}` : '';
+      this.line(`${event.status}${event.progress ? ` ${event.progress}%` : ''}${waiting}`);
     }
   }
 
@@ -80,11 +84,19 @@ function describe(event: JobEvent): string {
   if (event.status === 'completed') return 'done';
   if (event.status === 'failed' || event.status === 'cancelled') return event.error?.code ?? event.status;
   const parts: string[] = [];
+  if (event.status === 'pending' && event.placeInLine) parts.push(`place ${event.placeInLine} in line`);
+  const startsIn = event.status === 'pending' ? secondsUntil(event.estimatedStartTime) : null;
+  if (startsIn !== null && startsIn > 0) parts.push(`starts in ~${formatSeconds(startsIn)}`);
   if (event.stage) parts.push(event.stage);
-  if (event.queuePosition !== null) parts.push(`queue position ${event.queuePosition}`);
-  const eta = event.estimatedCompletionTime ? Math.max(0, Math.round((Date.parse(event.estimatedCompletionTime) - Date.now()) / 1000)) : null;
-  if (eta !== null) parts.push(`ETA ${formatSeconds(eta)}`);
+  if (event.queuePosition !== null) parts.push(`upstream queue ${event.queuePosition}`);
+  const left = secondsUntil(event.estimatedCompletionTime);
+  const leftP90 = secondsUntil(event.estimatedCompletionTimeP90);
+  if (left !== null) parts.push(`done in ~${formatSeconds(left)}${leftP90 !== null && leftP90 > left ? ` (90%: ${formatSeconds(leftP90)})` : ''}`);
   return parts.join(' · ') || event.type;
+}
+
+function secondsUntil(instant: string | null | undefined): number | null {
+  return instant ? Math.max(0, Math.round((Date.parse(instant) - Date.now()) / 1000)) : null;
 }
 
 function formatSeconds(seconds: number): string {

@@ -111,11 +111,17 @@ export const ModelVersionSchema = z
     outputSchema: z.record(z.string(), z.unknown()).openapi({ description: 'JSON Schema of the output' }),
     pricing: CatalogPricingSchema,
     rateLimits: z.strictObject({ requestsPerMinute: z.number().int(), requestsPerDay: z.number().int() }),
+    processingSeconds: z.number().int().openapi({ description: "The catalog's typical run time of one job at the default input: the estimate's until a route has run enough jobs (docs/eta.md)" }),
     routes: z
       .array(
         z.strictObject({
           provider: z.string().openapi({ description: 'Provider id', example: 'fal' }),
           available: z.boolean().openapi({ description: 'Whether this route takes jobs on this deployment' }),
+          observedRuns: z.number().int().openapi({ description: "Succeeded jobs of this version on this route in the last day (at most the last 50 count)" }),
+          observedP50Seconds: z.number().nullable().openapi({
+            description: 'Their median run time, from start to end at the default input; null until 10 were seen. Catalog answers are cached up to 5 minutes',
+          }),
+          observedP90Seconds: z.number().nullable().openapi({ description: 'Their 90th percentile; null until 10 were seen' }),
         }),
       )
       .openapi({

@@ -204,6 +204,11 @@ export const JobListEntrySchema = z
     completedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the job completed, failed or was cancelled' }),
     batchId: z.string().optional().openapi({ description: 'The batch the job is an item of (absent for a job submitted alone)' }),
     customId: z.string().optional().openapi({ description: "The batch item's customId" }),
+    estimatedCompletionTime: z.string().nullable().openapi({
+      format: 'date-time',
+      description: 'The median estimate of the completion while the job waits or runs (docs/eta.md); null in a listing once it ended',
+    }),
+    ...jobEstimateFields,
   })
   .openapi('Job');
 
@@ -344,13 +349,14 @@ export const JobEventSchema = z
     status: JobStatusSchema,
     progress: z.number().int().openapi({ description: '0-100' }),
     stage: z.string().nullable().openapi({ description: "The upstream's own status or last log line, when the job runs on one" }),
-    queuePosition: z.number().int().nullable(),
-    estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'Null once the job is terminal' }),
+    queuePosition: z.number().int().nullable().openapi({ description: "The upstream's own queue position, where it reports one (`upstream.queuePosition`); genmedia's is `placeInLine`" }),
+    estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'The median estimate; null once the job is terminal' }),
+    ...jobEstimateFields,
     outputs: z.array(JobOutputSchema).optional().openapi({ description: 'On `job.completed`: the outputs with signed URLs' }),
     attempts: z.array(JobAttemptSchema).optional().openapi({
       description: "On `job.attempt` (the job started another attempt: a failover, or a hedge): the job's attempts as they stood then",
     }),
-    error: JobErrorSchema.optional().openapi({ description: 'On `job.failed`' }),
+    error: JobErrorSchema.optional().openapi({ description: 'On `job.failed`, and on `job.cancelled` at the deadline (`DEADLINE_EXCEEDED`)' }),
     refundedMicroCents: z.number().int().optional().openapi({ description: 'On `job.failed` and `job.cancelled`' }),
     outputsRetainedUntil: z.string().nullable().optional().openapi({
       format: 'date-time',

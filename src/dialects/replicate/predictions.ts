@@ -125,11 +125,18 @@ async function ownJob(prisma: PrismaClient, accountId: string, id: string): Prom
   return job;
 }
 
+/** Where a waiting job stands, as its event says: its place in genmedia's line and when it is expected done. */
+function standing(e: { status: JobStatus; placeInLine: number | null; estimatedCompletionTime: Date | null }): string | null {
+  if (e.status !== 'pending' || e.placeInLine === null) return null;
+  const done = e.estimatedCompletionTime ? `, expected done ${e.estimatedCompletionTime.toISOString()}` : '';
+  return `place ${e.placeInLine} in line${done}`;
+}
+
 /** The job's event log, one line per event, as Replicate's `logs`. */
 async function logsOf(prisma: PrismaClient, job: Job): Promise<string> {
   const events = await eventLogOf(prisma, job.id);
   return events
-    .map((e) => [e.createdAt.toISOString(), e.type, `${e.progress}%`, e.stage, e.errorMessage].filter((part) => part !== null && part !== '').join(' '))
+    .map((e) => [e.createdAt.toISOString(), e.type, `${e.progress}%`, standing(e), e.stage, e.errorMessage].filter((part) => part !== null && part !== '').join(' '))
     .join('\n');
 }
 

@@ -6,8 +6,9 @@
 import { parseUnits, type PricingRule } from '../../domain/pricing';
 import type { RunTime } from './estimator';
 
-/** Runs of a version on a route seen before their times replace the catalog's. */
-export const MIN_OBSERVED_RUNS = 10;
+import { MIN_OBSERVED_RUNS } from '../../catalog/observedRunTimes';
+
+export { MIN_OBSERVED_RUNS };
 /** The catalog gives one figure; its 90th percentile is taken to be this much longer. */
 export const CATALOG_P90_FACTOR = 1.5;
 

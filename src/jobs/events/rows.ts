@@ -24,7 +24,7 @@ const DEFAULT_BATCH = 500;
  * PostgreSQL's answer.
  */
 const COLUMNS = `account_id, account_sequence::text, job_id, sequence, type, status::text, progress, stage, queue_position,
-  estimated_completion_time, error_code, error_message, refunded_micro_cents::text, outputs, attempts, outputs_retained_until,
+  estimated_completion_time, place_in_line, estimated_start_time, estimated_completion_time_p90, error_code, error_message, refunded_micro_cents::text, outputs, attempts, outputs_retained_until,
   outputs_deleted_at, outputs_deleted_reason, created_at`;
 
 interface EventColumns {
@@ -38,6 +38,9 @@ interface EventColumns {
   stage: string | null;
   queue_position: number | null;
   estimated_completion_time: Date | null;
+  place_in_line: number | null;
+  estimated_start_time: Date | null;
+  estimated_completion_time_p90: Date | null;
   error_code: string | null;
   error_message: string | null;
   refunded_micro_cents: string;
@@ -61,6 +64,9 @@ function eventRow(row: EventColumns): JobEventRow {
     stage: row.stage,
     queuePosition: row.queue_position,
     estimatedCompletionTime: row.estimated_completion_time,
+    placeInLine: row.place_in_line,
+    estimatedStartTime: row.estimated_start_time,
+    estimatedCompletionTimeP90: row.estimated_completion_time_p90,
     errorCode: row.error_code,
     errorMessage: row.error_message,
     refundedMicroCents: BigInt(row.refunded_micro_cents),

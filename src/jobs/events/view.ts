@@ -18,6 +18,9 @@ export async function toEventView(row: JobEventRow, signUrl: SignOutputUrl): Pro
     stage: row.stage,
     queuePosition: row.queuePosition,
     estimatedCompletionTime: row.estimatedCompletionTime?.toISOString() ?? null,
+    estimatedCompletionTimeP90: row.estimatedCompletionTimeP90?.toISOString() ?? null,
+    estimatedStartTime: row.estimatedStartTime?.toISOString() ?? null,
+    placeInLine: row.placeInLine,
   };
   if (row.type === 'job.completed') {
     view.outputs = await signOutputs((row.outputs ?? []) as unknown as JobOutput[], signUrl);

@@ -97,7 +97,7 @@ describe('keyed model and provider listings', () => {
       expect(keys(res.body)).toEqual(['category', 'currentVersion', 'description', 'id', 'name', 'providerId', 'providerName', 'versions']);
       expect(res.body.versions).toHaveLength(1); // v1 is deleted
       const [v2] = res.body.versions;
-      expect(keys(v2)).toEqual(['inputSchema', 'outputSchema', 'pricing', 'rateLimits', 'routes', 'status', 'versionId']);
+      expect(keys(v2)).toEqual(['inputSchema', 'outputSchema', 'pricing', 'processingSeconds', 'rateLimits', 'routes', 'status', 'versionId']);
       expect(v2).toMatchObject({
         versionId: 'v2',
         status: 'active',

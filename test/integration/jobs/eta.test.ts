@@ -8,7 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { providerTaskQueue } from '../../../src/shared/temporal';
-import { get, post } from '../../support/api';
+import { get, post, request } from '../../support/api';
 import { sigkill, spawnProviderWorker } from '../../support/processes';
 import { createTestAccount, eventually, startTestStack, type TestStack } from '../../support/stack';
 import { TEXT_TO_IMAGE } from './helpers';
@@ -92,6 +92,17 @@ describe('the estimate at submit', () => {
     const detail = await get(`${stack.url}/v1/jobs/${last.jobId}`, account.apiKey);
     expect(detail.body).toMatchObject({ status: 'completed', placeInLine: null, estimatedStartTime: null, estimatedCompletionTimeP90: null });
 
+    // The catalog shows what the route really took beside the version's processingSeconds: every file's runs of the
+    // version on pixelforge count there (one database), at this stack's time scale or another's.
+    await eventually(async () => ((await stack.prisma.job.count({ where: { accountId: account.accountId, status: 'completed' } })) === FLOOD ? true : undefined), 30_000, 200, 'the whole flood completed');
+    const model = await request(`${stack.url}/v1/models/${TEXT_TO_IMAGE}`, { headers: { 'x-api-key': account.apiKey } });
+    const route = model.body.versions[0].routes.find((r: { provider: string }) => r.provider === 'pixelforge');
+    expect(route.observedRuns).toBeGreaterThanOrEqual(FLOOD);
+    expect(route.observedP50Seconds).toBeGreaterThan(0);
+    expect(route.observedP50Seconds).toBeLessThan(RUN_SECONDS * 2);
+    expect(route.observedP90Seconds).toBeGreaterThanOrEqual(route.observedP50Seconds);
+    expect(model.body.versions[0].processingSeconds).toBe(30);
+
     await worker.stop();
     expect(await stack.prisma.providerSlots.count({ where: { taskQueue } })).toBe(0);
   }, 180_000);
@@ -137,6 +148,18 @@ describe('the estimate at submit', () => {
       }, 15_000, 100, 'the last job at place 2 beside two slots');
       expect(await slots()).toBe(2);
       expect(Date.parse(afterSlot.estimatedStartTime)).toBeLessThan(Date.parse(afterCancel.estimatedStartTime) - 20_000);
+
+      // The listing shows the same place and estimate.
+      const listed = await get(`${slow.url}/v1/jobs?status=pending`, account.apiKey);
+      expect(listed.body.jobs.find((j: { jobId: string }) => j.jobId === ids[4])).toMatchObject({ placeInLine: 2, estimatedStartTime: expect.any(String), estimatedCompletionTimeP90: expect.any(String) });
+      // Its events told each move as it happened: places that only go down, with the estimate beside each.
+      const events = (await get(`${slow.url}/v1/jobs/${ids[4]}/events`, account.apiKey)).body.events as { type: string; placeInLine: number | null; estimatedStartTime: string | null }[];
+      const moves = events.filter((e) => e.type === 'job.progress');
+      expect(moves.length).toBeGreaterThanOrEqual(1);
+      const places = [events[0]!.placeInLine!, ...moves.map((e) => e.placeInLine!)];
+      expect(places.every((place, i) => i === 0 || place <= places[i - 1]!), `places ${places.join(' → ')}`).toBe(true);
+      expect(places.at(-1)).toBeLessThan(places[0]!);
+      for (const move of moves) expect(move.estimatedStartTime).toEqual(expect.any(String));
     } finally {
       if (second) await sigkill(second);
       await slow.stop();

@@ -59,7 +59,19 @@ describe('job lifecycle over HTTP', () => {
 
     const listed = await get(`${stack.url}/v1/jobs`, account.apiKey);
     expect(listed.body.jobs).toEqual([
-      { jobId, status: 'completed', progress: 100, model: 'pixelforge/forge-pro/text-to-image', createdAt: done.body.createdAt, completedAt: done.body.completedAt },
+      {
+        jobId,
+        status: 'completed',
+        progress: 100,
+        model: 'pixelforge/forge-pro/text-to-image',
+        createdAt: done.body.createdAt,
+        completedAt: done.body.completedAt,
+        // A finished job has no estimate left in a listing.
+        estimatedCompletionTime: null,
+        estimatedCompletionTimeP90: null,
+        estimatedStartTime: null,
+        placeInLine: null,
+      },
     ]);
   });
 

@@ -47,7 +47,18 @@ describe('GET /v1/jobs', () => {
     const all = await get(`${stack.url}/v1/jobs?limit=100`, account.apiKey);
     expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([...before, ...insertedDuring].reverse());
     expect(all.body).toMatchObject({ hasMore: false, nextCursor: null });
-    expect(Object.keys(all.body.jobs[0]).sort()).toEqual(['completedAt', 'createdAt', 'jobId', 'model', 'progress', 'status']);
+    expect(Object.keys(all.body.jobs[0]).sort()).toEqual([
+      'completedAt',
+      'createdAt',
+      'estimatedCompletionTime',
+      'estimatedCompletionTimeP90',
+      'estimatedStartTime',
+      'jobId',
+      'model',
+      'placeInLine',
+      'progress',
+      'status',
+    ]);
     expect(all.headers.get('content-type')).toBe('application/json; charset=utf-8');
   });
 

@@ -60,14 +60,14 @@ async function chargesOf(accountId: string) {
 }
 
 describe('genmedia run in a terminal', () => {
-  it('shows a live progress bar with status and ETA, then saves the PNGs', async () => {
+  it('shows a live progress bar with status and the time left, then saves the PNGs', async () => {
     const who = await createTestAccount(stack.prisma, { creditsMicroCents: 5_000_000n });
     const out = tempDir('out');
     const terminal = await inTerminal(['run', TEXT_TO_IMAGE, '-i', 'prompt=a lighthouse', '-i', 'num_images=2', '--out', 'pictures'], out, userEnv(who));
 
     const running = await terminal.waitFor(/[█░]{10,}\s+\d+% \| (pending|processing) \|/);
     expect(running).toMatch(/job job_\w+ submitted/);
-    const moving = await terminal.waitFor(/[█░]{10,}\s+([1-9]\d?)% \| processing \| .*ETA \d+s/);
+    const moving = await terminal.waitFor(/[█░]{10,}\s+([1-9]\d?)% \| processing \| .*done in ~\d+s/);
     expect(moving).toBeTruthy();
     const done = await terminal.waitFor(/\[exit \d+\]/, 60_000);
     expect(done).toContain('[exit 0]');
@@ -91,7 +91,8 @@ describe('genmedia run in a terminal', () => {
     const terminal = await inTerminal(['run', NEVER_STARTS, '-i', 'prompt=a lighthouse that never starts'], tempDir('out'), userEnv(who));
     const submitted = await terminal.waitFor(/job (job_\w+) submitted/);
     const jobId = submitted.match(/job (job_\w+) submitted/)![1];
-    await terminal.waitFor(/\d+% \| pending/);
+    // Waiting, it shows its place in genmedia's line and the time left.
+    await terminal.waitFor(/\d+% \| pending \| place 1 in line · .*done in ~(\d+m)?\d+s/);
 
     const cost = Number((await stack.prisma.job.findUniqueOrThrow({ where: { id: jobId } })).costMicroCents);
     const price = `$${(cost / 1_000_000).toFixed(6).replace(/(\.\d\d\d*?)0+$/, '$1')}`;

@@ -135,14 +135,23 @@ describe('generating from the console', () => {
     expect(errors).toEqual([]);
   }, 150_000);
 
-  it('cancels a pending job and shows the refund', async () => {
+  it('shows a pending job its place in line and the time left, in the list and on its page, then cancels it and shows the refund', async () => {
     const submitted = (await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: ALWAYS_PENDING, input: { prompt: 'never started' } })).body as {
       jobId: string;
       costMicroCents: number;
     };
     const { page, errors } = await openConsole(browser, stack.url, account.apiKey);
+    await page.goto(`${stack.url}/console/jobs`);
+    const row = page.locator(`tr[data-job-id="${submitted.jobId}"]`);
+    await row.getByTestId('place-in-line').waitFor();
+    expect(await row.getByTestId('place-in-line').textContent()).toMatch(/place 1 in line/);
+    expect(await row.getByTestId('time-left').textContent()).toMatch(/done (in \d+ (s|min)|any moment)/);
+
     await page.goto(`${stack.url}/console/jobs/${submitted.jobId}`);
     await page.getByTestId('job-status').filter({ hasText: 'pending' }).waitFor();
+    const status = page.getByRole('region', { name: 'Status' });
+    expect(await status.getByTestId('place-in-line').textContent()).toMatch(/place 1 in line/);
+    expect(await status.getByTestId('time-left').textContent()).toMatch(/done (in \d+ (s|min)|any moment)/);
     const before = await balance(account.accountId);
 
     await page.getByRole('button', { name: 'Cancel and refund' }).click();

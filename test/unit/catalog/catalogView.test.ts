@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../../src/catalog/catalogFiles';
 import { buildCatalogView, filterCatalogModels, type Viewer } from '../../../src/catalog/catalogView';
 import { snapshotFromCatalog } from './snapshot';
+import { routeRunTimesKey } from '../../../src/catalog/observedRunTimes';
 
 const snapshot = snapshotFromCatalog(loadCatalog());
 const viewer = (v: Partial<Viewer> = {}): Viewer => ({ segments: [], allowedModels: [], discountPercent: 0, ...v });
@@ -52,12 +53,25 @@ describe('buildCatalogView', () => {
     const withFal = { ...snapshot, providers: snapshot.providers.map((p) => (p.id === 'fal' ? { ...p, isActive: true } : p)) };
     const view = buildCatalogView(withFal, null);
     expect(slugs(view)).toContain(flux);
+    const unseen = { observedRuns: 0, observedP50Seconds: null, observedP90Seconds: null };
     expect(view.modelDetails.get(flux)!.versions[0].routes).toEqual([
-      { provider: 'fal', available: true },
-      { provider: 'replicate', available: false },
+      { provider: 'fal', available: true, ...unseen },
+      { provider: 'replicate', available: false, ...unseen },
     ]);
     expect(view.models.find((m) => m.slug === flux)!.provider.id).toBe('black-forest-labs');
-    expect(anonymous.modelDetails.get('pixelforge/forge-lite/text-to-image')!.versions[0].routes).toEqual([{ provider: 'pixelforge', available: true }]);
+    expect(anonymous.modelDetails.get('pixelforge/forge-lite/text-to-image')!.versions[0].routes).toEqual([{ provider: 'pixelforge', available: true, ...unseen }]);
+  });
+
+  it("shows each route's observed run times beside the version's processingSeconds once ten runs were seen there", () => {
+    const slug = 'pixelforge/forge-lite/text-to-image';
+    const model = snapshot.models.find((m) => m.slug === slug)!;
+    const version = model.versions[0]!;
+    const key = routeRunTimesKey(model.id, version.versionId, 'pixelforge');
+    const seen = (runs: number) => buildCatalogView({ ...snapshot, runTimes: new Map([[key, { runs, p50Seconds: 4.04, p90Seconds: 6.96 }]]) }, null);
+    const detail = (view: ReturnType<typeof seen>) => view.modelDetails.get(slug)!.versions[0]!;
+    expect(detail(seen(9)).routes[0]).toMatchObject({ observedRuns: 9, observedP50Seconds: null, observedP90Seconds: null });
+    expect(detail(seen(10)).routes[0]).toMatchObject({ observedRuns: 10, observedP50Seconds: 4, observedP90Seconds: 7 });
+    expect(detail(seen(10)).processingSeconds).toBe(version.processingSeconds);
   });
 
   it('orders capability groups by their order', () => {

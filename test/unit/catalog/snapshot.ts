@@ -27,6 +27,7 @@ export function snapshotFromCatalog(data: CatalogData): CatalogSnapshot {
             pricing: v.pricing,
             requestsPerMinute: v.rateLimits.requestsPerMinute,
             requestsPerDay: v.rateLimits.requestsPerDay,
+            processingSeconds: v.processingSeconds,
             releasedAt: new Date(v.releasedAt),
             routes: v.routes,
           })),

@@ -1460,6 +1460,11 @@ export interface components {
         };
         /** @description The job as `GET /v1/jobs/{jobId}` returns it at the time of the event */
         JobDetail: components["schemas"]["Job"] & {
+            /**
+             * Format: date-time
+             * @description The median estimate of the completion (docs/eta.md)
+             */
+            estimatedCompletionTime?: string;
             version: string;
             input: {
                 [key: string]: unknown;
@@ -1469,23 +1474,6 @@ export interface components {
             webhookEvents: ("job.processing" | "job.progress" | "job.attempt" | "job.completed" | "job.failed" | "job.cancelled" | "job.outputs_deleted" | "job.delivered")[];
             costMicroCents: number;
             refundedMicroCents: number;
-            /**
-             * Format: date-time
-             * @description The median estimate of the completion (docs/eta.md)
-             */
-            estimatedCompletionTime: string;
-            /**
-             * Format: date-time
-             * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
-             */
-            estimatedCompletionTimeP90: string | null;
-            /**
-             * Format: date-time
-             * @description When the job is expected to take a slot of its provider (median)
-             */
-            estimatedStartTime: string | null;
-            /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
-            placeInLine: number | null;
             /**
              * Format: date-time
              * @description When the job must be done by (`deadline` or `cancelAfter` at submit); null without one
@@ -1626,6 +1614,23 @@ export interface components {
             batchId?: string;
             /** @description The batch item's customId */
             customId?: string;
+            /**
+             * Format: date-time
+             * @description The median estimate of the completion while the job waits or runs (docs/eta.md); null in a listing once it ended
+             */
+            estimatedCompletionTime: string | null;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
+             */
+            estimatedCompletionTimeP90: string | null;
+            /**
+             * Format: date-time
+             * @description When the job is expected to take a slot of its provider (median)
+             */
+            estimatedStartTime: string | null;
+            /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
+            placeInLine: number | null;
         };
         Error: {
             /** @enum {boolean} */
@@ -2363,17 +2368,30 @@ export interface components {
             progress: number;
             /** @description The upstream's own status or last log line, when the job runs on one */
             stage: string | null;
+            /** @description The upstream's own queue position, where it reports one (`upstream.queuePosition`); genmedia's is `placeInLine` */
             queuePosition: number | null;
             /**
              * Format: date-time
-             * @description Null once the job is terminal
+             * @description The median estimate; null once the job is terminal
              */
             estimatedCompletionTime: string | null;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
+             */
+            estimatedCompletionTimeP90: string | null;
+            /**
+             * Format: date-time
+             * @description When the job is expected to take a slot of its provider (median)
+             */
+            estimatedStartTime: string | null;
+            /** @description The job's place in genmedia's line for its provider: 1 is the next to start; 0 once it runs. Not the upstream's own queue position (`upstream.queuePosition`) */
+            placeInLine: number | null;
             /** @description On `job.completed`: the outputs with signed URLs */
             outputs?: components["schemas"]["JobOutput"][];
             /** @description On `job.attempt` (the job started another attempt: a failover, or a hedge): the job's attempts as they stood then */
             attempts?: components["schemas"]["JobAttempt"][];
-            /** @description On `job.failed` */
+            /** @description On `job.failed`, and on `job.cancelled` at the deadline (`DEADLINE_EXCEEDED`) */
             error?: {
                 code: string;
                 message: string;
@@ -2618,6 +2636,8 @@ export interface components {
                 requestsPerMinute: number;
                 requestsPerDay: number;
             };
+            /** @description The catalog's typical run time of one job at the default input: the estimate's until a route has run enough jobs (docs/eta.md) */
+            processingSeconds: number;
             /** @description The providers this version runs on, in order of preference (extension). A job runs on the first that takes it and fails over to the next (docs/routing.md); `providers` on a submit narrows them. */
             routes: {
                 /**
@@ -2627,6 +2647,12 @@ export interface components {
                 provider: string;
                 /** @description Whether this route takes jobs on this deployment */
                 available: boolean;
+                /** @description Succeeded jobs of this version on this route in the last day (at most the last 50 count) */
+                observedRuns: number;
+                /** @description Their median run time, from start to end at the default input; null until 10 were seen. Catalog answers are cached up to 5 minutes */
+                observedP50Seconds: number | null;
+                /** @description Their 90th percentile; null until 10 were seen */
+                observedP90Seconds: number | null;
             }[];
         };
         ProviderList: {

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CostEstimate, Genmedia } from '@genmedia/client';
 import { CliError } from '../../context';
 import { confirmCost, DEFAULT_CONFIRM_OVER } from '../confirmCost';
@@ -27,6 +27,7 @@ interface RunOptions extends InputOptions {
   confirmOver?: string;
   webhookUrl?: string;
   priority?: JobPriority;
+  cancelAfter?: number;
 }
 
 function inputOptions(command: Command): Command {
@@ -53,6 +54,12 @@ async function prepareJob(client: Genmedia, model: string, options: InputOptions
   return { version, input };
 }
 
+function wholeSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new InvalidArgumentError('a whole number of seconds, at least 1');
+  return seconds;
+}
+
 function describeEstimate(estimate: CostEstimate): string {
   const lines = [`estimated cost ${formatDollars(estimate.estimatedCostMicroCents)}`];
   for (const part of estimate.breakdown) lines.push(`  ${part.component.padEnd(24)} ${formatDollars(part.costMicroCents)}`);
@@ -70,6 +77,7 @@ export function registerRunCommands(program: Command): void {
     .option('--confirm-over <dollars>', `ask before submitting a job that costs more than this (default ${DEFAULT_CONFIRM_OVER}, or GENMEDIA_CONFIRM_OVER)`)
     .option('--webhook-url <url>', 'also notify this https:// URL when the job ends')
     .addOption(new Option('--priority <priority>', "lower than the plan's, for work that may wait (default: the plan's)").choices([...JOB_PRIORITIES]))
+    .option('--cancel-after <seconds>', 'the job must be done within this many seconds: cancelled at that deadline, refunded unless a hosted upstream had begun it', wholeSeconds)
     .action((model: string, options: RunOptions) =>
       runClientCommand(
         options,
@@ -86,6 +94,7 @@ export function registerRunCommands(program: Command): void {
                 version,
                 webhookUrl: options.webhookUrl,
                 priority: options.priority,
+                ...(options.cancelAfter === undefined ? {} : { cancelAfter: options.cancelAfter }),
                 signal,
                 onSubmitted: (submitted) => {
                   jobId = submitted.jobId;
