@@ -10,6 +10,7 @@ import { batchBench } from './batch';
 import { buildBench } from './build';
 import { catalogCacheBench } from './catalogCache';
 import { endToEndBench } from './endToEnd';
+import { etaBench } from './eta';
 import { fairnessBench } from './fairness';
 import { listingBench } from './listing';
 import { memoryBench } from './memory';
@@ -27,6 +28,7 @@ const BENCHMARKS: Record<string, () => Promise<Headline[] | void>> = {
   build: buildBench,
   catalog: catalogCacheBench,
   e2e: endToEndBench,
+  eta: etaBench,
   fairness: fairnessBench,
   listing: listingBench,
   memory: memoryBench,

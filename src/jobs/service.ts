@@ -49,7 +49,9 @@ export function createJobService(deps: JobServiceDeps) {
     logger: deps.logger,
     admissions: deps.admissions,
     clock: deps.clock,
-    estimator: createSubmitEstimator({ prisma: deps.prisma, timeScale: deps.config.providers.timeScale, fairness: deps.config.jobs.fairness }),
+    ...(deps.config.jobs.lineEstimates
+      ? { estimator: createSubmitEstimator({ prisma: deps.prisma, timeScale: deps.config.providers.timeScale, fairness: deps.config.jobs.fairness }) }
+      : {}),
   };
   return {
     submit: (caller: Caller, request: SubmitRequest, options: SubmitOptions) => submitJob(submitDeps, caller, request, options),

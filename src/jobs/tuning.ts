@@ -9,6 +9,11 @@ export const JOBS_TUNING = tuning({
    * first out within a priority, the comparison of the fairness benchmark (docs/operators.md#fair-share-and-priority).
    */
   fairness: z.boolean().default(true),
+  /**
+   * Each submit's estimate counts the job's line (src/jobs/eta); false: the route's expected processing time from the
+   * admission, as before the line was counted, the comparison of the estimate benchmark (bench/eta.ts).
+   */
+  lineEstimates: z.boolean().default(true),
   /** The longest a submit waits for the job's admission before answering `PUBSUB_PUBLISH_FAILED`. */
   admissionTimeoutMs: positiveInt.default(20_000),
   /** The shortest admission deadline; between it and the above, twice the slowest recent admission (load shedding). */
