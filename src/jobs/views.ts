@@ -32,8 +32,8 @@ export type EstimateRow = Pick<Job, 'status' | 'startedAt' | 'estimatedCompletio
 
 export type EstimateView = Pick<JobListEntry, 'estimatedCompletionTime' | 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'>;
 
-/** A job that waits or runs no more has no estimate. */
-export const NO_ESTIMATE: EstimateView = { estimatedCompletionTime: null, estimatedCompletionTimeP90: null, estimatedStartTime: null, placeInLine: null };
+/** A job that waits or runs no more has no estimate: a listing leaves its median out. */
+export const NO_ESTIMATE: EstimateView = { estimatedCompletionTimeP90: null, estimatedStartTime: null, placeInLine: null };
 
 /** The estimate while the job waits or runs: a running job is 0 in line and started when it did. */
 export function estimateView(job: EstimateRow): EstimateView {

@@ -25,6 +25,6 @@ export function JobWaiting({ estimate, status }: { estimate: JobEstimate; status
 
 /** The estimate's fields, as a job, its listing entry and its events all carry them. */
 type JobEstimate = Pick<Job, 'estimatedCompletionTimeP90' | 'estimatedStartTime' | 'placeInLine'> & {
-  estimatedCompletionTime: string | null;
+  estimatedCompletionTime?: string | null;
   queuePosition?: number | null;
 };

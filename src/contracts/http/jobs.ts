@@ -204,9 +204,9 @@ export const JobListEntrySchema = z
     completedAt: z.string().nullable().openapi({ format: 'date-time', description: 'When the job completed, failed or was cancelled' }),
     batchId: z.string().optional().openapi({ description: 'The batch the job is an item of (absent for a job submitted alone)' }),
     customId: z.string().optional().openapi({ description: "The batch item's customId" }),
-    estimatedCompletionTime: z.string().nullable().openapi({
+    estimatedCompletionTime: z.string().optional().openapi({
       format: 'date-time',
-      description: 'The median estimate of the completion while the job waits or runs (docs/eta.md); null in a listing once it ended',
+      description: 'The median estimate of the completion while the job waits or runs (docs/eta.md); absent from a listing once it ended',
     }),
     ...jobEstimateFields,
   })

@@ -39,12 +39,14 @@ describe('a routed model', () => {
     const relay = await listing(RELAY);
     expect(relay.status).toBe(200);
     expect(relay.body.providerId).toBe('genmedia');
+    // Each route with its observed run times beside it (other files' jobs of these models count: one database).
+    const observed = { observedRuns: expect.any(Number), observedP50Seconds: expect.toBeOneOf([null, expect.any(Number)]), observedP90Seconds: expect.toBeOneOf([null, expect.any(Number)]) };
     expect(relay.body.versions[0].routes).toEqual([
-      { provider: 'pixelforge', available: true },
-      { provider: 'lumina', available: true },
+      { provider: 'pixelforge', available: true, ...observed },
+      { provider: 'lumina', available: true, ...observed },
     ]);
     const single = (await listing('pixelforge/forge-lite/text-to-image')).body;
-    expect(single.versions[0].routes).toEqual([{ provider: 'pixelforge', available: true }]);
+    expect(single.versions[0].routes).toEqual([{ provider: 'pixelforge', available: true, ...observed }]);
   });
 
   it('fails over when its first route is down: completed on the second, charged once, both attempts listed', async () => {

@@ -60,8 +60,9 @@ describe('the estimate at submit', () => {
     }
     const completions = submitted.map((j) => Date.parse(j.estimatedCompletionTime));
     for (let i = 2; i < FLOOD; i += 1) {
-      // Two slots: each job is promised about one run after the job two places ahead of it.
-      expect(completions[i]! - completions[i - 2]!, `job ${i}`).toBeGreaterThanOrEqual(RUN_SECONDS * 1000 * 0.8);
+      // Two slots: each job is promised about one run after the job two places ahead of it. Each API read of the line
+      // counts what the running jobs have left, so promises read a moment apart differ by less than a whole run.
+      expect(completions[i]! - completions[i - 2]!, `job ${i}`).toBeGreaterThanOrEqual(RUN_SECONDS * 1000 * 0.6);
     }
     const last = submitted[FLOOD - 1]!;
     const promisedSeconds = (Date.parse(last.estimatedCompletionTime) - last.sentAt) / 1000;

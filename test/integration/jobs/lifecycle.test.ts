@@ -67,7 +67,6 @@ describe('job lifecycle over HTTP', () => {
         createdAt: done.body.createdAt,
         completedAt: done.body.completedAt,
         // A finished job has no estimate left in a listing.
-        estimatedCompletionTime: null,
         estimatedCompletionTimeP90: null,
         estimatedStartTime: null,
         placeInLine: null,

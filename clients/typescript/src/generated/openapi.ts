@@ -1464,7 +1464,7 @@ export interface components {
              * Format: date-time
              * @description The median estimate of the completion (docs/eta.md)
              */
-            estimatedCompletionTime?: string;
+            estimatedCompletionTime: string;
             version: string;
             input: {
                 [key: string]: unknown;
@@ -1616,9 +1616,9 @@ export interface components {
             customId?: string;
             /**
              * Format: date-time
-             * @description The median estimate of the completion while the job waits or runs (docs/eta.md); null in a listing once it ended
+             * @description The median estimate of the completion while the job waits or runs (docs/eta.md); absent from a listing once it ended
              */
-            estimatedCompletionTime: string | null;
+            estimatedCompletionTime?: string;
             /**
              * Format: date-time
              * @description The 90th percentile of the completion: nine jobs in ten are done by then, counted from where the job stands in its line
