@@ -61,7 +61,7 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'mix',
     describe: '120 jobs, one in four of 4 images',
-    submissions: ({ a }) => Array.from({ length: 120 }, (_, i) => ({ account: a, input: { ...prompt(i), num_images: i % 4 === 0 ? 4 : 1 }, atMs: 0 })),
+    submissions: ({ a }) => Array.from({ length: 120 }, (_, i) => ({ account: a, input: { ...prompt(i), num_images: i % 4 === 0 ? '4' : '1' }, atMs: 0 })),
   },
 ];
 
