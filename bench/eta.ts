@@ -10,14 +10,11 @@
  * figure promised), the median of |actual − promised| / actual time from admission to completion, and the worst
  * actual / promised. And the submit throughput with the line's estimate against without it, 200 submits each.
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
-import { loadConfig, REPO_ROOT } from '../src/config';
+import { loadConfig } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { tuningFile } from '../test/support/stack';
-import { nodeArgs, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
+import { sleep, startApiProcess, startProviderWorkerProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { percentile, printTable, runConcurrently, type Headline } from './stats';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
@@ -74,14 +71,6 @@ interface Outcome {
   worstRatio: number;
 }
 
-function startProviderWorkerProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, nodeArgs('tsx', path.join('src', 'workers', 'main.ts'), ['--provider', PROVIDER]), {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
 async function submit(url: string, account: TestAccount, input: Record<string, unknown>): Promise<string> {
   const res = await fetch(`${url}/v1/jobs/submit`, {
     method: 'POST',
@@ -121,7 +110,7 @@ async function withStack<T>(name: string, estimate: Estimate, run: (url: string)
     GENMEDIA_TEST_TUNING: tuningFile({ providers: { timeScale: TIME_SCALE }, jobs: { lineEstimates: estimate === 'line' } }),
   };
   const workflowWorker = startWorkflowWorkerProcess({ env });
-  const providerWorker = startProviderWorkerProcess(env);
+  const providerWorker = startProviderWorkerProcess(PROVIDER, { env });
   const api = await startApiProcess({ env });
   try {
     return await run(api.url);

@@ -9,14 +9,11 @@
  * slot time of each account between B's first and last start (while both have jobs waiting), as Jain's fairness
  * index of their weight-normalised shares and as the ratio A:B.
  */
-import type { ChildProcess } from 'node:child_process';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
-import { loadConfig, REPO_ROOT } from '../src/config';
+import { loadConfig } from '../src/config';
 import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { tuningFile } from '../test/support/stack';
-import { nodeArgs, sleep, startApiProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
+import { sleep, startApiProcess, startProviderWorkerProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { printTable, type Headline } from './stats';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
@@ -51,14 +48,6 @@ interface RunResult {
   aBacklogAtB: number;
   windowS: number;
   shares: Shares;
-}
-
-function startProviderWorkerProcess(env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, nodeArgs('tsx', path.join('src', 'workers', 'main.ts'), ['--provider', PROVIDER]), {
-    cwd: REPO_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
 }
 
 async function submit(url: string, account: TestAccount, n: number): Promise<string> {
@@ -101,7 +90,7 @@ async function measure(run: Run, prisma: PrismaClient): Promise<RunResult> {
   const account = (plan: string) => createTestAccount(prisma, { plan, creditsMicroCents: 1_000_000_000_000n, maxConcurrentJobs: 10_000 });
   const [a, b, warm] = [await account(run.plans.a), await account(run.plans.b), await account('standard')];
   const workflowWorker = startWorkflowWorkerProcess({ env });
-  const providerWorker = startProviderWorkerProcess(env);
+  const providerWorker = startProviderWorkerProcess(PROVIDER, { env });
   const api = await startApiProcess({ env });
   try {
     // Warm-up: both workers polling, code paths compiled.

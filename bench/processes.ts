@@ -117,3 +117,12 @@ export function startWorkflowWorkerProcess({ runtime = 'tsx', env = {} }: Proces
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
+
+/** A provider worker (`src/workers/main.ts --provider <id>`) as a child process against the benchmark's stack. */
+export function startProviderWorkerProcess(providerId: string, { runtime = 'tsx', env = {} }: ProcessOptions = {}): ChildProcess {
+  return spawn(process.execPath, nodeArgs(runtime, path.join('src', 'workers', 'main.ts'), ['--provider', providerId]), {
+    cwd: REPO_ROOT,
+    env: { ...process.env, LOG_LEVEL: 'error', METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
