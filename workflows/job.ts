@@ -156,7 +156,7 @@ export async function jobWorkflow(input: JobWorkflowInput): Promise<JobWorkflowR
         stoppedAtDeadline = true;
         providerScope.cancel();
       },
-    });
+    }, { startOnly: input.deadlineBoundsStartOnly === true });
   }
 
   // ── provider work ──

@@ -4,7 +4,7 @@
  * batch's cost cap, and settle the batch once every item is final. Every step is idempotent: a round retried after a
  * crash finds what the crashed one did (an item's job id is derived from its line).
  */
-import type { BatchItem, Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, type BatchItem, type PrismaClient } from '@prisma/client';
 import type { Logger } from '../logger';
 import type { BatchRound } from '../contracts/workflows/batch';
 import { IN_FLIGHT_JOB_STATUSES, type JobStore, type OrderedAdmission } from '../jobs/store';
@@ -16,7 +16,7 @@ import type { JobScheduling } from '../jobs/scheduling';
 import { CLIENT_REFUSALS } from '../shared/jobRules';
 import type { JobPriority } from '../shared/jobPriority';
 import { DomainError } from '../shared/errors';
-import { batchCounts } from './read';
+import { batchCounts, FINISHED_JOB_ITEM_STATUS_SQL } from './read';
 import { memoizedModels } from './validation';
 import { planItem, type PlannedItem, type QueuedItem } from './itemAdmission';
 
@@ -44,21 +44,26 @@ const ADMISSION_CHUNK = 100;
 /** Job workflows started at once. */
 const STARTS_IN_PARALLEL = 64;
 
-/** Items whose jobs reached a final status take that status. */
+/** Items whose jobs reached a final status take that status: `expired` for a job its deadline cancelled before it started. */
 async function noteFinishedJobs(prisma: PrismaClient, batchId: string): Promise<void> {
   await prisma.$executeRaw`
-    UPDATE batch_items i SET status = j.status::text::"BatchItemStatus", error_code = j.error_code, error_message = j.error_message, updated_at = now()
+    UPDATE batch_items i SET status = (${Prisma.raw(FINISHED_JOB_ITEM_STATUS_SQL)})::"BatchItemStatus", error_code = j.error_code, error_message = j.error_message, updated_at = now()
       FROM jobs j
      WHERE i.batch_id = ${batchId} AND i.status = 'running' AND j.id = i.job_id AND j.status IN ('completed', 'failed', 'cancelled')`;
 }
 
-/** Stops a batch: queued items end `final`, pending jobs are cancelled and refunded; running jobs finish. */
+/**
+ * Stops a batch: queued items end `final`, pending jobs are cancelled and refunded; running jobs finish. At the end of
+ * the completion window, a pending job whose deadline is the window is left to its own workflow, which cancels it
+ * at that deadline (jobs admitted before their items had deadlines are cancelled here).
+ */
 async function stopBatch(deps: BatchRoundDeps, batch: { id: string; accountId: string }, final: 'cancelled' | 'expired'): Promise<void> {
   await deps.prisma.$executeRaw`
     UPDATE batch_items SET status = ${final}::"BatchItemStatus", updated_at = now() WHERE batch_id = ${batch.id} AND status = 'queued'`;
   const pending = await deps.prisma.$queryRaw<{ line: number; job_id: string }[]>`
     SELECT i.line, i.job_id FROM batch_items i JOIN jobs j ON j.id = i.job_id
-     WHERE i.batch_id = ${batch.id} AND i.status = 'running' AND j.status = 'pending' ORDER BY i.line`;
+     WHERE i.batch_id = ${batch.id} AND i.status = 'running' AND j.status = 'pending'
+       AND (${final} = 'cancelled' OR j.deadline IS NULL) ORDER BY i.line`;
   for (const item of pending) {
     deps.heartbeat?.();
     if (await deps.cancelPendingJob(batch.accountId, item.job_id)) {
@@ -140,14 +145,16 @@ async function failQueued(prisma: PrismaClient, batchId: string, refusal: Refusa
      WHERE batch_id = ${batchId} AND status = 'queued' AND job_id IS NULL`;
 }
 
-async function nextQueued(prisma: PrismaClient, batchId: string, limit: number): Promise<QueuedItem[]> {
-  const rows = await prisma.batchItem.findMany({ where: { batchId, status: 'queued', jobId: null }, orderBy: { line: 'asc' }, take: limit });
-  return rows.map((row) => queuedItem(batchId, row));
+type BatchWindow = { id: string; expiresAt: Date | null };
+
+async function nextQueued(prisma: PrismaClient, batch: BatchWindow, limit: number): Promise<QueuedItem[]> {
+  const rows = await prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'queued', jobId: null }, orderBy: { line: 'asc' }, take: limit });
+  return rows.map((row) => queuedItem(batch, row));
 }
 
-function queuedItem(batchId: string, row: BatchItem): QueuedItem {
+function queuedItem(batch: BatchWindow, row: BatchItem): QueuedItem {
   return {
-    batchId,
+    batchId: batch.id,
     line: row.line,
     // An erased line (null) is never queued: a closed account's lines are refused before they are planned.
     customId: row.customId ?? '',
@@ -156,6 +163,7 @@ function queuedItem(batchId: string, row: BatchItem): QueuedItem {
     input: row.input as Record<string, unknown>,
     webhookUrl: row.webhookUrl,
     priority: row.priority as JobPriority | null,
+    expiresAt: batch.expiresAt,
   };
 }
 
@@ -184,7 +192,7 @@ async function recordRefusal(prisma: Pick<PrismaClient, '$executeRaw'>, item: Qu
 }
 
 /** Admits queued items in line order; returns how many were admitted. */
-async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null; maxCostMicroCents: bigint | null; admittedCostMicroCents: bigint }): Promise<number> {
+async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null; maxCostMicroCents: bigint | null; admittedCostMicroCents: bigint; expiresAt: Date | null }): Promise<number> {
   const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId);
   const refusal = callerRefusal(caller, deps.now());
   if (refusal) {
@@ -193,7 +201,7 @@ async function admitNext(deps: BatchRoundDeps, batch: { id: string; accountId: s
   }
   const slots = await freeBatchSlots(deps, caller.account);
   if (slots === 0) return 0;
-  const queued = await nextQueued(deps.prisma, batch.id, slots);
+  const queued = await nextQueued(deps.prisma, batch, slots);
   const planning = { config: deps.config, store: memoizedModels(deps.store) };
 
   // Planned in line order, so the cost cap stops at the first item that would pass it; that item and all after it
@@ -315,7 +323,7 @@ async function startJobs(deps: BatchRoundDeps, jobs: { input: JobWorkflowInput; 
  * a start finds a running or closed workflow and changes nothing), planned anew as they were; a job that can no
  * longer be planned (its model gone meanwhile) fails and is refunded.
  */
-async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null }): Promise<number> {
+async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accountId: string; apiKeyId: string | null; expiresAt: Date | null }): Promise<number> {
   const tied = await deps.prisma.batchItem.findMany({ where: { batchId: batch.id, status: 'queued', jobId: { not: null } }, orderBy: { line: 'asc' } });
   if (tied.length === 0) return 0;
   const caller = await loadCaller(deps.prisma, batch.accountId, batch.apiKeyId).catch((err: unknown) => {
@@ -338,7 +346,7 @@ async function resumeAdmissions(deps: BatchRoundDeps, batch: { id: string; accou
   const planning = { config: deps.config, store: memoizedModels(deps.store) };
   const jobs: { input: JobWorkflowInput; scheduling: JobScheduling }[] = [];
   for (const row of tied) {
-    const plan = await planItem(planning, caller, queuedItem(batch.id, row));
+    const plan = await planItem(planning, caller, queuedItem(batch, row));
     if ('planned' in plan) jobs.push({ input: admissionInput(deps, plan.planned.workflowInput), scheduling: plan.planned.scheduling });
     else await deps.failAdmittedJob(row.jobId!, plan.refused);
   }

@@ -3,7 +3,8 @@
  * (balance, spend limits, concurrent jobs: `JobStore.admitInOrder` applies them as `admit` does) and the same job
  * workflow. What differs: the job id is derived from (batch id, line), so a retried admission finds the job it made
  * instead of making another; the job waits below the account's interactive jobs; the rate limit of single submits
- * does not count it (the batch's own pace bounds it).
+ * does not count it (the batch's own pace bounds it); the batch's completion window is its job's deadline, which
+ * bounds only its start.
  */
 import { createHash } from 'node:crypto';
 import { DomainError } from '../shared/errors';
@@ -31,6 +32,8 @@ export interface QueuedItem {
   input: Record<string, unknown>;
   webhookUrl: string | null;
   priority: JobPriority | null;
+  /** The batch's completion window ends then: the item's job must have started by it (null: no window). */
+  expiresAt: Date | null;
 }
 
 export type PlannedItem = { item: QueuedItem; planned: PlannedJob } | { item: QueuedItem; refused: { code: string; message: string } };
@@ -49,7 +52,12 @@ export async function planItem(deps: Pick<SubmitDeps, 'config' | 'store'>, calle
         ...(item.priority ? { priority: item.priority } : {}),
       },
       batchItemJobId(item.batchId, item.line),
-      { requestId: null, batch: { batchId: item.batchId, customId: item.customId } },
+      {
+        requestId: null,
+        batch: { batchId: item.batchId, customId: item.customId },
+        // Its job not started when the window ends is cancelled by its own workflow, and the item expires.
+        ...(item.expiresAt ? { deadline: item.expiresAt, deadlineBoundsStartOnly: true } : {}),
+      },
     );
     // Refused before its charge: a job whose workflow cannot start would be charged and refunded on every round.
     const oversize = workflowInputRefusal(planned.workflowInput);

@@ -8,6 +8,8 @@ import type { z } from 'zod';
 import type { BatchListEntrySchema, BatchSchema, RejectedLineSchema } from '../contracts/http/batches';
 import { BATCH_ITEM_STATUSES, FINAL_BATCH_ITEM_STATUSES, formatCompletionWindow, type BatchItemStatus } from '../shared/batches';
 import { toNumber } from '../shared/money';
+import { DEADLINE_EXCEEDED } from '../shared/deadlines';
+import { readBatchTimes, type BatchTimesAt } from './timeEstimate';
 
 export type BatchView = z.infer<typeof BatchSchema>;
 export type BatchListEntry = z.infer<typeof BatchListEntrySchema>;
@@ -15,8 +17,14 @@ export type BatchCounts = Record<BatchItemStatus, number> & { total: number };
 
 type Db = Pick<PrismaClient, '$queryRaw' | '$queryRawUnsafe'> | Prisma.TransactionClient;
 
+/**
+ * The status of an item whose job `j` has ended: the job's, except `expired` for a job its deadline (the batch's
+ * completion window) cancelled before it started.
+ */
+export const FINISHED_JOB_ITEM_STATUS_SQL = `CASE WHEN j.status = 'cancelled' AND j.error_code = '${DEADLINE_EXCEEDED}' THEN 'expired' ELSE j.status::text END`;
+
 /** The status an item shows: its own, or its job's final one when the job finished since the batch last looked. */
-export const ITEM_STATUS_SQL = `CASE WHEN i.status = 'running' AND j.status IN ('completed', 'failed', 'cancelled') THEN j.status::text ELSE i.status::text END`;
+export const ITEM_STATUS_SQL = `CASE WHEN i.status = 'running' AND j.status IN ('completed', 'failed', 'cancelled') THEN ${FINISHED_JOB_ITEM_STATUS_SQL} ELSE i.status::text END`;
 
 export async function batchCounts(db: Db, batchId: string): Promise<BatchCounts> {
   const rows = await db.$queryRawUnsafe<{ status: BatchItemStatus; n: number }[]>(
@@ -46,7 +54,10 @@ function finalCount(counts: BatchCounts): number {
   return FINAL_BATCH_ITEM_STATUSES.reduce((sum, status) => sum + counts[status], 0);
 }
 
-/** From the pace so far: the time per final item times the items left. Null before any item is final, or once all are. */
+/**
+ * From the pace so far: the time per final item times the items left, for a batch with no item in flight to estimate
+ * from (timeEstimate.ts). Null before any item is final, or once all are.
+ */
 export function estimatedCompletion(batch: Pick<Batch, 'createdAt'>, counts: BatchCounts, now: Date): string | null {
   const done = finalCount(counts);
   const left = counts.total - done;
@@ -55,7 +66,8 @@ export function estimatedCompletion(batch: Pick<Batch, 'createdAt'>, counts: Bat
   return new Date(now.getTime() + Math.ceil(perItemMs * left)).toISOString();
 }
 
-export function toBatchListEntry(batch: Batch, counts: BatchCounts, costSoFar: bigint, now = new Date()): BatchListEntry {
+export function toBatchListEntry(batch: Batch, counts: BatchCounts, costSoFar: bigint, times: BatchTimesAt | null, now = new Date()): BatchListEntry {
+  const open = batch.completedAt === null;
   return {
     batchId: batch.id,
     status: batch.status,
@@ -72,13 +84,15 @@ export function toBatchListEntry(batch: Batch, counts: BatchCounts, costSoFar: b
     createdAt: batch.createdAt.toISOString(),
     completedAt: batch.completedAt?.toISOString() ?? null,
     cancelRequestedAt: batch.cancelRequestedAt?.toISOString() ?? null,
-    estimatedCompletionTime: batch.completedAt ? null : estimatedCompletion(batch, counts, now),
+    estimatedCompletionTime: !open ? null : (times?.completionTime.toISOString() ?? estimatedCompletion(batch, counts, now)),
+    estimatedCompletionTimeP90: open && times ? times.completionTimeP90.toISOString() : null,
+    estimatedExpiringItems: open && times && batch.expiresAt ? times.expiringItems : null,
   };
 }
 
-export function toBatchView(batch: Batch, counts: BatchCounts, costSoFar: bigint, now = new Date()): BatchView {
+export function toBatchView(batch: Batch, counts: BatchCounts, costSoFar: bigint, times: BatchTimesAt | null, now = new Date()): BatchView {
   return {
-    ...toBatchListEntry(batch, counts, costSoFar, now),
+    ...toBatchListEntry(batch, counts, costSoFar, times, now),
     rejected: { count: batch.rejectedCount, lines: batch.rejectedLines as z.infer<typeof RejectedLineSchema>[] },
   };
 }
@@ -87,6 +101,11 @@ export function toBatchView(batch: Batch, counts: BatchCounts, costSoFar: bigint
 export async function readBatch(prisma: PrismaClient, accountId: string, batchId: string): Promise<BatchView | null> {
   const batch = await prisma.batch.findFirst({ where: { id: batchId, accountId } });
   if (!batch) return null;
-  const [counts, cost] = await Promise.all([batchCounts(prisma, batchId), batchCostSoFar(prisma, batchId)]);
-  return toBatchView(batch, counts, cost);
+  const [counts, cost, times] = await readBatchFigures(prisma, batch);
+  return toBatchView(batch, counts, cost, times);
+}
+
+/** What a batch's view shows beside its row: its item counts, its cost so far and its time estimate (while open). */
+export function readBatchFigures(db: Db, batch: Batch): Promise<[BatchCounts, bigint, BatchTimesAt | null]> {
+  return Promise.all([batchCounts(db, batch.id), batchCostSoFar(db, batch.id), batch.completedAt ? null : readBatchTimes(db, batch)]);
 }

@@ -15,7 +15,7 @@ import type { Caller } from '../jobs/quote';
 import { submitStoreOver } from '../jobs/submitStore';
 import { decodeCursor, encodeCursor, keysetPage } from '../db/keysetCursor';
 import { createBatch, estimateBatch, type BatchCreateDeps } from './create';
-import { batchCostSoFar, batchCounts, readBatch, toBatchListEntry, type BatchView } from './read';
+import { readBatch, readBatchFigures, toBatchListEntry, type BatchView } from './read';
 import { batchResults } from './results';
 import { openBatchProgressFeed } from './progressFeed';
 
@@ -68,7 +68,7 @@ export function createBatchService(deps: BatchServiceDeps) {
         encodeCursor(secret, accountId, LIST_FILTERS, { createdAt: last.createdAt, id: String(last.seq) }),
       );
       const batches = await Promise.all(
-        page.map(async (batch) => toBatchListEntry(batch, await batchCounts(deps.prisma, batch.id), await batchCostSoFar(deps.prisma, batch.id))),
+        page.map(async (batch) => toBatchListEntry(batch, ...(await readBatchFigures(deps.prisma, batch)))),
       );
       return { batches, nextCursor, hasMore };
     },

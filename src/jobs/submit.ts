@@ -201,6 +201,8 @@ export interface JobOrigin {
   batch?: { batchId: string; customId: string };
   /** When the job must be done by: the submit's deadline, or the batch's end for its items. */
   deadline?: Date;
+  /** The deadline bounds only the start (a batch item's completion window): a running job finishes. */
+  deadlineBoundsStartOnly?: boolean;
 }
 
 /**
@@ -248,6 +250,7 @@ export async function planJob(
     retentionSeconds,
     ...(origin.batch ? { batchId: origin.batch.batchId, customId: origin.batch.customId } : {}),
     ...(origin.deadline ? { deadline: origin.deadline.toISOString() } : {}),
+    ...(origin.deadline && origin.deadlineBoundsStartOnly ? { deadlineBoundsStartOnly: true } : {}),
     line: {
       // The key Temporal dispatches it with; the fair-share weight counts in the estimate when fair share is on.
       priorityKey: temporalPriority({ ...scheduling, batchItem: origin.batch !== undefined }, false).priorityKey!,

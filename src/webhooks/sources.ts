@@ -3,7 +3,7 @@ import type { Job, PrismaClient } from '@prisma/client';
 import { toListEntry } from '../jobs/views';
 import { WEBHOOK_FORMATS, type WebhookFormat } from '../shared/webhooks';
 import type { WebhookDeliveryDeps, WebhookJob } from './deliverySteps';
-import { batchCostSoFar, batchCounts, toBatchView } from '../batches/read';
+import { readBatchFigures, toBatchView } from '../batches/read';
 
 /** Ids of batches, whose `batch.completed` event is delivered like a job's. */
 const BATCH_ID_PREFIX = 'bat_';
@@ -12,8 +12,8 @@ const BATCH_ID_PREFIX = 'bat_';
 async function loadBatch(prisma: PrismaClient, batchId: string): Promise<WebhookJob | null> {
   const batch = await prisma.batch.findUnique({ where: { id: batchId } });
   if (!batch) return null;
-  const [counts, cost] = await Promise.all([batchCounts(prisma, batchId), batchCostSoFar(prisma, batchId)]);
-  return { jobId: batch.id, accountId: batch.accountId, webhookUrl: batch.webhookUrl, format: null, finishedAt: batch.completedAt, record: toBatchView(batch, counts, cost) };
+  const record = toBatchView(batch, ...(await readBatchFigures(prisma, batch)));
+  return { jobId: batch.id, accountId: batch.accountId, webhookUrl: batch.webhookUrl, format: null, finishedAt: batch.completedAt, record };
 }
 
 /** Turns a job row into the record `GET /v1/jobs/{jobId}` returns (output URLs signed). */

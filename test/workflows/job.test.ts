@@ -138,6 +138,31 @@ describe('jobWorkflow', () => {
     expect(calls).toEqual(['admitJob', 'endAttempt:1:cancelled', 'stopJobAtDeadline']);
   }, 60_000);
 
+  it('lets a job whose deadline bounds only its start (a batch item) run past it to completion', async () => {
+    const deadline = new Date(Date.now() + 1000);
+    const input = jobInput({ deadline: deadline.toISOString(), deadlineBoundsStartOnly: true });
+    const { calls, activities } = fakeJobActivities();
+    const stopped: string[] = [];
+    const provider: ProviderFake = {
+      async startGeneration(args) {
+        await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+        // Still running well past the deadline.
+        while (Date.now() < deadline.getTime() + 1500) {
+          Context.current().heartbeat();
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        return { outcome: 'completed', outputs: [{ key: `${args.jobId}/output-1.png`, contentType: 'image/png', sizeBytes: 10 }] };
+      },
+      async cancelGeneration({ attemptId }) {
+        stopped.push(attemptId);
+      },
+    };
+    const result = await withWorkers(harness(), input, activities, provider, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(result).toMatchObject({ status: 'completed' });
+    expect(stopped).toEqual([]);
+    expect(calls).toEqual(['admitJob', 'endAttempt:1:succeeded', 'completeJob']);
+  }, 60_000);
+
   it('rejects cancel synchronously once the provider has started the job', async () => {
     const input = jobInput();
     const { calls, activities } = fakeJobActivities();

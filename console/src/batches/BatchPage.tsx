@@ -99,7 +99,11 @@ export function BatchPage() {
         </div>
         <div>
           <dt>{final ? 'Finished' : 'ETA'}</dt>
-          <dd>{final ? formatTime(b.completedAt) : formatEta(b.estimatedCompletionTime)}</dd>
+          <dd data-testid="batch-eta">
+            {final ? formatTime(b.completedAt) : formatEta(b.estimatedCompletionTime)}
+            {!final && b.estimatedCompletionTimeP90 ? ` (9 in 10 ${formatEta(b.estimatedCompletionTimeP90)})` : ''}
+            {!final && b.estimatedExpiringItems ? ` · ${b.estimatedExpiringItems} expected to expire` : ''}
+          </dd>
         </div>
       </dl>
       <RejectedLines rejected={b.rejected} />

@@ -6,13 +6,21 @@ import { progressBar, type ProgressMode } from './progress';
 /** How the ETA shown beside the bar is kept current between looks at the batch. */
 const REDRAW_MS = 1000;
 
-/** One line of counts: `12/40 final · 11 done · 1 failed · $0.54 · ETA 1m05s`, as the bar and the log lines show it. */
+/**
+ * One line of counts: `12/40 final · 11 done · 1 failed · $0.54 · ETA 1m05s (90%: 1m30s)`, as the bar and the log
+ * lines show it, and how many items are expected to expire when some are.
+ */
 export function describeCounts(batch: Batch, now = Date.now()): string {
   const { counts } = batch;
+  const left = (iso: string) => formatSeconds(Math.max(0, Math.round((Date.parse(iso) - now) / 1000)));
   const parts = [`${finalItemCount(batch.counts)}/${counts.total} final`, `${counts.completed} done`, `${counts.failed} failed`];
   for (const status of ['cancelled', 'skipped', 'expired'] as const) if (counts[status]) parts.push(`${counts[status]} ${status}`);
   parts.push(formatDollars(batch.costMicroCents));
-  if (batch.estimatedCompletionTime) parts.push(`ETA ${formatSeconds(Math.max(0, Math.round((Date.parse(batch.estimatedCompletionTime) - now) / 1000)))}`);
+  if (batch.estimatedCompletionTime) {
+    const p90 = batch.estimatedCompletionTimeP90 ? ` (90%: ${left(batch.estimatedCompletionTimeP90)})` : '';
+    parts.push(`ETA ${left(batch.estimatedCompletionTime)}${p90}`);
+  }
+  if (batch.estimatedExpiringItems) parts.push(`${batch.estimatedExpiringItems} expected to expire`);
   return parts.join(' · ');
 }
 

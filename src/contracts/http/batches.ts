@@ -115,7 +115,17 @@ export const BatchSchema = z
     createdAt: z.string().openapi({ format: 'date-time' }),
     completedAt: z.string().nullable().openapi({ format: 'date-time' }),
     cancelRequestedAt: z.string().nullable().openapi({ format: 'date-time' }),
-    estimatedCompletionTime: z.string().nullable().openapi({ format: 'date-time', description: 'From the pace so far; null before any item finished or once all are final' }),
+    estimatedCompletionTime: z.string().nullable().openapi({
+      format: 'date-time',
+      description: "The median estimate of the batch's completion, from its items' own estimates (or the pace so far while none is in flight); null once final or before anything can tell",
+    }),
+    estimatedCompletionTimeP90: z.string().nullable().openapi({
+      format: 'date-time',
+      description: "The 90th percentile of the batch's completion; null once final, or while no item is in flight",
+    }),
+    estimatedExpiringItems: z.number().int().nullable().openapi({
+      description: 'Items expected to reach the end of the completion window before they start, and so to expire; null without a window or an estimate',
+    }),
   })
   .openapi('Batch');
 

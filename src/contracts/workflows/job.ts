@@ -60,6 +60,11 @@ export interface JobWorkflowInput {
   line?: JobLineFacts;
   /** ISO 8601: when the job must be done by; absent without one (docs/eta.md). */
   deadline?: string;
+  /**
+   * The deadline bounds only the start: a job still pending then is cancelled, one already running finishes (a batch
+   * item's completion window). Absent: a running job is stopped at its deadline too.
+   */
+  deadlineBoundsStartOnly?: boolean;
   /** The submit's estimate (absent: the route's expected processing time from admission). */
   estimate?: JobEstimateAtSubmit;
 }

@@ -53,7 +53,7 @@ export async function leadsWaitingLine(prisma: PrismaClient, taskQueue: string, 
  * The slots of the line `taskQueue` of `providerId` now: its live workers' slots, capped by the provider's enabled Cog
  * servers' slots when it has any. A line no worker serves has 0.
  */
-export async function readLineSlots(prisma: PrismaClient, line: { taskQueue: string; providerId: string }): Promise<number> {
+export async function readLineSlots(prisma: Pick<PrismaClient, '$queryRaw'>, line: { taskQueue: string; providerId: string }): Promise<number> {
   const [row] = await prisma.$queryRaw<{ worker_slots: number; server_slots: number | null }[]>`
     SELECT
       COALESCE((SELECT sum(s.slots) FROM provider_slots s

@@ -11,6 +11,8 @@ import { balanceOf, get, post, startE2eStack, uploadFile, type E2eStack } from '
 import { bearer } from '../../support/api';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
+/** Served by no worker of this file: its jobs wait. */
+const IDLE_MODEL = 'lumina/lumi-xl/text-to-image';
 const PRICE = 45_000;
 
 let stack: E2eStack;
@@ -251,6 +253,32 @@ describe('money', () => {
     expect(batch.counts.expired).toBeGreaterThan(0);
     expect(batch.counts.completed + batch.counts.expired + batch.counts.cancelled).toBe(30);
     expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - BigInt(batch.counts.completed * PRICE));
+  }, 90_000);
+
+  it("expires an admitted item whose job has not started when the window ends, by the job's own deadline, refunded in full", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 4 });
+    // No worker of this file serves lumina: its job is admitted, charged, and waits.
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, {
+      items: [{ customId: 'waits', model: IDLE_MODEL, input: { prompt: 'never started' } }],
+      completionWindow: '3s',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const batchId: string = created.body.batchId;
+    const expiresAt = new Date(created.body.expiresAt);
+    const item = await eventually(async () => (await stack.prisma.batchItem.findFirst({ where: { batchId, line: 1, status: 'running' } })) ?? undefined, 20_000, 100, 'item admitted');
+    const admitted = await stack.prisma.job.findUniqueOrThrow({ where: { id: item.jobId! } });
+    expect(admitted).toMatchObject({ status: 'pending', deadline: expiresAt });
+    expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n - admitted.costMicroCents);
+
+    const batch = await settled(account.apiKey, batchId, 60_000);
+    expect(batch.status).toBe('expired');
+    expect(batch.counts).toMatchObject({ total: 1, expired: 1, cancelled: 0 });
+    const job = await stack.prisma.job.findUniqueOrThrow({ where: { id: item.jobId! } });
+    expect(job).toMatchObject({ status: 'cancelled', errorCode: 'DEADLINE_EXCEEDED', refundedMicroCents: admitted.costMicroCents });
+    expect(job.updatedAt.getTime()).toBeGreaterThanOrEqual(expiresAt.getTime());
+    const [result] = await resultsOf(account.apiKey, batchId);
+    expect(result).toMatchObject({ customId: 'waits', status: 'expired', error: { code: 'DEADLINE_EXCEEDED' } });
+    expect(await balanceOf(stack, account.accountId)).toBe(10_000_000n);
   }, 90_000);
 });
 

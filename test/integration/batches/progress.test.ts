@@ -75,6 +75,14 @@ describe('GET /v1/batches/{batchId}/events', () => {
     expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
     const finals = messages.map(finalItems);
     expect(finals).toEqual([...finals].sort((a, b) => a - b));
+    // While an item is in flight, the batch's completion is estimated from it: a median and a later 90th percentile.
+    const estimated = messages.filter((m) => m.event === 'batch.progress' && m.data.estimatedCompletionTimeP90 !== null);
+    expect(estimated.length).toBeGreaterThan(0);
+    for (const m of estimated) {
+      expect(Date.parse(m.data.estimatedCompletionTimeP90)).toBeGreaterThanOrEqual(Date.parse(m.data.estimatedCompletionTime));
+      expect(m.data.estimatedExpiringItems).toBeNull();
+    }
+    expect(last.data).toMatchObject({ estimatedCompletionTime: null, estimatedCompletionTimeP90: null, estimatedExpiringItems: null });
     for (let i = 1; i < received.length; i++) expect(received[i]!.at - received[i - 1]!.at).toBeGreaterThanOrEqual(INTERVAL_MS - 50);
 
     // A reconnect with the final event's id is told that it is over; with an earlier one, it gets the batch as it is.

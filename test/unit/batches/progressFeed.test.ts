@@ -26,6 +26,8 @@ function batch(completed: number, status: BatchView['status'] = 'running'): Batc
     completedAt: status === 'running' ? null : '2030-01-01T00:01:00.000Z',
     cancelRequestedAt: null,
     estimatedCompletionTime: null,
+    estimatedCompletionTimeP90: null,
+    estimatedExpiringItems: null,
   };
 }
 

@@ -149,8 +149,20 @@ describe('validateLines', () => {
     expect(validated.rejected).toEqual([expect.objectContaining({ line: 1, code: 'LINE_TOO_LARGE' })]);
 
     const planned = await planItem({ config, store: storeOf(model) }, caller, {
-      batchId: 'bat_1', line: 1, customId: 'a', modelSlug: 'acme/painter', version: null, input: { prompt: 'small' }, webhookUrl: null, priority: null,
+      batchId: 'bat_1', line: 1, customId: 'a', modelSlug: 'acme/painter', version: null, input: { prompt: 'small' }, webhookUrl: null, priority: null, expiresAt: null,
     });
     expect(planned).toMatchObject({ refused: { code: 'LINE_TOO_LARGE' } });
+  });
+
+  it("gives an item's job the batch's completion window as a deadline that bounds only its start", async () => {
+    const model = modelWith({});
+    const item = { batchId: 'bat_1', line: 1, customId: 'a', modelSlug: 'acme/painter', version: null, input: { prompt: 'p' }, webhookUrl: null, priority: null };
+    const windowed = await planItem({ config, store: storeOf(model) }, caller, { ...item, expiresAt: new Date('2030-01-01T00:00:00Z') });
+    expect(windowed).toMatchObject({ planned: { workflowInput: { deadline: '2030-01-01T00:00:00.000Z', deadlineBoundsStartOnly: true } } });
+
+    const unbounded = await planItem({ config, store: storeOf(model) }, caller, { ...item, expiresAt: null });
+    if (!('planned' in unbounded)) throw new Error(`refused: ${unbounded.refused.code}`);
+    expect(unbounded.planned.workflowInput).not.toHaveProperty('deadline');
+    expect(unbounded.planned.workflowInput).not.toHaveProperty('deadlineBoundsStartOnly');
   });
 });

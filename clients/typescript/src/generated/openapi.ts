@@ -2905,9 +2905,16 @@ export interface components {
             cancelRequestedAt: string | null;
             /**
              * Format: date-time
-             * @description From the pace so far; null before any item finished or once all are final
+             * @description The median estimate of the batch's completion, from its items' own estimates (or the pace so far while none is in flight); null once final or before anything can tell
              */
             estimatedCompletionTime: string | null;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the batch's completion; null once final, or while no item is in flight
+             */
+            estimatedCompletionTimeP90: string | null;
+            /** @description Items expected to reach the end of the completion window before they start, and so to expire; null without a window or an estimate */
+            estimatedExpiringItems: number | null;
         };
         BatchCounts: {
             total: number;
@@ -3004,9 +3011,16 @@ export interface components {
             cancelRequestedAt: string | null;
             /**
              * Format: date-time
-             * @description From the pace so far; null before any item finished or once all are final
+             * @description The median estimate of the batch's completion, from its items' own estimates (or the pace so far while none is in flight); null once final or before anything can tell
              */
             estimatedCompletionTime: string | null;
+            /**
+             * Format: date-time
+             * @description The 90th percentile of the batch's completion; null once final, or while no item is in flight
+             */
+            estimatedCompletionTimeP90: string | null;
+            /** @description Items expected to reach the end of the completion window before they start, and so to expire; null without a window or an estimate */
+            estimatedExpiringItems: number | null;
         };
         BatchResultLine: {
             line: number;

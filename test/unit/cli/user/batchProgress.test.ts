@@ -10,6 +10,8 @@ function batch(counts: Partial<Batch['counts']>, fields: Partial<Batch> = {}): B
     counts: { total: 10, queued: 0, running: 0, completed: 0, failed: 0, cancelled: 0, skipped: 0, expired: 0, ...counts },
     costMicroCents: 0,
     estimatedCompletionTime: null,
+    estimatedCompletionTimeP90: null,
+    estimatedExpiringItems: null,
     ...fields,
   } as Batch;
 }
@@ -32,5 +34,12 @@ describe('describeCounts', () => {
     expect(describeCounts(at(42), NOW)).toMatch(/ · ETA 42s$/);
     expect(describeCounts(at(125), NOW)).toMatch(/ · ETA 2m05s$/);
     expect(describeCounts(at(-5), NOW)).toMatch(/ · ETA 0s$/);
+  });
+
+  it('adds the 90th percentile and the items expected to expire when the batch has them', () => {
+    const iso = (seconds: number) => new Date(NOW + seconds * 1000).toISOString();
+    const estimated = batch({ completed: 1 }, { estimatedCompletionTime: iso(60), estimatedCompletionTimeP90: iso(90), estimatedExpiringItems: 3 });
+    expect(describeCounts(estimated, NOW)).toMatch(/ · ETA 1m00s \(90%: 1m30s\) · 3 expected to expire$/);
+    expect(describeCounts(batch({ completed: 1 }, { estimatedCompletionTime: iso(60), estimatedExpiringItems: 0 }), NOW)).toMatch(/ · ETA 1m00s$/);
   });
 });
