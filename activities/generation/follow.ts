@@ -8,6 +8,7 @@ import type { GenerationCheck, GenerationProgress, GenerationStart } from '../..
 import { outputsTaken, storeClaimed } from './outputClaim';
 import type { OutputStore } from '../../src/outputs/storing/outputStore';
 import { estimateCompletion, progressOf } from './progress';
+import { upstreamQueueWaitSeconds } from '../../src/jobs/eta/upstreamQueue';
 
 export function keyOf(input: GenerationStart | GenerationCheck): AttemptKey {
   return { jobId: input.jobId, attemptId: 'attempt' in input ? input.attempt.id : input.attemptId };
@@ -27,6 +28,12 @@ export function createFollower(deps: FollowDeps) {
   /** A generation that ended without outputs may still have been billed: kept where the provider reports it. */
   async function recordCostOf(key: AttemptKey, snapshot: GenerationSnapshot): Promise<void> {
     if (snapshot.upstreamCostMicroCents !== undefined) await generations.recordCost(key, snapshot.upstreamCostMicroCents);
+  }
+
+  /** When an upstream will start a generation now at `position` in its queue, at the pace that queue moved for it. */
+  async function upstreamQueueStart(key: AttemptKey, position: number, at: number): Promise<Date> {
+    const { first, nowMs } = await generations.noteQueuePosition(key, position);
+    return new Date(at + upstreamQueueWaitSeconds(first, position, nowMs) * 1000);
   }
 
   /** Records where a generation stands and says what the workflow does next. */
@@ -58,10 +65,15 @@ export function createFollower(deps: FollowDeps) {
       default: {
         const at = now();
         const progress = progressOf(snapshot, startedAt.getTime(), at, input.expectedProcessingSeconds);
+        const queued = snapshot.state === 'queued' && snapshot.queuePosition !== undefined ? await upstreamQueueStart(key, snapshot.queuePosition, at) : null;
         await generations.recordSnapshot(key, {
           running: snapshot.state === 'running',
           progress,
-          estimatedCompletionTime: estimateCompletion(startedAt.getTime(), at, progress, input.expectedProcessingSeconds),
+          // Waiting in the upstream's own queue, the run starts once the queue has moved up to it.
+          estimatedCompletionTime: queued
+            ? new Date(queued.getTime() + input.expectedProcessingSeconds * 1000)
+            : estimateCompletion(startedAt.getTime(), at, progress, input.expectedProcessingSeconds),
+          ...(queued ? { estimatedStartTime: queued } : {}),
           stage: snapshot.stage ?? snapshot.state,
           queuePosition: snapshot.queuePosition ?? null,
           costMicroCents: snapshot.upstreamCostMicroCents,

@@ -5,6 +5,7 @@
  * src/jobs/store.ts.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
+import type { FirstQueuePosition } from './eta/upstreamQueue';
 
 export interface SubmissionState {
   upstreamId: string | null;
@@ -24,6 +25,8 @@ export interface GenerationSnapshotRecord {
   running?: boolean;
   progress: number;
   estimatedCompletionTime: Date;
+  /** When the provider will start it, while it waits in an upstream's own queue; absent: unchanged. */
+  estimatedStartTime?: Date;
   stage: string | null;
   queuePosition: number | null;
   costMicroCents?: number;
@@ -47,6 +50,11 @@ export interface GenerationStore {
   clearSubmitting(key: AttemptKey): Promise<void>;
   recordUpstreamId(key: AttemptKey, upstreamId: string): Promise<void>;
   recordSnapshot(key: AttemptKey, snapshot: GenerationSnapshotRecord): Promise<void>;
+  /**
+   * Notes the attempt's position in its upstream's queue; answers the first position seen (this one, the first time)
+   * and when, by the database's clock, with the clock's time now.
+   */
+  noteQueuePosition(key: AttemptKey, position: number): Promise<{ first: FirstQueuePosition; nowMs: number }>;
   /** What a generation that failed or was cancelled cost us, when its provider says: the attempt's and the job's. */
   recordCost(key: AttemptKey, costMicroCents: number): Promise<void>;
   /** The job a verified callback is about, or null. */
@@ -119,9 +127,22 @@ export function createGenerationStore(prisma: PrismaClient): GenerationStore {
         WHERE id = ${attemptId}`;
       await prisma.$executeRaw`
         UPDATE jobs SET progress = GREATEST(progress, ${progress}), estimated_completion_time = ${snapshot.estimatedCompletionTime},
+               estimated_start_time = COALESCE(${snapshot.estimatedStartTime ?? null}::timestamptz, estimated_start_time),
                upstream_stage = ${snapshot.stage?.slice(0, 500) ?? null}, upstream_queue_position = ${snapshot.queuePosition},
                upstream_cost_micro_cents = ${jobUpstreamCost(jobId)}, updated_at = now()
         WHERE id = ${jobId} AND status = 'processing'`;
+    },
+
+    async noteQueuePosition({ attemptId }, position) {
+      const [row] = await prisma.$queryRaw<{ position: number | null; seen_at: Date | null; now: Date }[]>`
+        UPDATE job_attempts SET
+          upstream_queue_first_position = COALESCE(upstream_queue_first_position, ${position}),
+          upstream_queue_first_seen_at = COALESCE(upstream_queue_first_seen_at, now())
+        WHERE id = ${attemptId}
+        RETURNING upstream_queue_first_position AS position, upstream_queue_first_seen_at AS seen_at, now() AS now`;
+      // An attempt without a row (never begun) keeps no history: its position is taken as first seen now.
+      const nowMs = (row?.now ?? new Date()).getTime();
+      return { first: { position: row?.position ?? position, seenAtMs: row?.seen_at?.getTime() ?? nowMs }, nowMs };
     },
 
     async recordCost({ jobId, attemptId }, costMicroCents) {

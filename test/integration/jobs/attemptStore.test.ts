@@ -89,4 +89,26 @@ describe('the attempt store', () => {
     const state = await createGenerationStore(api.deps.prisma).state({ jobId, attemptId: `${jobId}.2` });
     expect(state).toEqual({ upstreamId: null, upstreamSubmittedAt: null, startedAt: null });
   });
+
+  it("keeps the first position an upstream's queue gave the attempt, and writes the start a queued snapshot estimates", async () => {
+    const jobId = await routedJob();
+    const prisma = api.deps.prisma;
+    await prisma.jobAttempt.create({ data: { id: `${jobId}.1`, jobId, number: 1, providerId: 'fal' } });
+    const generations = createGenerationStore(prisma);
+    const key = { jobId, attemptId: `${jobId}.1` };
+    const first = await generations.noteQueuePosition(key, 7);
+    expect(first.first.position).toBe(7);
+    expect(Math.abs(first.first.seenAtMs - first.nowMs)).toBeLessThan(1000);
+    const later = await generations.noteQueuePosition(key, 3);
+    expect(later.first).toEqual(first.first);
+    expect(later.nowMs).toBeGreaterThanOrEqual(first.nowMs);
+
+    const start = new Date(Date.now() + 30_000);
+    const completion = new Date(Date.now() + 40_000);
+    await generations.recordSnapshot(key, { progress: 0, estimatedCompletionTime: completion, estimatedStartTime: start, stage: 'IN_QUEUE', queuePosition: 3 });
+    expect(await prisma.job.findUniqueOrThrow({ where: { id: jobId } })).toMatchObject({ estimatedStartTime: start, estimatedCompletionTime: completion, upstreamQueuePosition: 3 });
+    // A snapshot without a start leaves the one written.
+    await generations.recordSnapshot(key, { running: true, progress: 10, estimatedCompletionTime: completion, stage: 'running', queuePosition: null });
+    expect((await prisma.job.findUniqueOrThrow({ where: { id: jobId } })).estimatedStartTime).toEqual(start);
+  });
 });
