@@ -176,7 +176,14 @@ export async function runRoutes(
       setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
       log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
     }
-    result = await runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) });
+    // In the job's provider scope from start to end, so that its cancel (a deadline's) also cuts short the waits and
+    // checks of a generation running at an upstream, not only its start.
+    result = await providerScope
+      .run(() => runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) }))
+      .catch((err: unknown): ProviderStepResult => {
+        if (isCancellation(err)) return { outcome: { outcome: 'cancelled' } };
+        throw err;
+      });
     if (succeeded(result)) return { ...result, endedAttempt: attemptEnd(attempt, route, result) };
     if (stopsGeneration()) await cancelAttemptGeneration(input.jobId, route, attempt);
     await endAttempt(attempt, route, result);

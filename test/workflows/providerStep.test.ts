@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { GenerationActivities } from '../../activities/generation';
-import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, type JobWorkflowInput } from '../../src/contracts/workflows/job';
+import { JOB_SEARCH_ATTRIBUTES, cancelUpdate, jobStartedSignal, type JobWorkflowInput } from '../../src/contracts/workflows/job';
 import { jobWorkflowId } from '../../src/contracts/workflows/job';
 import { PROVIDER_MAX_ATTEMPTS } from '../../src/shared/jobs';
 import { UPSTREAM_CHECK_ATTEMPTS, type GenerationCheck, type GenerationProgress, type UpstreamPlan } from '../../src/shared/upstreams';
@@ -148,6 +148,25 @@ describe('jobWorkflow on an upstream', () => {
     expect(upstream.calls.at(-1)).toBe('cancel');
     expect(upstream.calls.filter((c) => c === 'cancel')).toHaveLength(1);
     expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:failed:PROVIDER_TIMEOUT', 'failJob:PROVIDER_TIMEOUT']);
+  }, 60_000);
+
+  it('stops a generation still running at the upstream at its deadline: its wait is cut short and the generation cancelled', async () => {
+    const input = { ...upstreamInput(60), deadline: new Date(Date.now() + 1500).toISOString() };
+    const { calls: bookkeeping, activities } = fakeJobActivities();
+    // Checked every 10 s: the deadline comes while the step waits between checks.
+    const upstream = fakeUpstream(() => ({ outcome: 'waiting', upstreamId: 'req-1', nextCheckMs: 10_000 }), 10_000);
+    // The worker claimed the job as it started the generation (the claim is what a real start signals).
+    const start = upstream.activities.startGeneration;
+    upstream.activities.startGeneration = async (args) => {
+      await client().workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+      return start(args);
+    };
+    const started = Date.now();
+    const result = await withWorkers(harness(), input, activities, upstream.activities, async (taskQueue) => (await admit(client(), input, taskQueue)).handle.result());
+    expect(result).toMatchObject({ status: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(9_000);
+    expect(upstream.calls).toEqual(['start', 'cancel']);
+    expect(bookkeeping).toEqual(['admitJob', 'endAttempt:1:cancelled', 'stopJobAtDeadline']);
   }, 60_000);
 
   it('cancels the upstream generation when checking fails for good', async () => {

@@ -1,4 +1,7 @@
-/** A job on a Cog server that outlives upstreams.timeoutSeconds: its running prediction is canceled on the server. */
+/**
+ * A job on a Cog server that outlives upstreams.timeoutSeconds, or its own deadline: its running prediction is
+ * canceled on the server.
+ */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { post, waitForFinal } from '../../support/api';
 import { startCogServer, type CogServerProcess } from '../../support/cogServer';
@@ -46,3 +49,29 @@ it('cancels the running prediction of a job that times out, and refunds it', asy
   expect(predictions).toHaveLength(1);
   expect(predictions[0].releasedAt).not.toBeNull();
 }, 60_000);
+
+it('cancels the running prediction of a job at its deadline on the server, and refunds it in full', async () => {
+  const provider = uniqueProvider('cogdeadline');
+  const model = await importPainter(stack, provider, [cog.url], 12_000);
+  await stack.workers.startProviderWorker(provider);
+  const account = await createCogTestAccount(stack);
+  const cancelsBefore = cog.cancellations().length;
+
+  // 10 s of work against a deadline in 1 s, before the 2 s timeout: the deadline stops it.
+  const submitted = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model, input: { prompt: 'past its deadline', steps: 50, seed: 6 }, cancelAfter: 1 });
+  expect(submitted.status).toBe(201);
+  const jobId: string = submitted.body.jobId;
+  const startedAt = Date.now();
+
+  const job = await waitForFinal(stack, account.apiKey, jobId, 30_000);
+  expect(job).toMatchObject({ status: 'cancelled', refundedMicroCents: 12_000, outputs: [], error: { code: 'DEADLINE_EXCEEDED' } });
+  expect(Date.parse(job.completedAt)).toBeGreaterThanOrEqual(Date.parse(job.deadline));
+  expect(await ledgerOf(stack, jobId)).toEqual([
+    ['charge', -12_000n],
+    ['refund', 12_000n],
+  ]);
+  await eventually(async () => (cog.cancellations().length === cancelsBefore + 1 ? true : undefined), 10_000, 50, 'the prediction canceled');
+  expect(Date.now() - startedAt).toBeLessThan(9_000);
+  expect((await cog.health()).status).toBe('READY');
+}, 60_000);
+

@@ -2,7 +2,8 @@
  * The same end-to-end checks for every real upstream, through the whole stack (API, Temporal, PostgreSQL,
  * MinIO, provider worker) against the upstream's fake: submit → fake → callback or poll → completed with the
  * outputs in MinIO; a 429 then success; a content-policy refusal refunded in full; a lost callback finished by
- * the safety-net poll; a provider worker SIGKILLed mid-generation paying exactly once; bad input never sent.
+ * the safety-net poll; a generation still running at its job's deadline cancelled upstream; a provider worker
+ * SIGKILLed mid-generation paying exactly once; bad input never sent.
  */
 import type { ChildProcess } from 'node:child_process';
 import sharp from 'sharp';
@@ -12,7 +13,8 @@ import { jobWorkflowId } from '../../../../src/contracts/workflows/job';
 import { createTestAccount, eventually, type RunningWorker, type TestAccount } from '../../../support/stack';
 import type { FakeUpstream } from '../../../support/upstreams/types';
 import { samplePng } from '../../../support/upstreams/media';
-import { get, killWorkerProcess, post, startE2eStack, startWorkerProcess, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
+import { get, killWorkerProcess, ledgerOf, post, startE2eStack, startWorkerProcess, uploadFile, waitForFinal, type E2eStack } from '../e2eStack';
+import { deadlineMessages } from '../../../../src/shared/deadlines';
 import { upstreamModels, type CatalogModelCase } from './catalogInputs';
 
 interface UpstreamModelCase extends Omit<CatalogModelCase, 'build'> {
@@ -195,10 +197,34 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
       });
     }
 
+    if (!spec.synchronous) {
+      it('stops a job still running upstream at its deadline: cancelled there, and charged only when the upstream had begun it', async () => {
+        const cancelsBefore = fake.cancellations();
+        fake.slowMs = 6_000;
+        try {
+          const res = await post(`${stack.url}/v1/jobs/submit`, account.apiKey, { model: main().slug, input: withTokens(main().input, '[upstream:slow]'), cancelAfter: 2 });
+          expect(res.status, JSON.stringify(res.body)).toBe(201);
+          const { jobId, costMicroCents } = res.body as { jobId: string; costMicroCents: number };
+          const done = await waitForFinal(stack, account.apiKey, jobId, 30_000);
+          expect(done).toMatchObject({ status: 'cancelled', error: { code: 'DEADLINE_EXCEEDED' }, outputs: [] });
+          await eventually(async () => (fake.cancellations() > cancelsBefore ? true : undefined), 10_000, 50, 'the generation cancelled upstream');
+          const [attempt] = await stack.prisma.jobAttempt.findMany({ where: { jobId }, orderBy: { number: 'desc' }, take: 1 });
+          // docs/api-reference.md#deadlines: an upstream that had begun the generation bills it; one that only queued it does not.
+          const charged = attempt!.runningAt !== null;
+          expect(done.refundedMicroCents).toBe(charged ? 0 : costMicroCents);
+          expect(done.error.message).toBe(charged ? deadlineMessages.stoppedCharged : deadlineMessages.stoppedRefunded);
+          expect(await ledgerOf(stack, jobId)).toEqual(charged ? [['charge', -BigInt(costMicroCents)]] : [['charge', -BigInt(costMicroCents)], ['refund', BigInt(costMicroCents)]]);
+        } finally {
+          fake.slowMs = 8_000;
+        }
+      }, 60_000);
+    }
+
     it('survives a provider worker SIGKILLed mid-generation without a second paid generation', async () => {
       // Runs last: from here on the provider's jobs are served by worker processes only.
       await providerWorker.stop();
       const before = fake.paidSubmissions();
+      const cancelledBefore = fake.cancellations();
       fake.slowMs = 6_000;
       const { jobId, costMicroCents } = await submit(main(), withTokens(main().input, '[upstream:slow]'));
 
@@ -223,7 +249,7 @@ export function describeUpstreamEndToEnd(spec: UpstreamSpec): void {
           expect(done, JSON.stringify(done.error)).toMatchObject({ status: 'completed', refundedMicroCents: 0 });
         }
         expect(fake.paidSubmissions() - before).toBe(1);
-        expect(fake.cancellations()).toBe(0);
+        expect(fake.cancellations() - cancelledBefore).toBe(0);
       } finally {
         await killWorkerProcess(child);
         fake.slowMs = 8_000;
