@@ -14,6 +14,17 @@ import { readProviderLine, snapshotOf, type LineId } from './line';
 export const LINE_WATCH_MS = 1_000;
 /** An estimate is written again when it moved by more than this share of the time left to it, and at least 1 s. */
 const MOVED_SHARE = 0.05;
+/**
+ * A refresh of a long line writes a row and an event for most of its jobs (each one's place moved): such a line is
+ * refreshed every this many milliseconds per waiting job instead, so a watcher writes at most about 200 rows a second
+ * whatever the line's length. A job deep in a long line moves slowly against its wait, so its place is as current.
+ */
+const MS_PER_WAITING_JOB = 5;
+
+/** The pause before the next refresh of a line that had `waiting` jobs at the last one. */
+export function refreshIntervalMs(waiting: number, baseMs = LINE_WATCH_MS): number {
+  return Math.max(baseMs, waiting * MS_PER_WAITING_JOB);
+}
 
 export interface LineWatch {
   stop(): Promise<void>;
@@ -41,14 +52,14 @@ function rowsOf(estimates: Map<string, JobEstimate>, at: Date): Written {
   return rows;
 }
 
-/** Estimates the line `id` once and writes what moved; returns how many jobs were written. */
-export async function refreshLine(prisma: PrismaClient, id: LineId, options: { timeScale: number; fairness: boolean }): Promise<number> {
+/** Estimates the line `id` once and writes what moved; returns how many jobs wait in it and how many were written. */
+export async function refreshLine(prisma: PrismaClient, id: LineId, options: { timeScale: number; fairness: boolean }): Promise<{ waiting: number; written: number }> {
   const line = await readProviderLine(prisma, id, options.timeScale);
   const estimates = estimateQueue(snapshotOf(line, { fairness: options.fairness }));
-  if (estimates.size === 0) return 0;
+  if (estimates.size === 0) return { waiting: 0, written: 0 };
   const rows = rowsOf(estimates, line.readAt);
   // A job claimed since the read is left alone: its claim wrote its own.
-  return prisma.$executeRaw`
+  const written = await prisma.$executeRaw`
     UPDATE jobs AS j SET
       place_in_line = e.place,
       estimated_start_time = e.start_at::timestamptz,
@@ -61,11 +72,12 @@ export async function refreshLine(prisma: PrismaClient, id: LineId, options: { t
       AND (j.place_in_line IS DISTINCT FROM e.place
            OR abs(extract(epoch FROM j.estimated_completion_time - e.completion::timestamptz))
               > greatest(1, ${MOVED_SHARE} * extract(epoch FROM e.completion::timestamptz - now())))`;
+  return { waiting: line.waiting.length, written };
 }
 
 /**
- * Refreshes the line of `id` every `intervalMs` while `workerId` leads it and jobs wait in it, until stopped. A failed refresh is tried at
- * the next tick.
+ * Refreshes the line of `id` every `intervalMs` (longer for a long line: refreshIntervalMs) while `workerId` leads it
+ * and jobs wait in it, until stopped. A failed refresh is tried at the next tick.
  */
 export function watchLine(
   prisma: PrismaClient,
@@ -75,21 +87,23 @@ export function watchLine(
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  const baseMs = options.intervalMs ?? LINE_WATCH_MS;
+  let waiting = 0;
   const tick = async () => {
-    if (await leadsWaitingLine(prisma, id.taskQueue, options.workerId)) await refreshLine(prisma, id, options);
+    waiting = (await leadsWaitingLine(prisma, id.taskQueue, options.workerId)) ? (await refreshLine(prisma, id, options)).waiting : 0;
   };
   // The next tick is set once this one is done, so a slow database never has two refreshes of one line at once.
-  const schedule = () => {
+  const schedule = (delayMs: number) => {
     timer = setTimeout(() => {
       running = tick()
         .catch((err: unknown) => options.onError?.(err))
         .finally(() => {
-          if (!stopped) schedule();
+          if (!stopped) schedule(refreshIntervalMs(waiting, baseMs));
         });
-    }, options.intervalMs ?? LINE_WATCH_MS);
+    }, delayMs);
     timer.unref();
   };
-  schedule();
+  schedule(baseMs);
   return {
     async stop() {
       stopped = true;
