@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
+import { Context } from '@temporalio/activity';
 import { UPSTREAM_CHECK_RETRY } from '../../../src/shared/upstreams';
 import type { JobActivities } from '../../../activities/jobs';
 import type { GenerationActivities } from '../../../activities/generation';
@@ -40,6 +41,16 @@ const TASK_QUEUE = 'jobs-record';
 const PROVIDER_QUEUE = 'provider.record';
 const UPSTREAM_QUEUE = 'provider.record-upstream';
 
+/** The recorded deadlines, a second after a job's first input was made (each job's input is made more than once). */
+const deadlines = new Map<string, string>();
+const deadlineOf = (jobId: string) => {
+  if (!deadlines.has(jobId)) deadlines.set(jobId, new Date(Date.now() + 1000).toISOString());
+  return deadlines.get(jobId)!;
+};
+
+/** Jobs no worker starts: they stay pending until cancelled, by a client or at their deadline. */
+const NEVER_STARTED = new Set(['job_rec_cancelled', 'job_rec_deadline_pending']);
+
 function input(jobId: string): JobWorkflowInput {
   return {
     jobId,
@@ -50,12 +61,16 @@ function input(jobId: string): JobWorkflowInput {
     modelId: 'forge-pro',
     versionId: 'v2',
     // No worker polls the cancelled job's provider queue: it stays pending until cancelled.
-    routes: [{ providerId: 'record', taskQueue: jobId === 'job_rec_cancelled' ? 'provider.nobody' : PROVIDER_QUEUE, expectedProcessingSeconds: 3 }],
+    routes: [{ providerId: 'record', taskQueue: NEVER_STARTED.has(jobId) ? 'provider.nobody' : PROVIDER_QUEUE, expectedProcessingSeconds: 3 }],
     capability: 'text-to-image',
     input: { prompt: 'a recorded fox', num_images: '1', size: 'square_hd', thinking_mode: false },
     webhookUrl: null,
     costMicroCents: 45_000,
     admitBefore: '2099-01-01T00:00:00.000Z',
+    // Deadlines: one that cancels a pending job, one that stops a running job, and a batch item's, which bounds only
+    // its start (the job runs past it to completion).
+    ...(jobId.startsWith('job_rec_deadline') ? { deadline: deadlineOf(jobId) } : {}),
+    ...(jobId === 'job_rec_deadline_batch_item' ? { deadlineBoundsStartOnly: true } : {}),
     ...(jobId.startsWith('job_rec_upstream')
       ? {
           routes: [
@@ -138,6 +153,15 @@ async function main() {
       }
       if (args.jobId === 'job_rec_routed' || args.jobId === 'job_rec_routed_planned') {
         throw ApplicationFailure.create({ type: 'INJECTED_OUTAGE', message: 'down', nonRetryable: true });
+      }
+      if (args.jobId === 'job_rec_deadline_running' || args.jobId === 'job_rec_deadline_batch_item') {
+        await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: new Date().toISOString() });
+        // The running job's generation lasts until its deadline cancels it; the batch item's runs 2 s, past its deadline.
+        const until = Date.now() + (args.jobId === 'job_rec_deadline_running' ? 60_000 : 2_000);
+        while (Date.now() < until) {
+          Context.current().heartbeat();
+          await Promise.race([Context.current().cancelled, new Promise((r) => setTimeout(r, 200))]);
+        }
       }
       if (args.jobId === 'job_rec_processing') {
         await env.client.workflow.getHandle(jobWorkflowId(args.jobId)).signal(jobStartedSignal, { startedAt: '2030-01-01T00:00:01.000Z' });
@@ -246,6 +270,9 @@ async function main() {
       await upstreamJob.signal(providerCallbackSignal, { state: 'succeeded' });
       await upstreamJob.result();
       await (await admit('job_rec_upstream_timeout')).result();
+      await (await admit('job_rec_deadline_pending')).result();
+      await (await admit('job_rec_deadline_running')).result();
+      await (await admit('job_rec_deadline_batch_item')).result();
       await (await admit('job_rec_routed')).result();
       await (await admit('job_rec_routed_planned')).result();
       await (await admit('job_rec_routed_hedged')).result();
@@ -282,6 +309,9 @@ async function main() {
       'routed_hedged_mid_check',
       // Completion starts the delivery of the outputs to the customer's bucket.
       'delivered',
+      'deadline_pending',
+      'deadline_running',
+      'deadline_batch_item',
     ].map((name) => [jobWorkflowId(`job_rec_${name}`), `job-${name.replaceAll('_', '-')}.json`]),
     [webhookWorkflowId('job_rec_webhook', 'job.completed'), 'webhook-delivery-retried.json'],
     [webhookWorkflowId('job_rec_gone', 'job.failed'), 'webhook-delivery-gone.json'],
