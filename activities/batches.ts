@@ -11,6 +11,7 @@ import { advanceBatch, finishBatch } from '../src/batches/advance';
 import { releaseBatchInput } from '../src/batches/inputRelease';
 import { cancelDepsOver, cancelJob } from '../src/jobs/cancel';
 import { createJobStore } from '../src/jobs/store';
+import { createSubmitEstimator } from '../src/jobs/eta/submitEstimate';
 import { startAdmittedJobWorkflowOver, submitStoreOver } from '../src/jobs/submitStore';
 import { systemClock } from '../src/lib/clock';
 import { createLogger } from '../src/logger';
@@ -52,6 +53,9 @@ export function createBatchActivities(deps: BatchActivityDeps): BatchActivities 
       }
     },
     heartbeat: () => Context.current().heartbeat(),
+    ...(deps.config.jobs.lineEstimates
+      ? { estimator: createSubmitEstimator({ prisma: deps.prisma, timeScale: deps.config.providers.timeScale, fairness: deps.config.jobs.fairness }) }
+      : {}),
   };
   return {
     async advanceBatch({ batchId }) {

@@ -8,7 +8,8 @@ import { Prisma, type BatchItem, type PrismaClient } from '@prisma/client';
 import type { Logger } from '../logger';
 import type { BatchRound } from '../contracts/workflows/batch';
 import { IN_FLIGHT_JOB_STATUSES, type JobStore, type OrderedAdmission } from '../jobs/store';
-import type { SubmitDeps } from '../jobs/submit';
+import { estimatesAtAdmission, type SubmitDeps } from '../jobs/submit';
+import type { SubmitEstimator } from '../jobs/eta/submitEstimate';
 import type { Caller } from '../jobs/quote';
 import type { StartAdmittedJobWorkflow } from '../jobs/submitStore';
 import type { JobWorkflowInput } from '../contracts/workflows/job';
@@ -34,6 +35,8 @@ export interface BatchRoundDeps extends Pick<SubmitDeps, 'config' | 'store'> {
   now(): number;
   /** Called between admissions, so a long round shows it is alive. */
   heartbeat?(): void;
+  /** Places each admitted item in its provider's line, as a submit's job is (absent: its route's expected time). */
+  estimator?: SubmitEstimator;
 }
 
 /**
@@ -261,7 +264,12 @@ async function chargeChunk(
   batch: { id: string; accountId: string; apiKeyId: string | null },
   chunk: Planned[],
 ): Promise<{ charged: Charged[]; waiting: boolean; refused?: Refusal }> {
-  const inputs = chunk.map(({ planned }) => admissionInput(deps, planned.workflowInput));
+  // Each item's promise is its place in the line behind the items before it, as a submit's would be.
+  const estimates = await estimatesAtAdmission({ estimator: deps.estimator, logger: deps.logger, clock: { now: deps.now } }, chunk.map(({ planned }) => planned.workflowInput));
+  const inputs = chunk.map(({ planned }, i) => {
+    const estimate = estimates[i];
+    return { ...admissionInput(deps, planned.workflowInput), ...(estimate ? { estimate } : {}) };
+  });
   // Under the account's lock, before the first charge: the key and the account as they stand now, and the share
   // counted over all the account's batches, so two rounds at once cannot both take the last free slots.
   const admitAtMost = async (tx: Pick<PrismaClient, '$queryRaw'>, account: { maxConcurrentJobs: number }) => {

@@ -333,29 +333,50 @@ function expectedTimes(input: JobWorkflowInput, nowMs: number): ExpectedTimes {
 
 /** The job's estimate in its first route's line; none without an estimator, or when the line cannot be read. */
 async function estimateAtSubmit(deps: SubmitDeps, input: Omit<JobWorkflowInput, 'admitBefore'>): Promise<JobWorkflowInput['estimate']> {
-  if (!deps.estimator || !input.line) return undefined;
+  return (await estimatesAtAdmission(deps, [input]))[0];
+}
+
+/**
+ * The estimates of jobs about to be admitted together, each in its first route's line behind the ones before it
+ * (a submit's job, or a batch round's items); none without an estimator, or when a line cannot be read.
+ */
+export async function estimatesAtAdmission(
+  deps: Pick<SubmitDeps, 'estimator' | 'logger' | 'clock'>,
+  inputs: Omit<JobWorkflowInput, 'admitBefore'>[],
+): Promise<(JobWorkflowInput['estimate'] | undefined)[]> {
+  const estimator = deps.estimator;
+  if (!estimator || inputs.length === 0) return inputs.map(() => undefined);
+  const estimable = inputs.filter((input) => input.line);
   try {
-    const times = await deps.estimator.estimate({
-      jobId: input.jobId,
-      accountId: input.accountId,
-      taskQueue: firstRoute(input).taskQueue,
-      providerId: firstRoute(input).providerId,
-      modelId: input.modelId,
-      versionId: input.versionId,
-      ...input.line,
-    });
+    const times = await estimator.estimateAll(
+      estimable.map((input) => ({
+        jobId: input.jobId,
+        accountId: input.accountId,
+        taskQueue: firstRoute(input).taskQueue,
+        providerId: firstRoute(input).providerId,
+        modelId: input.modelId,
+        versionId: input.versionId,
+        ...input.line!,
+      })),
+    );
     const at = deps.clock.now();
     const after = (instant: Date) => Math.max(0, (instant.getTime() - at) / 1000);
-    return {
-      placeInLine: times.placeInLine,
-      startInSeconds: after(times.startTime),
-      completionInSeconds: after(times.completionTime),
-      completionP90InSeconds: after(times.completionTimeP90),
-    };
+    const byJob = new Map(
+      estimable.map((input, i) => [
+        input.jobId,
+        {
+          placeInLine: times[i]!.placeInLine,
+          startInSeconds: after(times[i]!.startTime),
+          completionInSeconds: after(times[i]!.completionTime),
+          completionP90InSeconds: after(times[i]!.completionTimeP90),
+        },
+      ]),
+    );
+    return inputs.map((input) => byJob.get(input.jobId));
   } catch (err) {
     // The estimate is not worth a refused job: the admission falls back to the route's expected time.
-    deps.logger.warn({ err, jobId: input.jobId }, 'could not estimate the job; answering with its expected processing time');
-    return undefined;
+    deps.logger.warn({ err, jobs: inputs.length }, 'could not estimate the jobs; answering with their expected processing time');
+    return inputs.map(() => undefined);
   }
 }
 

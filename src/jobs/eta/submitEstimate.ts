@@ -34,6 +34,8 @@ export interface EstimatedTimes {
 
 export interface SubmitEstimator {
   estimate(job: JobToEstimate): Promise<EstimatedTimes>;
+  /** The estimates of jobs joining their lines together, in their order (a batch's items admitted in one round). */
+  estimateAll(jobs: JobToEstimate[]): Promise<EstimatedTimes[]>;
 }
 
 /** An estimate of seconds after `at` as instants. */
@@ -80,14 +82,23 @@ export function createSubmitEstimator(deps: { prisma: PrismaClient; timeScale: n
     if (cached && now() - cached.readAtMs < LINE_CACHE_MS && cached.line.versions.has(version)) return cached;
     return read(id, version);
   };
-  return {
-    async estimate(job) {
+  // Each line's newcomers are added first, then the line is estimated once for all of them.
+  async function estimateAll(jobs: JobToEstimate[]): Promise<EstimatedTimes[]> {
+    const joined: CachedLine[] = [];
+    for (const job of jobs) {
       const version = versionKey(job.modelId, job.versionId);
       const cached = await lineFor({ taskQueue: job.taskQueue, providerId: job.providerId }, version);
-      const newcomer: Newcomer = { id: job.jobId, accountId: job.accountId, priorityKey: job.priorityKey, fairnessWeight: job.fairnessWeight, versionKey: version, workScale: job.workScale };
-      cached.newcomers.push(newcomer);
-      const estimate = estimateQueue(snapshotOf(cached.line, { fairness: deps.fairness, newcomers: cached.newcomers })).get(job.jobId)!;
-      return notBefore(estimatedTimes(estimate, cached.readAtMs), now());
+      cached.newcomers.push({ id: job.jobId, accountId: job.accountId, priorityKey: job.priorityKey, fairnessWeight: job.fairnessWeight, versionKey: version, workScale: job.workScale });
+      joined.push(cached);
+    }
+    const estimates = new Map<CachedLine, Map<string, JobEstimate>>();
+    for (const cached of new Set(joined)) estimates.set(cached, estimateQueue(snapshotOf(cached.line, { fairness: deps.fairness, newcomers: cached.newcomers })));
+    return jobs.map((job, i) => notBefore(estimatedTimes(estimates.get(joined[i]!)!.get(job.jobId)!, joined[i]!.readAtMs), now()));
+  }
+  return {
+    estimateAll,
+    async estimate(job) {
+      return (await estimateAll([job]))[0]!;
     },
   };
 }

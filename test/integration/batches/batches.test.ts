@@ -282,6 +282,33 @@ describe('money', () => {
   }, 90_000);
 });
 
+describe("batch items' estimates", () => {
+  it("promises each admitted item its place in its provider's line, behind the items before it", async () => {
+    const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 40 });
+    const items = Array.from({ length: 6 }, (_, i) => ({ customId: `w${i}`, model: IDLE_MODEL, input: { prompt: `waits ${i}` } }));
+    const created = await post(`${stack.url}/v1/batches`, account.apiKey, { items });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const batchId: string = created.body.batchId;
+    const admitted = await eventually(
+      async () => {
+        const rows = await stack.prisma.batchItem.findMany({ where: { batchId, status: 'running' }, orderBy: { line: 'asc' } });
+        return rows.length === items.length ? rows : undefined;
+      },
+      20_000,
+      100,
+      'items admitted',
+    );
+    const jobs = await Promise.all(admitted.map((item) => stack.prisma.job.findUniqueOrThrow({ where: { id: item.jobId! } })));
+    // Admitted in one transaction: without the line, every item would promise the same instant.
+    const promised = jobs.map((job) => job.promisedCompletionTime!.getTime());
+    expect(promised).toEqual([...promised].sort((a, b) => a - b));
+    expect(promised.at(-1)!).toBeGreaterThan(promised[0]!);
+    for (const job of jobs) expect(job.promisedCompletionTimeP90!.getTime()).toBeGreaterThanOrEqual(job.promisedCompletionTime!.getTime());
+    expect(await post(`${stack.url}/v1/batches/${batchId}/cancel`, account.apiKey)).toMatchObject({ status: 200 });
+    expect((await settled(account.apiKey, batchId)).status).toBe('cancelled');
+  }, 60_000);
+});
+
 describe('reading batches', () => {
   it("lists the account's batches newest first and hides other accounts' batches", async () => {
     const account = await createTestAccount(stack.prisma, { creditsMicroCents: 10_000_000n, maxConcurrentJobs: 20 });

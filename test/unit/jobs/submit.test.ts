@@ -206,14 +206,17 @@ describe('submitJob', () => {
     const asked: unknown[] = [];
     const { deps, recorded } = fakeDeps({
       estimator: {
-        async estimate(job) {
-          asked.push(job);
-          return {
+        async estimate() {
+          throw new Error('a submit asks for its estimate with the others of its admission');
+        },
+        async estimateAll(jobs) {
+          asked.push(...jobs);
+          return jobs.map(() => ({
             placeInLine: 4,
             startTime: new Date(NOW + 30_000),
             completionTime: new Date(NOW + 42_000),
             completionTimeP90: new Date(NOW + 50_000),
-          };
+          }));
         },
       },
     });
@@ -229,6 +232,9 @@ describe('submitJob', () => {
     const { deps, recorded } = fakeDeps({
       estimator: {
         async estimate() {
+          throw new Error('connection refused');
+        },
+        async estimateAll() {
           throw new Error('connection refused');
         },
       },
