@@ -9,6 +9,7 @@
  *  - slower route: 120 jobs, one every 0.7 s; halfway, the provider's jobs turn three times slower (its worker is
  *    replaced by one whose time scale is three times longer, as a route whose upstream slows down);
  *  - mix: 120 jobs on lumina, one in five a text-to-video job (240 s nominal against 30 s: eight times the work).
+ * Each scenario's models first run MIN_OBSERVED_RUNS jobs each, so that its routes have a history of their own.
  * Per scenario and estimate, from the jobs' rows: the share completed by the promised 90th percentile (before, the one
  * figure promised), the median of |actual − promised| / actual time from admission to completion, and the worst
  * actual / promised. And the submit throughput with the line's estimate against without it, 200 submits each.
@@ -19,6 +20,7 @@ import { createTestAccount, type TestAccount } from '../test/support/accounts';
 import { tuningFile } from '../test/support/stack';
 import { sleep, startApiProcess, startProviderWorkerProcess, startWorkflowWorkerProcess, stopProcess, until } from './processes';
 import { percentile, printTable, runConcurrently, type Headline } from './stats';
+import { MIN_OBSERVED_RUNS } from '../src/jobs/eta/runTime';
 
 const MODEL = 'pixelforge/forge-pro/text-to-image';
 const LUMINA_IMAGE = 'lumina/lumi-xl/text-to-image';
@@ -188,9 +190,15 @@ async function withStack<T>(scenario: Scenario, estimate: Estimate, run: (stack:
   }
 }
 
-async function warmUp(prisma: PrismaClient, url: string, account: TestAccount, model: string): Promise<void> {
-  await until(() => submit(url, account, model, prompt(0)).then(() => true, () => false), 120_000, 1_000);
-  await until(async () => (await prisma.job.count({ where: { accountId: account.accountId, status: 'completed' } })) > 0, 120_000, 200);
+/**
+ * Waits for the stack, then runs as many jobs of each model as the estimate needs to take the route's observed run times
+ * instead of the catalog's (MIN_OBSERVED_RUNS): the scenarios measure a route with a history, as a deployment's are.
+ */
+async function warmUp(prisma: PrismaClient, url: string, account: TestAccount, models: string[]): Promise<void> {
+  await until(() => submit(url, account, models[0]!, prompt(0)).then(() => true, () => false), 120_000, 1_000);
+  for (const [m, model] of models.entries()) for (let i = m === 0 ? 1 : 0; i < MIN_OBSERVED_RUNS; i += 1) await submit(url, account, model, prompt(i));
+  const runs = MIN_OBSERVED_RUNS * models.length;
+  await until(async () => (await prisma.job.count({ where: { accountId: account.accountId, status: 'completed' } })) >= runs, 600_000, 200);
 }
 
 async function score(prisma: PrismaClient, scenario: string, estimate: Estimate, ids: string[]): Promise<Outcome> {
@@ -219,7 +227,7 @@ async function measureScenario(prisma: PrismaClient, scenario: Scenario, estimat
   const [a, b, warm] = [await account('standard'), await account('business'), await account('standard')];
   const submissions = scenario.submissions({ a, b });
   return withStack(scenario, estimate, async (stack) => {
-    await warmUp(prisma, stack.url, warm, submissions[0]!.model);
+    await warmUp(prisma, stack.url, warm, [...new Set(submissions.map((x) => x.model))]);
     const [batchIds, ids] = await Promise.all([
       scenario.batchLines ? submitBatch(prisma, stack.url, a, scenario.batchLines) : [],
       submitAll(stack.url, submissions),

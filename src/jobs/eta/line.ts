@@ -11,7 +11,7 @@ import { expectedRunTime, type ObservedRunTimes } from './runTime';
 /** Succeeded attempts of the line, newest first, whose run times are read; a version rarer than that uses the catalog's. */
 const OBSERVED_ATTEMPTS = 300;
 /** Runs of one version read at most: the recent ones tell how the route runs now. */
-const OBSERVED_RUNS_PER_VERSION = 50;
+const OBSERVED_RUNS_PER_VERSION = 20;
 
 /** A model version as the line knows it: its catalog time on this provider (the built-in provider's scaled). */
 interface VersionTime {
