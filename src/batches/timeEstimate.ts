@@ -6,6 +6,7 @@
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { readLineSlots } from '../jobs/eta/capacity';
+import { Z90 } from '../jobs/eta/estimator';
 
 export interface InFlightItem {
   modelSlug: string;
@@ -33,9 +34,6 @@ export interface BatchTimes {
   /** Items expected to reach the end of the completion window before they start (0 without one). */
   expiringItems: number;
 }
-
-/** z of the 90th percentile of a normal distribution. */
-const Z90 = 1.2816;
 
 interface Lane {
   at: number;

@@ -54,7 +54,7 @@ export interface JobEstimate {
 }
 
 /** z of the 90th percentile of a normal distribution. */
-const Z90 = 1.2816;
+export const Z90 = 1.2816;
 /** What is left of a run past its median is taken to be at least this share of the median. */
 const OVERRUN_FLOOR = 0.1;
 /**
