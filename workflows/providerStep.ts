@@ -9,6 +9,7 @@ import {
   ActivityCancellationType,
   CancellationScope,
   condition,
+  isCancellation,
   proxyActivities,
   setCurrentDetails,
   upsertSearchAttributes,
@@ -94,7 +95,21 @@ export function cancelAttemptGeneration(jobId: string, route: RoutePlan, attempt
 
 const TIMEOUT_ERROR: JobError = { code: 'PROVIDER_TIMEOUT', message: 'The upstream did not finish in time; its generation was cancelled' };
 
-/** One attempt of the job: its generation on `on`'s provider, from start to end. */
+export interface ProviderStepOptions {
+  /** Told once the provider reports the generation running (for hedging). */
+  onRunning?: () => void;
+  /** Told after each status check of the generation (for hedging: its start is seen at checks). */
+  onChecked?: () => void;
+  /** Attempts of the start activity (fewer where another route can take the job). */
+  startAttempts?: number;
+}
+
+/**
+ * One attempt of the job: its generation on `on`'s provider, from start to end, all of it in `providerScope`, so that
+ * the scope's cancel (a deadline's, a hedge's loser's) cuts short the start and also the waits and checks of a
+ * generation running at an upstream. Cut short, the attempt ends `cancelled`; stopping its generation is left to
+ * whoever cancelled the scope.
+ */
 export async function runProviderStep(
   input: JobWorkflowInput,
   on: RoutePlan,
@@ -102,14 +117,24 @@ export async function runProviderStep(
   providerScope: CancellationScope,
   callbacks: CallbackCursor,
   describeFailure: (err: unknown) => JobError,
-  options: {
-    /** Told once the provider reports the generation running (for hedging). */
-    onRunning?: () => void;
-    /** Told after each status check of the generation (for hedging: its start is seen at checks). */
-    onChecked?: () => void;
-    /** Attempts of the start activity (fewer where another route can take the job). */
-    startAttempts?: number;
-  } = {},
+  options: ProviderStepOptions = {},
+): Promise<ProviderStepResult> {
+  try {
+    return await providerScope.run(() => runAttempt(input, on, attempt, providerScope, callbacks, describeFailure, options));
+  } catch (err) {
+    if (isCancellation(err)) return { outcome: { outcome: 'cancelled' } };
+    throw err;
+  }
+}
+
+async function runAttempt(
+  input: JobWorkflowInput,
+  on: RoutePlan,
+  attempt: AttemptRef,
+  providerScope: CancellationScope,
+  callbacks: CallbackCursor,
+  describeFailure: (err: unknown) => JobError,
+  options: ProviderStepOptions,
 ): Promise<ProviderStepResult> {
   const { onRunning, onChecked } = options;
   const activities = generationActivities(on.taskQueue, options.startAttempts, on.upstream?.checkRetry, on.startRetry);
@@ -128,18 +153,16 @@ export async function runProviderStep(
 
   let progress: GenerationProgress;
   try {
-    progress = await providerScope.run(() =>
-      activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${providerId}${mapping ? ` (${mapping.model})` : ''}` }, [
-        {
-          ...base,
-          attempt,
-          capability: input.capability,
-          versionId: input.versionId,
-          input: input.input,
-          deadline: new Date(deadlineMs).toISOString(),
-        },
-      ]),
-    );
+    progress = await activities.start.startGeneration.executeWithOptions({ summary: `Generate with ${providerId}${mapping ? ` (${mapping.model})` : ''}` }, [
+      {
+        ...base,
+        attempt,
+        capability: input.capability,
+        versionId: input.versionId,
+        input: input.input,
+        deadline: new Date(deadlineMs).toISOString(),
+      },
+    ]);
   } catch (err) {
     if (providerScope.consideredCancelled) return { outcome: { outcome: 'cancelled' } };
     // The failure may have come after the provider accepted the job (e.g. storing the outputs).

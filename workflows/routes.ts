@@ -9,7 +9,6 @@
 import {
   CancellationScope,
   condition,
-  isCancellation,
   log,
   proxyLocalActivities,
   setCurrentDetails,
@@ -101,18 +100,14 @@ export async function runRoutes(
       const route = routes[k];
       // The hedge hears the job's callbacks from its start on, as the first attempt does.
       const cursor = k === 0 ? callbacks : { inbox: callbacks.inbox, seen: callbacks.inbox.received };
-      scopes[k]
-        .run(() =>
-          runProviderStep(input, route, refs[k], scopes[k], cursor, describeFailure, {
-            onRunning: () => (running[k] = true),
-            onChecked: () => (checks[k] += 1),
-            startAttempts: startAttemptsOf(k),
-          }),
-        )
-        .then(
-          (result) => (settled[k] = result),
-          (err: unknown) => (settled[k] = isCancellation(err) ? { outcome: { outcome: 'cancelled' } } : { error: describeFailure(err) }),
-        );
+      runProviderStep(input, route, refs[k], scopes[k], cursor, describeFailure, {
+        onRunning: () => (running[k] = true),
+        onChecked: () => (checks[k] += 1),
+        startAttempts: startAttemptsOf(k),
+      }).then(
+        (result) => (settled[k] = result),
+        (err: unknown) => (settled[k] = { error: describeFailure(err) }),
+      );
     };
 
     start(0);
@@ -176,14 +171,7 @@ export async function runRoutes(
       setCurrentDetails(`**Status** failing over to ${route.providerId} (attempt ${attempt.number} of at most ${routes.length})`);
       log.info('failing over', { jobId: input.jobId, to: route.providerId, code: 'error' in result ? result.error.code : undefined });
     }
-    // In the job's provider scope from start to end, so that its cancel (a deadline's) also cuts short the waits and
-    // checks of a generation running at an upstream, not only its start.
-    result = await providerScope
-      .run(() => runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) }))
-      .catch((err: unknown): ProviderStepResult => {
-        if (isCancellation(err)) return { outcome: { outcome: 'cancelled' } };
-        throw err;
-      });
+    result = await runProviderStep(input, route, attempt, providerScope, callbacks, describeFailure, { startAttempts: startAttemptsOf(index) });
     if (succeeded(result)) return { ...result, endedAttempt: attemptEnd(attempt, route, result) };
     if (stopsGeneration()) await cancelAttemptGeneration(input.jobId, route, attempt);
     await endAttempt(attempt, route, result);
