@@ -6,7 +6,7 @@
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { readLineSlots } from '../jobs/eta/capacity';
-import { Z90 } from '../jobs/eta/estimator';
+import { spread, Z90, type RunTime } from '../jobs/eta/estimator';
 
 export interface InFlightItem {
   modelSlug: string;
@@ -47,13 +47,13 @@ const median = (values: number[]) => {
 };
 
 /** The run time of an item of each model, from its jobs in flight (their completion after their start), else of all. */
-function runTimes(inFlight: InFlightItem[]): (modelSlug: string) => { p50: number; p90: number } {
-  const of = (items: InFlightItem[]) => ({
-    p50: Math.max(0, median(items.map((i) => i.completionP50Seconds - i.startSeconds))),
-    p90: Math.max(0, median(items.map((i) => i.completionP90Seconds - i.startSeconds))),
+function runTimes(inFlight: InFlightItem[]): (modelSlug: string) => RunTime {
+  const of = (items: InFlightItem[]): RunTime => ({
+    p50Seconds: Math.max(0, median(items.map((i) => i.completionP50Seconds - i.startSeconds))),
+    p90Seconds: Math.max(0, median(items.map((i) => i.completionP90Seconds - i.startSeconds))),
   });
   const all = of(inFlight);
-  const byModel = new Map<string, { p50: number; p90: number }>();
+  const byModel = new Map<string, RunTime>();
   for (const slug of new Set(inFlight.map((i) => i.modelSlug))) byModel.set(slug, of(inFlight.filter((i) => i.modelSlug === slug)));
   return (slug) => byModel.get(slug) ?? all;
 }
@@ -77,42 +77,33 @@ export function estimateBatchTimes(facts: BatchTimeFacts): BatchTimes | null {
     }
     p50 = Math.max(p50, item.completionP50Seconds);
     p90 = Math.max(p90, item.completionP90Seconds);
-    ends.push({ at: item.completionP50Seconds, variance: (Math.max(0, item.completionP90Seconds - item.completionP50Seconds) / Z90) ** 2 });
+    ends.push({ at: item.completionP50Seconds, variance: spread({ p50Seconds: item.completionP50Seconds, p90Seconds: item.completionP90Seconds }) ** 2 });
   }
   // Each lane frees when the last in-flight item it holds ends: the latest ends, one per lane.
   const laneCount = Math.max(1, Math.min(inFlight.length, Math.floor(facts.slots) || 1));
   const lanes = ends.sort((a, b) => b.at - a.at).slice(0, laneCount);
   while (lanes.length < laneCount) lanes.push({ at: 0, variance: 0 });
   const runTimeOf = runTimes(inFlight);
+  const queuedItems = facts.queued.reduce((sum, q) => sum + q.count, 0);
+  let placed = 0;
   for (const { modelSlug, count } of facts.queued) {
     const run = runTimeOf(modelSlug);
-    const variance = (Math.max(0, run.p90 - run.p50) / Z90) ** 2;
-    for (let n = 0; n < count; n += 1) {
+    const variance = spread(run) ** 2;
+    for (let n = 0; n < count; n += 1, placed += 1) {
       let first = 0;
       for (let i = 1; i < lanes.length; i += 1) if (lanes[i]!.at < lanes[first]!.at) first = i;
       const lane = lanes[first]!;
       if (expires(lane.at)) {
         // Every lane frees after the window: this item and the rest of the line expire.
-        expiringItems += facts.queued.reduce((sum, q) => sum + q.count, 0) - queuedBefore(facts.queued, modelSlug, n);
-        return { completionP50Seconds: p50, completionP90Seconds: Math.max(p90, p50), expiringItems };
+        return { completionP50Seconds: p50, completionP90Seconds: Math.max(p90, p50), expiringItems: expiringItems + queuedItems - placed };
       }
-      lane.at += run.p50;
+      lane.at += run.p50Seconds;
       lane.variance += variance;
       p50 = Math.max(p50, lane.at);
       p90 = Math.max(p90, lane.at + Z90 * Math.sqrt(lane.variance));
     }
   }
   return { completionP50Seconds: p50, completionP90Seconds: Math.max(p90, p50), expiringItems };
-}
-
-/** How many queued items come before the `n`-th of `modelSlug`'s group. */
-function queuedBefore(queued: BatchTimeFacts['queued'], modelSlug: string, n: number): number {
-  let before = 0;
-  for (const q of queued) {
-    if (q.modelSlug === modelSlug) return before + n;
-    before += q.count;
-  }
-  return before;
 }
 
 type Db = Pick<PrismaClient, '$queryRaw'> | Prisma.TransactionClient;

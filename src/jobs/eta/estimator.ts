@@ -83,7 +83,7 @@ export function dispatchOrder<T extends Omit<WaitingJob, 'runTime'>>(waiting: re
 }
 
 /** The spread of a run, as a normal distribution's standard deviation, from its median and 90th percentile. */
-function spread(runTime: RunTime): number {
+export function spread(runTime: RunTime): number {
   return Math.max(0, runTime.p90Seconds - runTime.p50Seconds) / Z90;
 }
 

@@ -52,14 +52,14 @@ function rowsOf(estimates: Map<string, JobEstimate>, at: Date): Written {
   return rows;
 }
 
-/** Estimates the line `id` once and writes what moved; returns how many jobs wait in it and how many were written. */
-export async function refreshLine(prisma: PrismaClient, id: LineId, options: { timeScale: number; fairness: boolean }): Promise<{ waiting: number; written: number }> {
+/** Estimates the line `id` once and writes what moved; returns how many jobs wait in it. */
+export async function refreshLine(prisma: PrismaClient, id: LineId, options: { timeScale: number; fairness: boolean }): Promise<number> {
   const line = await readProviderLine(prisma, id, options.timeScale);
   const estimates = estimateQueue(snapshotOf(line, { fairness: options.fairness }));
-  if (estimates.size === 0) return { waiting: 0, written: 0 };
+  if (estimates.size === 0) return 0;
   const rows = rowsOf(estimates, line.readAt);
   // A job claimed since the read is left alone: its claim wrote its own.
-  const written = await prisma.$executeRaw`
+  await prisma.$executeRaw`
     UPDATE jobs AS j SET
       place_in_line = e.place,
       estimated_start_time = e.start_at::timestamptz,
@@ -72,7 +72,7 @@ export async function refreshLine(prisma: PrismaClient, id: LineId, options: { t
       AND (j.place_in_line IS DISTINCT FROM e.place
            OR abs(extract(epoch FROM j.estimated_completion_time - e.completion::timestamptz))
               > greatest(1, ${MOVED_SHARE} * extract(epoch FROM e.completion::timestamptz - now())))`;
-  return { waiting: line.waiting.length, written };
+  return line.waiting.length;
 }
 
 /**
@@ -90,7 +90,7 @@ export function watchLine(
   const baseMs = options.intervalMs ?? LINE_WATCH_MS;
   let waiting = 0;
   const tick = async () => {
-    waiting = (await leadsWaitingLine(prisma, id.taskQueue, options.workerId)) ? (await refreshLine(prisma, id, options)).waiting : 0;
+    waiting = (await leadsWaitingLine(prisma, id.taskQueue, options.workerId)) ? await refreshLine(prisma, id, options) : 0;
   };
   // The next tick is set once this one is done, so a slow database never has two refreshes of one line at once.
   const schedule = (delayMs: number) => {
