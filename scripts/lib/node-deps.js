@@ -7,6 +7,7 @@ const path = require('node:path');
 const { REPO_ROOT } = require('./paths');
 const { capture, runVisible } = require('./proc');
 const { SetupError } = require('./log');
+const { restoreNodeModules, saveNodeModules } = require('./nodeModulesCache');
 
 const STAMP_DIR = path.join('node_modules', '.cache', 'genmedia');
 
@@ -74,14 +75,28 @@ function ensureNodeModules(report, root = REPO_ROOT) {
     report.cached('node packages', state.reason);
     return;
   }
-  report.installing('node packages', `${state.reason}: npm ci`);
+  const nodeMajor = process.versions.node.split('.')[0];
+  const cacheKey = `${state.hash}-node${nodeMajor}-${process.platform}-${process.arch}`;
+  const fresh = !fs.existsSync(path.join(root, 'node_modules'));
+  const restored = fresh ? restoreNodeModules(root, cacheKey) : 'none';
+  if (restored === 'linked') {
+    writeStamps(root, state.hash, nodeMajor);
+    report.cached('node packages', `linked from the copy this machine installed of the same lock file on Node ${nodeMajor}`);
+    return;
+  }
+  report.installing('node packages', `${state.reason}: npm ci${restored === 'stale' ? ' (the cached copy had a rewritten file and was removed)' : ''}`);
   const code = runVisible('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root });
   if (code !== 0) {
     throw new SetupError(`npm ci failed (exit ${code})`, 'check the npm registry is reachable, then run `npm ci` by hand to see the error');
   }
-  writeStamp(root, 'package-lock.sha256', state.hash);
-  writeStamp(root, 'node-major', process.versions.node.split('.')[0]);
+  writeStamps(root, state.hash, nodeMajor);
+  saveNodeModules(root, cacheKey);
   report.installed('node packages', `npm ci on Node ${process.versions.node}`);
+}
+
+function writeStamps(root, hash, nodeMajor) {
+  writeStamp(root, 'package-lock.sha256', hash);
+  writeStamp(root, 'node-major', nodeMajor);
 }
 
 function prismaInputsHash(root) {
