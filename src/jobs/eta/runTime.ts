@@ -17,6 +17,33 @@ export interface ObservedRunTimes {
   runs: number;
   p50Seconds: number;
   p90Seconds: number;
+  /** The last RECENT_RUNS of those runs against the ones before them, when there are both. */
+  recent?: RecentRunTimes;
+}
+
+/** How many of the newest runs are compared with the rest, to tell a route whose pace changed. */
+export const RECENT_RUNS = 5;
+
+export interface RecentRunTimes {
+  p50Seconds: number;
+  p90Seconds: number;
+  /** The 10th and 90th percentiles of the runs before the recent ones. */
+  olderP10Seconds: number;
+  olderP90Seconds: number;
+}
+
+/**
+ * The run times to estimate from: the recent runs alone once their median has left the band the runs before them
+ * kept (above their 90th percentile or below their 10th), which a steady route almost never does (at least three of
+ * five runs past the band), so a route that slowed down, or sped up, is estimated at its new pace within a few runs
+ * instead of once half of the window has turned.
+ */
+export function currentPace(observed: ObservedRunTimes): { p50Seconds: number; p90Seconds: number } {
+  const recent = observed.recent;
+  if (recent && (recent.p50Seconds > recent.olderP90Seconds || recent.p50Seconds < recent.olderP10Seconds)) {
+    return { p50Seconds: recent.p50Seconds, p90Seconds: recent.p90Seconds };
+  }
+  return observed;
 }
 
 /**
@@ -35,7 +62,8 @@ export function workScale(pricing: PricingRule, inputSchema: object, input: Reco
 /** The run time of a job of scale `scale`: observed once MIN_OBSERVED_RUNS runs were seen, else the catalog's. */
 export function expectedRunTime(observed: ObservedRunTimes | undefined, catalogSeconds: number, scale: number): RunTime {
   if (observed && observed.runs >= MIN_OBSERVED_RUNS) {
-    return { p50Seconds: observed.p50Seconds * scale, p90Seconds: Math.max(observed.p90Seconds, observed.p50Seconds) * scale };
+    const pace = currentPace(observed);
+    return { p50Seconds: pace.p50Seconds * scale, p90Seconds: Math.max(pace.p90Seconds, pace.p50Seconds) * scale };
   }
   return { p50Seconds: catalogSeconds * scale, p90Seconds: catalogSeconds * CATALOG_P90_FACTOR * scale };
 }
