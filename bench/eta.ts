@@ -13,6 +13,7 @@
  * Per scenario and estimate, from the jobs' rows: the share completed by the promised 90th percentile (before, the one
  * figure promised), the median of |actual − promised| / actual time from admission to completion, and the worst
  * actual / promised. And the submit throughput with the line's estimate against without it, 200 submits each.
+ * BENCH_ETA_SCENARIOS (names, comma-separated: `slower route,batch`) runs only those scenarios.
  */
 import { createPrisma, type PrismaClient } from '../src/db/prisma';
 import { loadConfig } from '../src/config';
@@ -251,6 +252,14 @@ async function submitThroughput(prisma: PrismaClient, estimate: Estimate): Promi
   });
 }
 
+function chosenScenarios(): Scenario[] {
+  const names = process.env.BENCH_ETA_SCENARIOS?.split(',').map((name) => name.trim()).filter(Boolean);
+  if (!names) return SCENARIOS;
+  const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_ETA_SCENARIOS: no scenario ${unknown.join(', ')} (there are ${SCENARIOS.map((s) => s.name).join(', ')})`);
+  return SCENARIOS.filter((s) => names.includes(s.name));
+}
+
 export async function etaBench(): Promise<Headline[]> {
   const config = loadConfig();
   const prisma = createPrisma(config.database.url);
@@ -260,7 +269,7 @@ export async function etaBench(): Promise<Headline[]> {
   try {
     // The models' per-account request limit (60 a minute) would refuse the floods; set back afterwards.
     await prisma.modelVersion.updateMany({ where: { model: { slug: { in: MODELS } } }, data: { requestsPerMinute: 100_000, requestsPerDay: 1_000_000 } });
-    for (const scenario of SCENARIOS) {
+    for (const scenario of chosenScenarios()) {
       for (const estimate of ['before', 'line'] as const) {
         outcomes.push(await measureScenario(prisma, scenario, estimate));
         await sleep(2_000);
