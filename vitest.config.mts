@@ -22,14 +22,11 @@ const FAST_LOOP: Record<string, object> = {
 };
 
 /**
- * The projects that start test stacks and processes run one build, made before their first file; the static check
- * type-checks the rest against it.
+ * The projects that start test stacks and processes run one build, made while the fast projects run and awaited by
+ * each of their files; the static check type-checks the rest against it.
  */
-const BUILT: Record<string, object> = {
-  static: { globalSetup: ['test/support/buildSetup.ts'] },
-  integration: { globalSetup: ['test/support/buildSetup.ts'] },
-  system: { globalSetup: ['test/support/buildSetup.ts'] },
-};
+const BUILT_PROJECT = { globalSetup: ['test/support/buildSetup.ts'], setupFiles: ['test/support/awaitBuild.ts'] };
+const BUILT: Record<string, object> = { static: BUILT_PROJECT, integration: BUILT_PROJECT, system: BUILT_PROJECT };
 
 export default defineConfig({
   resolve: {

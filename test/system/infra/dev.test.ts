@@ -7,6 +7,9 @@
  * differ. The official `openai` Python SDK generates images through /openai/v1 and the official `replicate` client
  * runs a genmedia model through /replicate (plain http: it returns the output URLs, fetched with the key). Each
  * request is an ordinary job of the dev account, charged once in its ledger.
+ *
+ * Three starts in all: the first on the empty folder; one whose supervisor is killed; and the start after it, which
+ * also runs Replicate and prints traces.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,6 +56,10 @@ const runs: DevRun[] = [];
 /** The first start on the empty data folder: the quick starts and the first test share it. */
 let firstRun: DevRun | undefined;
 const firstStart = (): DevRun => (firstRun ??= startDev());
+/** The start after a killed supervisor, which the test after it goes on with. */
+let restarted: DevRun | undefined;
+let restartSummary: string | undefined;
+let replicate: Awaited<ReturnType<typeof startReplicateFake>> | undefined;
 
 
 /**
@@ -193,6 +200,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await replicate?.close();
   // Whatever a failed test left running: the supervisor first, then anything of the data folder by pid.
   for (const run of runs) {
     if (!running(run)) continue;
@@ -319,17 +327,49 @@ describe('npm run dev', () => {
     expect(run.output()).toContain('everything stopped');
   }, 200_000);
 
-  it('a second start reuses the data folder and prints the same dev key; a Replicate key alone turns Replicate on; traces print to the console as documented', async () => {
+  it('after its supervisor is killed, the next start stops what it left running; a second stack on the folder is refused', async () => {
     expect(devKey, 'the first start printed no key').toBeDefined();
-    expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
-    // A Replicate-compatible server: only the token and the origin override are set.
-    const replicate = await startReplicateFake();
+    const crashed = startDev();
+    await waitForSummary(crashed, 150_000);
+    const before = processesOfDataDir();
+    expect(before.length).toBeGreaterThanOrEqual(7);
+
+    // An OOM kill or SIGKILL of the supervisor alone: its children live on and hold the ports.
+    process.kill(crashed.child.pid!, 'SIGKILL');
+    await crashed.exited;
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(processesOfDataDir().length).toBeGreaterThanOrEqual(6);
+    expect((await busyPorts()).length).toBeGreaterThan(0);
+
+    // The next start is the one the next test uses: a Replicate key alone, and traces printed to the console.
+    replicate = await startReplicateFake();
+    // docs/observability.md: OTEL_TRACES_EXPORTER=console npm run dev. The Temporal dev server refuses that
+    // exporter, so it must reach only the API and the workers.
+    // The fake serves its output files on this machine, which the address guard refuses unless told otherwise.
+    restarted = startDev({ ...replicate.env, INPUT_FETCH_ALLOW_PRIVATE: '1', OTEL_TRACES_EXPORTER: 'console' });
+    restartSummary = await waitForSummary(restarted, 150_000);
+    expect(restarted.output()).toMatch(/stopped what an earlier npm run dev left running: .*postgres/);
+    const survivors = before.filter(({ pid, command }) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() === command;
+      } catch {
+        return false;
+      }
+    });
+    expect(survivors.map((p) => p.command)).toEqual([]);
+    expect((await request(`http://127.0.0.1:${ports.PORT}/readyz`)).status).toBe(200);
+
+    const second = startDev();
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toMatch(/npm run dev is already running on/);
+  }, 300_000);
+
+  it('a later start reuses the data folder and prints the same dev key; a Replicate key alone turns Replicate on; traces print to the console as documented', async () => {
+    expect(restarted, 'the restart of the test before did not run').toBeDefined();
+    const run = restarted!;
     try {
-      // docs/observability.md: OTEL_TRACES_EXPORTER=console npm run dev. The Temporal dev server refuses that
-      // exporter, so it must reach only the API and the workers.
-      // The fake serves its output files on this machine, which the address guard refuses unless told otherwise.
-      const run = startDev({ ...replicate.env, INPUT_FETCH_ALLOW_PRIVATE: '1', OTEL_TRACES_EXPORTER: 'console' });
-      const summary = await waitForSummary(run, 120_000);
+      expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).toBe(true);
+      const summary = restartSummary!;
       expect(summaryValue(summary, 'Dev API key')).toBe(devKey);
       expect(run.output()).not.toContain('postgres: created cluster');
       // The workflows are as the first start bundled them (tracing does not change their code): no bundler runs.
@@ -344,7 +384,7 @@ describe('npm run dev', () => {
       expect(submitted.status, JSON.stringify(submitted.body)).toBe(201);
       const job = await waitForFinal({ url: api }, devKey, submitted.body.jobId, 60_000);
       expect(job.status, JSON.stringify(job.error)).toBe('completed');
-      expect(job.upstream.id).toBe(replicate.predictions()[0]!.id);
+      expect(job.upstream.id).toBe(replicate!.predictions()[0]!.id);
       const output = await fetch(job.outputs[0].url);
       expect(output.status).toBe(200);
       expect(output.headers.get('content-type')).toBe('image/png');
@@ -356,43 +396,10 @@ describe('npm run dev', () => {
 
       expect(await interrupt(run, 30_000)).toBe(0);
       await expectEverythingGone();
+      expect(fs.existsSync(path.join(dataDir, 'dev-processes.json'))).toBe(false);
     } finally {
-      await replicate.close();
+      await replicate?.close();
+      replicate = undefined;
     }
   }, 200_000);
-
-  it('after its supervisor is killed, the next start stops what it left running; a second stack on the folder is refused', async () => {
-    const crashed = startDev();
-    await waitForSummary(crashed, 150_000);
-    const before = processesOfDataDir();
-    expect(before.length).toBeGreaterThanOrEqual(7);
-
-    // An OOM kill or SIGKILL of the supervisor alone: its children live on and hold the ports.
-    process.kill(crashed.child.pid!, 'SIGKILL');
-    await crashed.exited;
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect(processesOfDataDir().length).toBeGreaterThanOrEqual(6);
-    expect((await busyPorts()).length).toBeGreaterThan(0);
-
-    const run = startDev();
-    await waitForSummary(run, 150_000);
-    expect(run.output()).toMatch(/stopped what an earlier npm run dev left running: .*postgres/);
-    const survivors = before.filter(({ pid, command }) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() === command;
-      } catch {
-        return false;
-      }
-    });
-    expect(survivors.map((p) => p.command)).toEqual([]);
-    expect((await request(`http://127.0.0.1:${ports.PORT}/readyz`)).status).toBe(200);
-
-    const second = startDev();
-    expect(await second.exited).not.toBe(0);
-    expect(second.output()).toMatch(/npm run dev is already running on/);
-
-    expect(await interrupt(run, 30_000)).toBe(0);
-    await expectEverythingGone();
-    expect(fs.existsSync(path.join(dataDir, 'dev-processes.json'))).toBe(false);
-  }, 300_000);
 });
