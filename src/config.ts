@@ -192,6 +192,26 @@ export const SETTINGS = {
       z.string().regex(/^[A-Za-z0-9_-]*$/, 'must be letters, digits, - and _ (it starts the worker deployment\'s name, which takes no dot)').default(''),
       "prefix of the deployment's names in Temporal, so that stacks sharing a namespace stay apart (tests give each stack its own): the workflow worker's task queue `<prefix>jobs` (job, upload and webhook workflows), the provider task queues `<prefix>provider.<providerId>` and the workflow worker's worker deployment `<prefix>genmedia`",
     ),
+    // Temporal Cloud, or a server of your own behind TLS (src/temporal/connectionOptions.ts).
+    credentials: {
+      apiKey: setting(
+        'TEMPORAL_API_KEY',
+        z.string().min(1).optional(),
+        'an API key the processes present to Temporal (Temporal Cloud); TLS is then on',
+      ),
+      tlsCert: setting(
+        'TEMPORAL_TLS_CERT',
+        z.string().min(1).optional(),
+        "the path of the client certificate (PEM) for mTLS to Temporal (Temporal Cloud's or your own CA's), with `TEMPORAL_TLS_KEY`; TLS is then on",
+      ),
+      tlsKey: setting('TEMPORAL_TLS_KEY', z.string().min(1).optional(), 'the path of the private key (PEM) of `TEMPORAL_TLS_CERT`'),
+      tlsCa: setting(
+        'TEMPORAL_TLS_CA',
+        z.string().min(1).optional(),
+        "the path of the CA certificate (PEM) a self-hosted Temporal's certificate is checked against; TLS is then on",
+        { default: "the system's trusted CAs" },
+      ),
+    },
     deployment: {
       buildId: setting(
         'WORKER_BUILD_ID',

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { Client } from '@temporalio/client';
 import { closeTemporalConnection, lazyTemporalConnection } from '../lib/temporalConnection';
+import { temporalConnectionOptions } from '../temporal/connectionOptions';
 import { dropSigningKeyVariables, loadConfig, type Config } from '../config';
 import { createPrisma } from '../db/prisma';
 import { admissionGateFor } from '../jobs/admissionGate';
@@ -40,7 +41,7 @@ export async function createApiDeps(config: Config, options: ApiOptions = {}): P
   const logger = createLogger('api', config.logLevel);
   const prisma = createPrisma(config.database.url);
   const tracing = startTracing(config, 'genmedia-api');
-  const connection = lazyTemporalConnection({ address: config.temporal.address });
+  const connection = lazyTemporalConnection(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   const storage = createStorage(config.minio);
   storage.ensureBuckets().catch((err) => logger.warn({ err }, 'could not create buckets yet'));

@@ -5,6 +5,7 @@ import type { Config } from '../config';
 import { TRACING_OFF, type Tracing } from '../observability/tracing';
 import { createPrisma, type PrismaClient } from '../db/prisma';
 import { createStorage, type Storage } from '../storage/storage';
+import { temporalConnectionOptions } from '../temporal/connectionOptions';
 
 /** How long a stopping worker lets its running activities finish (SIGTERM) before it cancels them to be retried elsewhere. */
 export const SHUTDOWN_GRACE_TIME = '30 seconds';
@@ -24,8 +25,9 @@ export async function openWorkerConnections(config: Config, tracing: Tracing = T
   const prisma = createPrisma(config.database.url);
   const storage = createStorage(config.minio);
   await storage.ensureBuckets();
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  const clientConnection = await connectTemporal({ address: config.temporal.address });
+  const temporalOptions = temporalConnectionOptions(config.temporal);
+  const connection = await NativeConnection.connect(temporalOptions);
+  const clientConnection = await connectTemporal(temporalOptions);
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace, interceptors: tracing.clientInterceptors });
   return {
     prisma,

@@ -22,6 +22,14 @@ export const UPSTREAM_ENV: Record<UpstreamId, UpstreamEnvironment> = {
   openai: { credential: 'OPENAI_API_KEY', origin: 'OPENAI_BASE_URL', defaultOrigin: 'https://api.openai.com/v1' },
 };
 
+/** The variables an upstream's callbacks are verified with, read where its callbacks are taken. */
+export const UPSTREAM_CALLBACK_ENV = {
+  /** Our fal account: only its callbacks are taken (X-Fal-Webhook-User-Id); unset, fal jobs are polled. */
+  falUserId: 'FAL_USER_ID',
+  /** Replicate's webhook signing secret; unset, read once with the API token. */
+  replicateWebhookSecret: 'REPLICATE_WEBHOOK_SECRET',
+} as const;
+
 export function upstreamCredential(id: UpstreamId, env: NodeJS.ProcessEnv): string | undefined {
   const value = env[UPSTREAM_ENV[id].credential]?.trim();
   return value ? value : undefined;

@@ -10,7 +10,7 @@
  */
 import { createFalClient, type FalClient, type QueueStatus } from '@fal-ai/client';
 import { ProviderError } from '../../types';
-import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
+import { UPSTREAM_CALLBACK_ENV, UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import type { GenerationRef, GenerationSnapshot } from '../../types';
 import { type UpstreamAdapter, type UpstreamAdapterOptions, mappingFor } from '../types';
 import { createCostLookup } from './cost';
@@ -48,7 +48,7 @@ export function createFalAdapter(options: UpstreamAdapterOptions): UpstreamAdapt
   const credentials = upstreamCredential('fal', options.env);
   if (!credentials) throw new Error(`${UPSTREAM_ENV.fal.credential} is not set`);
   const transport: FalTransport = { origin: upstreamOrigin('fal', options.env), timeoutMs: options.requestTimeoutMs ?? 30_000 };
-  const userId = options.env.FAL_USER_ID?.trim();
+  const userId = options.env[UPSTREAM_CALLBACK_ENV.falUserId]?.trim();
   const verifyWebhook = userId ? createWebhookVerifier(falJwksUrl(options.env), transport.timeoutMs, userId) : undefined;
   const costOf = createCostLookup(options.env.FAL_ADMIN_KEY?.trim() || undefined, transport);
 

@@ -6,7 +6,7 @@
  */
 import type { Prediction } from 'replicate';
 import { ProviderError } from '../../types';
-import { UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
+import { UPSTREAM_CALLBACK_ENV, UPSTREAM_ENV, upstreamCredential, upstreamOrigin } from '../credentials';
 import { type UpstreamAdapter, type UpstreamAdapterOptions, type UpstreamMapping, mappingFor } from '../types';
 import { snapshotOf } from './predictions';
 import { answeredStatus, callReplicate, isApiResource, type ReplicateTransport } from './transport';
@@ -36,7 +36,7 @@ export function createReplicateAdapter(options: UpstreamAdapterOptions): Upstrea
   const auth = upstreamCredential('replicate', options.env);
   if (!auth) throw new Error(`${UPSTREAM_ENV.replicate.credential} is not set`);
   const transport: ReplicateTransport = { auth, origin: upstreamOrigin('replicate', options.env), timeoutMs: options.requestTimeoutMs ?? 30_000 };
-  const secretOf = createSecretSource(options.env.REPLICATE_WEBHOOK_SECRET, async (signal) => {
+  const secretOf = createSecretSource(options.env[UPSTREAM_CALLBACK_ENV.replicateWebhookSecret], async (signal) => {
     const secret = await callReplicate(transport, 'webhook secret', signal, (client) => client.webhooks.default.secret.get({ signal }));
     return secret.key;
   });
