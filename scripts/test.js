@@ -97,6 +97,10 @@ function testEnv(plan, binaries) {
     REDOCLY_CLI: binaries.redoclyCli || '',
     COG_PYTHON: binaries.cogPython || '',
     PROMTOOL_CLI: binaries.promtoolCli || '',
+    HELM3_CLI: binaries.helm3Cli || '',
+    HELM4_CLI: binaries.helm4Cli || '',
+    KUBECONFORM_CLI: binaries.kubeconformCli || '',
+    KUBE_SCHEMA_LOCATIONS: binaries.kubeSchemaLocations ? JSON.stringify(binaries.kubeSchemaLocations) : '',
     TEMPORAL_CLUSTER_BINARIES: binaries.temporalCluster ? JSON.stringify(binaries.temporalCluster) : '',
   };
 }

@@ -17,6 +17,9 @@ const cog = require('./cog');
 const pythonClients = require('./pythonClients');
 const redocly = require('./redocly');
 const promtool = require('./promtool');
+const helm = require('./helm');
+const kubeconform = require('./kubeconform');
+const kubeSchemas = require('./kubeSchemas');
 const temporalCluster = require('./temporalCluster');
 const c2paNode = require('./c2paNode');
 
@@ -70,13 +73,15 @@ function checkNode(report) {
  * @param {boolean} [options.forTests] also what only the tests need (docker compose, to validate docker-compose.yml;
  *   promtool, to check the Prometheus configuration and rules; the Temporal server on PostgreSQL, for its restart
  *   test; Chromium, for the browser tests of the Temporal Web UI; the Python clients and Redocly CLI, which use and
- *   lint the OpenAPI document)
+ *   lint the OpenAPI document; Helm 3 and 4, kubeconform and the Kubernetes, KEDA and Prometheus Operator schemas, to
+ *   lint, render and validate the chart of deploy/helm)
  * @param {boolean} [options.withCluster] also the Temporal server and UI server of `npm run cluster`
  * @param {boolean} [options.withCog] also the Cog prediction server (PyPI) that runs examples/cog (always with forTests)
  * @returns {{ node: { version: string, execPath: string }, postgresBinDir: string|null, temporalCli: string|undefined,
  *   minio: string|undefined, composeCli: string|undefined,
  *   schemathesisCli: string|undefined, promtoolCli: string|undefined, pythonClientsPython: string|undefined,
- *   redoclyCli: string|undefined, cogPython: string|undefined,
+ *   redoclyCli: string|undefined, cogPython: string|undefined, helm3Cli: string|undefined, helm4Cli: string|undefined,
+ *   kubeconformCli: string|undefined, kubeSchemaLocations: string[]|undefined,
  *   temporalCluster: { server: string, sqlTool: string, ui: string, schemaDir: string }|undefined,
  *   chromium: string|null, c2paNode: string,
  *   installed: string[], cached: string[], missing: string[], elapsedMs: number }}
@@ -120,6 +125,10 @@ function bootstrap({
   const redoclyCli = forTests ? redocly.ensureRedocly(report) : undefined;
   const cogPython = forTests || withCog ? cog.ensureCog(report) : undefined;
   const promtoolCli = forTests ? promtool.ensurePromtool(report) : undefined;
+  const helm3Cli = forTests ? helm.ensureHelm(report, 'helm3') : undefined;
+  const helm4Cli = forTests ? helm.ensureHelm(report, 'helm4') : undefined;
+  const kubeconformCli = forTests ? kubeconform.ensureKubeconform(report) : undefined;
+  const kubeSchemaLocations = forTests ? kubeSchemas.ensureKubeSchemas(report) : undefined;
   const cluster = forTests || withCluster ? temporalCluster.ensureTemporalCluster(report) : undefined;
 
   const elapsedMs = Date.now() - started;
@@ -139,6 +148,10 @@ function bootstrap({
     redoclyCli,
     cogPython,
     promtoolCli,
+    helm3Cli,
+    helm4Cli,
+    kubeconformCli,
+    kubeSchemaLocations,
     temporalCluster: cluster,
     chromium: forTests ? which('chromium') : null,
     c2paNode: c2paNodeBinary,

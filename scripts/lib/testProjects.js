@@ -8,8 +8,8 @@ const { REPO_ROOT } = require('./paths');
 
 /**
  * services: the throw-away PostgreSQL, Temporal and MinIO of `npm test` (and the built console the API serves).
- * extras: the test-only tools (Chromium, tmux, Compose, Schemathesis, the Python clients, Redocly CLI, promtool, the
- * Temporal server build).
+ * extras: the test-only tools (Chromium, tmux, Compose, Schemathesis, the Python clients, Redocly CLI, promtool, Helm,
+ * kubeconform and its schemas, the Temporal server build).
  * temporalCli: the Temporal CLI, whose dev server each workflow test file starts for itself.
  */
 const PROJECTS = {
