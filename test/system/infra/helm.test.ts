@@ -18,7 +18,6 @@ import { DEFAULT_BATCH_ROUND_HEARTBEAT_MS } from '../../../src/shared/batches';
 import { SHUTDOWN_GRACE_TIME } from '../../../src/workers/connections';
 import { binary, CHART, ciValuesFiles, ofKind, pods, render, run, valuesOf, type Manifest, type PodOf, type Rendering } from './helmChart';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { KUBERNETES } = require('../../../scripts/lib/kubeSchemas') as { KUBERNETES: { version: string } };
 const KUBE_VERSION = KUBERNETES.version.replace(/^v/, '');
 const REPO = path.resolve(__dirname, '../../..');
