@@ -51,6 +51,18 @@ describe('Helm chart', () => {
     }
   });
 
+  it.each([
+    ['a misspelt provider field', 'providers[0].concurency=4', "additional properties 'concurency' not allowed"],
+    ['the latest tag', 'image.tag=latest', '/image/tag'],
+    ['an unknown upstream', 'providers[0].upstream=midjourney', '/providers/0/upstream'],
+  ])('refuses %s (values.schema.json)', (_, set, message) => {
+    for (const variable of ['HELM3_CLI', 'HELM4_CLI']) {
+      const result = run(binary(variable), ['template', 'genmedia', CHART, '--kube-version', KUBE_VERSION, '-f', FILES.smallest!, '--set', set]);
+      expect(result.status, variable).not.toBe(0);
+      expect(result.output, variable).toContain(message);
+    }
+  });
+
   it('renders the same manifests with Helm 4 as with Helm 3', () => {
     for (const [name, file] of Object.entries(FILES)) {
       expect(render(binary('HELM4_CLI'), file, KUBE_VERSION).manifests, name).toEqual(rendered[name]!.manifests);
