@@ -6,7 +6,7 @@
 import type { PrismaClient } from '@prisma/client';
 import { readLineSlots } from './capacity';
 import type { QueueSnapshot, RunTime, WaitingJob } from './estimator';
-import { expectedRunTime, RECENT_RUNS, type ObservedRunTimes } from './runTime';
+import { expectedRunTime, observedRunTimes, type ObservedRunTimes } from './runTime';
 
 /** Succeeded attempts of the line, newest first, whose run times are read; a version rarer than that uses the catalog's. */
 const OBSERVED_ATTEMPTS = 300;
@@ -50,14 +50,8 @@ export async function readProviderLine(prisma: PrismaClient, id: LineId, timeSca
       SELECT j.model_id, j.version_id, j.work_scale, extract(epoch FROM now() - a.started_at)::float8 AS elapsed
       FROM job_attempts a JOIN jobs j ON j.id = a.job_id
       WHERE a.task_queue = ${taskQueue} AND a.ended_at IS NULL`,
-    prisma.$queryRaw<{ model_id: string; version_id: string; runs: number; p50: number; p90: number; recent_p50: number | null; recent_p90: number | null; older_p10: number | null; older_p90: number | null }[]>`
-      SELECT model_id, version_id, count(*)::int AS runs,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) AS p50, percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) AS p90,
-        percentile_cont(0.5) WITHIN GROUP (ORDER BY seconds) FILTER (WHERE recent <= ${RECENT_RUNS}) AS recent_p50,
-        percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) FILTER (WHERE recent <= ${RECENT_RUNS}) AS recent_p90,
-        percentile_cont(0.1) WITHIN GROUP (ORDER BY seconds) FILTER (WHERE recent > ${RECENT_RUNS}) AS older_p10,
-        percentile_cont(0.9) WITHIN GROUP (ORDER BY seconds) FILTER (WHERE recent > ${RECENT_RUNS}) AS older_p90
-      FROM (
+    prisma.$queryRaw<{ model_id: string; version_id: string; seconds: number }[]>`
+      SELECT model_id, version_id, seconds FROM (
         SELECT j.model_id, j.version_id, extract(epoch FROM a.ended_at - a.started_at)::float8 / j.work_scale AS seconds,
           row_number() OVER (PARTITION BY j.model_id, j.version_id ORDER BY a.ended_at DESC) AS recent
         FROM (SELECT job_id, started_at, ended_at FROM job_attempts
@@ -65,14 +59,21 @@ export async function readProviderLine(prisma: PrismaClient, id: LineId, timeSca
         JOIN jobs j ON j.id = a.job_id
       ) r
       WHERE recent <= ${OBSERVED_RUNS_PER_VERSION}
-      GROUP BY model_id, version_id`,
+      ORDER BY model_id, version_id, recent`,
     readLineSlots(prisma, id),
   ]);
   const keys = new Set([...alsoVersions, ...waiting.map((w) => versionKey(w.model_id, w.version_id)), ...running.map((r) => versionKey(r.model_id, r.version_id))]);
   const versions = await readVersionTimes(prisma, providerId, [...keys], timeScale);
-  for (const o of observed) {
-    const version = versions.get(versionKey(o.model_id, o.version_id));
-    if (version) version.observed = observedOf(o);
+  const runsOf = new Map<string, number[]>();
+  for (const run of observed) {
+    const key = versionKey(run.model_id, run.version_id);
+    const runs = runsOf.get(key) ?? [];
+    runs.push(Number(run.seconds));
+    runsOf.set(key, runs);
+  }
+  for (const [key, newestFirst] of runsOf) {
+    const version = versions.get(key);
+    if (version) version.observed = observedRunTimes(newestFirst);
   }
   return {
     taskQueue,
@@ -91,14 +92,6 @@ export async function readProviderLine(prisma: PrismaClient, id: LineId, timeSca
     versions,
     readAt: waiting[0]?.read_at ?? new Date(),
   };
-}
-
-function observedOf(o: { runs: number; p50: number; p90: number; recent_p50: number | null; recent_p90: number | null; older_p10: number | null; older_p90: number | null }): ObservedRunTimes {
-  const observed: ObservedRunTimes = { runs: o.runs, p50Seconds: Number(o.p50), p90Seconds: Number(o.p90) };
-  if (o.recent_p50 !== null && o.recent_p90 !== null && o.older_p10 !== null && o.older_p90 !== null) {
-    observed.recent = { p50Seconds: Number(o.recent_p50), p90Seconds: Number(o.recent_p90), olderP10Seconds: Number(o.older_p10), olderP90Seconds: Number(o.older_p90) };
-  }
-  return observed;
 }
 
 async function readVersionTimes(prisma: PrismaClient, providerId: string, keys: string[], timeScale: number): Promise<Map<string, VersionTime>> {

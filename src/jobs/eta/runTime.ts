@@ -17,31 +17,45 @@ export interface ObservedRunTimes {
   runs: number;
   p50Seconds: number;
   p90Seconds: number;
-  /** The last RECENT_RUNS of those runs against the ones before them, when there are both. */
-  recent?: RecentRunTimes;
+  /** The newest runs' own median and 90th percentile, when they show the route has changed pace (observedRunTimes). */
+  current?: { p50Seconds: number; p90Seconds: number };
 }
 
-/** How many of the newest runs are compared with the rest, to tell a route whose pace changed. */
-export const RECENT_RUNS = 5;
+/** The newest runs compared with the runs before them, fewest first, to tell a route whose pace changed. */
+const RECENT_SPLITS = [5, 10];
+/** The runs before the newest needed for the comparison. */
+const MIN_OLDER_RUNS = 5;
 
-export interface RecentRunTimes {
-  p50Seconds: number;
-  p90Seconds: number;
-  /** The 10th and 90th percentiles of the runs before the recent ones. */
-  olderP10Seconds: number;
-  olderP90Seconds: number;
+/** The `p`-th percentile (0–1) of ascending `sorted`, interpolated between ranks as PostgreSQL's percentile_cont. */
+export function percentileOf(sorted: readonly number[], p: number): number {
+  const rank = p * (sorted.length - 1);
+  const below = Math.floor(rank);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below]! + (rank - below) * (sorted[above]! - sorted[below]!);
 }
+
+const ascending = (values: readonly number[]) => [...values].sort((a, b) => a - b);
 
 /**
- * The run times to estimate from: the recent runs alone once their median has left the band the runs before them
- * kept (above their 90th percentile or below their 10th), which a steady route almost never does (at least three of
- * five runs past the band), so a route that slowed down, or sped up, is estimated at its new pace within a few runs
- * instead of once half of the window has turned.
+ * A version's run times on a route from its last runs, newest first. When the median of the newest 5 runs (else of
+ * the newest 10) has left the band the runs before them kept, above their 90th percentile or below their 10th, the
+ * route has changed pace and its newest runs are `current`. A steady route almost never does that (it takes three
+ * runs of five past the band), and one that slowed down is estimated at its new pace after three slow runs, where
+ * the window's median turns only once half of it is slow; the second, longer split keeps the new pace while the
+ * older part fills with slow runs.
  */
-export function currentPace(observed: ObservedRunTimes): { p50Seconds: number; p90Seconds: number } {
-  const recent = observed.recent;
-  if (recent && (recent.p50Seconds > recent.olderP90Seconds || recent.p50Seconds < recent.olderP10Seconds)) {
-    return { p50Seconds: recent.p50Seconds, p90Seconds: recent.p90Seconds };
+export function observedRunTimes(newestFirst: readonly number[]): ObservedRunTimes {
+  const all = ascending(newestFirst);
+  const observed: ObservedRunTimes = { runs: all.length, p50Seconds: percentileOf(all, 0.5), p90Seconds: percentileOf(all, 0.9) };
+  for (const split of RECENT_SPLITS) {
+    if (newestFirst.length < split + MIN_OLDER_RUNS) break;
+    const recent = ascending(newestFirst.slice(0, split));
+    const older = ascending(newestFirst.slice(split));
+    const median = percentileOf(recent, 0.5);
+    if (median > percentileOf(older, 0.9) || median < percentileOf(older, 0.1)) {
+      observed.current = { p50Seconds: median, p90Seconds: percentileOf(recent, 0.9) };
+      break;
+    }
   }
   return observed;
 }
@@ -62,7 +76,7 @@ export function workScale(pricing: PricingRule, inputSchema: object, input: Reco
 /** The run time of a job of scale `scale`: observed once MIN_OBSERVED_RUNS runs were seen, else the catalog's. */
 export function expectedRunTime(observed: ObservedRunTimes | undefined, catalogSeconds: number, scale: number): RunTime {
   if (observed && observed.runs >= MIN_OBSERVED_RUNS) {
-    const pace = currentPace(observed);
+    const pace = observed.current ?? observed;
     return { p50Seconds: pace.p50Seconds * scale, p90Seconds: Math.max(pace.p90Seconds, pace.p50Seconds) * scale };
   }
   return { p50Seconds: catalogSeconds * scale, p90Seconds: catalogSeconds * CATALOG_P90_FACTOR * scale };

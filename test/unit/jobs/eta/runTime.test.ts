@@ -1,6 +1,6 @@
 /** How long a job runs once started: observed once enough runs were seen, else the catalog's, scaled by its input. */
 import { describe, expect, it } from 'vitest';
-import { CATALOG_P90_FACTOR, currentPace, expectedRunTime, MIN_OBSERVED_RUNS, workScale } from '../../../../src/jobs/eta/runTime';
+import { CATALOG_P90_FACTOR, expectedRunTime, MIN_OBSERVED_RUNS, observedRunTimes, percentileOf, workScale } from '../../../../src/jobs/eta/runTime';
 
 const perImage = { baseMicroCents: 1000, unit: 'per_image' as const, unitsField: 'num_images' };
 const perSecond = { baseMicroCents: 1000, unit: 'per_second' as const, unitsField: 'duration' };
@@ -37,26 +37,42 @@ describe('expectedRunTime', () => {
   });
 });
 
-describe('a route whose pace changed', () => {
-  const window = { runs: 20, p50Seconds: 1, p90Seconds: 1.3 };
+describe('observedRunTimes: a route whose pace changed', () => {
+  /** `count` runs of about `seconds` each, newest first. */
+  const runs = (count: number, seconds: number) => Array.from({ length: count }, (_, i) => seconds * (1 + (i % 5) / 20));
 
-  it('keeps the whole window while the recent runs stay in the band of the runs before them', () => {
-    const steady = { ...window, recent: { p50Seconds: 1.2, p90Seconds: 1.5, olderP10Seconds: 0.8, olderP90Seconds: 1.3 } };
-    expect(expectedRunTime(steady, 30, 1)).toEqual({ p50Seconds: 1, p90Seconds: 1.3 });
+  it('gives the median and 90th percentile as PostgreSQL interpolates them', () => {
+    expect(percentileOf([1, 2, 3, 4], 0.5)).toBe(2.5);
+    expect(percentileOf([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 0.9)).toBeCloseTo(9.1, 10);
+    expect(observedRunTimes([3, 1, 2])).toEqual({ runs: 3, p50Seconds: 2, p90Seconds: 2.8 });
   });
 
-  it('takes the recent runs alone once their median is above the 90th percentile of the runs before them', () => {
-    const slowed = { ...window, p90Seconds: 3, recent: { p50Seconds: 3, p90Seconds: 3.4, olderP10Seconds: 0.8, olderP90Seconds: 1.3 } };
-    expect(currentPace(slowed)).toEqual({ p50Seconds: 3, p90Seconds: 3.4 });
-    expect(expectedRunTime(slowed, 30, 2)).toEqual({ p50Seconds: 6, p90Seconds: 6.8 });
+  it('keeps the whole window of a steady route', () => {
+    const steady = observedRunTimes(runs(20, 1));
+    expect(steady.current).toBeUndefined();
+    expect(expectedRunTime(steady, 30, 1)).toEqual({ p50Seconds: steady.p50Seconds, p90Seconds: steady.p90Seconds });
   });
 
-  it('takes the recent runs alone once their median is below the 10th percentile of the runs before them', () => {
-    const spedUp = { ...window, recent: { p50Seconds: 0.3, p90Seconds: 0.4, olderP10Seconds: 0.8, olderP90Seconds: 1.3 } };
-    expect(expectedRunTime(spedUp, 30, 1)).toEqual({ p50Seconds: 0.3, p90Seconds: 0.4 });
+  it('takes the newest runs once three of the last five are three times slower', () => {
+    const slowed = observedRunTimes([...runs(3, 3), ...runs(17, 1)]);
+    expect(slowed.p50Seconds).toBeLessThan(1.2);
+    expect(slowed.current!.p50Seconds).toBeGreaterThan(2.9);
+    expect(expectedRunTime(slowed, 30, 2).p50Seconds).toBeCloseTo(2 * slowed.current!.p50Seconds, 10);
   });
 
-  it('keeps the window without a comparison (too few runs for both parts)', () => {
-    expect(currentPace(window)).toBe(window);
+  it('keeps the new pace while the older part fills with slow runs, until the window itself has turned', () => {
+    for (const slow of [3, 5, 7, 8, 9, 10, 11, 12]) {
+      const observed = observedRunTimes([...runs(slow, 3), ...runs(20 - slow, 1)]);
+      expect(expectedRunTime(observed, 30, 1).p50Seconds, `${slow} slow runs of 20`).toBeGreaterThan(2.9);
+    }
+  });
+
+  it('takes the newest runs of a route that sped up', () => {
+    const spedUp = observedRunTimes([...runs(3, 0.3), ...runs(17, 1)]);
+    expect(expectedRunTime(spedUp, 30, 1).p50Seconds).toBeLessThan(0.35);
+  });
+
+  it('compares nothing with too few runs before the newest', () => {
+    expect(observedRunTimes([...runs(3, 3), ...runs(6, 1)]).current).toBeUndefined();
   });
 });
