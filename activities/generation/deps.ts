@@ -16,6 +16,11 @@ export interface GenerationActivityDeps {
   marker?: OutputMarker;
   /** Tells the job's workflow that the job is now processing (best effort: PostgreSQL already says so). */
   notifyStarted(jobId: string, startedAt: Date): Promise<void>;
+  /**
+   * How long a generation in the worker runs before the workflow is told it started (default 1 s); one that ends
+   * sooner is never signalled, its result tells the workflow. A generation at an upstream tells it at once.
+   */
+  startedSignalDelayMs?: number;
   /** Our public callback endpoint for this provider, when one is configured and the provider sends webhooks. */
   callbackUrl?: string;
   /** Status check interval without callbacks. */

@@ -73,7 +73,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps): Genera
   return {
     async startGeneration(recorded: GenerationStart & RecordedMapping) {
       const input = withMapping(recorded);
-      const claimed = await claimJob(deps, input);
+      // A generation in the worker tells the workflow it started only when it runs longer than a moment (claim.ts).
+      const claimed = await claimJob(deps, input, { startedSignalDelayMs: adapter.finishesAtOnce ? (deps.startedSignalDelayMs ?? 1000) : 0 });
       if (!claimed) return { outcome: 'cancelled' };
       try {
         return await start(input, claimed);

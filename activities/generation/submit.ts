@@ -78,7 +78,7 @@ export function createSubmitter(deps: SubmitDeps) {
           snapshot = await adapter.submit(submission, signal, { attempt: ctx.info.attempt, workDir, onProgress, timeScale: deps.timeScale });
         } finally {
           // Also when the render failed: the attempt the workflow then ends is on record before the failure reaches it.
-          await recorded;
+          await recorded();
         }
         if (snapshot.state !== 'succeeded') return follower.follow(input, snapshot, startedAt, signal);
         // withProgress heartbeats meanwhile.
@@ -92,7 +92,7 @@ export function createSubmitter(deps: SubmitDeps) {
 
   /** A provider that runs the generation itself: submit once (the marker and the stored id see to that), or re-attach. */
   async function submitOnce(input: GenerationStart, { startedAt, recorded }: ClaimedJob): Promise<GenerationProgress> {
-    await recorded;
+    await recorded();
     const outage = deps.failureInjection ? routeOutageFor(input.input.prompt, input.providerId) : undefined;
     if (outage) throw outage;
     const ctx = Context.current();

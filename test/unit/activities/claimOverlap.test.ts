@@ -2,7 +2,9 @@
  * A provider that generates in the worker renders while the rest of the claim is under way (the workflow told the job
  * started, the attempt's row written), and stores its outputs only once both are done; a render that fails still
  * waits for the attempt's row, so that the attempt the workflow then ends is on record. A paid request to an upstream
- * is sent only after the whole claim. The stores, the signal and the adapters are stand-ins.
+ * is sent only after the whole claim. A generation in the worker that ends within the started signal's delay sends
+ * none; one that runs longer sends it once the delay is up, answered before its outputs are stored. The stores, the
+ * signal and the adapters are stand-ins.
  */
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
@@ -30,7 +32,7 @@ function gate() {
 }
 
 /** The generation activities over stand-ins that log what happens, in order, into `log`. */
-function activitiesWith(log: string[], adapter: ProviderAdapter, hold: { signal: Promise<void>; attemptRow: Promise<void> }) {
+function activitiesWith(log: string[], adapter: ProviderAdapter, hold: { signal: Promise<void>; attemptRow: Promise<void> }, startedSignalDelayMs = 0) {
   const generations: Partial<GenerationStore> = {
     beginAttempt: async () => {
       log.push('attempt row: begun');
@@ -60,6 +62,7 @@ function activitiesWith(log: string[], adapter: ProviderAdapter, hold: { signal:
       await hold.signal;
       log.push('signal: answered');
     },
+    startedSignalDelayMs,
     pollIntervalMs: 1_000,
     safetyNetPollMs: 1_000,
     maxOutputBytes: 1024,
@@ -137,5 +140,45 @@ describe('the claim of a job, beside its generation', () => {
     await new MockActivityEnvironment().run(activities.startGeneration, { ...start, providerId: 'fal' }).catch(() => undefined);
     expect(log.indexOf('paid request')).toBeGreaterThan(log.indexOf('signal: answered'));
     expect(log.indexOf('paid request')).toBeGreaterThan(log.indexOf('attempt row: written'));
+  });
+
+  it('sends no started signal for a generation in the worker that ends within the delay', async () => {
+    const log: string[] = [];
+    const adapter: ProviderAdapter = {
+      id: 'pixelforge',
+      finishesAtOnce: true,
+      async submit() {
+        log.push('render');
+        return { id: start.jobId, state: 'succeeded', files: [] };
+      },
+      status: async () => ({ id: start.jobId, state: 'running' }),
+      cancel: async () => undefined,
+    };
+    const activities = activitiesWith(log, adapter, { signal: Promise.resolve(), attemptRow: Promise.resolve() }, 500);
+    await new MockActivityEnvironment().run(activities.startGeneration, start).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(log).toContain('outputs claimed');
+    expect(log).not.toContain('signal: sent');
+  });
+
+  it('sends the started signal of a generation in the worker that runs past the delay, answered before its outputs are stored', async () => {
+    const log: string[] = [];
+    const signal = gate();
+    const adapter: ProviderAdapter = {
+      id: 'pixelforge',
+      finishesAtOnce: true,
+      async submit() {
+        log.push('render');
+        await new Promise((resolve) => setTimeout(resolve, 80));
+        setTimeout(signal.open, 20);
+        return { id: start.jobId, state: 'succeeded', files: [] };
+      },
+      status: async () => ({ id: start.jobId, state: 'running' }),
+      cancel: async () => undefined,
+    };
+    const activities = activitiesWith(log, adapter, { signal: signal.opened, attemptRow: Promise.resolve() }, 30);
+    await new MockActivityEnvironment().run(activities.startGeneration, start).catch(() => undefined);
+    expect(log.indexOf('render')).toBeLessThan(log.indexOf('signal: sent'));
+    expect(log.indexOf('signal: answered')).toBeLessThan(log.indexOf('outputs claimed'));
   });
 });
