@@ -27,7 +27,9 @@ export function progressOf(snapshot: GenerationSnapshot, startedAtMs: number, no
  * Runs `fn` while heartbeating the job's progress every second (so a dead worker's attempt is retried within the
  * heartbeat timeout) and writing it to the job row at most once a `writeIntervalMs`. The first heartbeat goes out a
  * second after the start, not at once (the SDK sends an activity's first heartbeat without throttling): the heartbeat
- * timeout runs from the start either way, and an activity that ends sooner sends none.
+ * timeout runs from the start either way, and an activity that ends sooner sends none. Likewise the first progress
+ * write comes `writeIntervalMs` after the job started processing: a job that ends sooner writes none (each write is
+ * a `job.progress` event every listener reads), and the checks of a job that has run longer write at once.
  */
 export function createProgressReporting(deps: {
   recordProgress(jobId: string, progress: number, estimatedCompletionTime: Date): Promise<void>;
@@ -43,7 +45,7 @@ export function createProgressReporting(deps: {
   ): Promise<T> {
     const ctx = Context.current();
     let progress = typeof ctx.info.heartbeatDetails === 'number' ? ctx.info.heartbeatDetails : 0;
-    let lastWrite = 0;
+    let lastWrite = startedAt.getTime();
     let writing: Promise<void> = Promise.resolve();
     const onProgress = (percent: number) => {
       if (!Number.isFinite(percent)) return;
