@@ -5,7 +5,7 @@
 import type { PrismaClient } from '../db/prisma';
 import { CatalogCache, type CatalogCacheOptions } from './cache';
 import { buildCatalogView, loadCatalogSnapshot, type CatalogView, type Viewer } from './catalogView';
-import { readCatalogRevision } from './revision';
+import { readCurrentCatalogRevision } from './revision';
 import { visibilityContextKey } from './visibility';
 
 export class CatalogReader {
@@ -19,7 +19,7 @@ export class CatalogReader {
   }
 
   async view(viewer: Viewer | null): Promise<CatalogView> {
-    const revision = await readCatalogRevision(this.prisma);
+    const revision = await readCurrentCatalogRevision(this.prisma);
     return this.cache.get(visibilityContextKey(viewer), revision, async () =>
       buildCatalogView(await loadCatalogSnapshot(this.prisma), viewer),
     );

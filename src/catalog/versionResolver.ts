@@ -9,7 +9,7 @@ import type { UpstreamMapping } from '../shared/upstreams';
 import { CatalogCache } from './cache';
 import { DEFAULT_ROUTING, type RouteDef, type RoutingDef, type Visibility } from './catalogFiles';
 import type { VersionStatus } from '../shared/versionStatuses';
-import { readCatalogRevision } from './revision';
+import { readCurrentCatalogRevision } from './revision';
 
 export { canSeeModel, canUseModel } from './visibility';
 
@@ -97,7 +97,7 @@ export async function resolveModelVersion(prisma: PrismaClient, slug: string, ve
     cache = new CatalogCache<ResolvedModel | null>();
     resolutions.set(prisma, cache);
   }
-  const revision = await readCatalogRevision(prisma);
+  const revision = await readCurrentCatalogRevision(prisma);
   return cache.get(`${slug}\n${versionId ?? ''}`, revision, () => readModelVersion(prisma, slug, versionId));
 }
 

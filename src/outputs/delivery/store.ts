@@ -1,5 +1,6 @@
 /** The `job_deliveries` rows: one per job whose outputs go to its account's own bucket. */
-import type { JobDelivery, PrismaClient } from '@prisma/client';
+import type { JobDelivery } from '@prisma/client';
+import { sqlPool, type PrismaClient } from '../../db/prisma';
 
 export interface DeliveryStore {
   /**
@@ -17,9 +18,11 @@ export interface DeliveryStore {
 export function createDeliveryStore(prisma: PrismaClient): DeliveryStore {
   return {
     async begin(jobId, hasDestination) {
-      // One statement, a join (the relation query took two): it runs at every job's completion.
-      const [job] = await prisma.$queryRaw<{ account_id: string; delivering: boolean }[]>`
-        SELECT j.account_id, d.job_id IS NOT NULL AS delivering FROM jobs j LEFT JOIN job_deliveries d ON d.job_id = j.id WHERE j.id = ${jobId}`;
+      // One statement, a join (the relation query took two), through node-postgres: it runs at every job's completion.
+      const { rows: [job] } = await sqlPool(prisma).query<{ account_id: string; delivering: boolean }>(
+        'SELECT j.account_id, d.job_id IS NOT NULL AS delivering FROM jobs j LEFT JOIN job_deliveries d ON d.job_id = j.id WHERE j.id = $1',
+        [jobId],
+      );
       if (!job) return false;
       if (job.delivering) return true;
       if (!(await hasDestination(job.account_id))) return false;

@@ -108,7 +108,7 @@ export function openDestinationBucketFor(config: Config, prisma: PrismaClient): 
 export function deliveryDestinationsFor(config: Config, prisma: PrismaClient): DeliveryDestinations {
   const store = storeFor(config, prisma);
   return {
-    hasDestination: async (accountId) => (await store.find(accountId)) !== null,
+    hasDestination: (accountId) => store.exists(accountId),
     open: createOpenDestinationBucket({ store, guard: deliveryGuardFor(config) }),
   };
 }

@@ -25,6 +25,7 @@ function storeWith(endpoint: string): DestinationStore {
   const destination = { ...settings(endpoint), configuredAt: new Date() };
   return {
     find: async () => destination,
+    exists: async () => true,
     open: async () => destination,
     save: async () => destination,
     remove: async () => true,
