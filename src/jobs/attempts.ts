@@ -2,7 +2,7 @@
  * A job's attempts (`job_attempts`): one per route it was tried on. The generation activities write an attempt while
  * it runs (src/jobs/generationStore.ts); the job workflow records how it ended; the job view lists them.
  */
-import type { PrismaClient } from '@prisma/client';
+import { sqlPool, type PrismaClient } from '../db/prisma';
 import type { z } from 'zod';
 import type { JobAttemptSchema } from '../contracts/http/jobs';
 import { publicJobError } from '../shared/jobFailures';
@@ -115,9 +115,16 @@ export function createAttemptStore(prisma: PrismaClient, onEnded?: AttemptObserv
     },
 
     async listFor(jobIds) {
+      // node-postgres directly: every job read lists them, and Prisma compiling the query costs more than the answer.
       const rows = jobIds.length === 0
         ? []
-        : await prisma.jobAttempt.findMany({ where: { jobId: { in: jobIds } }, orderBy: [{ jobId: 'asc' }, { number: 'asc' }] });
+        : (await sqlPool(prisma).query<AttemptColumns & { jobId: string }>(
+            `SELECT job_id AS "jobId", number, provider_id AS "providerId", role, status, upstream_id AS "upstreamId",
+                    started_at AS "startedAt", running_at AS "runningAt", ended_at AS "endedAt", error_code AS "errorCode",
+                    error_message AS "errorMessage", produced_outputs AS "producedOutputs"
+             FROM job_attempts WHERE job_id = ANY($1::text[]) ORDER BY job_id, number`,
+            [jobIds],
+          )).rows;
       const byJob = new Map<string, AttemptView[]>();
       for (const row of rows) {
         const list = byJob.get(row.jobId) ?? [];
